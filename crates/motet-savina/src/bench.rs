@@ -1,0 +1,150 @@
+//! The contract between the harness and each benchmark program.
+//!
+//! A [`Benchmark`] names its parameters (SPEC.md's flag names, with Savina's default and the "small"
+//! value) and lists one [`Variant`] per model it has. The harness calls a variant's `prepare` once per
+//! (benchmark, model, thread count) — building a runtime or thread pool is untimed, as in Verona's and
+//! LF's harnesses — then, for every warm-up and timed iteration, [`Iteration::setup`] (untimed) and
+//! [`Iteration::run`] (timed: creating the actors and running to completion).
+
+use std::fmt;
+
+use crate::params::{ParamSpec, Params};
+
+/// A programming model (or peer runtime) a benchmark can be written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Model {
+    /// motet actors (motet-actor).
+    Actor,
+    /// motet behaviour-oriented concurrency (motet-boc).
+    Boc,
+    /// motet reactors.
+    Reactor,
+    /// motet reactors on LF's level scheduler.
+    ReactorLevel,
+    /// motet processes and channels.
+    Process,
+    /// The sequential floor: one thread, plain calls, `VecDeque` mailboxes.
+    Floor,
+    /// The actix crate.
+    Actix,
+    /// The ractor crate.
+    Ractor,
+    /// The kameo crate.
+    Kameo,
+}
+
+impl Model {
+    /// Every model, in report order.
+    pub const ALL: [Model; 9] = [
+        Model::Actor,
+        Model::Boc,
+        Model::Reactor,
+        Model::ReactorLevel,
+        Model::Process,
+        Model::Floor,
+        Model::Actix,
+        Model::Ractor,
+        Model::Kameo,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Actor => "actor",
+            Model::Boc => "boc",
+            Model::Reactor => "reactor",
+            Model::ReactorLevel => "reactor-level",
+            Model::Process => "process",
+            Model::Floor => "floor",
+            Model::Actix => "actix",
+            Model::Ractor => "ractor",
+            Model::Kameo => "kameo",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn from_name(name: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Whether the model is sequential (runs on one thread whatever `--threads` says).
+    pub fn is_sequential(self) -> bool {
+        self == Model::Floor
+    }
+}
+
+impl fmt::Display for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one iteration computed, and whether it passed the benchmark's check.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The checked output (a count, a sum, a checksum), recorded in the JSON `result` field.
+    pub result: serde_json::Value,
+    /// `Ok` if the result validates as SPEC.md says; otherwise what was wrong.
+    pub check: Result<(), String>,
+}
+
+impl Outcome {
+    /// An outcome whose validity is `expected == actual`, recording `actual`.
+    pub fn expect_eq<T>(what: &str, expected: T, actual: T) -> Outcome
+    where
+        T: PartialEq + fmt::Debug + Into<serde_json::Value>,
+    {
+        let check = if expected == actual {
+            Ok(())
+        } else {
+            Err(format!("{what}: expected {expected:?}, got {actual:?}"))
+        };
+        Outcome {
+            result: actual.into(),
+            check,
+        }
+    }
+}
+
+/// One prepared benchmark program for one model and thread count.
+pub trait Iteration {
+    /// Untimed work before each iteration (data generation Savina keeps untimed).
+    fn setup(&mut self) {}
+
+    /// One timed iteration: create the actors (cowns, processes…), run to completion, and return the
+    /// checked result.
+    fn run(&mut self) -> Outcome;
+}
+
+/// Builds the program of one variant; called once per thread count, untimed.
+pub type Prepare = fn(&Params, usize) -> Result<Box<dyn Iteration>, String>;
+
+/// One model's implementation of a benchmark.
+#[derive(Clone, Copy)]
+pub struct Variant {
+    /// The model the variant is written in.
+    pub model: Model,
+    /// Builds the program for the given parameters and worker-thread count.
+    pub prepare: Prepare,
+}
+
+/// A Savina benchmark: its name, parameters and implementations.
+pub struct Benchmark {
+    /// SPEC.md's short name (`pingpong`, `count`, …).
+    pub name: &'static str,
+    /// Savina's id (1 to 30), or 0 for extra programs.
+    pub id: u32,
+    /// A one-line description.
+    pub title: &'static str,
+    /// Parameters, by SPEC.md's flag names.
+    pub params: &'static [ParamSpec],
+    /// The implementations, one per model.
+    pub variants: fn() -> Vec<Variant>,
+}
+
+impl Benchmark {
+    /// The variant for `model`, if the benchmark has one.
+    pub fn variant(&self, model: Model) -> Option<Variant> {
+        (self.variants)().into_iter().find(|v| v.model == model)
+    }
+}

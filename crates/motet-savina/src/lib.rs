@@ -1,0 +1,3 @@
+//! motet-savina: the Savina benchmarks.
+pub mod bench;
+pub mod params;

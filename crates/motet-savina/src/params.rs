@@ -1,0 +1,112 @@
+//! Benchmark parameters, named by SPEC.md's flags (`n`, `r`, `w`, …).
+
+use std::fmt;
+
+/// One parameter of a benchmark: its flag name, Savina's default and the "small" size.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    /// SPEC.md's flag name, e.g. `n`.
+    pub name: &'static str,
+    /// Savina's default value.
+    pub default: f64,
+    /// The value used by `--size small` (LF's small size where SPEC.md gives one, else about a
+    /// tenth of the default work).
+    pub small: f64,
+    /// What the parameter means.
+    pub help: &'static str,
+}
+
+/// Concrete parameter values for one run, in the benchmark's declaration order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Params {
+    values: Vec<(&'static str, f64)>,
+}
+
+impl Params {
+    /// Savina's defaults for `specs`.
+    pub fn defaults(specs: &[ParamSpec]) -> Params {
+        Params {
+            values: specs.iter().map(|s| (s.name, s.default)).collect(),
+        }
+    }
+
+    /// The "small" sizes for `specs`.
+    pub fn small(specs: &[ParamSpec]) -> Params {
+        Params {
+            values: specs.iter().map(|s| (s.name, s.small)).collect(),
+        }
+    }
+
+    /// Sets `name` to `value`; an unknown name is an error naming the valid ones.
+    pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
+        match self.values.iter_mut().find(|(n, _)| *n == name) {
+            Some(slot) => {
+                slot.1 = value;
+                Ok(())
+            }
+            None => Err(format!(
+                "unknown parameter `{name}`; valid: {}",
+                self.values.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// Whether the benchmark has a parameter `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.values.iter().any(|(n, _)| *n == name)
+    }
+
+    /// The value of `name` as a float.
+    ///
+    /// # Panics
+    /// If the benchmark declared no such parameter (a bug in the benchmark, not a user error).
+    pub fn f64(&self, name: &str) -> f64 {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("benchmark reads undeclared parameter `{name}`"))
+    }
+
+    /// The value of `name` as an unsigned integer (truncated).
+    pub fn usize(&self, name: &str) -> usize {
+        self.f64(name) as usize
+    }
+
+    /// The value of `name` as a `u64` (truncated).
+    pub fn u64(&self, name: &str) -> u64 {
+        self.f64(name) as u64
+    }
+
+    /// The values as a JSON object, for reports.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        for (n, v) in &self.values {
+            let value = if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                serde_json::Value::from(*v as i64)
+            } else {
+                serde_json::Value::from(*v)
+            };
+            map.insert((*n).to_string(), value);
+        }
+        serde_json::Value::Object(map)
+    }
+}
+
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (n, v) in &self.values {
+            if !first {
+                f.write_str(" ")?;
+            }
+            first = false;
+            if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                write!(f, "{n}={}", *v as i64)?;
+            } else {
+                write!(f, "{n}={v}")?;
+            }
+        }
+        Ok(())
+    }
+}
