@@ -1,1 +1,60 @@
-//! placeholder
+//! motet-actor: typed actors after CAF, on motet's work-stealing runtime.
+//!
+//! An actor is state plus a handler for one message type ([`Actor`]). [`spawn`] returns its typed
+//! address [`Addr<M>`]; [`Addr::tell`] sends, [`Addr::ask`] sends a request and returns an [`Ask`] for
+//! the answer (future, blocking wait, or callback) with a timeout. Actors run as tasks of
+//! motet-runtime: a message to an idle actor schedules it, and a turn processes up to a batch of
+//! messages. Each actor is one allocation (task header, reference count, lock-free mailbox, state);
+//! it is freed when no address to it remains and its mailbox is empty.
+//!
+//! Failure handling follows Erlang and CAF: [`Context::link`] ties two actors' fates,
+//! [`Context::monitor`] reports another actor's end as a [`Down`], a panicking handler stops its actor
+//! with [`ExitReason::Panicked`] (the runtime carries on), and a [`Supervisor`] restarts failed children
+//! in place (one-for-one or one-for-all) within a restart intensity limit.
+//!
+//! ```
+//! use std::time::Duration;
+//! use motet_actor::{spawn, Actor, Context, Reply};
+//!
+//! struct Greeter;
+//! enum Msg { Greet(String, Reply<String>) }
+//!
+//! impl Actor for Greeter {
+//!     type Msg = Msg;
+//!     fn handle(&mut self, _ctx: &mut Context<'_, Self>, msg: Msg) {
+//!         match msg {
+//!             Msg::Greet(name, reply) => { let _ = reply.send(format!("hello, {name}")); }
+//!         }
+//!     }
+//! }
+//!
+//! let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+//! let greeter = spawn(rt.handle(), Greeter);
+//! let answer = greeter
+//!     .ask(|r| Msg::Greet("motet".into(), r), Duration::from_secs(1))
+//!     .wait();
+//! assert_eq!(answer.unwrap(), "hello, motet");
+//! ```
+#![warn(missing_docs)]
+
+mod actor;
+mod addr;
+mod ask;
+mod cell;
+mod envelope;
+mod exit;
+mod ids;
+pub mod mailbox;
+mod oneshot;
+mod spawn;
+mod supervisor;
+mod sync;
+mod watch;
+
+pub use actor::{Actor, Context};
+pub use addr::{Addr, AnyAddr, SendError};
+pub use ask::{Ask, AskError, Reply};
+pub use exit::{ActorId, Down, ExitReason, ExitSignal};
+pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
+pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
+pub use watch::ExitWatch;

@@ -1,1 +1,49 @@
-//! placeholder
+//! motet-runtime: the work-stealing runtime under all of motet's concurrency models.
+//!
+//! Actors (motet-actor), behaviours (motet-boc), reactions (motet-reactor) and processes
+//! (motet-process) all run as *tasks* on one pool of worker threads. This crate knows nothing about
+//! those models: it runs [`TaskRef`]s, pointers to a [`TaskHeader`] whose [`TaskVTable`] says how to run
+//! the task for one turn and how to shut it down. The model decides when a task is runnable and calls
+//! [`Handle::schedule`].
+//!
+//! What the runtime provides:
+//!
+//! - a pool of workers (default: one per core) with a deque each, a global injector, work stealing,
+//!   and a per-worker next-task slot so that a task that makes one other task runnable hands it over
+//!   directly (bounded, so chains cannot starve the rest);
+//! - parking that wakes at most one searching worker per burst of new work (see
+//!   `scheduler/idle.rs` for the protocol and its loom model);
+//! - quiescence detection ([`Runtime::wait_quiescent`]);
+//! - containment of panics that escape a task;
+//! - one-shot timers and a clock ([`Handle::call_after`], [`Handle::now`]);
+//! - a deterministic mode ([`Builder::deterministic`]): one thread, seeded scheduling choices and
+//!   virtual time, replayable from the seed, used by every scenario test (see [`testing`]);
+//! - per-worker counters behind the `metrics` feature and `tracing` spans behind `tracing`, compiled
+//!   out when off.
+//!
+//! ```
+//! use motet_runtime::Runtime;
+//!
+//! let rt = Runtime::builder().workers(2).build()?;
+//! let handle = rt.handle().clone();
+//! handle.call_after(std::time::Duration::from_millis(1), || println!("tick"));
+//! rt.wait_quiescent(); // returns once the timer has fired
+//! # Ok::<(), motet_runtime::BuildError>(())
+//! ```
+#![warn(missing_docs)]
+
+mod clock;
+mod metrics;
+pub mod rng;
+mod runtime;
+mod scheduler;
+mod sync;
+mod task;
+pub mod testing;
+mod timer;
+
+#[cfg(feature = "metrics")]
+pub use metrics::WorkerMetrics;
+pub use runtime::{BuildError, Builder, Handle, Runtime, DEFAULT_CHAIN_BOUND};
+pub use task::{RunOutcome, TaskHeader, TaskRef, TaskVTable};
+pub use timer::TimerKey;

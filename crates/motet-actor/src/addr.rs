@@ -1,0 +1,238 @@
+//! Actor addresses: the typed [`Addr<M>`] and the type-erased [`AnyAddr`] used by links and monitors.
+
+use std::fmt;
+use std::ptr::NonNull;
+use std::time::Duration;
+
+use crate::ask::{Ask, Reply};
+use crate::cell::Header;
+use crate::envelope::{Envelope, Signal};
+use crate::exit::{ActorId, ExitReason};
+use crate::oneshot::Slot;
+use crate::watch::ExitWatch;
+
+/// The address of an actor that accepts messages of type `M`.
+///
+/// Cloning an address is one atomic increment. An actor is freed when no address to it remains and
+/// its mailbox is empty (it then stops with [`ExitReason::Unreachable`]); an actor that holds its own
+/// address in its state keeps itself alive until it stops.
+pub struct Addr<M: Send + 'static> {
+    header: NonNull<Header<M>>,
+}
+
+// SAFETY: an address only pushes `M: Send` values into a lock-free mailbox and reads immutable header
+// fields; the cell it points to is kept alive by the reference the address holds.
+unsafe impl<M: Send + 'static> Send for Addr<M> {}
+// SAFETY: as above; every operation through `&Addr` is thread-safe.
+unsafe impl<M: Send + 'static> Sync for Addr<M> {}
+
+/// A message that could not be delivered because the actor had stopped; holds the message.
+#[derive(PartialEq, Eq)]
+pub struct SendError<M>(pub M);
+
+impl<M> fmt::Debug for SendError<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SendError(..)")
+    }
+}
+
+impl<M> fmt::Display for SendError<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the actor has stopped")
+    }
+}
+
+impl<M> std::error::Error for SendError<M> {}
+
+impl<M: Send + 'static> Addr<M> {
+    /// Wraps a header pointer whose reference the caller transfers to the address.
+    pub(crate) fn from_header(header: NonNull<Header<M>>) -> Addr<M> {
+        Addr { header }
+    }
+
+    pub(crate) fn header(&self) -> &Header<M> {
+        // SAFETY: the address holds a reference, so the cell is alive.
+        unsafe { self.header.as_ref() }
+    }
+
+    /// Sends `msg`. Returns it back if the actor has stopped.
+    ///
+    /// ```
+    /// # use motet_actor::{Actor, Context, spawn};
+    /// # struct Sink; impl Actor for Sink { type Msg = u32; fn handle(&mut self, _: &mut Context<'_, Self>, _: u32) {} }
+    /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+    /// let addr = spawn(rt.handle(), Sink);
+    /// assert!(addr.tell(7).is_ok());
+    /// ```
+    #[inline]
+    pub fn tell(&self, msg: M) -> Result<(), SendError<M>> {
+        match self.header().push(Envelope::User(msg)) {
+            Ok(()) => Ok(()),
+            Err(Envelope::User(m)) => Err(SendError(m)),
+            Err(Envelope::System(_)) => unreachable!("pushed a user message"),
+        }
+    }
+
+    /// Sends a request built by `make` around a [`Reply`] handle, and returns an [`Ask`] that completes
+    /// with the reply, or with an error after `timeout`, if the actor stopped, or if it dropped the
+    /// reply handle without answering. A reply arriving after the timeout is dropped.
+    ///
+    /// Await the [`Ask`] from async code or call [`Ask::wait`] from a plain thread; from inside an
+    /// actor, use [`Context::ask`](crate::Context::ask), which does not block the worker.
+    pub fn ask<R: Send + 'static>(
+        &self,
+        make: impl FnOnce(Reply<R>) -> M,
+        timeout: Duration,
+    ) -> Ask<R> {
+        let runtime = self.header().runtime().clone();
+        let (reply, ask) = crate::ask::pair(runtime, timeout);
+        if let Err(SendError(msg)) = self.tell(make(reply)) {
+            ask.fail_stopped();
+            drop(msg);
+        }
+        ask
+    }
+
+    /// Stops the actor with [`ExitReason::Killed`] once it has processed the messages sent before.
+    /// Returns false if it had already stopped.
+    pub fn kill(&self) -> bool {
+        self.header()
+            .push(Envelope::System(Box::new(Signal::Stop(ExitReason::Killed))))
+            .is_ok()
+    }
+
+    /// A handle that completes with the actor's exit reason once it stops (with
+    /// [`ExitReason::AlreadyExited`] if it already has).
+    pub fn watch(&self) -> ExitWatch {
+        let slot = Slot::new();
+        let runtime = self.header().runtime().clone();
+        if self
+            .header()
+            .push(Envelope::System(Box::new(Signal::Watch(slot.clone()))))
+            .is_err()
+        {
+            let _ = slot.complete(ExitReason::AlreadyExited);
+        }
+        ExitWatch::new(slot, runtime)
+    }
+
+    /// The actor's identity.
+    pub fn id(&self) -> ActorId {
+        self.header().id
+    }
+
+    /// Whether the actor has stopped (its mailbox is closed).
+    pub fn is_stopped(&self) -> bool {
+        self.header().mailbox.is_closed()
+    }
+
+    /// A type-erased address of the same actor, for links and monitors.
+    pub fn to_any(&self) -> AnyAddr {
+        self.header().retain();
+        AnyAddr {
+            ptr: self.header.cast(),
+            ops: Header::<M>::ANY_OPS,
+        }
+    }
+}
+
+impl<M: Send + 'static> Clone for Addr<M> {
+    #[inline]
+    fn clone(&self) -> Addr<M> {
+        self.header().retain();
+        Addr {
+            header: self.header,
+        }
+    }
+}
+
+impl<M: Send + 'static> Drop for Addr<M> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: this address owns one reference, given up here and never used again.
+        unsafe { Header::release(self.header) };
+    }
+}
+
+impl<M: Send + 'static> PartialEq for Addr<M> {
+    fn eq(&self, other: &Addr<M>) -> bool {
+        self.header == other.header
+    }
+}
+
+impl<M: Send + 'static> Eq for Addr<M> {}
+
+impl<M: Send + 'static> fmt::Debug for Addr<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Addr({})", self.id())
+    }
+}
+
+/// The operations of an erased address, one static table per message type.
+pub(crate) struct AnyOps {
+    pub(crate) push_signal: unsafe fn(NonNull<u8>, Box<Signal>) -> bool,
+    pub(crate) retain: unsafe fn(NonNull<u8>),
+    pub(crate) release: unsafe fn(NonNull<u8>),
+    pub(crate) id: unsafe fn(NonNull<u8>) -> ActorId,
+}
+
+/// An address of an actor of any message type; it can only carry system signals (links, monitors,
+/// exits). Obtained from [`Addr::to_any`].
+pub struct AnyAddr {
+    ptr: NonNull<u8>,
+    ops: &'static AnyOps,
+}
+
+// SAFETY: as for `Addr`: the erased operations are the thread-safe ones of `Addr<M>`.
+unsafe impl Send for AnyAddr {}
+// SAFETY: as above.
+unsafe impl Sync for AnyAddr {}
+
+impl AnyAddr {
+    /// The actor's identity.
+    pub fn id(&self) -> ActorId {
+        // SAFETY: the address holds a reference; `ops` matches the pointee's message type.
+        unsafe { (self.ops.id)(self.ptr) }
+    }
+
+    /// Stops the actor with [`ExitReason::Killed`]; false if it had already stopped.
+    pub fn kill(&self) -> bool {
+        self.signal(Signal::Stop(ExitReason::Killed))
+    }
+
+    /// Pushes a system signal; false if the actor had stopped.
+    pub(crate) fn signal(&self, signal: Signal) -> bool {
+        // SAFETY: as in `id`.
+        unsafe { (self.ops.push_signal)(self.ptr, Box::new(signal)) }
+    }
+}
+
+impl Clone for AnyAddr {
+    fn clone(&self) -> AnyAddr {
+        // SAFETY: as in `id`.
+        unsafe { (self.ops.retain)(self.ptr) };
+        AnyAddr {
+            ptr: self.ptr,
+            ops: self.ops,
+        }
+    }
+}
+
+impl Drop for AnyAddr {
+    fn drop(&mut self) {
+        // SAFETY: this address owns one reference, given up here.
+        unsafe { (self.ops.release)(self.ptr) }
+    }
+}
+
+impl fmt::Debug for AnyAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "AnyAddr({})", self.id())
+    }
+}
+
+impl<M: Send + 'static> From<&Addr<M>> for AnyAddr {
+    fn from(addr: &Addr<M>) -> AnyAddr {
+        addr.to_any()
+    }
+}

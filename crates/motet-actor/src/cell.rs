@@ -1,0 +1,468 @@
+//! The actor cell: one allocation holding the task header, the reference count, the mailbox and the
+//! actor's state, and the protocol that runs it.
+//!
+//! # Layout
+//!
+//! `Cell<A>` is `#[repr(C)]` with a [`Header<M>`] first (`M = A::Msg`), so an [`Addr<M>`] can point to
+//! the header without knowing `A`, and the runtime can point to the [`TaskHeader`] at offset 0.
+//!
+//! # References and lifetime
+//!
+//! `refs` holds `2 * addresses + LIFE`. `LIFE` (bit 0) is set while the actor has not stopped; it is
+//! owned by the actor itself, so a scheduled or running actor never needs a reference per scheduling
+//! (no atomic increment per message). Every [`Addr`] and [`AnyAddr`](crate::AnyAddr) owns 2.
+//!
+//! - Dropping an address when `refs == LIFE + 2` (the last address of a live actor) does not
+//!   decrement: it pushes an `Orphan` signal that carries the reference into the mailbox, behind every
+//!   message sent before. The actor, processing it, releases that reference; if no address is left
+//!   then (nobody can create one, except the actor itself, which is running), it stops with
+//!   [`ExitReason::Unreachable`]. If the push fails because the mailbox is closed, the dropper
+//!   decrements normally.
+//! - Any other drop decrements; the one that takes `refs` to 0 frees the cell.
+//! - When the actor stops, it closes the mailbox, processes what is left (releasing queued `Orphan`
+//!   references, answering queued links and monitors), notifies its links, monitors and watchers, and
+//!   clears `LIFE`; if that takes `refs` to 0, it frees the cell itself.
+//!
+//! # Scheduling
+//!
+//! The mailbox's idle mark is the actor's scheduling state: a push that clears it schedules the actor
+//! (see [`crate::mailbox`]). A turn processes up to `batch` messages, then yields (the worker puts it
+//! at the back of its deque); if it finds the mailbox empty, it marks it idle and the turn ends. A
+//! newly spawned actor starts *not idle* and is scheduled once, so that `started` runs promptly.
+
+use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+
+use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+
+use crate::actor::{Actor, Context};
+use crate::addr::{Addr, AnyAddr, AnyOps};
+use crate::envelope::{Envelope, Signal};
+use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};
+use crate::ids::next_id;
+use crate::mailbox::{Mailbox, Node, Pop, Push};
+use crate::supervisor::{Decision, Supervision};
+use crate::sync::atomic::{AtomicUsize, Ordering};
+
+const LIFE: usize = 1;
+const ONE_ADDR: usize = 2;
+/// How often a turn re-checks a half-finished push before yielding.
+const INCONSISTENT_SPINS: u32 = 64;
+
+/// The part of a cell that addresses see.
+#[repr(C)]
+pub(crate) struct Header<M> {
+    task: TaskHeader,
+    free: unsafe fn(NonNull<Header<M>>),
+    refs: AtomicUsize,
+    pub(crate) id: ActorId,
+    runtime: Handle,
+    pub(crate) mailbox: Mailbox<Envelope<M>>,
+}
+
+impl<M: Send + 'static> Header<M> {
+    pub(crate) const ANY_OPS: &'static AnyOps = &AnyOps {
+        push_signal: any_push_signal::<M>,
+        retain: any_retain::<M>,
+        release: any_release::<M>,
+        id: any_id::<M>,
+    };
+
+    pub(crate) fn runtime(&self) -> &Handle {
+        &self.runtime
+    }
+
+    fn task_ref(&self) -> TaskRef {
+        // SAFETY: the header is the first field of a live cell; the cell stays alive while it is
+        // scheduled because only a live actor (LIFE set) clears the idle mark's schedule, and LIFE is
+        // cleared only by the actor's own final turn.
+        unsafe { TaskRef::from_raw(NonNull::from(&self.task)) }
+    }
+
+    /// Pushes an envelope and schedules the actor if it was idle; gives the envelope back if the
+    /// actor has stopped.
+    #[inline]
+    pub(crate) fn push(&self, env: Envelope<M>) -> Result<(), Envelope<M>> {
+        match self.mailbox.push(Node::new(env)) {
+            Push::Pushed { was_idle } => {
+                if was_idle {
+                    // SAFETY: clearing the idle mark gave this thread the right to schedule the actor
+                    // once; the cell is alive (LIFE is set while the mailbox is open and can be
+                    // cleared only by the actor's final turn, which this scheduling precedes).
+                    unsafe { self.runtime.schedule(self.task_ref()) };
+                }
+                Ok(())
+            }
+            Push::Closed(node) => Err(node.into_value()),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn retain(&self) {
+        // Relaxed: the caller already holds a reference, which keeps the cell alive.
+        self.refs.fetch_add(ONE_ADDR, Ordering::Relaxed);
+    }
+
+    /// Gives up one address reference (see the module docs).
+    ///
+    /// # Safety
+    /// The caller owns one reference to the live cell at `this` and does not use it afterwards.
+    pub(crate) unsafe fn release(this: NonNull<Header<M>>) {
+        // SAFETY: the caller's reference keeps the header alive until it is given up below.
+        let header = unsafe { this.as_ref() };
+        let mut refs = header.refs.load(Ordering::Acquire);
+        loop {
+            if refs == LIFE + ONE_ADDR && !header.mailbox.is_closed() {
+                if header
+                    .push(Envelope::System(Box::new(Signal::Orphan)))
+                    .is_ok()
+                {
+                    return; // the signal now owns our reference
+                }
+                // Closed meanwhile: the actor is stopping; decrement instead.
+                refs = header.refs.load(Ordering::Acquire);
+            }
+            // AcqRel: Release orders our uses of the cell before its freeing; Acquire (for the one
+            // that frees) sees every other holder's uses.
+            match header.refs.compare_exchange_weak(
+                refs,
+                refs - ONE_ADDR,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    if refs == ONE_ADDR {
+                        // SAFETY: no address and no LIFE remain: nobody else can reach the cell.
+                        unsafe { (header.free)(this) };
+                    }
+                    return;
+                }
+                Err(actual) => refs = actual,
+            }
+        }
+    }
+}
+
+unsafe fn any_push_signal<M: Send + 'static>(ptr: NonNull<u8>, signal: Box<Signal>) -> bool {
+    // SAFETY: `AnyAddr` pairs this function with pointers to `Header<M>` and holds a reference.
+    let header = unsafe { ptr.cast::<Header<M>>().as_ref() };
+    header.push(Envelope::System(signal)).is_ok()
+}
+
+unsafe fn any_retain<M: Send + 'static>(ptr: NonNull<u8>) {
+    // SAFETY: as above.
+    unsafe { ptr.cast::<Header<M>>().as_ref() }.retain();
+}
+
+unsafe fn any_release<M: Send + 'static>(ptr: NonNull<u8>) {
+    // SAFETY: as above; the caller gives up its reference.
+    unsafe { Header::<M>::release(ptr.cast()) }
+}
+
+unsafe fn any_id<M: Send + 'static>(ptr: NonNull<u8>) -> ActorId {
+    // SAFETY: as above.
+    unsafe { ptr.cast::<Header<M>>().as_ref() }.id
+}
+
+/// Links, monitors and watchers of an actor: allocated only for actors that use them.
+#[derive(Default)]
+pub(crate) struct Relations {
+    pub(crate) links: Vec<AnyAddr>,
+    pub(crate) monitors: Vec<AnyAddr>,
+    pub(crate) watchers: Vec<std::sync::Arc<crate::oneshot::Slot<ExitReason>>>,
+    pub(crate) trap_exit: bool,
+}
+
+/// The actor-owned part of a cell, touched only during the actor's turns.
+pub(crate) struct Inner<A: Actor> {
+    pub(crate) actor: Option<A>,
+    pub(crate) relations: Option<Box<Relations>>,
+    pub(crate) supervision: Option<Box<Supervision<A>>>,
+    pub(crate) batch: u32,
+    pub(crate) started: bool,
+}
+
+#[repr(C)]
+pub(crate) struct Cell<A: Actor> {
+    header: Header<A::Msg>,
+    inner: std::cell::UnsafeCell<Inner<A>>,
+}
+
+/// How a batch of messages ended.
+enum TurnEnd {
+    Idle,
+    Yield,
+    Stop(ExitReason),
+}
+
+impl<A: Actor> Cell<A> {
+    const VTABLE: &'static TaskVTable = &TaskVTable {
+        run: Self::run,
+        shutdown: Self::shutdown,
+    };
+
+    /// Allocates and schedules a new actor; returns its first address.
+    pub(crate) fn spawn(
+        runtime: &Handle,
+        actor: A,
+        batch: u32,
+        supervision: Option<Box<Supervision<A>>>,
+        relations: Option<Box<Relations>>,
+    ) -> Addr<A::Msg> {
+        let mut boxed: Box<MaybeUninit<Cell<A>>> = Box::new(MaybeUninit::uninit());
+        let cell = boxed.as_mut_ptr();
+        // SAFETY: `cell` points to uninitialised memory we own; every field is written exactly once
+        // before the cell is used, and the mailbox is initialised in place (it points to its own stub,
+        // and the box never moves).
+        let header = unsafe {
+            let h = std::ptr::addr_of_mut!((*cell).header);
+            std::ptr::addr_of_mut!((*h).task).write(TaskHeader::new(Self::VTABLE));
+            std::ptr::addr_of_mut!((*h).free).write(Self::free);
+            std::ptr::addr_of_mut!((*h).refs).write(AtomicUsize::new(LIFE + ONE_ADDR));
+            std::ptr::addr_of_mut!((*h).id).write(next_id());
+            std::ptr::addr_of_mut!((*h).runtime).write(runtime.clone());
+            Mailbox::init(std::ptr::addr_of_mut!((*h).mailbox), false);
+            std::ptr::addr_of_mut!((*cell).inner).write(std::cell::UnsafeCell::new(Inner {
+                actor: Some(actor),
+                relations,
+                supervision,
+                batch: batch.max(1),
+                started: false,
+            }));
+            let _ = Box::into_raw(boxed);
+            NonNull::new_unchecked(h)
+        };
+        // SAFETY: the cell was created not idle, so this thread holds the right to schedule it once;
+        // it is alive (LIFE set).
+        unsafe { runtime.schedule(header.as_ref().task_ref()) };
+        Addr::from_header(header)
+    }
+
+    unsafe fn free(header: NonNull<Header<A::Msg>>) {
+        // SAFETY: the header is the first field of a `Cell<A>` allocated by `spawn` as a Box; the
+        // caller owns the last reference.
+        drop(unsafe { Box::from_raw(header.cast::<Cell<A>>().as_ptr()) });
+    }
+
+    unsafe fn run(task: NonNull<TaskHeader>) -> RunOutcome {
+        // SAFETY: the task header is the first field of a live `Cell<A>` (see `task_ref`).
+        let cell = unsafe { task.cast::<Cell<A>>().as_ref() };
+        // SAFETY: the runtime runs a task on one thread at a time, and only turns touch `inner`.
+        let inner = unsafe { &mut *cell.inner.get() };
+        let header = &cell.header;
+        match catch_unwind(AssertUnwindSafe(|| Self::turn(header, inner))) {
+            Ok(TurnEnd::Idle) => RunOutcome::Idle,
+            Ok(TurnEnd::Yield) => RunOutcome::Yield,
+            Ok(TurnEnd::Stop(reason)) => {
+                // SAFETY: the cell is alive and ours for this turn; `finish` ends it.
+                unsafe { Self::finish(NonNull::from(cell), reason, true) };
+                RunOutcome::Idle
+            }
+            Err(payload) => {
+                let reason = ExitReason::Panicked(panic_message(&*payload));
+                drop(payload);
+                // SAFETY: as above.
+                unsafe { Self::fail(NonNull::from(cell), reason) }
+            }
+        }
+    }
+
+    unsafe fn shutdown(task: NonNull<TaskHeader>) {
+        // SAFETY: as in `run`.
+        unsafe { Self::finish(task.cast::<Cell<A>>(), ExitReason::Shutdown, false) };
+    }
+
+    /// One turn: up to `batch` messages.
+    #[inline]
+    fn turn(header: &Header<A::Msg>, inner: &mut Inner<A>) -> TurnEnd {
+        if !inner.started {
+            inner.started = true;
+            let mut ctx = Context::new(header, &mut inner.relations);
+            if let Some(actor) = inner.actor.as_mut() {
+                actor.started(&mut ctx);
+            }
+            if let Some(reason) = ctx.take_stop() {
+                return TurnEnd::Stop(reason);
+            }
+        }
+        let mut spins = 0;
+        let mut budget = inner.batch;
+        while budget > 0 {
+            // SAFETY: turns are the mailbox's single consumer.
+            match unsafe { header.mailbox.pop() } {
+                Pop::Item(Envelope::User(msg)) => {
+                    budget -= 1;
+                    let Some(actor) = inner.actor.as_mut() else {
+                        continue;
+                    };
+                    let mut ctx = Context::new(header, &mut inner.relations);
+                    actor.handle(&mut ctx, msg);
+                    if let Some(reason) = ctx.take_stop() {
+                        return TurnEnd::Stop(reason);
+                    }
+                }
+                Pop::Item(Envelope::System(signal)) => {
+                    budget -= 1;
+                    if let Some(reason) = Self::on_signal(header, inner, *signal) {
+                        return TurnEnd::Stop(reason);
+                    }
+                }
+                Pop::Empty => {
+                    // SAFETY: single consumer; the pop just returned Empty.
+                    if unsafe { header.mailbox.try_mark_idle() } {
+                        // From here on another thread may run this actor: touch nothing.
+                        return TurnEnd::Idle;
+                    }
+                }
+                Pop::Inconsistent => {
+                    spins += 1;
+                    if spins > INCONSISTENT_SPINS {
+                        return TurnEnd::Yield;
+                    }
+                    std::hint::spin_loop();
+                }
+            }
+        }
+        TurnEnd::Yield
+    }
+
+    fn on_signal(
+        header: &Header<A::Msg>,
+        inner: &mut Inner<A>,
+        signal: Signal,
+    ) -> Option<ExitReason> {
+        match signal {
+            Signal::Orphan => {
+                let prev = header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+                if prev == LIFE + ONE_ADDR {
+                    return Some(ExitReason::Unreachable);
+                }
+            }
+            Signal::Link(other) => relations(inner).links.push(other),
+            Signal::Unlink(id) => relations(inner).links.retain(|a| a.id() != id),
+            Signal::Monitor(observer) => relations(inner).monitors.push(observer),
+            Signal::Demonitor(id) => relations(inner).monitors.retain(|a| a.id() != id),
+            Signal::Watch(slot) => relations(inner).watchers.push(slot),
+            Signal::Exit(exit) => {
+                let rel = relations(inner);
+                rel.links.retain(|a| a.id() != exit.from);
+                if rel.trap_exit {
+                    let mut ctx = Context::new(header, &mut inner.relations);
+                    if let Some(actor) = inner.actor.as_mut() {
+                        actor.on_exit(&mut ctx, exit);
+                    }
+                    return ctx.take_stop();
+                }
+                if !exit.reason.is_normal() {
+                    return Some(exit.reason);
+                }
+            }
+            Signal::Down(down) => {
+                let mut ctx = Context::new(header, &mut inner.relations);
+                if let Some(actor) = inner.actor.as_mut() {
+                    actor.on_down(&mut ctx, down);
+                }
+                return ctx.take_stop();
+            }
+            Signal::Stop(reason) => return Some(reason),
+            Signal::Restart => Self::restart(inner),
+        }
+        None
+    }
+
+    /// Replaces the state with a fresh one from the supervision factory (a one-for-all restart, or a
+    /// restart after a panic).
+    fn restart(inner: &mut Inner<A>) {
+        let Some(sup) = inner.supervision.as_mut() else {
+            return;
+        };
+        let old = inner.actor.take();
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(old)));
+        inner.actor = Some(sup.make());
+        inner.started = false;
+    }
+
+    /// A handler panicked: restart in place if supervised and within the intensity limit, otherwise
+    /// stop with the panic as the reason.
+    unsafe fn fail(cell: NonNull<Cell<A>>, reason: ExitReason) -> RunOutcome {
+        // SAFETY: the caller's turn owns the cell.
+        let (header, inner) = unsafe { (&cell.as_ref().header, &mut *cell.as_ref().inner.get()) };
+        let decision = match inner.supervision.as_ref() {
+            Some(sup) => sup.on_failure(header.id, &reason, header.runtime()),
+            None => Decision::Stop,
+        };
+        match decision {
+            Decision::Restart => {
+                Self::restart(inner);
+                RunOutcome::Yield
+            }
+            Decision::Stop => {
+                // SAFETY: as above.
+                unsafe { Self::finish(cell, reason, false) };
+                RunOutcome::Idle
+            }
+        }
+    }
+
+    /// Stops the actor for good (see the module docs), possibly freeing the cell.
+    unsafe fn finish(cell: NonNull<Cell<A>>, reason: ExitReason, call_stopped: bool) {
+        // SAFETY: the caller's turn owns the cell until LIFE is cleared at the end.
+        let (header, inner) = unsafe { (&cell.as_ref().header, &mut *cell.as_ref().inner.get()) };
+        if let Some(mut actor) = inner.actor.take() {
+            if call_stopped {
+                let mut ctx = Context::new(header, &mut inner.relations);
+                let _ = catch_unwind(AssertUnwindSafe(|| actor.stopped(&mut ctx, &reason)));
+            }
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(actor)));
+        }
+        let mut rel = inner.relations.take().unwrap_or_default();
+        let me = header.id;
+        // SAFETY: single consumer (this turn).
+        unsafe {
+            header.mailbox.close(|env| match env {
+                Envelope::User(msg) => {
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
+                }
+                Envelope::System(signal) => match *signal {
+                    Signal::Orphan => {
+                        // LIFE is still set, so this cannot reach zero.
+                        header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+                    }
+                    Signal::Link(other) => rel.links.push(other),
+                    Signal::Monitor(observer) => rel.monitors.push(observer),
+                    Signal::Watch(slot) => rel.watchers.push(slot),
+                    _ => {}
+                },
+            });
+        }
+        for observer in rel.monitors.drain(..) {
+            observer.signal(Signal::Down(Down {
+                id: me,
+                reason: reason.clone(),
+            }));
+        }
+        for link in rel.links.drain(..) {
+            link.signal(Signal::Exit(ExitSignal {
+                from: me,
+                reason: reason.clone(),
+            }));
+        }
+        for slot in rel.watchers.drain(..) {
+            let _ = slot.complete(reason.clone());
+        }
+        if let Some(sup) = inner.supervision.take() {
+            sup.child_stopped(me, &reason);
+        }
+        drop(rel);
+        let prev = header.refs.fetch_sub(LIFE, Ordering::AcqRel);
+        if prev == LIFE {
+            // SAFETY: no address is left and LIFE is gone: this turn holds the last claim.
+            unsafe { Self::free(NonNull::from(header)) };
+        }
+    }
+}
+
+fn relations<A: Actor>(inner: &mut Inner<A>) -> &mut Relations {
+    inner.relations.get_or_insert_with(Default::default)
+}

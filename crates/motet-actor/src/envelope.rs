@@ -1,0 +1,38 @@
+//! What travels through a mailbox: a user message or a system signal.
+
+use std::sync::Arc;
+
+use crate::addr::AnyAddr;
+use crate::exit::{ActorId, Down, ExitReason, ExitSignal};
+use crate::oneshot::Slot;
+
+/// A mailbox entry. System signals are boxed so that they do not widen every message node.
+pub(crate) enum Envelope<M> {
+    User(M),
+    System(Box<Signal>),
+}
+
+/// The runtime's own messages to an actor, processed in mailbox order with user messages.
+pub(crate) enum Signal {
+    /// The sender gave up its address, which was the last one outside the actor; the signal carries
+    /// that address's reference, released when the actor processes it.
+    Orphan,
+    /// Link with this actor (both directions: the sender already recorded the link).
+    Link(AnyAddr),
+    /// Remove the link with this actor.
+    Unlink(ActorId),
+    /// This actor monitors the receiver.
+    Monitor(AnyAddr),
+    /// This actor no longer monitors the receiver.
+    Demonitor(ActorId),
+    /// Complete this slot with the exit reason.
+    Watch(Arc<Slot<ExitReason>>),
+    /// A linked actor stopped.
+    Exit(ExitSignal),
+    /// A monitored actor stopped.
+    Down(Down),
+    /// Stop now with this reason.
+    Stop(ExitReason),
+    /// Restart in place (a one-for-all sibling failed).
+    Restart,
+}

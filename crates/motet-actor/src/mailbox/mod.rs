@@ -1,0 +1,284 @@
+//! The lock-free multi-producer, single-consumer mailbox of an actor.
+//!
+//! Two designs were measured (`cargo bench -p motet-actor --bench mailbox`, results in the crate
+//! README):
+//!
+//! - [`Mailbox`] (this module, the one actors use): an intrusive Vyukov queue whose producer end is a
+//!   single tagged word, as in Pony's `messageq.c`. A push is one compare-and-swap on the head word
+//!   plus a store linking the previous node; a pop is plain loads; the consumer marks the queue idle
+//!   with one CAS when it finds it empty. The push that replaces the idle mark learns, from the same
+//!   CAS, that the actor must be scheduled: no second atomic per message.
+//! - [`CachedStack`](cached_stack::CachedStack): CAF's cached stack. Producers push onto a lock-free
+//!   stack; the consumer takes the whole stack with one swap and reverses it into a private FIFO cache.
+//!
+//! # The head word
+//!
+//! `head` holds a pointer to the most recently pushed node, with two tag bits (nodes are at least
+//! 8-aligned):
+//!
+//! - `IDLE` (bit 0): set by the consumer when it found the queue empty and gave up its turn
+//!   ([`Mailbox::try_mark_idle`]). The push that clears it gets `Pushed { was_idle: true }` and must
+//!   schedule the actor. While it is clear, the actor is scheduled or running, and pushes need not do
+//!   anything more.
+//! - `CLOSED` (bit 1): set by [`Mailbox::close`]; every later push fails and hands the message back.
+//!   The head pointer no longer changes, so the consumer can drain up to it.
+//!
+//! # The consumer end
+//!
+//! `tail` is the last node popped (initially the `stub` embedded in the mailbox, so an idle actor's
+//! mailbox costs no allocation). Its `next` is the next message. A node stays as the new `tail` after
+//! its message has been moved out, and is freed by the following pop. Between a producer's CAS and its
+//! store to the previous node's `next`, the queue is *inconsistent*: the consumer sees no next node
+//! although `head` has moved. [`Pop::Inconsistent`] reports this; the actor then yields its turn and
+//! comes back, since the producer completes its push in a few instructions.
+
+pub mod cached_stack;
+
+use std::mem::MaybeUninit;
+use std::ptr;
+
+use crate::sync::atomic::{AtomicPtr, Ordering};
+use crate::sync::UnsafeCell;
+
+const IDLE: usize = 0b01;
+const CLOSED: usize = 0b10;
+const TAGS: usize = IDLE | CLOSED;
+
+/// The link part of a node; the stub is a bare link.
+#[repr(C)]
+pub(crate) struct Link {
+    next: AtomicPtr<Link>,
+}
+
+/// A queued message: a link followed by the value. Allocated by the sender, freed by the consumer.
+#[repr(C, align(8))]
+pub struct Node<T> {
+    link: Link,
+    value: MaybeUninit<T>,
+}
+
+impl<T> Node<T> {
+    /// A node holding `value`, ready to push.
+    pub fn new(value: T) -> Box<Node<T>> {
+        Box::new(Node {
+            link: Link {
+                next: AtomicPtr::new(ptr::null_mut()),
+            },
+            value: MaybeUninit::new(value),
+        })
+    }
+
+    /// Takes the value back out of a node that was never pushed (a failed push).
+    pub fn into_value(self: Box<Node<T>>) -> T {
+        // SAFETY: a node that was not pushed still owns its initialised value (set in `new`).
+        unsafe { self.value.assume_init_read() }
+    }
+}
+
+/// What a push did.
+pub enum Push<T> {
+    /// The message is queued. If `was_idle`, the consumer had given up its turn: the caller must
+    /// schedule it.
+    Pushed {
+        /// The queue was marked idle: schedule the consumer.
+        was_idle: bool,
+    },
+    /// The mailbox is closed; here is the node back.
+    Closed(Box<Node<T>>),
+}
+
+/// What a pop found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Pop<T> {
+    /// The next message.
+    Item(T),
+    /// Nothing queued.
+    Empty,
+    /// A producer is halfway through a push: try again shortly.
+    Inconsistent,
+}
+
+/// An intrusive MPSC queue with an idle mark and a close mark in its head word (see the module docs).
+pub struct Mailbox<T> {
+    head: AtomicPtr<Link>,
+    /// Consumer-owned: the last node popped (or the stub).
+    tail: UnsafeCell<*mut Link>,
+    stub: Link,
+    _marker: std::marker::PhantomData<Box<Node<T>>>,
+}
+
+// SAFETY: values of type T move between threads through the queue (so T: Send); the consumer-only
+// fields are only touched through the `unsafe` consumer methods, whose contract is a single consumer.
+unsafe impl<T: Send> Send for Mailbox<T> {}
+// SAFETY: as above; producers only use the atomic head and the `next` links.
+unsafe impl<T: Send> Sync for Mailbox<T> {}
+
+impl<T> Mailbox<T> {
+    /// A mailbox that starts *idle* (the first push reports `was_idle`) or *active* (the owner will run
+    /// the consumer without being told).
+    ///
+    /// The mailbox points to its own stub, so it must be initialised in place where it will stay: see
+    /// [`Mailbox::init`].
+    ///
+    /// # Safety
+    /// `this` is valid for writes and will not move until dropped.
+    pub unsafe fn init(this: *mut Mailbox<T>, idle: bool) {
+        // SAFETY: the caller guarantees `this` is writable and stable.
+        unsafe {
+            let stub = ptr::addr_of_mut!((*this).stub);
+            stub.write(Link {
+                next: AtomicPtr::new(ptr::null_mut()),
+            });
+            let tag = if idle { IDLE } else { 0 };
+            ptr::addr_of_mut!((*this).head).write(AtomicPtr::new(stub.map_addr(|a| a | tag)));
+            ptr::addr_of_mut!((*this).tail).write(UnsafeCell::new(stub));
+            ptr::addr_of_mut!((*this)._marker).write(std::marker::PhantomData);
+        }
+    }
+
+    fn stub_ptr(&self) -> *mut Link {
+        ptr::addr_of!(self.stub).cast_mut()
+    }
+
+    /// Enqueues a node. Any thread may push.
+    #[inline]
+    pub fn push(&self, node: Box<Node<T>>) -> Push<T> {
+        let node = Box::into_raw(node).cast::<Link>();
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            if head.addr() & CLOSED != 0 {
+                // SAFETY: `node` came from Box::into_raw just above and was not published.
+                return Push::Closed(unsafe { Box::from_raw(node.cast::<Node<T>>()) });
+            }
+            // AcqRel: Release publishes the node's initialisation to whoever reaches it through `head`
+            // (close's drain); Acquire pairs with the consumer's Release in `try_mark_idle`, so a
+            // producer that clears IDLE and schedules the actor carries the end of its last turn to
+            // the next one.
+            match self
+                .head
+                .compare_exchange_weak(head, node, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(prev) => {
+                    let prev_link = prev.map_addr(|a| a & !TAGS);
+                    // SAFETY: `prev_link` was the head, so the consumer cannot have freed it: it frees
+                    // a node only after moving past it, which needs this very `next` to be set.
+                    // Release publishes the node's contents to the consumer's Acquire load of `next`.
+                    unsafe { (*prev_link).next.store(node, Ordering::Release) };
+                    return Push::Pushed {
+                        was_idle: prev.addr() & IDLE != 0,
+                    };
+                }
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
+    /// Dequeues the next message.
+    ///
+    /// # Safety
+    /// Only the single consumer calls this (and the other consumer methods), never concurrently.
+    #[inline]
+    pub unsafe fn pop(&self) -> Pop<T> {
+        self.tail.with_mut(|tail_slot| {
+            // SAFETY: single consumer (caller's contract), so the tail slot is ours.
+            let tail = unsafe { *tail_slot };
+            // SAFETY: `tail` is the stub or a node we have not freed. Acquire pairs with the
+            // producer's Release store of `next`, making the node's value visible.
+            let next = unsafe { (*tail).next.load(Ordering::Acquire) };
+            if next.is_null() {
+                let head = self.head.load(Ordering::Acquire).map_addr(|a| a & !TAGS);
+                return if head == tail {
+                    Pop::Empty
+                } else {
+                    Pop::Inconsistent
+                };
+            }
+            // SAFETY: single consumer.
+            unsafe { *tail_slot = next };
+            // SAFETY: every non-stub link is the first field of a `Node<T>` (repr(C)) whose value was
+            // initialised by `Node::new` and is moved out exactly once, here.
+            let value = unsafe { (*next.cast::<Node<T>>()).value.assume_init_read() };
+            if tail != self.stub_ptr() {
+                // SAFETY: the old tail is a `Node<T>` whose value was moved out when it was popped;
+                // no producer still refers to it (its `next` is set, so it is not the head).
+                drop(unsafe { Box::from_raw(tail.cast::<Node<T>>()) });
+            }
+            Pop::Item(value)
+        })
+    }
+
+    /// Marks an empty queue idle: the consumer gives up its turn and the next push will report
+    /// `was_idle`. Returns false if a message arrived meanwhile (the consumer must go on popping).
+    ///
+    /// # Safety
+    /// Single consumer, as for [`Mailbox::pop`], which last returned [`Pop::Empty`].
+    #[inline]
+    pub unsafe fn try_mark_idle(&self) -> bool {
+        // SAFETY: single consumer.
+        let tail = self.tail.with_mut(|t| unsafe { *t });
+        // Release: the actor's turn (its state changes) happens-before the next turn, which starts
+        // after a producer's Acquire CAS clears the mark.
+        self.head
+            .compare_exchange(
+                tail,
+                tail.map_addr(|a| a | IDLE),
+                Ordering::Release,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    /// Closes the mailbox: later pushes fail. Then hands every queued message to `f`, in order.
+    ///
+    /// # Safety
+    /// Single consumer, as for [`Mailbox::pop`].
+    pub unsafe fn close(&self, mut f: impl FnMut(T)) {
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            // Acquire: the drain below reads nodes published by earlier pushes.
+            match self.head.compare_exchange_weak(
+                head,
+                head.map_addr(|a| (a | CLOSED) & !IDLE),
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(actual) => head = actual,
+            }
+        }
+        loop {
+            // SAFETY: single consumer (caller's contract).
+            match unsafe { self.pop() } {
+                Pop::Item(v) => f(v),
+                Pop::Empty => return,
+                Pop::Inconsistent => std::hint::spin_loop(),
+            }
+        }
+    }
+
+    /// Whether the mailbox was closed.
+    pub fn is_closed(&self) -> bool {
+        self.head.load(Ordering::Acquire).addr() & CLOSED != 0
+    }
+}
+
+impl<T> Drop for Mailbox<T> {
+    fn drop(&mut self) {
+        // SAFETY: `&mut self`: no producer or consumer is left.
+        unsafe {
+            while let Pop::Item(v) = self.pop() {
+                drop(v);
+            }
+            let tail = self.tail.with_mut(|t| *t);
+            if tail != self.stub_ptr() {
+                drop(Box::from_raw(tail.cast::<Node<T>>()));
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests;
+
+#[cfg(all(test, loom))]
+mod loom_models;

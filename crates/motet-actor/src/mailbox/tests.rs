@@ -1,0 +1,138 @@
+use super::{Mailbox, Node, Pop, Push};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn new_box<T>(idle: bool) -> Box<Mailbox<T>> {
+    let mut b: Box<MaybeUninit<Mailbox<T>>> = Box::new(MaybeUninit::uninit());
+    // SAFETY: the box is writable and its contents never move.
+    unsafe {
+        Mailbox::init(b.as_mut_ptr(), idle);
+        Box::from_raw(Box::into_raw(b).cast())
+    }
+}
+
+#[test]
+fn fifo_and_idle_protocol() {
+    let mb = new_box::<u32>(true);
+    assert!(matches!(
+        mb.push(Node::new(1)),
+        Push::Pushed { was_idle: true }
+    ));
+    assert!(matches!(
+        mb.push(Node::new(2)),
+        Push::Pushed { was_idle: false }
+    ));
+    // SAFETY: this thread is the only consumer.
+    unsafe {
+        assert_eq!(mb.pop(), Pop::Item(1));
+        assert_eq!(mb.pop(), Pop::Item(2));
+        assert_eq!(mb.pop(), Pop::Empty);
+        assert!(mb.try_mark_idle());
+    }
+    assert!(matches!(
+        mb.push(Node::new(3)),
+        Push::Pushed { was_idle: true }
+    ));
+    // SAFETY: single consumer.
+    unsafe { assert_eq!(mb.pop(), Pop::Item(3)) };
+}
+
+#[test]
+fn mark_idle_fails_when_a_message_arrived() {
+    let mb = new_box::<u32>(false);
+    // SAFETY: single consumer.
+    unsafe {
+        assert_eq!(mb.pop(), Pop::Empty);
+        assert!(matches!(
+            mb.push(Node::new(9)),
+            Push::Pushed { was_idle: false }
+        ));
+        assert!(!mb.try_mark_idle());
+        assert_eq!(mb.pop(), Pop::Item(9));
+    }
+}
+
+#[test]
+fn close_drains_in_order_and_rejects_later_pushes() {
+    let mb = new_box::<String>(false);
+    for i in 0..3 {
+        let _ = mb.push(Node::new(i.to_string()));
+    }
+    let mut seen = Vec::new();
+    // SAFETY: single consumer.
+    unsafe { mb.close(|v| seen.push(v)) };
+    assert_eq!(seen, ["0", "1", "2"]);
+    match mb.push(Node::new("late".to_string())) {
+        Push::Closed(node) => assert_eq!(node.into_value(), "late"),
+        Push::Pushed { .. } => panic!("push into a closed mailbox succeeded"),
+    }
+    assert!(mb.is_closed());
+}
+
+#[test]
+fn dropping_a_mailbox_drops_queued_values() {
+    struct Flag(Arc<AtomicBool>);
+    impl Drop for Flag {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let dropped = Arc::new(AtomicBool::new(false));
+    let mb = new_box::<Flag>(true);
+    let _ = mb.push(Node::new(Flag(dropped.clone())));
+    drop(mb);
+    assert!(dropped.load(Ordering::SeqCst));
+}
+
+/// Stress: 4 producers x 50,000 values, one consumer that marks idle whenever it runs dry and is
+/// "scheduled" again only by the push that reports `was_idle`. Nothing is lost or duplicated, and each
+/// producer's values arrive in order.
+#[test]
+fn stress_producers_idle_handoff() {
+    const P: usize = 4;
+    const N: usize = 50_000;
+    let mb: Arc<Box<Mailbox<(usize, usize)>>> = Arc::new(new_box(true));
+    let (wake_tx, wake_rx) = std::sync::mpsc::channel::<()>();
+    let producers: Vec<_> = (0..P)
+        .map(|p| {
+            let mb = mb.clone();
+            let wake = wake_tx.clone();
+            std::thread::spawn(move || {
+                for i in 0..N {
+                    if let Push::Pushed { was_idle: true } = mb.push(Node::new((p, i))) {
+                        wake.send(()).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    drop(wake_tx);
+    let mut next = [0usize; P];
+    let mut total = 0;
+    // Each wake-up is one "turn": pop until empty, then mark idle.
+    while total < P * N {
+        wake_rx.recv().expect("a push must wake the idle consumer");
+        loop {
+            // SAFETY: only this thread consumes.
+            match unsafe { mb.pop() } {
+                Pop::Item((p, i)) => {
+                    assert_eq!(next[p], i, "producer {p} out of order");
+                    next[p] += 1;
+                    total += 1;
+                }
+                Pop::Inconsistent => std::thread::yield_now(),
+                // SAFETY: single consumer; the pop just returned Empty.
+                Pop::Empty => {
+                    if unsafe { mb.try_mark_idle() } {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    for t in producers {
+        t.join().unwrap();
+    }
+    assert_eq!(next, [N; P]);
+}

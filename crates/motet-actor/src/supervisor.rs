@@ -1,0 +1,295 @@
+//! Supervision: restarting failed actors in place, one-for-one or one-for-all, within a restart
+//! intensity limit.
+//!
+//! A supervised child that panics is restarted *in place*, as Akka does: its address and mailbox stay
+//! valid, its state is rebuilt by the factory it was spawned with, `started` runs again, and the message
+//! whose handler panicked is dropped. Which children restart is the [`Strategy`]'s choice; how often is
+//! bounded by the intensity (at most `max_restarts` restarts within `within`, as Erlang's MaxR/MaxT).
+//! One failure beyond it makes the supervisor give up: the failing child stops with its panic as the
+//! reason, the supervisor stops the other children (reason [`ExitReason::Shutdown`]) and stops itself
+//! with [`ExitReason::RestartLimit`], which its own monitors and links see.
+//!
+//! The decision is taken by the failing child itself, in its own turn, under the supervisor's lock, so
+//! a restart does not wait for a round trip through the supervisor's mailbox. A child that stops
+//! without panicking is not restarted. A supervisor lives until it is stopped
+//! ([`Supervisor::stop`]) or gives up; stopping it stops its children.
+//!
+//! ```
+//! use std::time::Duration;
+//! use motet_actor::{Actor, Context, Strategy, Supervisor};
+//!
+//! struct Fragile;
+//! impl Actor for Fragile {
+//!     type Msg = bool;
+//!     fn handle(&mut self, _: &mut Context<'_, Self>, fail: bool) {
+//!         if fail { panic!("asked to fail") }
+//!     }
+//! }
+//!
+//! let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+//! let sup = Supervisor::builder(Strategy::OneForOne)
+//!     .intensity(3, Duration::from_secs(10))
+//!     .spawn(rt.handle());
+//! let child = sup.spawn_child(|| Fragile).unwrap();
+//! child.tell(true).unwrap(); // panics, restarted in place
+//! child.tell(false).unwrap(); // the same address still works
+//! rt.wait_quiescent();
+//! assert!(!child.is_stopped());
+//! ```
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use motet_runtime::Handle;
+
+use crate::actor::{Actor, Context};
+use crate::addr::{Addr, AnyAddr};
+use crate::cell::Cell;
+use crate::envelope::Signal;
+use crate::exit::{ActorId, ExitReason};
+use crate::spawn::DEFAULT_BATCH;
+use crate::watch::ExitWatch;
+
+/// Which children restart when one fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Only the failed child.
+    OneForOne,
+    /// Every child: the failed one at once, the others when they process the restart signal (after
+    /// the messages already in their mailboxes).
+    OneForAll,
+}
+
+/// What the failing child does.
+pub(crate) enum Decision {
+    Restart,
+    Stop,
+}
+
+struct State {
+    restarts: VecDeque<Instant>,
+    children: Vec<AnyAddr>,
+    supervisor: Option<AnyAddr>,
+    done: bool,
+}
+
+struct Shared {
+    strategy: Strategy,
+    max_restarts: u32,
+    within: Duration,
+    state: Mutex<State>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The supervision record of a child actor.
+pub(crate) struct Supervision<A> {
+    factory: Box<dyn FnMut() -> A + Send>,
+    shared: Arc<Shared>,
+}
+
+impl<A: Actor> Supervision<A> {
+    pub(crate) fn make(&mut self) -> A {
+        (self.factory)()
+    }
+
+    /// A child failed: restart it (and, one-for-all, its siblings) or give up.
+    pub(crate) fn on_failure(&self, me: ActorId, _reason: &ExitReason, rt: &Handle) -> Decision {
+        let mut st = self.shared.lock();
+        if st.done {
+            return Decision::Stop;
+        }
+        let now = rt.now();
+        while let Some(&t) = st.restarts.front() {
+            if now.saturating_duration_since(t) > self.shared.within {
+                st.restarts.pop_front();
+            } else {
+                break;
+            }
+        }
+        if st.restarts.len() >= self.shared.max_restarts as usize {
+            st.done = true;
+            if let Some(sup) = st.supervisor.take() {
+                drop(st);
+                sup.signal(Signal::Stop(ExitReason::RestartLimit));
+            }
+            return Decision::Stop;
+        }
+        st.restarts.push_back(now);
+        if self.shared.strategy == Strategy::OneForAll {
+            for sibling in st.children.iter().filter(|c| c.id() != me) {
+                sibling.signal(Signal::Restart);
+            }
+        }
+        Decision::Restart
+    }
+
+    /// The child stopped for good: forget it.
+    pub(crate) fn child_stopped(&self, me: ActorId, _reason: &ExitReason) {
+        let removed = {
+            let mut st = self.shared.lock();
+            st.children
+                .iter()
+                .position(|c| c.id() == me)
+                .map(|i| st.children.swap_remove(i))
+        };
+        drop(removed);
+    }
+}
+
+/// Configures a supervisor.
+#[derive(Clone, Debug)]
+pub struct SupervisorBuilder {
+    strategy: Strategy,
+    max_restarts: u32,
+    within: Duration,
+}
+
+impl SupervisorBuilder {
+    /// At most `max_restarts` restarts within `within` (default: 3 in 5 seconds).
+    pub fn intensity(mut self, max_restarts: u32, within: Duration) -> SupervisorBuilder {
+        self.max_restarts = max_restarts;
+        self.within = within;
+        self
+    }
+
+    /// Starts the supervisor actor.
+    pub fn spawn(self, runtime: &Handle) -> Supervisor {
+        let shared = Arc::new(Shared {
+            strategy: self.strategy,
+            max_restarts: self.max_restarts,
+            within: self.within,
+            state: Mutex::new(State {
+                restarts: VecDeque::new(),
+                children: Vec::new(),
+                supervisor: None,
+                done: false,
+            }),
+        });
+        let addr = crate::spawn(
+            runtime,
+            SupervisorActor {
+                shared: shared.clone(),
+            },
+        );
+        shared.lock().supervisor = Some(addr.to_any());
+        Supervisor {
+            addr,
+            shared,
+            runtime: runtime.clone(),
+        }
+    }
+}
+
+/// A supervisor and the means to add children to it.
+pub struct Supervisor {
+    addr: Addr<SupervisorMsg>,
+    shared: Arc<Shared>,
+    runtime: Handle,
+}
+
+/// The supervisor actor's messages.
+#[derive(Debug)]
+pub enum SupervisorMsg {
+    /// Stop the supervisor and its children.
+    Stop,
+}
+
+/// Returned when adding a child to a supervisor that has stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SupervisorStopped;
+
+impl fmt::Display for SupervisorStopped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the supervisor has stopped")
+    }
+}
+
+impl std::error::Error for SupervisorStopped {}
+
+impl Supervisor {
+    /// A builder for a supervisor with `strategy`.
+    pub fn builder(strategy: Strategy) -> SupervisorBuilder {
+        SupervisorBuilder {
+            strategy,
+            max_restarts: 3,
+            within: Duration::from_secs(5),
+        }
+    }
+
+    /// Spawns a supervised child whose state `factory` builds (again at every restart).
+    ///
+    /// # Errors
+    /// The supervisor has stopped.
+    pub fn spawn_child<A: Actor>(
+        &self,
+        mut factory: impl FnMut() -> A + Send + 'static,
+    ) -> Result<Addr<A::Msg>, SupervisorStopped> {
+        let mut st = self.shared.lock();
+        if st.done {
+            return Err(SupervisorStopped);
+        }
+        let actor = factory();
+        let supervision = Supervision {
+            factory: Box::new(factory),
+            shared: self.shared.clone(),
+        };
+        let addr = Cell::spawn(
+            &self.runtime,
+            actor,
+            DEFAULT_BATCH,
+            Some(Box::new(supervision)),
+            None,
+        );
+        st.children.push(addr.to_any());
+        Ok(addr)
+    }
+
+    /// The supervisor actor's address (to link to it or monitor it).
+    pub fn addr(&self) -> &Addr<SupervisorMsg> {
+        &self.addr
+    }
+
+    /// Completes when the supervisor stops.
+    pub fn watch(&self) -> ExitWatch {
+        self.addr.watch()
+    }
+
+    /// Stops the supervisor and, with it, its children.
+    pub fn stop(&self) {
+        let _ = self.addr.tell(SupervisorMsg::Stop);
+    }
+}
+
+struct SupervisorActor {
+    shared: Arc<Shared>,
+}
+
+impl Actor for SupervisorActor {
+    type Msg = SupervisorMsg;
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: SupervisorMsg) {
+        match msg {
+            SupervisorMsg::Stop => ctx.stop(),
+        }
+    }
+
+    fn stopped(&mut self, _ctx: &mut Context<'_, Self>, _reason: &ExitReason) {
+        let (children, me) = {
+            let mut st = self.shared.lock();
+            st.done = true;
+            (std::mem::take(&mut st.children), st.supervisor.take())
+        };
+        for child in &children {
+            child.signal(Signal::Stop(ExitReason::Shutdown));
+        }
+        drop(children);
+        drop(me);
+    }
+}

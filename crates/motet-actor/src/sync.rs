@@ -1,0 +1,29 @@
+//! Atomics and cells for the lock-free mailbox, swapped for loom's under `cfg(loom)` so that the loom
+//! models run the real code.
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic;
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic;
+
+/// An `UnsafeCell` with loom's closure-based access API on both builds.
+#[cfg(not(loom))]
+#[derive(Debug)]
+pub(crate) struct UnsafeCell<T>(std::cell::UnsafeCell<T>);
+
+#[cfg(not(loom))]
+impl<T> UnsafeCell<T> {
+    pub(crate) const fn new(value: T) -> UnsafeCell<T> {
+        UnsafeCell(std::cell::UnsafeCell::new(value))
+    }
+
+    /// Runs `f` with a mutable pointer to the contents.
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+#[cfg(loom)]
+pub(crate) use loom::cell::UnsafeCell;

@@ -1,0 +1,333 @@
+//! Which workers are parked, which are searching, and whom to wake.
+//!
+//! # Protocol
+//!
+//! Every worker is in one of three states:
+//!
+//! - **running**: it has a task in hand, or tasks in its slot or deque;
+//! - **searching**: its own queues are empty and it is looking in the injector and stealing from the
+//!   other workers;
+//! - **parked**: it found nothing and sleeps on its [`Parker`] until [`Idle::notify_one`] wakes it.
+//!
+//! One word, `state`, counts the searching workers (low 16 bits) and the unparked ones (the rest).
+//! All changes to it are `SeqCst`, and so are the loads that decide whether to wake someone: the
+//! correctness argument is a Dekker-style one between a producer ("push the task, then look at
+//! `state`") and a worker going to sleep ("update `state`, then look at the queues").
+//!
+//! **Waking at most one searcher per burst.** A producer that makes a task stealable (pushes to its
+//! deque or the injector) calls [`Idle::notify_one`], which wakes a parked worker only if no worker is
+//! searching and some worker is parked. The woken worker starts out searching. When a searching worker
+//! finds a task it leaves the searching state; if it was the *last* searcher, it calls `notify_one`
+//! itself, because the burst it found may hold more work. A burst of N tasks therefore wakes workers
+//! one at a time, each woken by the previous searcher, instead of waking N workers at once.
+//!
+//! **At most half the workers search.** [`Idle::try_start_search`] refuses when `2 * searching >=
+//! workers`, so an idle pool does not spin all its cores on stealing.
+//!
+//! **No lost wake-ups.** A worker parks in two steps: [`Idle::prepare_park`] decrements the counters
+//! (and registers it as a sleeper), then the worker checks every queue once more if it was the last
+//! searcher, and only then sleeps. A producer pushes first and reads `state` after. Either the producer
+//! sees `searching > 0` (and the searcher, when it parks as the last one, re-checks the queues and
+//! finds the task), or it sees no searcher and a parked worker and wakes it. The loom models at the
+//! end of this file check this with two workers and an outside producer.
+//!
+//! **Shutdown.** [`Idle::shutdown`] marks every worker as notified and wakes all of them; a woken worker
+//! checks the runtime's shutdown flag before anything else.
+
+use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::sync::{lock, Condvar, Mutex};
+
+const SEARCH_MASK: usize = 0xFFFF;
+const UNPARK_ONE: usize = 1 << 16;
+
+/// The sleep/wake coordination of a pool of workers.
+pub(crate) struct Idle {
+    /// `unparked << 16 | searching`.
+    state: AtomicUsize,
+    num_workers: usize,
+    sleepers: Mutex<Sleepers>,
+    parkers: Box<[Parker]>,
+}
+
+impl Idle {
+    /// All `num_workers` workers start unparked and not searching.
+    pub(crate) fn new(num_workers: usize) -> Idle {
+        assert!(num_workers > 0 && num_workers < SEARCH_MASK);
+        Idle {
+            state: AtomicUsize::new(num_workers * UNPARK_ONE),
+            num_workers,
+            sleepers: Mutex::new(Sleepers {
+                parked: Vec::with_capacity(num_workers),
+                shutdown: false,
+            }),
+            parkers: (0..num_workers).map(|_| Parker::new()).collect(),
+        }
+    }
+
+    /// Wakes one parked worker if none is searching. Called after a task was made stealable.
+    pub(crate) fn notify_one(&self) {
+        if !self.should_wake() {
+            return;
+        }
+        let mut sleepers = lock(&self.sleepers);
+        // Re-check under the lock: another producer may have woken someone meanwhile.
+        if !self.should_wake() {
+            return;
+        }
+        let Some(index) = sleepers.parked.pop() else {
+            return;
+        };
+        // The woken worker starts out searching (and unparked).
+        self.state.fetch_add(UNPARK_ONE | 1, SeqCst);
+        drop(sleepers);
+        self.parkers[index].unpark();
+    }
+
+    fn should_wake(&self) -> bool {
+        // A read-modify-write rather than a load: it orders this read after the producer's push in the
+        // single total order of SeqCst operations (the Dekker argument in the module docs).
+        let state = self.state.fetch_add(0, SeqCst);
+        state & SEARCH_MASK == 0 && state / UNPARK_ONE < self.num_workers
+    }
+
+    /// Tries to enter the searching state; refuses when half the workers already search.
+    pub(crate) fn try_start_search(&self) -> bool {
+        let state = self.state.load(SeqCst);
+        if 2 * (state & SEARCH_MASK) >= self.num_workers {
+            return false;
+        }
+        self.state.fetch_add(1, SeqCst);
+        true
+    }
+
+    /// Leaves the searching state after finding work; wakes another worker if this was the last
+    /// searcher (the burst may hold more).
+    pub(crate) fn stop_search(&self) {
+        let prev = self.state.fetch_sub(1, SeqCst);
+        debug_assert!(prev & SEARCH_MASK > 0);
+        if prev & SEARCH_MASK == 1 {
+            self.notify_one();
+        }
+    }
+
+    /// First half of parking: counts the worker as parked and registers it as a sleeper. Returns
+    /// whether it was the last searching worker (it must then check all queues once more) and whether
+    /// it was the last unparked one (the pool may be quiescent).
+    ///
+    /// Returns `None` once the pool is shutting down: the worker must exit instead of parking.
+    pub(crate) fn prepare_park(&self, index: usize, searching: bool) -> Option<ParkInfo> {
+        let mut sleepers = lock(&self.sleepers);
+        if sleepers.shutdown {
+            return None;
+        }
+        self.parkers[index].prepare();
+        let dec = UNPARK_ONE | usize::from(searching);
+        let prev = self.state.fetch_sub(dec, SeqCst);
+        sleepers.parked.push(index);
+        Some(ParkInfo {
+            last_searcher: searching && prev & SEARCH_MASK == 1,
+            last_unparked: prev / UNPARK_ONE == 1,
+        })
+    }
+
+    /// Second half of parking: sleeps until `notify_one` or `shutdown` picks this worker. On return the
+    /// worker is unparked and searching (or the pool is shutting down). A worker that was the last
+    /// searcher and found work in its final check calls `notify_one` before this, which may pick the
+    /// worker itself: then `park` returns at once.
+    pub(crate) fn park(&self, index: usize) {
+        self.parkers[index].park();
+    }
+
+    /// Whether every worker is parked.
+    pub(crate) fn all_parked(&self) -> bool {
+        self.state.load(SeqCst) / UNPARK_ONE == 0
+    }
+
+    /// Wakes every worker for shutdown.
+    pub(crate) fn shutdown(&self) {
+        let mut sleepers = lock(&self.sleepers);
+        sleepers.shutdown = true;
+        let parked = std::mem::take(&mut sleepers.parked);
+        drop(sleepers);
+        for index in parked {
+            self.state.fetch_add(UNPARK_ONE, SeqCst);
+            self.parkers[index].unpark();
+        }
+    }
+}
+
+struct Sleepers {
+    /// Indices of parked workers (a stack: the most recently parked is woken first, its cache warm).
+    parked: Vec<usize>,
+    /// Set once by `shutdown`; no worker parks after it.
+    shutdown: bool,
+}
+
+/// What [`Idle::prepare_park`] found.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ParkInfo {
+    /// The worker was the last searcher: it must check the queues before sleeping.
+    pub(crate) last_searcher: bool,
+    /// The worker was the last unparked one: the pool may be quiescent.
+    pub(crate) last_unparked: bool,
+}
+
+/// A one-shot sleep token per worker: `prepare` arms it, `unpark` fires it, `park` waits for the fire.
+struct Parker {
+    notified: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Parker {
+    fn new() -> Parker {
+        Parker {
+            notified: Mutex::new(false),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn prepare(&self) {
+        *lock(&self.notified) = false;
+    }
+
+    fn unpark(&self) {
+        let mut notified = lock(&self.notified);
+        *notified = true;
+        drop(notified);
+        self.cv.notify_one();
+    }
+
+    fn park(&self) {
+        let mut notified = lock(&self.notified);
+        while !*notified {
+            notified = self.cv.wait(notified).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Loom models of the sleep/wake protocol. Run with
+/// `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p motet-runtime --lib --release loom`.
+///
+/// Each model runs the worker loop of `pool.rs` in miniature over a counter standing for the queues. A
+/// lost wake-up leaves a task behind with every worker asleep, which loom reports as a deadlock.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::Idle;
+    use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+    use loom::sync::Arc;
+
+    struct World {
+        idle: Idle,
+        tasks: AtomicUsize,
+        done: AtomicUsize,
+        stop: AtomicBool,
+        expected: usize,
+    }
+
+    impl World {
+        fn take(&self) -> bool {
+            let mut n = self.tasks.load(SeqCst);
+            while n > 0 {
+                match self.tasks.compare_exchange(n, n - 1, SeqCst, SeqCst) {
+                    Ok(_) => return true,
+                    Err(m) => n = m,
+                }
+            }
+            false
+        }
+
+        fn push(&self) {
+            self.tasks.fetch_add(1, SeqCst);
+            self.idle.notify_one();
+        }
+
+        /// Runs one task: counts it, and once all are done, shuts the pool down.
+        fn run_one(&self) {
+            if self.done.fetch_add(1, SeqCst) + 1 == self.expected {
+                self.stop.store(true, SeqCst);
+                self.idle.shutdown();
+            }
+        }
+
+        fn worker(&self, index: usize) {
+            let mut searching = false;
+            loop {
+                if self.stop.load(SeqCst) {
+                    return;
+                }
+                if !searching {
+                    searching = self.idle.try_start_search();
+                }
+                if self.take() {
+                    if searching {
+                        searching = false;
+                        self.idle.stop_search();
+                    }
+                    self.run_one();
+                    continue;
+                }
+                let Some(info) = self.idle.prepare_park(index, searching) else {
+                    return;
+                };
+                searching = false;
+                if info.last_searcher && self.tasks.load(SeqCst) > 0 {
+                    self.idle.notify_one();
+                }
+                self.idle.park(index);
+                if self.stop.load(SeqCst) {
+                    return;
+                }
+                searching = true;
+            }
+        }
+    }
+
+    fn world(expected: usize) -> Arc<World> {
+        Arc::new(World {
+            idle: Idle::new(2),
+            tasks: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            expected,
+        })
+    }
+
+    /// An outside thread pushes one task while both workers go to sleep: the task is run.
+    #[test]
+    fn loom_outside_push_is_never_lost() {
+        loom::model(|| {
+            let w = world(1);
+            let workers: Vec<_> = (0..2)
+                .map(|i| {
+                    let w = w.clone();
+                    loom::thread::spawn(move || w.worker(i))
+                })
+                .collect();
+            w.push();
+            for t in workers {
+                t.join().unwrap();
+            }
+            assert_eq!(w.done.load(SeqCst), 1);
+        });
+    }
+
+    /// Two pushes from outside in a burst: both run, and no worker sleeps through them.
+    #[test]
+    fn loom_burst_of_two_is_run() {
+        loom::model(|| {
+            let w = world(2);
+            let workers: Vec<_> = (0..2)
+                .map(|i| {
+                    let w = w.clone();
+                    loom::thread::spawn(move || w.worker(i))
+                })
+                .collect();
+            w.push();
+            w.push();
+            for t in workers {
+                t.join().unwrap();
+            }
+            assert_eq!(w.done.load(SeqCst), 2);
+        });
+    }
+}

@@ -1,0 +1,355 @@
+//! The work-stealing thread pool.
+//!
+//! # Where a task goes
+//!
+//! - Scheduled by a task running on a worker of the same pool: into that worker's **next-task slot**.
+//!   If the slot was taken, its previous occupant moves to the back of the worker's deque (and an idle
+//!   worker may be woken to steal it). So a task that makes exactly one other task runnable hands it
+//!   over directly: the worker runs it next, with warm caches and without touching a deque, as CAF
+//!   chains actors and Verona keeps the last runnable behaviour.
+//! - Scheduled from any other thread: into the global **injector**, and one parked worker is woken.
+//! - A task that yields (more work, but its turn is over) goes to the back of the worker's deque.
+//!
+//! # What a worker runs next
+//!
+//! 1. The slot, unless `chain_bound` slot tasks ran in a row: then the slot's task moves to the back
+//!    of the deque so the others get a turn (a ping-pong pair cannot starve the rest).
+//! 2. Every 61st turn, the injector first (so outside work is not starved by local work).
+//! 3. Its deque (FIFO), then a batch from the injector.
+//! 4. Otherwise it searches: steals a batch from the other workers, starting at a random victim.
+//! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol).
+//!
+//! # States, quiescence and shutdown
+//!
+//! A worker is running, searching or parked (see `idle`). A worker parks only with an empty slot and
+//! an empty deque, so when every worker is parked, all work lies in the injector or in pending timers:
+//! the pool is **quiescent** when all workers are parked, the injector is empty and no timer is
+//! pending. The last worker to park (and the timer thread after firing) checks this and wakes the
+//! threads blocked in `wait_quiescent`.
+//!
+//! **Shutdown** (dropping the [`Runtime`](crate::Runtime)): set `shutdown`, wake every worker, join
+//! them. A worker that sees `shutdown` stops running tasks and hands every task left in its slot and
+//! deque to the task's `shutdown` (which may schedule more, into the same queues, until they are empty).
+//! The runtime then drains the injector the same way. A task scheduled later still (by another thread
+//! holding an actor address, say) sees `shutdown` after pushing and drains the injector itself, so no
+//! task is ever stranded.
+
+use std::cell::Cell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+
+use super::idle::Idle;
+use crate::metrics::{Counter, WorkerCounters};
+use crate::rng::Rng;
+use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use crate::sync::{lock, Condvar, Mutex};
+use crate::task::{RunOutcome, TaskRef};
+use crate::timer::Timers;
+
+/// How often (in turns) a worker looks at the injector before its own queues.
+const INJECTOR_INTERVAL: u32 = 61;
+
+/// The shared part of the pool.
+pub(crate) struct Pool {
+    injector: Injector<TaskRef>,
+    stealers: Box<[Stealer<TaskRef>]>,
+    pub(crate) idle: Idle,
+    shutdown: AtomicBool,
+    chain_bound: u32,
+    quiescent_lock: Mutex<()>,
+    quiescent_cv: Condvar,
+    pub(crate) counters: Box<[WorkerCounters]>,
+}
+
+thread_local! {
+    /// The worker running on this thread, if any.
+    static CURRENT: Cell<*const WorkerCtx> = const { Cell::new(ptr::null()) };
+    /// Set while this thread drains tasks into `shutdown`, so nested schedules queue instead of
+    /// recursing.
+    static DRAINING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A worker's private state, on its thread's stack.
+struct WorkerCtx {
+    pool: *const Pool,
+    index: usize,
+    local: Worker<TaskRef>,
+    slot: Cell<Option<TaskRef>>,
+    chain: Cell<u32>,
+    tick: Cell<u32>,
+    rng: Cell<Rng>,
+}
+
+impl Pool {
+    /// A pool for `num_workers` workers; returns it with the workers' deques, to be moved onto their
+    /// threads.
+    pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<Worker<TaskRef>>) {
+        let locals: Vec<Worker<TaskRef>> = (0..num_workers).map(|_| Worker::new_fifo()).collect();
+        let pool = Pool {
+            injector: Injector::new(),
+            stealers: locals.iter().map(Worker::stealer).collect(),
+            idle: Idle::new(num_workers),
+            shutdown: AtomicBool::new(false),
+            chain_bound,
+            quiescent_lock: Mutex::new(()),
+            quiescent_cv: Condvar::new(),
+            counters: (0..num_workers)
+                .map(|_| WorkerCounters::default())
+                .collect(),
+        };
+        (pool, locals)
+    }
+
+    fn num_workers(&self) -> usize {
+        self.stealers.len()
+    }
+
+    /// Makes `task` runnable: into the current worker's slot if this thread is one of this pool's
+    /// workers, otherwise into the injector.
+    #[inline]
+    pub(crate) fn schedule(&self, task: TaskRef) {
+        let ctx = CURRENT.with(Cell::get);
+        if !ctx.is_null() {
+            // SAFETY: CURRENT points to the WorkerCtx on this thread's stack while the worker loop runs
+            // (it is reset before the context is dropped); only this thread reads it.
+            let ctx = unsafe { &*ctx };
+            if ptr::eq(ctx.pool, self) {
+                self.schedule_local(ctx, task);
+                return;
+            }
+        }
+        self.schedule_remote(task);
+    }
+
+    #[inline]
+    fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef) {
+        if let Some(prev) = ctx.slot.replace(Some(task)) {
+            ctx.local.push(prev);
+            self.notify_stealable();
+        }
+    }
+
+    fn schedule_remote(&self, task: TaskRef) {
+        self.injector.push(task);
+        self.idle.notify_one();
+        if self.shutdown.load(SeqCst) {
+            self.drain_injector();
+        }
+    }
+
+    #[inline]
+    fn notify_stealable(&self) {
+        if self.num_workers() > 1 {
+            self.idle.notify_one();
+        }
+    }
+
+    /// Whether any task waits in the injector or in a worker's deque.
+    fn has_work(&self) -> bool {
+        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+    }
+
+    /// Quiescent: every worker parked, nothing in the injector, no pending timer.
+    pub(crate) fn is_quiescent(&self, timers: &Timers) -> bool {
+        self.idle.all_parked() && self.injector.is_empty() && timers.pending() == 0
+    }
+
+    /// Wakes `wait_quiescent` callers if the pool is quiescent.
+    pub(crate) fn check_quiescent(&self, timers: &Timers) {
+        if self.is_quiescent(timers) {
+            let _guard = lock(&self.quiescent_lock);
+            self.quiescent_cv.notify_all();
+        }
+    }
+
+    /// Blocks until the pool is quiescent.
+    pub(crate) fn wait_quiescent(&self, timers: &Timers) {
+        let mut guard = lock(&self.quiescent_lock);
+        while !self.is_quiescent(timers) {
+            guard = self
+                .quiescent_cv
+                .wait(guard)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Whether the calling thread is one of this pool's workers.
+    pub(crate) fn on_worker(&self) -> bool {
+        let ctx = CURRENT.with(Cell::get);
+        // SAFETY: see `schedule`.
+        !ctx.is_null() && ptr::eq(unsafe { (*ctx).pool }, self)
+    }
+
+    /// Starts shutting down: no task runs any more once a worker sees the flag.
+    pub(crate) fn begin_shutdown(&self) {
+        self.shutdown.store(true, SeqCst);
+        self.idle.shutdown();
+    }
+
+    /// Hands every task in the injector to its `shutdown`.
+    pub(crate) fn drain_injector(&self) {
+        if DRAINING.with(Cell::get) {
+            return; // an outer drain on this thread will pick it up
+        }
+        DRAINING.with(|d| d.set(true));
+        loop {
+            match self.injector.steal() {
+                Steal::Success(task) => task.shutdown(),
+                Steal::Retry => continue,
+                Steal::Empty => break,
+            }
+        }
+        DRAINING.with(|d| d.set(false));
+    }
+
+    /// The body of worker thread `index`.
+    pub(crate) fn run_worker(&self, index: usize, local: Worker<TaskRef>, timers: &Timers) {
+        let ctx = WorkerCtx {
+            pool: self,
+            index,
+            local,
+            slot: Cell::new(None),
+            chain: Cell::new(0),
+            tick: Cell::new(0),
+            rng: Cell::new(Rng::new(index as u64 + 1)),
+        };
+        CURRENT.with(|c| c.set(&ctx));
+        self.worker_loop(&ctx, timers);
+        // Shutdown: release what is left here, including what those releases schedule.
+        DRAINING.with(|d| d.set(true));
+        while let Some(task) = ctx.slot.take().or_else(|| ctx.local.pop()) {
+            task.shutdown();
+        }
+        DRAINING.with(|d| d.set(false));
+        CURRENT.with(|c| c.set(ptr::null()));
+    }
+
+    fn worker_loop(&self, ctx: &WorkerCtx, timers: &Timers) {
+        let mut searching = false;
+        loop {
+            if self.shutdown.load(SeqCst) {
+                return;
+            }
+            if let Some(task) = self.next_task(ctx) {
+                if searching {
+                    searching = false;
+                    self.idle.stop_search();
+                }
+                self.run_task(ctx, task);
+                continue;
+            }
+            if !searching {
+                searching = self.idle.try_start_search();
+            }
+            if searching {
+                if let Some(task) = self.steal(ctx) {
+                    searching = false;
+                    self.idle.stop_search();
+                    self.run_task(ctx, task);
+                    continue;
+                }
+            }
+            let Some(info) = self.idle.prepare_park(ctx.index, searching) else {
+                return;
+            };
+            if info.last_searcher && self.has_work() {
+                self.idle.notify_one();
+            }
+            if info.last_unparked {
+                self.check_quiescent(timers);
+            }
+            self.counters[ctx.index].bump(Counter::Park);
+            #[cfg(feature = "tracing")]
+            tracing::trace!(worker = ctx.index, "park");
+            self.idle.park(ctx.index);
+            #[cfg(feature = "tracing")]
+            tracing::trace!(worker = ctx.index, "unpark");
+            if self.shutdown.load(SeqCst) {
+                return;
+            }
+            searching = true;
+        }
+    }
+
+    #[inline]
+    fn next_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let tick = ctx.tick.get().wrapping_add(1);
+        ctx.tick.set(tick);
+        if tick % INJECTOR_INTERVAL == 0 {
+            if let Some(task) = self.steal_injector(ctx) {
+                return Some(task);
+            }
+        }
+        if let Some(task) = ctx.slot.take() {
+            let chain = ctx.chain.get();
+            if chain < self.chain_bound {
+                ctx.chain.set(chain + 1);
+                self.counters[ctx.index].bump(Counter::Slot);
+                return Some(task);
+            }
+            ctx.local.push(task);
+            self.notify_stealable();
+        }
+        ctx.chain.set(0);
+        ctx.local.pop().or_else(|| self.steal_injector(ctx))
+    }
+
+    fn steal_injector(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        loop {
+            match self.injector.steal_batch_and_pop(&ctx.local) {
+                Steal::Success(task) => return Some(task),
+                Steal::Retry => continue,
+                Steal::Empty => return None,
+            }
+        }
+    }
+
+    fn steal(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let n = self.num_workers();
+        let mut rng = ctx.rng.take();
+        let start = rng.below(n);
+        ctx.rng.set(rng);
+        for i in 0..n {
+            let victim = (start + i) % n;
+            if victim == ctx.index {
+                continue;
+            }
+            loop {
+                match self.stealers[victim].steal_batch_and_pop(&ctx.local) {
+                    Steal::Success(task) => {
+                        self.counters[ctx.index].bump(Counter::Steal);
+                        return Some(task);
+                    }
+                    Steal::Retry => continue,
+                    Steal::Empty => break,
+                }
+            }
+        }
+        self.steal_injector(ctx)
+    }
+
+    #[inline]
+    fn run_task(&self, ctx: &WorkerCtx, task: TaskRef) {
+        self.counters[ctx.index].bump(Counter::Task);
+        match catch_unwind(AssertUnwindSafe(|| task.run())) {
+            Ok(RunOutcome::Idle) => {}
+            Ok(RunOutcome::Yield) => {
+                ctx.local.push(task);
+                self.notify_stealable();
+            }
+            Err(_) => {
+                // Models contain their users' panics; one escaping here is a model bug. The task is
+                // dropped from the schedule and the worker carries on.
+                eprintln!("motet-runtime: a task panicked outside its model's containment");
+            }
+        }
+    }
+}
+
+impl Default for Rng {
+    fn default() -> Rng {
+        Rng::new(0)
+    }
+}
