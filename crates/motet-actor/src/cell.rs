@@ -13,11 +13,15 @@
 //! (no atomic increment per message). Every [`Addr`] and [`AnyAddr`](crate::AnyAddr) owns 2.
 //!
 //! - Dropping an address when `refs == LIFE + 2` (the last address of a live actor) does not
-//!   decrement: it pushes an `Orphan` signal that carries the reference into the mailbox, behind every
-//!   message sent before. The actor, processing it, releases that reference; if no address is left
-//!   then (nobody can create one, except the actor itself, which is running), it stops with
-//!   [`ExitReason::Unreachable`]. If the push fails because the mailbox is closed, the dropper
-//!   decrements normally.
+//!   decrement: it pushes an `Orphan` signal that carries the reference into the mailbox (which wakes
+//!   the actor if it is idle). The actor, processing it, releases that reference. If the push fails
+//!   because the mailbox is closed, the dropper decrements normally.
+//! - Whenever a turn finds the mailbox empty, it checks `refs == LIFE`: no address is left and no
+//!   orphan signal is in flight, so nobody can send to the actor again (only the actor itself could
+//!   create an address, and it is not running a handler): it stops with
+//!   [`ExitReason::Unreachable`]. The check is made on an empty mailbox, not when the orphan signal is
+//!   processed, because messages queued behind that signal (sent before other holders dropped their
+//!   addresses) must still run, and may create new addresses.
 //! - Any other drop decrements; the one that takes `refs` to 0 frees the cell.
 //! - When the actor stops, it closes the mailbox, processes what is left (releasing queued `Orphan`
 //!   references, answering queued links and monitors), notifies its links, monitors and watchers, and
@@ -309,6 +313,11 @@ impl<A: Actor> Cell<A> {
                     }
                 }
                 Pop::Empty => {
+                    // No address left (and no orphan signal in flight, as each holds a reference):
+                    // nobody can send to this actor again.
+                    if header.refs.load(Ordering::Acquire) == LIFE {
+                        return TurnEnd::Stop(ExitReason::Unreachable);
+                    }
                     // SAFETY: single consumer; the pop just returned Empty.
                     if unsafe { header.mailbox.try_mark_idle() } {
                         // From here on another thread may run this actor: touch nothing.
@@ -320,7 +329,7 @@ impl<A: Actor> Cell<A> {
                     if spins > INCONSISTENT_SPINS {
                         return TurnEnd::Yield;
                     }
-                    std::hint::spin_loop();
+                    crate::sync::spin();
                 }
             }
         }
@@ -334,10 +343,9 @@ impl<A: Actor> Cell<A> {
     ) -> Option<ExitReason> {
         match signal {
             Signal::Orphan => {
-                let prev = header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
-                if prev == LIFE + ONE_ADDR {
-                    return Some(ExitReason::Unreachable);
-                }
+                // Release the carried reference. Whether the actor is now unreachable is decided when
+                // its mailbox is empty: messages queued behind this signal still have to run.
+                header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
             }
             Signal::Link(other) => relations(inner).links.push(other),
             Signal::Unlink(id) => relations(inner).links.retain(|a| a.id() != id),

@@ -27,3 +27,12 @@ impl<T> UnsafeCell<T> {
 
 #[cfg(loom)]
 pub(crate) use loom::cell::UnsafeCell;
+
+/// A busy-wait hint; under loom, a yield so that the model lets the other thread progress.
+#[inline(always)]
+pub(crate) fn spin() {
+    #[cfg(not(loom))]
+    std::hint::spin_loop();
+    #[cfg(loom)]
+    loom::thread::yield_now();
+}

@@ -29,7 +29,7 @@ impl Rng {
     /// A value in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
         debug_assert!(n > 0);
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }
 

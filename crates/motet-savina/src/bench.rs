@@ -148,3 +148,12 @@ impl Benchmark {
         (self.variants)().into_iter().find(|v| v.model == model)
     }
 }
+
+impl fmt::Debug for Benchmark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Benchmark")
+            .field("name", &self.name)
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,3 +1,42 @@
-//! motet-savina: the Savina benchmarks.
+//! motet-savina: the Savina benchmark suite (Imam & Sarkar, AGERE 2014) for motet's models, its
+//! peer runtimes and the sequential floor.
+//!
+//! Each benchmark is written once per model and validated identically: a module under
+//! [`benchmarks`] declares the program's parameters (SPEC.md's flag names, Savina's defaults, a
+//! "small" size), the variants, and the check of its result. The harness ([`runner`]) prepares each
+//! variant once, untimed, then times `--iterations` runs after `--warmup` untimed ones and reports
+//! medians; every run's result is checked and a failure is reported loudly.
+//!
+//! The sequential floor ([`floor`]) runs the same message flow on one thread with plain calls and a
+//! `VecDeque` per actor: it bounds what any runtime can reach on the same program, and the summary
+//! reports motet's actors as a ratio to it and to the fastest peer.
+//!
+//! # Layout
+//! - [`bench`](mod@bench), [`params`]: the contract between the harness and a benchmark program.
+//! - [`benchmarks`]: the programs; [`registry`]: the list of them.
+//! - [`floor`]: the sequential actor system the floor variants run on; [`random`]: Savina's LCG.
+//! - [`cli`], [`sizes`]: the command line; [`runner`]: timing and validation; [`record`]: the
+//!   measured records and their JSON; [`report`], [`console`]: tables, summary and Markdown.
+//!
+//! # Command line
+//! ```text
+//! motet-savina list
+//! motet-savina run [BENCH...|--all] [--model MODEL,...] [--threads 1,2] [--iterations N]
+//!                  [--warmup N] [--size default|small|PARAM=V]... [--json FILE] [--markdown FILE]
+//! ```
+
 pub mod bench;
+pub mod benchmarks;
+pub mod cli;
+pub mod console;
+pub mod floor;
+mod motet_support;
 pub mod params;
+#[cfg(feature = "peers")]
+pub mod peers;
+pub mod random;
+pub mod record;
+pub mod registry;
+pub mod report;
+pub mod runner;
+pub mod sizes;

@@ -46,7 +46,7 @@ impl Params {
             }
             None => Err(format!(
                 "unknown parameter `{name}`; valid: {}",
-                self.values.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                self.names().collect::<Vec<_>>().join(", ")
             )),
         }
     }
@@ -76,6 +76,24 @@ impl Params {
     /// The value of `name` as a `u64` (truncated).
     pub fn u64(&self, name: &str) -> u64 {
         self.f64(name) as u64
+    }
+
+    /// The value of `name` as a whole number of at least `min`, or an error a user can act on.
+    ///
+    /// `prepare` functions use this to reject sizes such as `n=0` or `n=2.5` before they run.
+    pub fn integer(&self, name: &str, min: u64) -> Result<u64, String> {
+        let v = self.f64(name);
+        if v.fract() != 0.0 || v < min as f64 || v > u64::MAX as f64 {
+            return Err(format!(
+                "parameter `{name}` must be a whole number of at least {min}, got {v}"
+            ));
+        }
+        Ok(v as u64)
+    }
+
+    /// The parameter names, in declaration order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.values.iter().map(|(n, _)| *n)
     }
 
     /// The values as a JSON object, for reports.

@@ -24,8 +24,8 @@ fn turn(mb: &Mailbox<usize>, seen: &AtomicUsize) {
                 seen.fetch_add(v, SeqCst);
             }
             Pop::Inconsistent => loom::thread::yield_now(),
-            // SAFETY: as above.
             Pop::Empty => {
+                // SAFETY: as above.
                 if unsafe { mb.try_mark_idle() } {
                     return;
                 }

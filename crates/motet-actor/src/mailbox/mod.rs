@@ -69,6 +69,7 @@ impl<T> Node<T> {
     }
 
     /// Takes the value back out of a node that was never pushed (a failed push).
+    #[allow(clippy::boxed_local)] // nodes only exist boxed; this frees the box
     pub fn into_value(self: Box<Node<T>>) -> T {
         // SAFETY: a node that was not pushed still owns its initialised value (set in `new`).
         unsafe { self.value.assume_init_read() }
@@ -251,7 +252,7 @@ impl<T> Mailbox<T> {
             match unsafe { self.pop() } {
                 Pop::Item(v) => f(v),
                 Pop::Empty => return,
-                Pop::Inconsistent => std::hint::spin_loop(),
+                Pop::Inconsistent => crate::sync::spin(),
             }
         }
     }

@@ -122,8 +122,8 @@ fn stress_producers_idle_handoff() {
                     total += 1;
                 }
                 Pop::Inconsistent => std::thread::yield_now(),
-                // SAFETY: single consumer; the pop just returned Empty.
                 Pop::Empty => {
+                    // SAFETY: single consumer; the pop just returned Empty.
                     if unsafe { mb.try_mark_idle() } {
                         break;
                     }

@@ -8,7 +8,10 @@ pub(crate) mod pool;
 use deterministic::Deterministic;
 use pool::Pool;
 
-/// Which scheduler a runtime uses.
+/// Which scheduler a runtime uses. There is one per runtime, inside its shared `Arc`, so the size
+/// difference between the variants costs nothing, while boxing the pool would add an indirection to
+/// every schedule.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Flavor {
     /// Worker threads with work stealing.
     Pool(Pool),

@@ -1,0 +1,171 @@
+//! Big as motet actors.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{runtime, ResultSlot};
+use crate::params::Params;
+use crate::random::PseudoRandom;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(BigActors {
+        cfg: Config::from_params(params)?,
+        rt: runtime(threads)?,
+    }))
+}
+
+struct BigActors {
+    cfg: Config,
+    rt: Runtime,
+}
+
+type Neighbors = Arc<[Addr<BigMsg>]>;
+
+enum BigMsg {
+    Neighbors(Neighbors),
+    Ping(i32),
+    Pong(i32),
+    Exit,
+}
+
+enum SinkMsg {
+    Neighbors(Neighbors),
+    Exit,
+}
+
+struct Sink {
+    w: usize,
+    exits: u64,
+    neighbors: Option<Neighbors>,
+    result: ResultSlot<u64>,
+}
+
+impl Actor for Sink {
+    type Msg = SinkMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: SinkMsg) {
+        match msg {
+            SinkMsg::Neighbors(all) => self.neighbors = Some(all),
+            SinkMsg::Exit => {
+                self.exits += 1;
+                if self.exits == self.w as u64 {
+                    if let Some(all) = self.neighbors.take() {
+                        for big in all.iter() {
+                            let _ = big.tell(BigMsg::Exit);
+                        }
+                    }
+                    self.result.set(self.exits);
+                    ctx.stop();
+                }
+            }
+        }
+    }
+}
+
+struct Big {
+    id: i32,
+    n: u64,
+    pings: u64,
+    exp_pinger: i32,
+    rng: PseudoRandom,
+    sink: Addr<SinkMsg>,
+    neighbors: Option<Neighbors>,
+    unexpected: u64,
+    unexpected_total: Arc<AtomicU64>,
+}
+
+impl Big {
+    fn send_ping(&mut self) {
+        let Some(all) = &self.neighbors else { return };
+        let target = self.rng.next_int_below(all.len() as i32);
+        self.exp_pinger = target;
+        let _ = all[target as usize].tell(BigMsg::Ping(self.id));
+        self.pings += 1;
+    }
+}
+
+impl Actor for Big {
+    type Msg = BigMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: BigMsg) {
+        match msg {
+            BigMsg::Neighbors(all) => self.neighbors = Some(all),
+            BigMsg::Ping(sender) => {
+                if let Some(all) = &self.neighbors {
+                    let _ = all[sender as usize].tell(BigMsg::Pong(self.id));
+                }
+            }
+            BigMsg::Pong(sender) => {
+                if sender != self.exp_pinger {
+                    self.unexpected += 1;
+                }
+                if self.pings == self.n {
+                    let _ = self.sink.tell(SinkMsg::Exit);
+                } else {
+                    self.send_ping();
+                }
+            }
+            BigMsg::Exit => {
+                self.unexpected_total
+                    .fetch_add(self.unexpected, Ordering::Relaxed);
+                self.neighbors = None;
+                ctx.stop();
+            }
+        }
+    }
+}
+
+impl Iteration for BigActors {
+    fn run(&mut self) -> Outcome {
+        let Config { n, w } = self.cfg;
+        let result = ResultSlot::new();
+        let unexpected = Arc::new(AtomicU64::new(0));
+        let h = self.rt.handle();
+        let sink = spawn(
+            h,
+            Sink {
+                w,
+                exits: 0,
+                neighbors: None,
+                result: result.clone(),
+            },
+        );
+        let bigs: Neighbors = (0..w)
+            .map(|id| {
+                spawn(
+                    h,
+                    Big {
+                        id: id as i32,
+                        n,
+                        pings: 0,
+                        exp_pinger: -1,
+                        rng: PseudoRandom::new(id as i64),
+                        sink: sink.clone(),
+                        neighbors: None,
+                        unexpected: 0,
+                        unexpected_total: unexpected.clone(),
+                    },
+                )
+            })
+            .collect();
+        let _ = sink.tell(SinkMsg::Neighbors(bigs.clone()));
+        for big in bigs.iter() {
+            let _ = big.tell(BigMsg::Neighbors(bigs.clone()));
+        }
+        for big in bigs.iter() {
+            let _ = big.tell(BigMsg::Pong(-1));
+        }
+        drop(bigs);
+        drop(sink);
+        self.rt.wait_quiescent();
+        check(
+            w,
+            result.take().unwrap_or(0),
+            unexpected.load(Ordering::Relaxed),
+        )
+    }
+}

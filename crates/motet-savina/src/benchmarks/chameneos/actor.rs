@@ -1,0 +1,131 @@
+//! Chameneos as motet actors: the mall creates the creatures when it starts.
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::{check, Color, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{runtime, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(ChameneosActors {
+        cfg: Config::from_params(params)?,
+        rt: runtime(threads)?,
+    }))
+}
+
+struct ChameneosActors {
+    cfg: Config,
+    rt: Runtime,
+}
+
+enum MallMsg {
+    Meet(Color, Addr<CreatureMsg>),
+    MeetingCount(u64),
+}
+
+enum CreatureMsg {
+    Meet(Color, Addr<CreatureMsg>),
+    Change(Color),
+    Exit,
+}
+
+struct Mall {
+    c: usize,
+    meetings_left: u64,
+    waiting: Option<Addr<CreatureMsg>>,
+    sum_meetings: u64,
+    faded: usize,
+    result: ResultSlot<u64>,
+}
+
+impl Actor for Mall {
+    type Msg = MallMsg;
+
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        let mall = ctx.myself();
+        for i in 0..self.c {
+            let creature = ctx.spawn(Creature {
+                mall: mall.clone(),
+                color: Color::initial(i),
+                meetings: 0,
+            });
+            let _ = mall.tell(MallMsg::Meet(Color::initial(i), creature));
+        }
+    }
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: MallMsg) {
+        match msg {
+            MallMsg::Meet(color, from) => {
+                if self.meetings_left == 0 {
+                    let _ = from.tell(CreatureMsg::Exit);
+                } else if let Some(waiting) = self.waiting.take() {
+                    self.meetings_left -= 1;
+                    let _ = waiting.tell(CreatureMsg::Meet(color, from));
+                } else {
+                    self.waiting = Some(from);
+                }
+            }
+            MallMsg::MeetingCount(count) => {
+                self.sum_meetings += count;
+                self.faded += 1;
+                if self.faded == self.c {
+                    self.result.set(self.sum_meetings);
+                    ctx.stop();
+                }
+            }
+        }
+    }
+}
+
+struct Creature {
+    mall: Addr<MallMsg>,
+    color: Color,
+    meetings: u64,
+}
+
+impl Actor for Creature {
+    type Msg = CreatureMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: CreatureMsg) {
+        match msg {
+            CreatureMsg::Meet(other_color, other) => {
+                self.color = self.color.complement(other_color);
+                self.meetings += 1;
+                let _ = other.tell(CreatureMsg::Change(self.color));
+                let _ = self.mall.tell(MallMsg::Meet(self.color, ctx.myself()));
+            }
+            CreatureMsg::Change(color) => {
+                self.color = color;
+                self.meetings += 1;
+                let _ = self.mall.tell(MallMsg::Meet(self.color, ctx.myself()));
+            }
+            CreatureMsg::Exit => {
+                self.color = Color::Faded;
+                let _ = self.mall.tell(MallMsg::MeetingCount(self.meetings));
+                ctx.stop();
+            }
+        }
+    }
+}
+
+impl Iteration for ChameneosActors {
+    fn run(&mut self) -> Outcome {
+        let result = ResultSlot::new();
+        let mall = spawn(
+            self.rt.handle(),
+            Mall {
+                c: self.cfg.c,
+                meetings_left: self.cfg.m,
+                waiting: None,
+                sum_meetings: 0,
+                faded: 0,
+                result: result.clone(),
+            },
+        );
+        drop(mall);
+        self.rt.wait_quiescent();
+        check(self.cfg.m, result.take().unwrap_or(0))
+    }
+}

@@ -1,0 +1,93 @@
+//! Counting Actor as motet actors.
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{runtime, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(CountActors {
+        cfg: Config::from_params(params)?,
+        rt: runtime(threads)?,
+    }))
+}
+
+struct CountActors {
+    cfg: Config,
+    rt: Runtime,
+}
+
+enum ProducerMsg {
+    Increment,
+    Result(u64),
+}
+
+enum CounterMsg {
+    Increment,
+    Retrieve(Addr<ProducerMsg>),
+}
+
+struct Producer {
+    counter: Addr<CounterMsg>,
+    n: u64,
+    result: ResultSlot<u64>,
+}
+
+impl Actor for Producer {
+    type Msg = ProducerMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ProducerMsg) {
+        match msg {
+            ProducerMsg::Increment => {
+                for _ in 0..self.n {
+                    let _ = self.counter.tell(CounterMsg::Increment);
+                }
+                let _ = self.counter.tell(CounterMsg::Retrieve(ctx.myself()));
+            }
+            ProducerMsg::Result(count) => {
+                self.result.set(count);
+                ctx.stop();
+            }
+        }
+    }
+}
+
+struct Counter {
+    count: u64,
+}
+
+impl Actor for Counter {
+    type Msg = CounterMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: CounterMsg) {
+        match msg {
+            CounterMsg::Increment => self.count += 1,
+            CounterMsg::Retrieve(producer) => {
+                let _ = producer.tell(ProducerMsg::Result(self.count));
+                ctx.stop();
+            }
+        }
+    }
+}
+
+impl Iteration for CountActors {
+    fn run(&mut self) -> Outcome {
+        let result = ResultSlot::new();
+        let h = self.rt.handle();
+        let counter = spawn(h, Counter { count: 0 });
+        let producer = spawn(
+            h,
+            Producer {
+                counter,
+                n: self.cfg.n,
+                result: result.clone(),
+            },
+        );
+        let _ = producer.tell(ProducerMsg::Increment);
+        drop(producer);
+        self.rt.wait_quiescent();
+        check(self.cfg.n, result.take().unwrap_or(0))
+    }
+}

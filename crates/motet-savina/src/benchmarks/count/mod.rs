@@ -1,0 +1,84 @@
+//! 2. Counting Actor (micro): one producer sends `n` increments to a counter.
+//!
+//! Flow (SPEC.md section 3.2): the main thread sends `Increment` to the Producer; in that one
+//! handler the Producer sends N `Increment`s to the Counter, then `Retrieve(self)`; the Counter adds
+//! 1 per `Increment` and on `Retrieve` replies `Result(count)` and exits; the Producer records the
+//! result and exits. N + 3 messages; the benchmark stresses mailbox enqueue from one sender.
+//!
+//! Validation: the count returned equals N.
+
+#[cfg(feature = "peers")]
+mod peers;
+
+mod actor;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+
+/// Counting Actor (Savina 2).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "count",
+    id: 2,
+    title: "Counting Actor: one producer sends N increments to a counter",
+    params: PARAMS,
+    variants,
+};
+
+/// `-n`: increments; "small" is a tenth (SPEC.md gives no LF small size).
+const PARAMS: &[ParamSpec] = &[ParamSpec {
+    name: "n",
+    default: 1_000_000.0,
+    small: 100_000.0,
+    help: "increments sent to the counter",
+}];
+
+/// The implementations, the sequential floor first.
+fn variants() -> Vec<Variant> {
+    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
+    let mut v = vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ];
+    #[cfg(feature = "peers")]
+    v.extend(peers::variants());
+    v
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Increments (`-n`).
+    pub(crate) n: u64,
+}
+
+impl Config {
+    /// Reads and checks the parameters.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        Ok(Config {
+            n: params.integer("n", 0)?,
+        })
+    }
+}
+
+/// Validates a run: the Counter's reply `count` must equal `n`. The result is `count`.
+pub(crate) fn check(n: u64, count: u64) -> Outcome {
+    Outcome::expect_eq("count", n, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+
+    #[test]
+    fn check_compares_the_count() {
+        assert!(check(5, 5).check.is_ok());
+        assert!(check(5, 4).check.is_err());
+    }
+}

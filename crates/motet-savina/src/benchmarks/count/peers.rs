@@ -1,0 +1,40 @@
+//! Counting Actor on the peer runtimes: one program per crate, each the flow of SPEC.md section
+//! 3.2 (the producer sends `N` increments and a `Retrieve` from one handler; the counter answers
+//! with its count).
+
+mod actix;
+mod kameo;
+mod ractor;
+
+use crate::bench::{Model, Outcome, Variant};
+
+/// The actix, ractor and kameo variants.
+pub(super) fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actix,
+            prepare: actix::prepare,
+        },
+        Variant {
+            model: Model::Ractor,
+            prepare: ractor::prepare,
+        },
+        Variant {
+            model: Model::Kameo,
+            prepare: kameo::prepare,
+        },
+    ]
+}
+
+/// Validates the producer's report (the counter's `Result`) with the benchmark's check.
+fn outcome(n: u64, reports: &[u64]) -> Outcome {
+    match reports {
+        [count] => super::check(n, *count),
+        _ => Outcome {
+            result: serde_json::Value::Null,
+            check: Err(format!(
+                "expected one result from the producer, got {reports:?}"
+            )),
+        },
+    }
+}

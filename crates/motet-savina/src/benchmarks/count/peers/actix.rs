@@ -1,0 +1,116 @@
+//! Counting Actor on actix: a `Producer` and a `Counter`, placed round-robin on the arbiters.
+
+use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::count::Config;
+use crate::params::Params;
+use crate::peers::{reports, Arbiters, Reporter};
+
+/// Producer's kick-off, and the counter's unit of work.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Increment;
+
+/// Asks the counter for its count, to be answered to the given producer.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Retrieve(Addr<Producer>);
+
+/// The counter's answer.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct CountResult(u64);
+
+struct Producer {
+    n: u64,
+    counter: Addr<Counter>,
+    done: Reporter<u64>,
+}
+
+impl Actor for Producer {
+    type Context = Context<Self>;
+}
+
+impl Handler<Increment> for Producer {
+    type Result = ();
+
+    fn handle(&mut self, _: Increment, ctx: &mut Context<Self>) {
+        for _ in 0..self.n {
+            self.counter.do_send(Increment);
+        }
+        self.counter.do_send(Retrieve(ctx.address()));
+    }
+}
+
+impl Handler<CountResult> for Producer {
+    type Result = ();
+
+    fn handle(&mut self, CountResult(count): CountResult, ctx: &mut Context<Self>) {
+        self.done.report(count);
+        ctx.stop();
+    }
+}
+
+struct Counter {
+    count: u64,
+    _done: Reporter<u64>,
+}
+
+impl Actor for Counter {
+    type Context = Context<Self>;
+}
+
+impl Handler<Increment> for Counter {
+    type Result = ();
+
+    fn handle(&mut self, _: Increment, _: &mut Context<Self>) {
+        self.count += 1;
+    }
+}
+
+impl Handler<Retrieve> for Counter {
+    type Result = ();
+
+    fn handle(&mut self, Retrieve(producer): Retrieve, ctx: &mut Context<Self>) {
+        producer.do_send(CountResult(self.count));
+        ctx.stop();
+    }
+}
+
+struct Program {
+    arbiters: Arbiters,
+    cfg: Config,
+}
+
+/// Builds the arbiters (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        arbiters: Arbiters::new(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n } = self.cfg;
+        let mut place = self.arbiters.placement();
+        let (reporter, reports) = reports();
+        let done = reporter.clone();
+        let counter = Counter::start_in_arbiter(place.next_arbiter(), move |_| Counter {
+            count: 0,
+            _done: done,
+        });
+        let producer_counter = counter.clone();
+        let producer = Producer::start_in_arbiter(place.next_arbiter(), move |_| Producer {
+            n,
+            counter: producer_counter,
+            done: reporter,
+        });
+        producer.do_send(Increment);
+        // The main thread keeps every address until the end (see crate::peers).
+        let reports = reports.blocking_all();
+        drop((producer, counter));
+        super::outcome(n, &reports)
+    }
+}

@@ -1,0 +1,51 @@
+//! Fork Join (actor creation) on the sequential floor.
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::floor::{Actor, Context, System};
+use crate::params::Params;
+
+use super::{check, Config};
+
+/// Builds the floor program; `threads` is ignored (the floor is sequential).
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(CreationFloor {
+        cfg: Config::from_params(params)?,
+    }))
+}
+
+/// The prepared program.
+struct CreationFloor {
+    cfg: Config,
+}
+
+impl Iteration for CreationFloor {
+    fn run(&mut self) -> Outcome {
+        let mut sys = System::new();
+        for _ in 0..self.cfg.n {
+            let worker = sys.spawn(Worker { done: false });
+            sys.send(worker, Compute);
+        }
+        sys.run();
+        let completions = sys.actors().iter().filter(|w| w.done).count() as u64;
+        check(self.cfg.n, completions)
+    }
+}
+
+/// The one message: do a unit of fork-join work.
+struct Compute;
+
+/// A worker: computes once and exits.
+struct Worker {
+    done: bool,
+}
+
+impl Actor for Worker {
+    type Msg = Compute;
+
+    fn receive(&mut self, _: Compute, cx: &mut Context<Self>) {
+        perform_computation(FJ_THETA);
+        self.done = true;
+        cx.exit();
+    }
+}

@@ -1,0 +1,84 @@
+//! 4. Fork Join, actor creation (micro): `n` actors, each created to handle one message.
+//!
+//! Flow (SPEC.md section 3.4): the main thread loops N times: create an actor and send it one
+//! message. The actor computes `sin(37.2)²` once (`perform_computation`)
+//! and exits. Actor creation is inside the timed run (the benchmark measures it).
+//!
+//! Validation: N completions. The result is the number of actors that completed.
+
+#[cfg(feature = "peers")]
+mod peers;
+
+mod actor;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+
+/// Fork Join, actor creation (Savina 4).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "fjcreate",
+    id: 4,
+    title: "Fork Join (actor creation): N actors, each created for one message",
+    params: PARAMS,
+    variants,
+};
+
+/// `-n`: actors; "small" is a tenth (SPEC.md gives no LF small size; LF has no port).
+const PARAMS: &[ParamSpec] = &[ParamSpec {
+    name: "n",
+    default: 40_000.0,
+    small: 4_000.0,
+    help: "actors created",
+}];
+
+/// The implementations, the sequential floor first.
+fn variants() -> Vec<Variant> {
+    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
+    let mut v = vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ];
+    #[cfg(feature = "peers")]
+    v.extend(peers::variants());
+    v
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Actors created (`-n`).
+    pub(crate) n: u64,
+}
+
+impl Config {
+    /// Reads and checks the parameters.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        Ok(Config {
+            n: params.integer("n", 0)?,
+        })
+    }
+}
+
+/// Validates a run: `completions` actors finished their message; there must be `n`. The result is
+/// `completions`.
+pub(crate) fn check(n: u64, completions: u64) -> Outcome {
+    Outcome::expect_eq("completions", n, completions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check;
+
+    #[test]
+    fn check_counts_completions() {
+        assert!(check(4, 4).check.is_ok());
+        assert!(check(4, 3).check.is_err());
+    }
+}

@@ -1,0 +1,63 @@
+//! Fork Join (actor creation) on kameo: `N` workers with unbounded mailboxes on a tokio runtime
+//! with `threads` workers.
+
+use ::kameo::actor::Spawn;
+use ::kameo::mailbox;
+use ::kameo::message::{Context, Message};
+use ::kameo::Actor;
+use tokio::runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::fjcreate::Config;
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::params::Params;
+use crate::peers::{reports, tokio_runtime, Reporter};
+
+/// The worker's one unit of work.
+struct Work;
+
+#[derive(Actor)]
+struct Worker {
+    done: Reporter<()>,
+}
+
+impl Message<Work> for Worker {
+    type Reply = ();
+
+    async fn handle(&mut self, _: Work, ctx: &mut Context<Self, ()>) {
+        perform_computation(FJ_THETA);
+        self.done.report(());
+        ctx.stop();
+    }
+}
+
+struct Program {
+    runtime: Runtime,
+    cfg: Config,
+}
+
+/// Builds the tokio runtime (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        runtime: tokio_runtime(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n } = self.cfg;
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            for _ in 0..n {
+                let worker = Worker {
+                    done: reporter.clone(),
+                };
+                let worker = Worker::spawn_with_mailbox(worker, mailbox::unbounded());
+                worker.tell(Work).try_send().expect("the worker is running");
+            }
+            drop(reporter);
+            super::outcome(n, &reports.all().await)
+        })
+    }
+}

@@ -1,0 +1,71 @@
+//! Fork Join (actor creation) on ractor: `N` workers on a tokio runtime with `threads` workers.
+
+use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use tokio::runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::fjcreate::Config;
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::params::Params;
+use crate::peers::{reports, tokio_runtime, Reporter};
+
+/// The worker's one unit of work.
+struct Work;
+
+struct Worker;
+
+impl Actor for Worker {
+    type Msg = Work;
+    type State = Reporter<()>;
+    type Arguments = Reporter<()>;
+
+    async fn pre_start(
+        &self,
+        _: ActorRef<Work>,
+        done: Reporter<()>,
+    ) -> Result<Reporter<()>, ActorProcessingErr> {
+        Ok(done)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Work>,
+        _: Work,
+        done: &mut Reporter<()>,
+    ) -> Result<(), ActorProcessingErr> {
+        perform_computation(FJ_THETA);
+        done.report(());
+        myself.stop(None);
+        Ok(())
+    }
+}
+
+struct Program {
+    runtime: Runtime,
+    cfg: Config,
+}
+
+/// Builds the tokio runtime (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        runtime: tokio_runtime(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n } = self.cfg;
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            for _ in 0..n {
+                let (worker, _) = Actor::spawn(None, Worker, reporter.clone())
+                    .await
+                    .expect("spawn Worker");
+                worker.cast(Work).expect("the worker is running");
+            }
+            drop(reporter);
+            super::outcome(n, &reports.all().await)
+        })
+    }
+}

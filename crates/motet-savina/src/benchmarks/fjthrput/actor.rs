@@ -1,0 +1,75 @@
+//! Fork Join (throughput) as motet actors.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use motet_actor::{spawn, Actor, Context};
+use motet_runtime::Runtime;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::motet_support::runtime;
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(FjThroughputActors {
+        cfg: Config::from_params(params)?,
+        rt: runtime(threads)?,
+    }))
+}
+
+struct FjThroughputActors {
+    cfg: Config,
+    rt: Runtime,
+}
+
+struct Worker {
+    processed: u64,
+    n: u64,
+    index: usize,
+    counts: Arc<Vec<AtomicU64>>,
+}
+
+impl Actor for Worker {
+    type Msg = ();
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, _msg: ()) {
+        perform_computation(FJ_THETA);
+        self.processed += 1;
+        if self.processed == self.n {
+            self.counts[self.index].store(self.processed, Ordering::Relaxed);
+            ctx.stop();
+        }
+    }
+}
+
+impl Iteration for FjThroughputActors {
+    fn run(&mut self) -> Outcome {
+        let Config { n, a } = self.cfg;
+        let counts: Arc<Vec<AtomicU64>> = Arc::new((0..a).map(|_| AtomicU64::new(0)).collect());
+        let h = self.rt.handle();
+        let workers: Vec<_> = (0..a)
+            .map(|index| {
+                spawn(
+                    h,
+                    Worker {
+                        processed: 0,
+                        n,
+                        index,
+                        counts: counts.clone(),
+                    },
+                )
+            })
+            .collect();
+        for _ in 0..n {
+            for w in &workers {
+                let _ = w.tell(());
+            }
+        }
+        drop(workers);
+        self.rt.wait_quiescent();
+        let counts: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        check(n, a, &counts)
+    }
+}

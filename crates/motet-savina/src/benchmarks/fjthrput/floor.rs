@@ -1,0 +1,59 @@
+//! Fork Join (throughput) on the sequential floor.
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::floor::{Actor, Context, System};
+use crate::params::Params;
+
+use super::{check, Config};
+
+/// Builds the floor program; `threads` is ignored (the floor is sequential).
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(ThroughputFloor {
+        cfg: Config::from_params(params)?,
+    }))
+}
+
+/// The prepared program.
+struct ThroughputFloor {
+    cfg: Config,
+}
+
+impl Iteration for ThroughputFloor {
+    fn run(&mut self) -> Outcome {
+        let Config { n, a } = self.cfg;
+        let mut sys = System::new();
+        let workers: Vec<_> = (0..a)
+            .map(|_| sys.spawn(Worker { n, handled: 0 }))
+            .collect();
+        for _ in 0..n {
+            for &w in &workers {
+                sys.send(w, Compute);
+            }
+        }
+        sys.run();
+        let counts: Vec<u64> = sys.actors().iter().map(|w| w.handled).collect();
+        check(n, a, &counts)
+    }
+}
+
+/// The one message: do a unit of fork-join work.
+struct Compute;
+
+/// A worker: handles `n` messages, then exits.
+struct Worker {
+    n: u64,
+    handled: u64,
+}
+
+impl Actor for Worker {
+    type Msg = Compute;
+
+    fn receive(&mut self, _: Compute, cx: &mut Context<Self>) {
+        perform_computation(FJ_THETA);
+        self.handled += 1;
+        if self.handled == self.n {
+            cx.exit();
+        }
+    }
+}

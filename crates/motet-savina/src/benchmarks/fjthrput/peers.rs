@@ -1,0 +1,32 @@
+//! Fork Join (throughput) on the peer runtimes: one program per crate, each the flow of SPEC.md
+//! section 3.3 (the main thread creates `A` workers, then sends `N` rounds of one message to each
+//! worker in index order; a worker does Savina's unit of work per message and exits after `N`).
+
+mod actix;
+mod kameo;
+mod ractor;
+
+use crate::bench::{Model, Outcome, Variant};
+
+/// The actix, ractor and kameo variants.
+pub(super) fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actix,
+            prepare: actix::prepare,
+        },
+        Variant {
+            model: Model::Ractor,
+            prepare: ractor::prepare,
+        },
+        Variant {
+            model: Model::Kameo,
+            prepare: kameo::prepare,
+        },
+    ]
+}
+
+/// Validates the workers' reports (messages processed, one per worker) with the benchmark's check.
+fn outcome(n: u64, a: usize, reports: &[u64]) -> Outcome {
+    super::check(n, a, reports)
+}

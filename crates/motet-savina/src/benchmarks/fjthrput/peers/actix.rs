@@ -1,0 +1,78 @@
+//! Fork Join (throughput) on actix: `A` workers, placed round-robin on the arbiters.
+
+use ::actix::{Actor, ActorContext, Context, Handler, Message};
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::fjthrput::Config;
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::params::Params;
+use crate::peers::{reports, Arbiters, Reporter};
+
+/// One unit of work.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Work;
+
+struct Worker {
+    n: u64,
+    processed: u64,
+    done: Reporter<u64>,
+}
+
+impl Actor for Worker {
+    type Context = Context<Self>;
+}
+
+impl Handler<Work> for Worker {
+    type Result = ();
+
+    fn handle(&mut self, _: Work, ctx: &mut Context<Self>) {
+        perform_computation(FJ_THETA);
+        self.processed += 1;
+        if self.processed == self.n {
+            self.done.report(self.processed);
+            ctx.stop();
+        }
+    }
+}
+
+struct Program {
+    arbiters: Arbiters,
+    cfg: Config,
+}
+
+/// Builds the arbiters (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        arbiters: Arbiters::new(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n, a } = self.cfg;
+        let mut place = self.arbiters.placement();
+        let (reporter, reports) = reports();
+        let workers: Vec<_> = (0..a)
+            .map(|_| {
+                let done = reporter.clone();
+                Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker {
+                    n,
+                    processed: 0,
+                    done,
+                })
+            })
+            .collect();
+        drop(reporter);
+        for _ in 0..n {
+            for worker in &workers {
+                worker.do_send(Work);
+            }
+        }
+        // The main thread keeps every address until the end (see crate::peers).
+        let reports = reports.blocking_all();
+        drop(workers);
+        super::outcome(n, a, &reports)
+    }
+}

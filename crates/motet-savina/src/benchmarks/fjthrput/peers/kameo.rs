@@ -1,0 +1,77 @@
+//! Fork Join (throughput) on kameo: `A` workers with unbounded mailboxes on a tokio runtime with
+//! `threads` workers.
+
+use ::kameo::actor::Spawn;
+use ::kameo::mailbox;
+use ::kameo::message::{Context, Message};
+use ::kameo::Actor;
+use tokio::runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::fjthrput::Config;
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::params::Params;
+use crate::peers::{reports, tokio_runtime, Reporter};
+
+/// One unit of work.
+struct Work;
+
+#[derive(Actor)]
+struct Worker {
+    n: u64,
+    processed: u64,
+    done: Reporter<u64>,
+}
+
+impl Message<Work> for Worker {
+    type Reply = ();
+
+    async fn handle(&mut self, _: Work, ctx: &mut Context<Self, ()>) {
+        perform_computation(FJ_THETA);
+        self.processed += 1;
+        if self.processed == self.n {
+            self.done.report(self.processed);
+            ctx.stop();
+        }
+    }
+}
+
+struct Program {
+    runtime: Runtime,
+    cfg: Config,
+}
+
+/// Builds the tokio runtime (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        runtime: tokio_runtime(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n, a } = self.cfg;
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            let workers: Vec<_> = (0..a)
+                .map(|_| {
+                    let worker = Worker {
+                        n,
+                        processed: 0,
+                        done: reporter.clone(),
+                    };
+                    Worker::spawn_with_mailbox(worker, mailbox::unbounded())
+                })
+                .collect();
+            drop(reporter);
+            for _ in 0..n {
+                for worker in &workers {
+                    worker.tell(Work).try_send().expect("the worker is running");
+                }
+            }
+            drop(workers);
+            super::outcome(n, a, &reports.all().await)
+        })
+    }
+}

@@ -1,0 +1,53 @@
+//! The Savina benchmark programs, one module per benchmark (SPEC.md section 3).
+//!
+//! Each module declares its [`Benchmark`](crate::bench::Benchmark) as `BENCHMARK`: SPEC.md's short
+//! name and id, its parameters with Savina's defaults and the "small" size, and its variants, one per
+//! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
+//! validation of the result (`check`), so that every model is checked identically.
+
+pub mod big;
+pub mod chameneos;
+pub mod count;
+pub mod fjcreate;
+pub mod fjthrput;
+pub mod pingpong;
+pub mod threadring;
+
+/// The argument Savina's fork-join benchmarks pass to [`perform_computation`].
+pub(crate) const FJ_THETA: f64 = 37.2;
+
+/// Savina's fork-join work unit: `sin(theta)²`, which must be positive.
+///
+/// Both fjthrput and fjcreate do this once per message. `theta` goes through
+/// [`std::hint::black_box`] so that the compiler cannot fold the computation away, and the result is
+/// checked as Savina does ("throws if the result is ≤ 0").
+///
+/// # Panics
+/// If the result is not positive (Savina throws; the harness reports the panic as a failed run).
+#[inline]
+pub(crate) fn perform_computation(theta: f64) -> f64 {
+    let sint = std::hint::black_box(theta).sin();
+    let res = sint * sint;
+    assert!(
+        res > 0.0,
+        "fork-join computation: sin({theta})^2 = {res} is not positive"
+    );
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{perform_computation, FJ_THETA};
+
+    #[test]
+    fn fork_join_work_is_positive() {
+        let r = perform_computation(FJ_THETA);
+        assert!(r > 0.0 && r <= 1.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "not positive")]
+    fn fork_join_work_rejects_zero() {
+        perform_computation(0.0);
+    }
+}

@@ -1,0 +1,108 @@
+//! Ping Pong on the sequential floor.
+
+use crate::bench::{Iteration, Outcome};
+use crate::floor::{Actor, ActorId, Context, System};
+use crate::params::Params;
+
+use super::{check, Config};
+
+/// Builds the floor program; `threads` is ignored (the floor is sequential).
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(PingPongFloor {
+        cfg: Config::from_params(params)?,
+    }))
+}
+
+/// The prepared program.
+struct PingPongFloor {
+    cfg: Config,
+}
+
+impl Iteration for PingPongFloor {
+    fn run(&mut self) -> Outcome {
+        let mut sys = System::new();
+        let pong = sys.spawn(Node::Pong { count: 0 });
+        let ping = sys.spawn(Node::Ping {
+            pong,
+            pings_left: self.cfg.n,
+            pongs: 0,
+        });
+        sys.send(ping, Msg::Start);
+        sys.run();
+        let Node::Pong { count } = *sys.actor(pong) else {
+            unreachable!("actor 0 is Pong")
+        };
+        let Node::Ping { pongs, .. } = *sys.actor(ping) else {
+            unreachable!("actor 1 is Ping")
+        };
+        check(self.cfg.n, count, pongs)
+    }
+}
+
+/// The messages of Ping Pong.
+enum Msg {
+    /// From the main thread to Ping.
+    Start,
+    /// From Ping to Pong, carrying Ping's address for the reply.
+    SendPing(ActorId),
+    /// Pong's reply.
+    SendPong,
+    /// From Ping to Pong after the last round trip.
+    Stop,
+}
+
+/// The two actors.
+enum Node {
+    Ping {
+        pong: ActorId,
+        pings_left: u64,
+        pongs: u64,
+    },
+    Pong {
+        count: u64,
+    },
+}
+
+impl Actor for Node {
+    type Msg = Msg;
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
+        match (self, msg) {
+            (
+                Node::Ping {
+                    pong, pings_left, ..
+                },
+                Msg::Start,
+            ) => send_ping(*pong, pings_left, cx),
+            (
+                Node::Ping {
+                    pong,
+                    pings_left,
+                    pongs,
+                },
+                Msg::SendPong,
+            ) => {
+                *pongs += 1;
+                if *pings_left > 0 {
+                    send_ping(*pong, pings_left, cx);
+                } else {
+                    cx.send(*pong, Msg::Stop);
+                    cx.exit();
+                }
+            }
+            (Node::Pong { count }, Msg::SendPing(from)) => {
+                *count += 1;
+                cx.send(from, Msg::SendPong);
+            }
+            (Node::Pong { .. }, Msg::Stop) => cx.exit(),
+            _ => unreachable!("pingpong: message sent to the wrong actor"),
+        }
+    }
+}
+
+/// Ping's step: one `SendPing` to Pong, one fewer ping left.
+fn send_ping(pong: ActorId, pings_left: &mut u64, cx: &mut Context<Node>) {
+    let me = cx.me();
+    cx.send(pong, Msg::SendPing(me));
+    *pings_left -= 1;
+}

@@ -1,0 +1,48 @@
+//! Ping Pong on the peer runtimes: one program per crate, each the Pony/Verona flow of SPEC.md
+//! section 3.1 (Ping sends the next `SendPing` straight from the `SendPong` handler, no
+//! self-message; `2N` messages plus `Start` and `Stop`).
+
+mod actix;
+mod kameo;
+mod ractor;
+
+use crate::bench::{Model, Outcome, Variant};
+
+/// The actix, ractor and kameo variants.
+pub(super) fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actix,
+            prepare: actix::prepare,
+        },
+        Variant {
+            model: Model::Ractor,
+            prepare: ractor::prepare,
+        },
+        Variant {
+            model: Model::Kameo,
+            prepare: kameo::prepare,
+        },
+    ]
+}
+
+/// What the two actors report when they exit.
+#[derive(Clone, Copy, Debug)]
+enum Report {
+    /// Ping's count of `SendPong` messages received.
+    PongsReceived(u64),
+    /// Pong's count of `SendPing` messages answered.
+    PingsAnswered(u64),
+}
+
+/// Validates the two reports with the benchmark's check (a missing report counts as 0).
+fn outcome(n: u64, reports: &[Report]) -> Outcome {
+    let (mut pong_count, mut pongs_received) = (0, 0);
+    for r in reports {
+        match *r {
+            Report::PongsReceived(k) => pongs_received = k,
+            Report::PingsAnswered(k) => pong_count = k,
+        }
+    }
+    super::check(n, pong_count, pongs_received)
+}

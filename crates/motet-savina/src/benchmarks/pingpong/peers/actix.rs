@@ -1,0 +1,134 @@
+//! Ping Pong on actix: `Ping` and `Pong` actors, placed round-robin on the arbiters.
+
+use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::pingpong::Config;
+use crate::params::Params;
+use crate::peers::{reports, Arbiters, Reporter};
+
+use super::Report;
+
+/// Kicks off the exchange.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Start;
+
+/// A ping, carrying the address to answer.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct SendPing(Addr<Ping>);
+
+/// Pong's answer.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct SendPong;
+
+/// Ends the exchange.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Stop;
+
+struct Ping {
+    pings_left: u64,
+    pongs: u64,
+    pong: Addr<Pong>,
+    done: Reporter<Report>,
+}
+
+impl Ping {
+    fn send_ping(&mut self, ctx: &mut Context<Self>) {
+        self.pings_left -= 1;
+        self.pong.do_send(SendPing(ctx.address()));
+    }
+}
+
+impl Actor for Ping {
+    type Context = Context<Self>;
+}
+
+impl Handler<Start> for Ping {
+    type Result = ();
+
+    fn handle(&mut self, _: Start, ctx: &mut Context<Self>) {
+        self.send_ping(ctx);
+    }
+}
+
+impl Handler<SendPong> for Ping {
+    type Result = ();
+
+    fn handle(&mut self, _: SendPong, ctx: &mut Context<Self>) {
+        self.pongs += 1;
+        if self.pings_left > 0 {
+            self.send_ping(ctx);
+        } else {
+            self.pong.do_send(Stop);
+            self.done.report(Report::PongsReceived(self.pongs));
+            ctx.stop();
+        }
+    }
+}
+
+struct Pong {
+    count: u64,
+    done: Reporter<Report>,
+}
+
+impl Actor for Pong {
+    type Context = Context<Self>;
+}
+
+impl Handler<SendPing> for Pong {
+    type Result = ();
+
+    fn handle(&mut self, SendPing(ping): SendPing, _: &mut Context<Self>) {
+        self.count += 1;
+        ping.do_send(SendPong);
+    }
+}
+
+impl Handler<Stop> for Pong {
+    type Result = ();
+
+    fn handle(&mut self, _: Stop, ctx: &mut Context<Self>) {
+        self.done.report(Report::PingsAnswered(self.count));
+        ctx.stop();
+    }
+}
+
+struct Program {
+    arbiters: Arbiters,
+    cfg: Config,
+}
+
+/// Builds the arbiters (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        arbiters: Arbiters::new(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n } = self.cfg;
+        let mut place = self.arbiters.placement();
+        let (reporter, reports) = reports();
+        let done = reporter.clone();
+        let pong = Pong::start_in_arbiter(place.next_arbiter(), move |_| Pong { count: 0, done });
+        let ping_pong = pong.clone();
+        let ping = Ping::start_in_arbiter(place.next_arbiter(), move |_| Ping {
+            pings_left: n,
+            pongs: 0,
+            pong: ping_pong,
+            done: reporter,
+        });
+        ping.do_send(Start);
+        // The main thread keeps both addresses until the end: an actix actor whose last address is
+        // dropped may stop before it reads a message sent just before the drop (see crate::peers).
+        let reports = reports.blocking_all();
+        drop((ping, pong));
+        super::outcome(n, &reports)
+    }
+}

@@ -1,0 +1,130 @@
+//! Ping Pong on kameo: `Ping` and `Pong` actors with unbounded mailboxes on a tokio runtime with
+//! `threads` workers.
+
+use ::kameo::actor::{ActorRef, Spawn};
+use ::kameo::mailbox;
+use ::kameo::message::{Context, Message};
+use ::kameo::Actor;
+use tokio::runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::pingpong::Config;
+use crate::params::Params;
+use crate::peers::{reports, tokio_runtime, Reporter};
+
+use super::Report;
+
+/// Kicks off the exchange.
+struct Start;
+
+/// A ping, carrying the actor to answer.
+struct SendPing(ActorRef<Ping>);
+
+/// Pong's answer.
+struct SendPong;
+
+/// Ends the exchange.
+struct Stop;
+
+#[derive(Actor)]
+struct Ping {
+    pings_left: u64,
+    pongs: u64,
+    pong: ActorRef<Pong>,
+    done: Reporter<Report>,
+}
+
+impl Ping {
+    fn send_ping(&mut self, me: &ActorRef<Ping>) {
+        self.pings_left -= 1;
+        let _ = self.pong.tell(SendPing(me.clone())).try_send();
+    }
+}
+
+impl Message<Start> for Ping {
+    type Reply = ();
+
+    async fn handle(&mut self, _: Start, ctx: &mut Context<Self, ()>) {
+        self.send_ping(ctx.actor_ref());
+    }
+}
+
+impl Message<SendPong> for Ping {
+    type Reply = ();
+
+    async fn handle(&mut self, _: SendPong, ctx: &mut Context<Self, ()>) {
+        self.pongs += 1;
+        if self.pings_left > 0 {
+            self.send_ping(ctx.actor_ref());
+        } else {
+            let _ = self.pong.tell(Stop).try_send();
+            self.done.report(Report::PongsReceived(self.pongs));
+            ctx.stop();
+        }
+    }
+}
+
+#[derive(Actor)]
+struct Pong {
+    count: u64,
+    done: Reporter<Report>,
+}
+
+impl Message<SendPing> for Pong {
+    type Reply = ();
+
+    async fn handle(&mut self, SendPing(ping): SendPing, _: &mut Context<Self, ()>) {
+        self.count += 1;
+        let _ = ping.tell(SendPong).try_send();
+    }
+}
+
+impl Message<Stop> for Pong {
+    type Reply = ();
+
+    async fn handle(&mut self, _: Stop, ctx: &mut Context<Self, ()>) {
+        self.done.report(Report::PingsAnswered(self.count));
+        ctx.stop();
+    }
+}
+
+struct Program {
+    runtime: Runtime,
+    cfg: Config,
+}
+
+/// Builds the tokio runtime (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        runtime: tokio_runtime(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n } = self.cfg;
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            let pong = Pong::spawn_with_mailbox(
+                Pong {
+                    count: 0,
+                    done: reporter.clone(),
+                },
+                mailbox::unbounded(),
+            );
+            let ping = Ping::spawn_with_mailbox(
+                Ping {
+                    pings_left: n,
+                    pongs: 0,
+                    pong,
+                    done: reporter,
+                },
+                mailbox::unbounded(),
+            );
+            ping.tell(Start).try_send().expect("Ping is running");
+            drop(ping);
+            super::outcome(n, &reports.all().await)
+        })
+    }
+}

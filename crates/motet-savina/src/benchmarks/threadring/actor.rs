@@ -1,0 +1,92 @@
+//! Thread Ring as motet actors.
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{runtime, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(ThreadRingActors {
+        cfg: Config::from_params(params)?,
+        rt: runtime(threads)?,
+    }))
+}
+
+struct ThreadRingActors {
+    cfg: Config,
+    rt: Runtime,
+}
+
+enum RingMsg {
+    Data(Addr<RingMsg>),
+    Ping(u64),
+    Exit(usize),
+}
+
+struct Ring {
+    index: usize,
+    n: usize,
+    next: Option<Addr<RingMsg>>,
+    zero_at: ResultSlot<usize>,
+}
+
+impl Ring {
+    fn send_next(&self, msg: RingMsg) {
+        if let Some(next) = &self.next {
+            let _ = next.tell(msg);
+        }
+    }
+}
+
+impl Actor for Ring {
+    type Msg = RingMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: RingMsg) {
+        match msg {
+            RingMsg::Data(next) => self.next = Some(next),
+            RingMsg::Ping(k) if k > 0 => self.send_next(RingMsg::Ping(k - 1)),
+            RingMsg::Ping(_) => {
+                self.zero_at.set(self.index);
+                // The exit wave: N + 1 exits, so one actor gets a second, ignored one.
+                self.send_next(RingMsg::Exit(self.n));
+            }
+            RingMsg::Exit(e) => {
+                if e > 0 {
+                    self.send_next(RingMsg::Exit(e - 1));
+                }
+                ctx.stop();
+            }
+        }
+    }
+}
+
+impl Iteration for ThreadRingActors {
+    fn run(&mut self) -> Outcome {
+        let Config { n, r } = self.cfg;
+        let zero_at = ResultSlot::new();
+        let h = self.rt.handle();
+        let ring: Vec<Addr<RingMsg>> = (0..n)
+            .map(|index| {
+                spawn(
+                    h,
+                    Ring {
+                        index,
+                        n,
+                        next: None,
+                        zero_at: zero_at.clone(),
+                    },
+                )
+            })
+            .collect();
+        for (i, actor) in ring.iter().enumerate() {
+            let _ = actor.tell(RingMsg::Data(ring[(i + 1) % n].clone()));
+        }
+        let _ = ring[0].tell(RingMsg::Ping(r));
+        drop(ring);
+        self.rt.wait_quiescent();
+        check(n, r, zero_at.take())
+    }
+}

@@ -1,0 +1,115 @@
+//! Thread Ring on actix: `N` ring members, placed round-robin on the arbiters.
+
+use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::threadring::Config;
+use crate::params::Params;
+use crate::peers::{reports, Arbiters, Reporter};
+
+/// Links a member to the next one in the ring.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Data(Addr<Member>);
+
+/// The token, with the passes left.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Ping(u64);
+
+/// The exit wave, with the members left to stop.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Exit(usize);
+
+struct Member {
+    id: usize,
+    ring_size: usize,
+    next: Option<Addr<Member>>,
+    done: Reporter<usize>,
+}
+
+impl Member {
+    fn successor(&self) -> &Addr<Member> {
+        self.next
+            .as_ref()
+            .expect("Data arrives before the first Ping")
+    }
+}
+
+impl Actor for Member {
+    type Context = Context<Self>;
+}
+
+impl Handler<Data> for Member {
+    type Result = ();
+
+    fn handle(&mut self, Data(next): Data, _: &mut Context<Self>) {
+        self.next = Some(next);
+    }
+}
+
+impl Handler<Ping> for Member {
+    type Result = ();
+
+    fn handle(&mut self, Ping(left): Ping, _: &mut Context<Self>) {
+        if left > 0 {
+            self.successor().do_send(Ping(left - 1));
+        } else {
+            self.done.report(self.id);
+            self.successor().do_send(Exit(self.ring_size));
+        }
+    }
+}
+
+impl Handler<Exit> for Member {
+    type Result = ();
+
+    fn handle(&mut self, Exit(left): Exit, ctx: &mut Context<Self>) {
+        if left > 0 {
+            self.successor().do_send(Exit(left - 1));
+        }
+        ctx.stop();
+    }
+}
+
+struct Program {
+    arbiters: Arbiters,
+    cfg: Config,
+}
+
+/// Builds the arbiters (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        arbiters: Arbiters::new(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n, r } = self.cfg;
+        let mut place = self.arbiters.placement();
+        let (reporter, reports) = reports();
+        let members: Vec<_> = (0..n)
+            .map(|id| {
+                let done = reporter.clone();
+                Member::start_in_arbiter(place.next_arbiter(), move |_| Member {
+                    id,
+                    ring_size: n,
+                    next: None,
+                    done,
+                })
+            })
+            .collect();
+        drop(reporter);
+        for (i, member) in members.iter().enumerate() {
+            member.do_send(Data(members[(i + 1) % members.len()].clone()));
+        }
+        members[0].do_send(Ping(r));
+        // The main thread keeps every address until the end (see crate::peers).
+        let reports = reports.blocking_all();
+        drop(members);
+        super::outcome(n, r, &reports)
+    }
+}

@@ -1,0 +1,118 @@
+//! Thread Ring on kameo: `N` ring members with unbounded mailboxes on a tokio runtime with
+//! `threads` workers.
+
+use ::kameo::actor::{ActorRef, Spawn};
+use ::kameo::mailbox;
+use ::kameo::message::{Context, Message};
+use ::kameo::Actor;
+use tokio::runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::threadring::Config;
+use crate::params::Params;
+use crate::peers::{reports, tokio_runtime, Reporter};
+
+/// Links a member to the next one in the ring.
+struct Data(ActorRef<Member>);
+
+/// The token, with the passes left.
+struct Ping(u64);
+
+/// The exit wave, with the members left to stop.
+struct Exit(usize);
+
+#[derive(Actor)]
+struct Member {
+    id: usize,
+    ring_size: usize,
+    next: Option<ActorRef<Member>>,
+    done: Reporter<usize>,
+}
+
+impl Member {
+    fn successor(&self) -> &ActorRef<Member> {
+        self.next
+            .as_ref()
+            .expect("Data arrives before the first Ping")
+    }
+}
+
+impl Message<Data> for Member {
+    type Reply = ();
+
+    async fn handle(&mut self, Data(next): Data, _: &mut Context<Self, ()>) {
+        self.next = Some(next);
+    }
+}
+
+impl Message<Ping> for Member {
+    type Reply = ();
+
+    async fn handle(&mut self, Ping(left): Ping, _: &mut Context<Self, ()>) {
+        if left > 0 {
+            let _ = self.successor().tell(Ping(left - 1)).try_send();
+        } else {
+            self.done.report(self.id);
+            let _ = self.successor().tell(Exit(self.ring_size)).try_send();
+        }
+    }
+}
+
+impl Message<Exit> for Member {
+    type Reply = ();
+
+    async fn handle(&mut self, Exit(left): Exit, ctx: &mut Context<Self, ()>) {
+        if left > 0 {
+            // The last Exit reaches a member that has already stopped and is dropped.
+            let _ = self.successor().tell(Exit(left - 1)).try_send();
+        }
+        ctx.stop();
+    }
+}
+
+struct Program {
+    runtime: Runtime,
+    cfg: Config,
+}
+
+/// Builds the tokio runtime (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        runtime: tokio_runtime(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n, r } = self.cfg;
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            let members: Vec<_> = (0..n)
+                .map(|id| {
+                    let member = Member {
+                        id,
+                        ring_size: n,
+                        next: None,
+                        done: reporter.clone(),
+                    };
+                    Member::spawn_with_mailbox(member, mailbox::unbounded())
+                })
+                .collect();
+            drop(reporter);
+            for (i, member) in members.iter().enumerate() {
+                let next = members[(i + 1) % members.len()].clone();
+                member
+                    .tell(Data(next))
+                    .try_send()
+                    .expect("the member is running");
+            }
+            members[0]
+                .tell(Ping(r))
+                .try_send()
+                .expect("the member is running");
+            drop(members);
+            super::outcome(n, r, &reports.all().await)
+        })
+    }
+}

@@ -1,0 +1,123 @@
+//! Thread Ring on ractor: `N` ring members on a tokio runtime with `threads` workers.
+
+use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use tokio::runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::threadring::Config;
+use crate::params::Params;
+use crate::peers::{reports, tokio_runtime, Reporter};
+
+/// A ring member's messages.
+enum MemberMsg {
+    /// Links the member to the next one in the ring.
+    Data(ActorRef<MemberMsg>),
+    /// The token, with the passes left.
+    Ping(u64),
+    /// The exit wave, with the members left to stop.
+    Exit(usize),
+}
+
+struct Member;
+
+struct MemberState {
+    id: usize,
+    ring_size: usize,
+    next: Option<ActorRef<MemberMsg>>,
+    done: Reporter<usize>,
+}
+
+impl MemberState {
+    fn successor(&self) -> &ActorRef<MemberMsg> {
+        self.next
+            .as_ref()
+            .expect("Data arrives before the first Ping")
+    }
+}
+
+impl Actor for Member {
+    type Msg = MemberMsg;
+    type State = MemberState;
+    type Arguments = MemberState;
+
+    async fn pre_start(
+        &self,
+        _: ActorRef<MemberMsg>,
+        state: MemberState,
+    ) -> Result<MemberState, ActorProcessingErr> {
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<MemberMsg>,
+        msg: MemberMsg,
+        state: &mut MemberState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            MemberMsg::Data(next) => state.next = Some(next),
+            MemberMsg::Ping(left) if left > 0 => {
+                state.successor().cast(MemberMsg::Ping(left - 1))?
+            }
+            MemberMsg::Ping(_) => {
+                state.done.report(state.id);
+                state.successor().cast(MemberMsg::Exit(state.ring_size))?;
+            }
+            MemberMsg::Exit(left) => {
+                if left > 0 {
+                    // The last Exit reaches a member that has already stopped: ignore the error.
+                    let _ = state.successor().cast(MemberMsg::Exit(left - 1));
+                }
+                myself.stop(None);
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Program {
+    runtime: Runtime,
+    cfg: Config,
+}
+
+/// Builds the tokio runtime (untimed).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg: Config::from_params(params)?,
+        runtime: tokio_runtime(threads)?,
+    }))
+}
+
+impl Iteration for Program {
+    fn run(&mut self) -> Outcome {
+        let Config { n, r } = self.cfg;
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            let mut members = Vec::with_capacity(n);
+            for id in 0..n {
+                let state = MemberState {
+                    id,
+                    ring_size: n,
+                    next: None,
+                    done: reporter.clone(),
+                };
+                let (member, _) = Actor::spawn(None, Member, state)
+                    .await
+                    .expect("spawn a ring member");
+                members.push(member);
+            }
+            drop(reporter);
+            for (i, member) in members.iter().enumerate() {
+                let next = members[(i + 1) % members.len()].clone();
+                member
+                    .cast(MemberMsg::Data(next))
+                    .expect("the member is running");
+            }
+            members[0]
+                .cast(MemberMsg::Ping(r))
+                .expect("the member is running");
+            drop(members);
+            super::outcome(n, r, &reports.all().await)
+        })
+    }
+}

@@ -1,0 +1,262 @@
+//! The command line: `motet-savina list` and `motet-savina run`.
+//!
+//! The argument structs are clap-derived; [`RunArgs::plan`] turns them into a [`Plan`], rejecting
+//! unknown benchmark names, models and parameters with an error that lists the valid ones (the
+//! binary prints it and exits with status 2, as clap does for its own usage errors).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::bench::{Benchmark, Model};
+use crate::registry;
+use crate::runner::Plan;
+use crate::sizes::Sizes;
+
+/// The Savina benchmarks on motet's models, its peers and the sequential floor.
+#[derive(Debug, Parser)]
+#[command(name = "motet-savina", version)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the benchmarks: names, ids, titles, parameters (default and small) and models.
+    List,
+    /// Run benchmarks, print a table as it goes and a summary at the end.
+    Run(RunArgs),
+}
+
+/// The arguments of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Benchmarks to run, by short name (see `list`).
+    #[arg(value_name = "BENCH", conflicts_with = "all")]
+    pub benchmarks: Vec<String>,
+
+    /// Run every benchmark.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Models to run, comma-separated or repeated: actor, boc, reactor, reactor-level, process,
+    /// floor, actix, ractor, kameo [default: every model this binary has].
+    #[arg(long = "model", value_name = "MODEL,...", value_delimiter = ',')]
+    pub models: Vec<String>,
+
+    /// Worker-thread counts, comma-separated or repeated (a sequential model runs once, as 1).
+    #[arg(
+        long,
+        value_name = "N,...",
+        value_delimiter = ',',
+        default_value = "1,2"
+    )]
+    pub threads: Vec<usize>,
+
+    /// Timed iterations per benchmark, model and thread count.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub iterations: usize,
+
+    /// Untimed warm-up iterations before the timed ones.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub warmup: usize,
+
+    /// Problem size: `default` (Savina's), `small`, or PARAM=V by SPEC.md's flag names (e.g.
+    /// `--size r=1000`); repeated flags accumulate.
+    #[arg(long, value_name = "default|small|PARAM=V")]
+    pub size: Vec<String>,
+
+    /// Write the records as a JSON array to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write the summary, parameters and core count as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+}
+
+impl RunArgs {
+    /// The plan these arguments ask for, or a usage error naming what is valid.
+    pub fn plan(&self) -> Result<Plan, String> {
+        let benchmarks = select_benchmarks(&self.benchmarks, self.all)?;
+        let models = if self.models.is_empty() {
+            registry::models()
+        } else {
+            parse_models(&self.models)?
+        };
+        let threads = parse_threads(&self.threads)?;
+        if self.iterations == 0 {
+            return Err("--iterations must be at least 1".into());
+        }
+        let params = Sizes::parse(&self.size)?.resolve(&benchmarks)?;
+        Ok(Plan {
+            benchmarks: benchmarks.into_iter().zip(params).collect(),
+            models,
+            threads,
+            iterations: self.iterations,
+            warmup: self.warmup,
+        })
+    }
+}
+
+/// The benchmarks named (duplicates dropped), or all of them with `all`.
+pub fn select_benchmarks(names: &[String], all: bool) -> Result<Vec<&'static Benchmark>, String> {
+    let valid = || registry::names().join(", ");
+    if all {
+        return Ok(registry::all().to_vec());
+    }
+    if names.is_empty() {
+        return Err(format!(
+            "name benchmarks to run, or --all; valid: {}",
+            valid()
+        ));
+    }
+    let mut selected: Vec<&'static Benchmark> = Vec::new();
+    for name in names {
+        let b = registry::find(name)
+            .ok_or_else(|| format!("unknown benchmark `{name}`; valid: {}", valid()))?;
+        if !selected.iter().any(|s| std::ptr::eq(*s, b)) {
+            selected.push(b);
+        }
+    }
+    Ok(selected)
+}
+
+/// Models by name (duplicates dropped).
+pub fn parse_models(names: &[String]) -> Result<Vec<Model>, String> {
+    let mut models = Vec::new();
+    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
+        let model = Model::from_name(name).ok_or_else(|| {
+            let valid: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
+            format!("unknown model `{name}`; valid: {}", valid.join(", "))
+        })?;
+        if !models.contains(&model) {
+            models.push(model);
+        }
+    }
+    if models.is_empty() {
+        return Err("--model names no model".into());
+    }
+    Ok(models)
+}
+
+/// Thread counts, each at least 1 (duplicates dropped).
+pub fn parse_threads(counts: &[usize]) -> Result<Vec<usize>, String> {
+    let mut threads = Vec::new();
+    for &n in counts {
+        if n == 0 {
+            return Err("--threads: a thread count must be at least 1".into());
+        }
+        if !threads.contains(&n) {
+            threads.push(n);
+        }
+    }
+    if threads.is_empty() {
+        return Err("--threads names no thread count".into());
+    }
+    Ok(threads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_models, parse_threads, select_benchmarks, Cli, Command};
+    use crate::bench::Model;
+    use clap::Parser;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn plan_of(args: &[&str]) -> Result<crate::runner::Plan, String> {
+        let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
+        match cli.command {
+            Command::Run(run) => run.plan(),
+            Command::List => Err("not a run".into()),
+        }
+    }
+
+    #[test]
+    fn unknown_benchmarks_list_the_valid_ones() {
+        let err = select_benchmarks(&strings(&["pingpong", "nosuch"]), false).unwrap_err();
+        assert!(err.contains("unknown benchmark `nosuch`"), "{err}");
+        assert!(err.contains("pingpong, count, fjthrput"), "{err}");
+        let err = select_benchmarks(&[], false).unwrap_err();
+        assert!(err.contains("--all"), "{err}");
+        assert_eq!(select_benchmarks(&[], true).unwrap().len(), 7);
+        let two = select_benchmarks(&strings(&["big", "count", "big"]), false).unwrap();
+        assert_eq!(
+            two.iter().map(|b| b.name).collect::<Vec<_>>(),
+            ["big", "count"]
+        );
+    }
+
+    #[test]
+    fn unknown_models_list_the_valid_ones() {
+        let err = parse_models(&strings(&["actor", "akka"])).unwrap_err();
+        assert!(err.contains("unknown model `akka`"), "{err}");
+        assert!(err.contains("reactor-level"), "{err}");
+        assert!(err.contains("kameo"), "{err}");
+        let models = parse_models(&strings(&["floor", "reactor-level", "floor"])).unwrap();
+        assert_eq!(models, [Model::Floor, Model::ReactorLevel]);
+        for m in Model::ALL {
+            assert_eq!(parse_models(&[m.name().to_string()]).unwrap(), [m]);
+        }
+    }
+
+    #[test]
+    fn thread_counts_are_positive() {
+        assert!(parse_threads(&[0]).is_err());
+        assert_eq!(parse_threads(&[2, 1, 2]).unwrap(), [2, 1]);
+    }
+
+    #[test]
+    fn run_arguments_make_a_plan() {
+        let plan = plan_of(&[
+            "motet-savina",
+            "run",
+            "threadring",
+            "--model",
+            "floor,actor",
+            "--threads",
+            "1",
+            "--threads",
+            "2",
+            "--size",
+            "small",
+            "--size",
+            "r=1000",
+            "--iterations",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(plan.models, [Model::Floor, Model::Actor]);
+        assert_eq!(plan.threads, [1, 2]);
+        assert_eq!((plan.iterations, plan.warmup), (3, 2));
+        assert_eq!(plan.benchmarks[0].1.to_string(), "n=100 r=1000");
+    }
+
+    #[test]
+    fn defaults_and_usage_errors() {
+        let plan = plan_of(&["motet-savina", "run", "--all"]).unwrap();
+        assert_eq!(plan.threads, [1, 2]);
+        assert_eq!((plan.iterations, plan.warmup), (10, 2));
+        assert!(plan.models.contains(&Model::Floor));
+        assert_eq!(plan.benchmarks[0].1.to_string(), "n=40000");
+        assert!(plan_of(&["motet-savina", "run", "big", "--all"]).is_err());
+        assert!(plan_of(&["motet-savina", "run", "nosuch"])
+            .unwrap_err()
+            .contains("valid: pingpong"));
+        assert!(
+            plan_of(&["motet-savina", "run", "--all", "--model", "erlang"])
+                .unwrap_err()
+                .contains("unknown model")
+        );
+        assert!(plan_of(&["motet-savina", "run", "big", "--size", "r=3"])
+            .unwrap_err()
+            .contains("big: n, w"));
+        assert!(plan_of(&["motet-savina", "run", "big", "--iterations", "0"]).is_err());
+    }
+}

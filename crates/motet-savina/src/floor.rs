@@ -1,0 +1,336 @@
+//! The sequential floor's "actor system": one thread, plain calls, one `VecDeque` mailbox per actor.
+//!
+//! Every benchmark's `floor` variant runs the same message flow as its actor program (SPEC.md
+//! section 3) on this system, so that it does the same work per message that an actor runtime does
+//! (enqueue, schedule, dequeue, dispatch by `match`) without any synchronisation. It bounds what any
+//! runtime can reach on the same program.
+//!
+//! # Model
+//! - An actor is a value of the benchmark's actor type `A` (usually an enum over the actor kinds,
+//!   dispatching with `match`); its messages are `A::Msg`. Actors are named by [`ActorId`]s, indices
+//!   into the system, never reused.
+//! - [`Context::send`] appends to the receiver's mailbox. An actor whose mailbox goes from empty to
+//!   non-empty joins the back of the run queue (unless it is the actor running now).
+//! - [`System::run`] takes the actor at the front of the run queue and delivers up to [`BATCH`]
+//!   messages from its mailbox, one [`Actor::receive`] call each; if messages remain, the actor
+//!   rejoins the back of the queue. This is the fair, batched scheduling of an actor runtime on one
+//!   worker. `run` returns when no actor has a message: quiescence.
+//! - [`Context::exit`] stops the actor after the current message: it receives nothing more, messages
+//!   sent to it later are dropped (as dead letters are), but its state stays readable through
+//!   [`System::actor`] so that the harness can validate the result.
+//! - [`Context::spawn`] creates an actor while the system runs (dynamic creation, as in fjcreate);
+//!   its [`Actor::started`] hook runs at once, as Akka's `onPostStart` does.
+
+use std::collections::VecDeque;
+
+/// How many messages an actor handles per scheduling before it yields to the next one.
+pub const BATCH: usize = 32;
+
+/// The address of an actor in a [`System`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ActorId(usize);
+
+impl ActorId {
+    /// The actor's index: the number of actors spawned before it.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// An actor of the sequential floor.
+pub trait Actor: Sized {
+    /// The messages the actor type handles.
+    type Msg;
+
+    /// Runs once when the actor is spawned, with `cx.me()` set to the new actor.
+    fn started(&mut self, cx: &mut Context<Self>) {
+        let _ = cx;
+    }
+
+    /// Handles one message.
+    fn receive(&mut self, msg: Self::Msg, cx: &mut Context<Self>);
+}
+
+/// What an actor can do while it handles a message: everything but touch other actors' state.
+pub struct Context<A: Actor> {
+    mailboxes: Vec<VecDeque<A::Msg>>,
+    alive: Vec<bool>,
+    ready: VecDeque<usize>,
+    /// Actors spawned since the system last adopted them, in id order; `None` while an actor's
+    /// `started` hook runs (it may spawn actors of its own, which get later ids).
+    spawned: Vec<Option<A>>,
+    running: Option<usize>,
+    me: usize,
+    exit_requested: bool,
+    exited: usize,
+    delivered: u64,
+    dropped: u64,
+}
+
+impl<A: Actor> Context<A> {
+    fn new() -> Context<A> {
+        Context {
+            mailboxes: Vec::new(),
+            alive: Vec::new(),
+            ready: VecDeque::new(),
+            spawned: Vec::new(),
+            running: None,
+            me: 0,
+            exit_requested: false,
+            exited: 0,
+            delivered: 0,
+            dropped: 0,
+        }
+    }
+
+    /// The actor handling the current message (or running its `started` hook).
+    pub fn me(&self) -> ActorId {
+        ActorId(self.me)
+    }
+
+    /// Sends `msg` to `to`; a message to an actor that has exited is dropped.
+    ///
+    /// # Panics
+    /// If `to` does not name an actor of this system.
+    pub fn send(&mut self, to: ActorId, msg: A::Msg) {
+        let i = to.0;
+        if !self.alive[i] {
+            self.dropped += 1;
+            return;
+        }
+        let mailbox = &mut self.mailboxes[i];
+        let was_empty = mailbox.is_empty();
+        mailbox.push_back(msg);
+        if was_empty && self.running != Some(i) {
+            self.ready.push_back(i);
+        }
+    }
+
+    /// Creates `actor`, runs its `started` hook and returns its address.
+    pub fn spawn(&mut self, mut actor: A) -> ActorId {
+        let id = self.mailboxes.len();
+        self.mailboxes.push(VecDeque::new());
+        self.alive.push(true);
+        let slot = self.spawned.len();
+        self.spawned.push(None);
+        let (me, exit) = (self.me, self.exit_requested);
+        self.me = id;
+        self.exit_requested = false;
+        actor.started(self);
+        if self.exit_requested {
+            self.retire(id);
+        }
+        (self.me, self.exit_requested) = (me, exit);
+        self.spawned[slot] = Some(actor);
+        ActorId(id)
+    }
+
+    /// Stops the current actor once this message (or `started` hook) is handled.
+    pub fn exit(&mut self) {
+        self.exit_requested = true;
+    }
+
+    /// Marks actor `i` as exited and drops what is left in its mailbox.
+    fn retire(&mut self, i: usize) {
+        self.alive[i] = false;
+        self.exited += 1;
+        let left = std::mem::take(&mut self.mailboxes[i]);
+        self.dropped += left.len() as u64;
+    }
+}
+
+/// A sequential actor system: actors, their mailboxes and the run queue.
+pub struct System<A: Actor> {
+    actors: Vec<A>,
+    cx: Context<A>,
+}
+
+impl<A: Actor> Default for System<A> {
+    fn default() -> System<A> {
+        System::new()
+    }
+}
+
+impl<A: Actor> System<A> {
+    /// An empty system.
+    pub fn new() -> System<A> {
+        System {
+            actors: Vec::new(),
+            cx: Context::new(),
+        }
+    }
+
+    /// Creates `actor` from outside any actor (the benchmark's main thread) and runs its `started`
+    /// hook.
+    pub fn spawn(&mut self, actor: A) -> ActorId {
+        let id = self.cx.spawn(actor);
+        self.adopt_spawned();
+        id
+    }
+
+    /// Sends `msg` to `to` from outside any actor.
+    pub fn send(&mut self, to: ActorId, msg: A::Msg) {
+        self.cx.send(to, msg);
+    }
+
+    /// Delivers messages until no actor has one left (quiescence).
+    pub fn run(&mut self) {
+        while let Some(i) = self.cx.ready.pop_front() {
+            self.run_turn(i);
+        }
+    }
+
+    /// Lets actor `i` handle up to [`BATCH`] messages.
+    fn run_turn(&mut self, i: usize) {
+        self.cx.running = Some(i);
+        self.cx.me = i;
+        for _ in 0..BATCH {
+            let Some(msg) = self.cx.mailboxes[i].pop_front() else {
+                break;
+            };
+            self.cx.delivered += 1;
+            self.actors[i].receive(msg, &mut self.cx);
+            self.adopt_spawned();
+            if self.cx.exit_requested {
+                self.cx.exit_requested = false;
+                self.cx.retire(i);
+                break;
+            }
+        }
+        self.cx.running = None;
+        if !self.cx.mailboxes[i].is_empty() {
+            self.cx.ready.push_back(i);
+        }
+    }
+
+    /// Moves the actors spawned during the last call into the system.
+    fn adopt_spawned(&mut self) {
+        if !self.cx.spawned.is_empty() {
+            let spawned = self.cx.spawned.drain(..);
+            self.actors
+                .extend(spawned.map(|a| a.expect("a spawned actor's start hook has returned")));
+        }
+    }
+
+    /// The state of actor `id` (also after it has exited).
+    pub fn actor(&self, id: ActorId) -> &A {
+        &self.actors[id.0]
+    }
+
+    /// Every actor's state, in spawn order.
+    pub fn actors(&self) -> &[A] {
+        &self.actors
+    }
+
+    /// How many actors have exited.
+    pub fn exited(&self) -> usize {
+        self.cx.exited
+    }
+
+    /// How many messages were delivered to an actor.
+    pub fn delivered(&self) -> u64 {
+        self.cx.delivered
+    }
+
+    /// How many messages were dropped because their receiver had exited.
+    pub fn dropped(&self) -> u64 {
+        self.cx.dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Actor, ActorId, Context, System, BATCH};
+
+    /// Records what it receives; forwards `n - 1` to `next` while `n > 0`; exits on 0.
+    struct Relay {
+        next: Option<ActorId>,
+        seen: Vec<u32>,
+        spawn_child: bool,
+    }
+
+    impl Relay {
+        fn new(next: Option<ActorId>) -> Relay {
+            Relay {
+                next,
+                seen: Vec::new(),
+                spawn_child: false,
+            }
+        }
+    }
+
+    impl Actor for Relay {
+        type Msg = u32;
+
+        fn started(&mut self, cx: &mut Context<Self>) {
+            if self.spawn_child {
+                let me = cx.me();
+                cx.send(me, 100);
+                // A nested spawn inside a start hook gets the next id after its parent.
+                let sibling = cx.spawn(Relay::new(None));
+                assert_eq!(sibling.index(), me.index() + 1);
+                cx.send(sibling, 5);
+            }
+        }
+
+        fn receive(&mut self, n: u32, cx: &mut Context<Self>) {
+            self.seen.push(n);
+            if n == 100 {
+                let child = cx.spawn(Relay::new(None));
+                cx.send(child, 7);
+                return;
+            }
+            match (n, self.next) {
+                (0, _) => cx.exit(),
+                (_, Some(next)) => cx.send(next, n - 1),
+                (_, None) => {}
+            }
+        }
+    }
+
+    #[test]
+    fn two_actors_bounce_until_zero_then_drop_dead_letters() {
+        let mut sys = System::new();
+        let a = sys.spawn(Relay::new(None));
+        let b = sys.spawn(Relay::new(Some(a)));
+        sys.send(a, 0);
+        sys.send(b, 3);
+        sys.run();
+        assert_eq!(sys.actor(a).seen, [0]);
+        assert_eq!(sys.actor(b).seen, [3]);
+        // b sent 2 to a after a exited.
+        assert_eq!(sys.dropped(), 1);
+        assert_eq!(sys.exited(), 1);
+        assert_eq!(sys.delivered(), 2);
+    }
+
+    #[test]
+    fn messages_arrive_in_send_order_and_turns_are_batched() {
+        let mut sys = System::new();
+        let a = sys.spawn(Relay::new(None));
+        let b = sys.spawn(Relay::new(None));
+        for n in 1..=(BATCH as u32 + 2) {
+            sys.send(a, n);
+        }
+        sys.send(b, 1);
+        sys.run();
+        let expected: Vec<u32> = (1..=(BATCH as u32 + 2)).collect();
+        assert_eq!(sys.actor(a).seen, expected);
+        assert_eq!(sys.actor(b).seen, [1]);
+        assert_eq!(sys.delivered(), BATCH as u64 + 3);
+    }
+
+    #[test]
+    fn spawn_runs_the_start_hook_and_children_receive() {
+        let mut sys = System::new();
+        let mut parent = Relay::new(None);
+        parent.spawn_child = true;
+        let p = sys.spawn(parent);
+        sys.run();
+        assert_eq!(sys.actors().len(), 3);
+        assert!(sys.actor(p).spawn_child);
+        assert_eq!(sys.actor(p).seen, [100]);
+        assert_eq!(sys.actors()[1].seen, [5]);
+        assert_eq!(sys.actors()[2].seen, [7]);
+    }
+}

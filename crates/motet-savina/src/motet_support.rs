@@ -1,0 +1,41 @@
+//! What motet's own variants share: building the runtime (untimed, in `prepare`) and a slot through
+//! which the final actor hands its result to the harness.
+
+use std::sync::{Arc, Mutex};
+
+use motet_runtime::Runtime;
+
+/// A motet runtime with `threads` workers.
+pub(crate) fn runtime(threads: usize) -> Result<Runtime, String> {
+    Runtime::builder()
+        .workers(threads.max(1))
+        .name("motet-savina")
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// A value set once by an actor and read by the harness after the run is quiescent.
+pub(crate) struct ResultSlot<T>(Arc<Mutex<Option<T>>>);
+
+impl<T> Clone for ResultSlot<T> {
+    fn clone(&self) -> Self {
+        ResultSlot(self.0.clone())
+    }
+}
+
+impl<T> ResultSlot<T> {
+    /// An empty slot.
+    pub(crate) fn new() -> ResultSlot<T> {
+        ResultSlot(Arc::new(Mutex::new(None)))
+    }
+
+    /// Stores the result.
+    pub(crate) fn set(&self, value: T) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(value);
+    }
+
+    /// Takes the result, if one was stored.
+    pub(crate) fn take(&self) -> Option<T> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}

@@ -1,0 +1,205 @@
+//! Shared pieces of the peer runtimes' benchmark programs (actix, ractor, kameo).
+//!
+//! Each micro benchmark has one program per peer crate, written with that crate's own actors,
+//! typed messages and mailboxes (`src/benchmarks/<name>/peers/`). This module holds what those
+//! programs share:
+//!
+//! - **Thread limits.** ractor and kameo run on a tokio multi-thread runtime with exactly
+//!   `threads` workers ([`tokio_runtime`]). actix runs every actor on a single-threaded
+//!   [`Arbiter`], so its programs get `threads` arbiters ([`Arbiters`]) and place
+//!   the actors on them round-robin ([`Placement`]), in creation order. Both are built in `prepare`,
+//!   outside the timed region, as Verona and LF build their schedulers before the clock starts.
+//! - **The main thread.** As in Savina, the benchmark's "main thread" (the harness thread) creates
+//!   the first actors and sends the kick-off messages, then waits. For ractor and kameo it does so
+//!   in `Runtime::block_on`, which runs the driver future on the calling thread while the actors run
+//!   on the workers; for actix it sends actor constructors to the arbiters and blocks.
+//! - **Completion.** Every actor holds a [`Reporter`]; the actor that finishes the program sends the
+//!   result through it. The main thread's [`Reports`] then waits until every `Reporter` is dropped,
+//!   which happens when the last actor has stopped and its state has been dropped. This is Savina's
+//!   exit latch (SPEC.md section 1.1: run until every actor has exited), and it guarantees that no
+//!   actor outlives its iteration.
+//! - **Mailboxes.** Savina's Akka actors have unbounded mailboxes. ractor's are unbounded; kameo's
+//!   programs ask for `mailbox::unbounded()` (its default is bounded at 64, where a producer would
+//!   wait on a full mailbox) and send with `tell(..).try_send()`, which never waits on an unbounded
+//!   mailbox; actix's `do_send` ignores the mailbox capacity.
+//! - **actix addresses.** An actix actor also stops when no [`Addr`](actix::Addr) to it is left
+//!   and its mailbox looks empty, and that check can race with a message sent just before the last
+//!   address was dropped (the actor sees the mailbox empty, then the address gone, and stops with
+//!   the message unread). So every actix program keeps the address of every actor until the
+//!   iteration ends: the main thread holds those it created, and an actor those it created
+//!   (Chameneos' mall). Every actor still exits explicitly (`ctx.stop()`) where Savina's does.
+//! - **Failures.** A panic or handler error stops the actor and drops its `Reporter`, so the main
+//!   thread never waits forever: the missing report fails the benchmark's check instead.
+
+use std::sync::Arc;
+use std::thread;
+
+use actix_rt::{Arbiter, ArbiterHandle, System};
+use tokio::sync::mpsc;
+
+/// Builds the tokio runtime the ractor and kameo programs run on: a multi-thread runtime with
+/// exactly `threads` worker threads.
+///
+/// # Errors
+/// If `threads` is zero or the runtime cannot be built.
+pub fn tokio_runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
+    if threads == 0 {
+        return Err("the peer runtimes need at least one worker thread".to_string());
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .thread_name("peer-worker")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot build a tokio runtime with {threads} workers: {e}"))
+}
+
+/// `threads` actix arbiters (one OS thread and one single-threaded event loop each) under one
+/// actix [`System`].
+///
+/// The `System` lives on a thread of its own, which only waits for the stop command; actors run on
+/// the arbiters alone. Dropping `Arbiters` stops the system, which stops every arbiter, and joins
+/// all of their threads.
+pub struct Arbiters {
+    system: System,
+    handles: Arc<[ArbiterHandle]>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl Arbiters {
+    /// Starts a system with `threads` arbiters.
+    ///
+    /// # Errors
+    /// If `threads` is zero or a thread or event loop cannot be started.
+    pub fn new(threads: usize) -> Result<Arbiters, String> {
+        if threads == 0 {
+            return Err("actix needs at least one arbiter".to_string());
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = thread::Builder::new()
+            .name("actix-system".to_string())
+            .spawn(move || {
+                let runner = System::new();
+                let arbiters: Result<Vec<Arbiter>, _> =
+                    (0..threads).map(|_| Arbiter::try_new()).collect();
+                let arbiters = match arbiters {
+                    Ok(a) => a,
+                    Err(e) => {
+                        let _ = tx.send(Err(format!("cannot start an actix arbiter: {e}")));
+                        return;
+                    }
+                };
+                let handles: Vec<ArbiterHandle> = arbiters.iter().map(Arbiter::handle).collect();
+                if tx.send(Ok((System::current(), handles))).is_err() {
+                    return;
+                }
+                // Runs until `System::stop`, which also stops every arbiter.
+                let _ = runner.run();
+                for arbiter in arbiters {
+                    let _ = arbiter.join();
+                }
+            })
+            .map_err(|e| format!("cannot start the actix system thread: {e}"))?;
+        match rx.recv() {
+            Ok(Ok((system, handles))) => Ok(Arbiters {
+                system,
+                handles: handles.into(),
+                thread: Some(thread),
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => {
+                let _ = thread.join();
+                Err("the actix system thread failed to start".to_string())
+            }
+        }
+    }
+
+    /// A fresh round-robin placement over the arbiters, starting at the first.
+    pub fn placement(&self) -> Placement {
+        Placement {
+            handles: Arc::clone(&self.handles),
+            next: 0,
+        }
+    }
+}
+
+impl Drop for Arbiters {
+    fn drop(&mut self) {
+        self.system.stop();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Places actix actors on arbiters round-robin: the `i`-th actor placed goes to arbiter
+/// `i mod threads`.
+///
+/// A `Placement` can be moved into an actor that creates actors itself (Chameneos' mall).
+#[derive(Clone)]
+pub struct Placement {
+    handles: Arc<[ArbiterHandle]>,
+    next: usize,
+}
+
+impl Placement {
+    /// The arbiter for the next actor.
+    pub fn next_arbiter(&mut self) -> &ArbiterHandle {
+        let i = self.next;
+        self.next = (i + 1) % self.handles.len();
+        &self.handles[i]
+    }
+}
+
+/// Creates the completion channel of one iteration: the [`Reporter`] goes to the actors (cloned,
+/// one per actor), the [`Reports`] stays with the main thread.
+pub fn reports<T>() -> (Reporter<T>, Reports<T>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (Reporter(tx), Reports(rx))
+}
+
+/// An actor's handle on the completion channel: it reports results through it, and dropping it
+/// (with the actor's state) tells the main thread that the actor has exited.
+pub struct Reporter<T>(mpsc::UnboundedSender<T>);
+
+impl<T> Clone for Reporter<T> {
+    fn clone(&self) -> Self {
+        Reporter(self.0.clone())
+    }
+}
+
+impl<T> Reporter<T> {
+    /// Sends a result to the main thread.
+    pub fn report(&self, value: T) {
+        // The main thread holds the receiver until every reporter is gone, so this cannot fail.
+        let _ = self.0.send(value);
+    }
+}
+
+/// The main thread's end of the completion channel.
+pub struct Reports<T>(mpsc::UnboundedReceiver<T>);
+
+impl<T> Reports<T> {
+    /// Waits until every [`Reporter`] has been dropped (every actor has exited) and returns what was
+    /// reported, in arrival order. For programs driven from a tokio runtime.
+    pub async fn all(mut self) -> Vec<T> {
+        let mut out = Vec::new();
+        while let Some(v) = self.0.recv().await {
+            out.push(v);
+        }
+        out
+    }
+
+    /// Like [`Reports::all`], blocking the calling thread, which must not be a runtime worker
+    /// (actix programs, whose main thread is outside every event loop).
+    pub fn blocking_all(mut self) -> Vec<T> {
+        let mut out = Vec::new();
+        while let Some(v) = self.0.blocking_recv() {
+            out.push(v);
+        }
+        out
+    }
+}

@@ -1,0 +1,70 @@
+//! The benchmarks this binary has, in Savina's order.
+
+use crate::bench::{Benchmark, Model};
+use crate::benchmarks::{big, chameneos, count, fjcreate, fjthrput, pingpong, threadring};
+
+/// Every benchmark, by Savina id.
+static BENCHMARKS: [&Benchmark; 7] = [
+    &pingpong::BENCHMARK,
+    &count::BENCHMARK,
+    &fjthrput::BENCHMARK,
+    &fjcreate::BENCHMARK,
+    &threadring::BENCHMARK,
+    &chameneos::BENCHMARK,
+    &big::BENCHMARK,
+];
+
+/// Every benchmark, by Savina id.
+pub fn all() -> &'static [&'static Benchmark] {
+    &BENCHMARKS
+}
+
+/// The benchmark with SPEC.md's short name `name`.
+pub fn find(name: &str) -> Option<&'static Benchmark> {
+    all().iter().copied().find(|b| b.name == name)
+}
+
+/// The short names, by Savina id.
+pub fn names() -> Vec<&'static str> {
+    all().iter().map(|b| b.name).collect()
+}
+
+/// The models that at least one benchmark has a variant for, in [`Model::ALL`] order.
+pub fn models() -> Vec<Model> {
+    Model::ALL
+        .into_iter()
+        .filter(|&m| all().iter().any(|b| b.variant(m).is_some()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{all, find, models};
+    use crate::bench::Model;
+
+    #[test]
+    fn names_and_ids_are_unique_and_ordered() {
+        for (i, b) in all().iter().enumerate() {
+            assert_eq!(b.id as usize, i + 1, "{} is out of order", b.name);
+            assert!(std::ptr::eq(find(b.name).unwrap(), *b));
+        }
+        assert!(find("nosuch").is_none());
+    }
+
+    #[test]
+    fn every_benchmark_has_a_floor_and_valid_params() {
+        assert!(models().contains(&Model::Floor));
+        for b in all() {
+            assert!(b.variant(Model::Floor).is_some(), "{} has no floor", b.name);
+            assert!(!b.params.is_empty());
+            for p in b.params {
+                assert!(
+                    p.small <= p.default,
+                    "{}: small {} > default",
+                    b.name,
+                    p.name
+                );
+            }
+        }
+    }
+}

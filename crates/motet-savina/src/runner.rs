@@ -1,0 +1,439 @@
+//! Runs a [`Plan`]: every selected (benchmark, model, thread count), timed and validated.
+//!
+//! For each job the runner calls the variant's `prepare` once (untimed), then `warmup` untimed and
+//! `iterations` timed iterations, each an untimed [`Iteration::setup`] followed by [`Iteration::run`]
+//! timed with [`Instant`]. A sequential model runs once, recorded with threads = 1, whatever thread
+//! counts the plan names. A benchmark without a variant for a requested model is skipped with a note.
+//!
+//! Failures never stop the rest of the plan: a `prepare` error, a failed check or a panic (caught
+//! with [`catch_unwind`]) is reported to the [`Observer`] and counted in [`RunSummary::failures`];
+//! a panic also ends that job's iterations, since the program may be left in a broken state.
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+use crate::bench::{Benchmark, Iteration, Model, Variant};
+use crate::params::Params;
+use crate::record::{stats, Record};
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The benchmarks with their parameter values, in run order.
+    pub benchmarks: Vec<(&'static Benchmark, Params)>,
+    /// The models, in run order.
+    pub models: Vec<Model>,
+    /// Worker-thread counts, in run order.
+    pub threads: Vec<usize>,
+    /// Timed iterations per job.
+    pub iterations: usize,
+    /// Untimed warm-up iterations per job.
+    pub warmup: usize,
+}
+
+/// One (benchmark, model, thread count) to measure.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    /// The benchmark.
+    pub benchmark: &'static Benchmark,
+    /// Its parameter values.
+    pub params: &'a Params,
+    /// The implementation to run.
+    pub variant: Variant,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+impl Plan {
+    /// The jobs to run, and the (benchmark, model) pairs skipped for want of a variant.
+    pub fn jobs(&self) -> (Vec<Job<'_>>, Vec<(&'static Benchmark, Model)>) {
+        let mut jobs = Vec::new();
+        let mut skipped = Vec::new();
+        for (benchmark, params) in &self.benchmarks {
+            for &model in &self.models {
+                let Some(variant) = benchmark.variant(model) else {
+                    skipped.push((*benchmark, model));
+                    continue;
+                };
+                let threads: &[usize] = if model.is_sequential() {
+                    &[1]
+                } else {
+                    &self.threads
+                };
+                for &threads in threads {
+                    jobs.push(Job {
+                        benchmark,
+                        params,
+                        variant,
+                        threads,
+                    });
+                }
+            }
+        }
+        (jobs, skipped)
+    }
+
+    /// Iterations (warm-up and timed) per job.
+    pub fn iterations_per_job(&self) -> usize {
+        self.warmup + self.iterations
+    }
+}
+
+/// Hears about a run as it goes (the console prints it; tests collect it).
+pub trait Observer {
+    /// The whole plan: `jobs` jobs of `iterations_per_job` iterations each.
+    fn planned(&mut self, jobs: usize, iterations_per_job: usize) {
+        let _ = (jobs, iterations_per_job);
+    }
+
+    /// `benchmark` has no variant for `model`.
+    fn skipped(&mut self, benchmark: &Benchmark, model: Model) {
+        let _ = (benchmark, model);
+    }
+
+    /// A job starts.
+    fn started(&mut self, job: &Job<'_>) {
+        let _ = job;
+    }
+
+    /// `n` iterations of the current job are done (or abandoned).
+    fn progressed(&mut self, n: usize) {
+        let _ = n;
+    }
+
+    /// A job failed: `prepare` returned an error or panicked, a check failed, or a run panicked.
+    fn failed(&mut self, job: &Job<'_>, what: &str) {
+        let _ = (job, what);
+    }
+
+    /// A job finished with this record (also when it failed after `prepare`).
+    fn finished(&mut self, record: &Record) {
+        let _ = record;
+    }
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+
+impl Observer for Quiet {}
+
+/// What a whole run produced.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    /// One record per job that got past `prepare`, in run order.
+    pub records: Vec<Record>,
+    /// Jobs that failed (prepare error, failed check or panic).
+    pub failures: usize,
+}
+
+/// Runs every job of `plan`, telling `observer` as it goes.
+pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
+    let (jobs, skipped) = plan.jobs();
+    for (benchmark, model) in skipped {
+        observer.skipped(benchmark, model);
+    }
+    observer.planned(jobs.len(), plan.iterations_per_job());
+    let mut summary = RunSummary::default();
+    for job in &jobs {
+        observer.started(job);
+        match run_job(job, plan, observer) {
+            Some(record) => {
+                if !record.validated {
+                    summary.failures += 1;
+                }
+                observer.finished(&record);
+                summary.records.push(record);
+            }
+            None => summary.failures += 1,
+        }
+    }
+    summary
+}
+
+/// Prepares and measures one job; `None` if `prepare` failed.
+fn run_job(job: &Job<'_>, plan: &Plan, observer: &mut dyn Observer) -> Option<Record> {
+    let prepared = catch_unwind(|| (job.variant.prepare)(job.params, job.threads));
+    let mut program = match prepared {
+        Ok(Ok(program)) => program,
+        Ok(Err(e)) => {
+            observer.failed(job, &format!("prepare failed: {e}"));
+            observer.progressed(plan.iterations_per_job());
+            return None;
+        }
+        Err(panic) => {
+            let msg = panic_message(&*panic);
+            observer.failed(job, &format!("prepare panicked: {msg}"));
+            observer.progressed(plan.iterations_per_job());
+            return None;
+        }
+    };
+    let measured = measure(&mut *program, plan, observer);
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(move || drop(program))) {
+        observer.failed(
+            job,
+            &format!("teardown panicked: {}", panic_message(&*panic)),
+        );
+    }
+    if let Some(what) = &measured.failure {
+        observer.failed(job, what);
+    }
+    let (median_ms, min_ms, max_ms) = stats(&measured.samples);
+    Some(Record {
+        benchmark: job.benchmark.name,
+        model: job.variant.model,
+        threads: job.threads,
+        params: job.params.clone(),
+        iterations: measured.samples.len(),
+        median_ms,
+        min_ms,
+        max_ms,
+        result: measured.result,
+        validated: measured.failure.is_none(),
+    })
+}
+
+/// The iterations of one job.
+struct Measured {
+    /// Times of the timed iterations, in milliseconds.
+    samples: Vec<f64>,
+    /// The last iteration's result.
+    result: serde_json::Value,
+    /// The first failure, if any.
+    failure: Option<String>,
+}
+
+/// Runs the warm-up and timed iterations; stops early after a panic.
+fn measure(program: &mut dyn Iteration, plan: &Plan, observer: &mut dyn Observer) -> Measured {
+    let mut m = Measured {
+        samples: Vec::with_capacity(plan.iterations),
+        result: serde_json::Value::Null,
+        failure: None,
+    };
+    let total = plan.iterations_per_job();
+    for i in 0..total {
+        let label = iteration_label(i, plan.warmup);
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| program.setup())) {
+            m.failure = Some(format!(
+                "{label}: setup panicked: {}",
+                panic_message(&*panic)
+            ));
+            observer.progressed(total - i);
+            break;
+        }
+        let start = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| program.run()));
+        let ms = start.elapsed().as_nanos() as f64 / 1e6;
+        observer.progressed(1);
+        if i >= plan.warmup {
+            m.samples.push(ms);
+        }
+        match outcome {
+            Ok(outcome) => {
+                if let (Err(e), None) = (&outcome.check, &m.failure) {
+                    m.failure = Some(format!("{label}: check failed: {e}"));
+                }
+                m.result = outcome.result;
+            }
+            Err(panic) => {
+                let msg = panic_message(&*panic);
+                m.failure.get_or_insert(format!("{label}: panicked: {msg}"));
+                m.result = serde_json::Value::Null;
+                observer.progressed(total - i - 1);
+                break;
+            }
+        }
+    }
+    m
+}
+
+/// "warm-up 2" or "iteration 3" (1-based), for messages.
+fn iteration_label(i: usize, warmup: usize) -> String {
+    if i < warmup {
+        format!("warm-up {}", i + 1)
+    } else {
+        format!("iteration {}", i - warmup + 1)
+    }
+}
+
+/// The message of a caught panic.
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(non-string panic payload)".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run, Job, Observer, Plan};
+    use crate::bench::{Benchmark, Iteration, Model, Outcome, Variant};
+    use crate::params::{ParamSpec, Params};
+    use crate::record::Record;
+
+    const PARAMS: &[ParamSpec] = &[ParamSpec {
+        name: "n",
+        default: 3.0,
+        small: 1.0,
+        help: "",
+    }];
+
+    /// Passes on `n` = 3, fails its check otherwise; panics on the Actor model's second run.
+    struct Toy {
+        n: u64,
+        runs: u32,
+        panic_on: Option<u32>,
+    }
+
+    impl Iteration for Toy {
+        fn run(&mut self) -> Outcome {
+            self.runs += 1;
+            if self.panic_on == Some(self.runs) {
+                panic!("toy panic");
+            }
+            Outcome::expect_eq("n", 3, self.n)
+        }
+    }
+
+    fn prepare_floor(p: &Params, _: usize) -> Result<Box<dyn Iteration>, String> {
+        Ok(Box::new(Toy {
+            n: p.u64("n"),
+            runs: 0,
+            panic_on: None,
+        }))
+    }
+
+    fn prepare_actor(p: &Params, _: usize) -> Result<Box<dyn Iteration>, String> {
+        Ok(Box::new(Toy {
+            n: p.u64("n"),
+            runs: 0,
+            panic_on: Some(2),
+        }))
+    }
+
+    fn prepare_boc(_: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+        Err(format!("no pool of {threads}"))
+    }
+
+    fn variants() -> Vec<Variant> {
+        vec![
+            Variant {
+                model: Model::Floor,
+                prepare: prepare_floor,
+            },
+            Variant {
+                model: Model::Actor,
+                prepare: prepare_actor,
+            },
+            Variant {
+                model: Model::Boc,
+                prepare: prepare_boc,
+            },
+        ]
+    }
+
+    static TOY: Benchmark = Benchmark {
+        name: "toy",
+        id: 0,
+        title: "a test program",
+        params: PARAMS,
+        variants,
+    };
+
+    #[derive(Default)]
+    struct Log {
+        skipped: Vec<Model>,
+        failed: Vec<(Model, usize, String)>,
+        records: Vec<Record>,
+        progress: usize,
+        planned: usize,
+    }
+
+    impl Observer for Log {
+        fn planned(&mut self, jobs: usize, per_job: usize) {
+            self.planned = jobs * per_job;
+        }
+        fn skipped(&mut self, _: &Benchmark, model: Model) {
+            self.skipped.push(model);
+        }
+        fn progressed(&mut self, n: usize) {
+            self.progress += n;
+        }
+        fn failed(&mut self, job: &Job<'_>, what: &str) {
+            self.failed
+                .push((job.variant.model, job.threads, what.to_string()));
+        }
+        fn finished(&mut self, record: &Record) {
+            self.records.push(record.clone());
+        }
+    }
+
+    fn plan(n: f64, models: Vec<Model>) -> Plan {
+        let mut params = Params::defaults(PARAMS);
+        params.set("n", n).unwrap();
+        Plan {
+            benchmarks: vec![(&TOY, params)],
+            models,
+            threads: vec![1, 2],
+            iterations: 3,
+            warmup: 1,
+        }
+    }
+
+    #[test]
+    fn sequential_models_run_once_and_missing_variants_are_skipped() {
+        let mut log = Log::default();
+        let summary = run(&plan(3.0, vec![Model::Floor, Model::Kameo]), &mut log);
+        assert_eq!(summary.failures, 0);
+        assert_eq!(log.skipped, [Model::Kameo]);
+        assert_eq!(summary.records.len(), 1);
+        let r = &summary.records[0];
+        assert_eq!((r.model, r.threads, r.iterations), (Model::Floor, 1, 3));
+        assert!(r.validated);
+        assert_eq!(r.result, serde_json::json!(3));
+        assert!(r.min_ms <= r.median_ms && r.median_ms <= r.max_ms);
+        assert_eq!(log.progress, log.planned);
+    }
+
+    #[test]
+    fn failed_checks_are_reported_and_every_iteration_still_runs() {
+        let mut log = Log::default();
+        let summary = run(&plan(2.0, vec![Model::Floor]), &mut log);
+        assert_eq!(summary.failures, 1);
+        let floor = &summary.records[0];
+        assert!(!floor.validated);
+        assert_eq!(floor.iterations, 3);
+        assert_eq!(floor.result, serde_json::json!(2));
+        assert_eq!(log.failed.len(), 1);
+        assert!(log.failed[0]
+            .2
+            .starts_with("warm-up 1: check failed: n: expected 3, got 2"));
+    }
+
+    #[test]
+    fn panics_and_prepare_errors_are_reported_not_fatal() {
+        let mut log = Log::default();
+        let summary = run(&plan(3.0, vec![Model::Actor, Model::Boc]), &mut log);
+        // actor x2: panic on the second run; boc x2: prepare error.
+        assert_eq!(summary.failures, 4);
+        assert_eq!(summary.records.len(), 2);
+        for (actor, threads) in summary.records.iter().zip([1, 2]) {
+            assert_eq!((actor.model, actor.threads), (Model::Actor, threads));
+            assert!(!actor.validated);
+            assert_eq!(
+                actor.iterations, 1,
+                "warm-up, one timed run, then the panic"
+            );
+            assert!(actor.result.is_null());
+        }
+        assert!(log.failed[0].2.contains("iteration 1: panicked: toy panic"));
+        assert_eq!(
+            log.failed[2],
+            (Model::Boc, 1, "prepare failed: no pool of 1".into())
+        );
+        assert_eq!(log.progress, log.planned);
+    }
+}
