@@ -12,20 +12,21 @@
 //! owned by the actor itself, so a scheduled or running actor never needs a reference per scheduling
 //! (no atomic increment per message). Every [`Addr`] and [`AnyAddr`](crate::AnyAddr) owns 2.
 //!
-//! - Dropping an address when `refs == LIFE + 2` (the last address of a live actor) does not
-//!   decrement: it pushes an `Orphan` signal that carries the reference into the mailbox (which wakes
-//!   the actor if it is idle). The actor, processing it, releases that reference. If the push fails
-//!   because the mailbox is closed, the dropper decrements normally.
-//! - Whenever a turn finds the mailbox empty, it checks `refs == LIFE`: no address is left and no
-//!   orphan signal is in flight, so nobody can send to the actor again (only the actor itself could
-//!   create an address, and it is not running a handler): it stops with
-//!   [`ExitReason::Unreachable`]. The check is made on an empty mailbox, not when the orphan signal is
-//!   processed, because messages queued behind that signal (sent before other holders dropped their
-//!   addresses) must still run, and may create new addresses.
-//! - Any other drop decrements; the one that takes `refs` to 0 frees the cell.
-//! - When the actor stops, it closes the mailbox, processes what is left (releasing queued `Orphan`
-//!   references, answering queued links and monitors), notifies its links, monitors and watchers, and
-//!   clears `LIFE`; if that takes `refs` to 0, it frees the cell itself.
+//! - The actor is *unreachable* when `refs == LIFE`: no address is left, so nobody can send to it
+//!   again (only the actor itself could create an address, and only while running a handler). A turn
+//!   checks this whenever it finds the mailbox empty, and then stops the actor with
+//!   [`ExitReason::Unreachable`]. (Not earlier: messages already queued must still run.)
+//! - Dropping an address when `refs == LIFE + 2` (perhaps the last one) must make sure the actor
+//!   notices, without allocating and without touching the cell after the actor could have stopped.
+//!   The dropper sets `BUSY` in the mailbox's head word (taking over the idle mark if the actor was
+//!   idle), decrements, and replaces `BUSY` by `CHECK`; if it took over the idle mark it then
+//!   schedules the actor. A consumer cannot mark its mailbox idle while `BUSY` or `CHECK` is set; on
+//!   `CHECK` it clears the bit and re-reads `refs`. Stopping waits for `BUSY` to clear. So either the
+//!   actor sees the decrement before it goes idle, or the dropper finds it idle and wakes it.
+//! - Any other drop decrements with a CAS; the one that takes `refs` to 0 frees the cell.
+//! - When the actor stops, it closes the mailbox, processes what is left (answering queued links and
+//!   monitors), notifies its links, monitors and watchers, and clears `LIFE`; if that takes `refs` to
+//!   0, it frees the cell itself.
 //!
 //! # Scheduling
 //!
@@ -45,7 +46,7 @@ use crate::addr::{Addr, AnyAddr, AnyOps};
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};
 use crate::ids::next_id;
-use crate::mailbox::{Mailbox, Node, Pop, Push};
+use crate::mailbox::{Mailbox, MarkIdle, Node, Pop, Push, ReleaseStart};
 use crate::supervisor::{Decision, Supervision};
 use crate::sync::atomic::{AtomicUsize, Ordering};
 
@@ -117,15 +118,28 @@ impl<M: Send + 'static> Header<M> {
         let header = unsafe { this.as_ref() };
         let mut refs = header.refs.load(Ordering::Acquire);
         loop {
-            if refs == LIFE + ONE_ADDR && !header.mailbox.is_closed() {
-                if header
-                    .push(Envelope::System(Box::new(Signal::Orphan)))
-                    .is_ok()
-                {
-                    return; // the signal now owns our reference
+            if refs == LIFE + ONE_ADDR {
+                // Perhaps the last address of a live actor: release it under BUSY, so that the actor
+                // notices (see the module docs).
+                match header.mailbox.begin_release() {
+                    ReleaseStart::Acquired { was_idle } => {
+                        header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+                        header.mailbox.end_release(was_idle);
+                        if was_idle {
+                            // SAFETY: taking over the idle mark gave this thread the right to schedule
+                            // the actor once; LIFE is set and only the actor's own turn clears it.
+                            unsafe { header.runtime.schedule(header.task_ref()) };
+                        }
+                        return;
+                    }
+                    ReleaseStart::Busy => {
+                        crate::sync::spin();
+                        refs = header.refs.load(Ordering::Acquire);
+                        continue;
+                    }
+                    // The actor is stopping: a plain decrement (it waits for no one).
+                    ReleaseStart::Closed => {}
                 }
-                // Closed meanwhile: the actor is stopping; decrement instead.
-                refs = header.refs.load(Ordering::Acquire);
             }
             // AcqRel: Release orders our uses of the cell before its freeing; Acquire (for the one
             // that frees) sees every other holder's uses.
@@ -295,33 +309,42 @@ impl<A: Actor> Cell<A> {
         while budget > 0 {
             // SAFETY: turns are the mailbox's single consumer.
             match unsafe { header.mailbox.pop() } {
-                Pop::Item(Envelope::User(msg)) => {
+                Pop::Item(env) => {
                     budget -= 1;
-                    let Some(actor) = inner.actor.as_mut() else {
-                        continue;
-                    };
-                    let mut ctx = Context::new(header, &mut inner.relations);
-                    actor.handle(&mut ctx, msg);
-                    if let Some(reason) = ctx.take_stop() {
-                        return TurnEnd::Stop(reason);
-                    }
-                }
-                Pop::Item(Envelope::System(signal)) => {
-                    budget -= 1;
-                    if let Some(reason) = Self::on_signal(header, inner, *signal) {
+                    if let Some(reason) = Self::dispatch(header, inner, env) {
                         return TurnEnd::Stop(reason);
                     }
                 }
                 Pop::Empty => {
-                    // No address left (and no orphan signal in flight, as each holds a reference):
-                    // nobody can send to this actor again.
+                    // No address left: nobody can send to this actor again. Reading LIFE synchronises
+                    // with every holder's last decrement, which followed its last push; the pop that
+                    // found the mailbox empty may predate those pushes, so look once more first.
                     if header.refs.load(Ordering::Acquire) == LIFE {
-                        return TurnEnd::Stop(ExitReason::Unreachable);
+                        // SAFETY: single consumer.
+                        match unsafe { header.mailbox.pop() } {
+                            Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
+                            Pop::Item(env) => {
+                                budget -= 1;
+                                if let Some(reason) = Self::dispatch(header, inner, env) {
+                                    return TurnEnd::Stop(reason);
+                                }
+                                continue;
+                            }
+                            Pop::Inconsistent => continue,
+                        }
                     }
                     // SAFETY: single consumer; the pop just returned Empty.
-                    if unsafe { header.mailbox.try_mark_idle() } {
+                    match unsafe { header.mailbox.try_mark_idle() } {
                         // From here on another thread may run this actor: touch nothing.
-                        return TurnEnd::Idle;
+                        MarkIdle::Idle => return TurnEnd::Idle,
+                        MarkIdle::Recheck => {}
+                        MarkIdle::Retry => {
+                            spins += 1;
+                            if spins > INCONSISTENT_SPINS {
+                                return TurnEnd::Yield;
+                            }
+                            crate::sync::spin();
+                        }
                     }
                 }
                 Pop::Inconsistent => {
@@ -336,17 +359,30 @@ impl<A: Actor> Cell<A> {
         TurnEnd::Yield
     }
 
+    /// Handles one mailbox entry; returns a reason to stop.
+    #[inline]
+    fn dispatch(
+        header: &Header<A::Msg>,
+        inner: &mut Inner<A>,
+        env: Envelope<A::Msg>,
+    ) -> Option<ExitReason> {
+        match env {
+            Envelope::User(msg) => {
+                let actor = inner.actor.as_mut()?;
+                let mut ctx = Context::new(header, &mut inner.relations);
+                actor.handle(&mut ctx, msg);
+                ctx.take_stop()
+            }
+            Envelope::System(signal) => Self::on_signal(header, inner, *signal),
+        }
+    }
+
     fn on_signal(
         header: &Header<A::Msg>,
         inner: &mut Inner<A>,
         signal: Signal,
     ) -> Option<ExitReason> {
         match signal {
-            Signal::Orphan => {
-                // Release the carried reference. Whether the actor is now unreachable is decided when
-                // its mailbox is empty: messages queued behind this signal still have to run.
-                header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
-            }
             Signal::Link(other) => relations(inner).links.push(other),
             Signal::Unlink(id) => relations(inner).links.retain(|a| a.id() != id),
             Signal::Monitor(observer) => relations(inner).monitors.push(observer),
@@ -433,10 +469,6 @@ impl<A: Actor> Cell<A> {
                     let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
                 }
                 Envelope::System(signal) => match *signal {
-                    Signal::Orphan => {
-                        // LIFE is still set, so this cannot reach zero.
-                        header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
-                    }
                     Signal::Link(other) => rel.links.push(other),
                     Signal::Monitor(observer) => rel.monitors.push(observer),
                     Signal::Watch(slot) => rel.watchers.push(slot),

@@ -14,9 +14,6 @@ pub(crate) enum Envelope<M> {
 
 /// The runtime's own messages to an actor, processed in mailbox order with user messages.
 pub(crate) enum Signal {
-    /// The sender gave up its address, which was the last one outside the actor; the signal carries
-    /// that address's reference, released when the actor processes it.
-    Orphan,
     /// Link with this actor (both directions: the sender already recorded the link).
     Link(AnyAddr),
     /// Remove the link with this actor.

@@ -10,6 +10,12 @@ use motet_savina::record::write_json;
 use motet_savina::report::{self, Summary};
 use motet_savina::runner;
 
+/// Every model in the binary (motet's, the peers' and the floor) allocates through mimalloc, as
+/// Verona's Savina ports allocate through snmalloc: message-passing benchmarks allocate per message,
+/// and the system allocator would dominate what they measure.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::List => {

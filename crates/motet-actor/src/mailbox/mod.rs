@@ -13,8 +13,8 @@
 //!
 //! # The head word
 //!
-//! `head` holds a pointer to the most recently pushed node, with two tag bits (nodes are at least
-//! 8-aligned):
+//! `head` holds a pointer to the most recently pushed node, with four tag bits (nodes and the stub
+//! are 16-aligned):
 //!
 //! - `IDLE` (bit 0): set by the consumer when it found the queue empty and gave up its turn
 //!   ([`Mailbox::try_mark_idle`]). The push that clears it gets `Pushed { was_idle: true }` and must
@@ -22,6 +22,15 @@
 //!   anything more.
 //! - `CLOSED` (bit 1): set by [`Mailbox::close`]; every later push fails and hands the message back.
 //!   The head pointer no longer changes, so the consumer can drain up to it.
+//! - `BUSY` (bit 2) and `CHECK` (bit 3): the release protocol of the actor's last address (see
+//!   `cell.rs`). A thread dropping what may be the last address sets `BUSY`
+//!   ([`Mailbox::begin_release`]), which also takes over an `IDLE` mark (the releaser then schedules
+//!   the actor); it decrements the reference count and replaces `BUSY` by `CHECK`
+//!   ([`Mailbox::end_release`]). While either bit is set the consumer cannot mark the mailbox idle:
+//!   `CHECK` makes it re-read the reference count first (it clears `CHECK`), `BUSY` makes it wait. So
+//!   an actor never goes idle with an unnoticed last-address drop, and the releaser never touches the
+//!   cell after the actor could have stopped: [`Mailbox::close`] waits for `BUSY` to clear. Pushes
+//!   keep both bits.
 //!
 //! # The consumer end
 //!
@@ -40,18 +49,20 @@ use std::ptr;
 use crate::sync::atomic::{AtomicPtr, Ordering};
 use crate::sync::UnsafeCell;
 
-const IDLE: usize = 0b01;
-const CLOSED: usize = 0b10;
-const TAGS: usize = IDLE | CLOSED;
+const IDLE: usize = 0b0001;
+const CLOSED: usize = 0b0010;
+const BUSY: usize = 0b0100;
+const CHECK: usize = 0b1000;
+const TAGS: usize = IDLE | CLOSED | BUSY | CHECK;
 
-/// The link part of a node; the stub is a bare link.
-#[repr(C)]
+/// The link part of a node; the stub is a bare link. 16-aligned: the head word's tags take 4 bits.
+#[repr(C, align(16))]
 pub(crate) struct Link {
     next: AtomicPtr<Link>,
 }
 
 /// A queued message: a link followed by the value. Allocated by the sender, freed by the consumer.
-#[repr(C, align(8))]
+#[repr(C, align(16))]
 pub struct Node<T> {
     link: Link,
     value: MaybeUninit<T>,
@@ -86,6 +97,33 @@ pub enum Push<T> {
     },
     /// The mailbox is closed; here is the node back.
     Closed(Box<Node<T>>),
+}
+
+/// What [`Mailbox::try_mark_idle`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkIdle {
+    /// The mailbox is idle: the consumer's turn is over.
+    Idle,
+    /// An address was released meanwhile (`CHECK`, now cleared): re-read the reference count, then
+    /// try again.
+    Recheck,
+    /// A message arrived, or a release is in progress: pop again.
+    Retry,
+}
+
+/// What [`Mailbox::begin_release`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReleaseStart {
+    /// `BUSY` is set by the caller; if `was_idle`, the caller also took over the idle mark and must
+    /// schedule the consumer after [`Mailbox::end_release`].
+    Acquired {
+        /// The consumer was idle.
+        was_idle: bool,
+    },
+    /// Another release is in progress: retry shortly.
+    Busy,
+    /// The mailbox is closed: the consumer is stopping.
+    Closed,
 }
 
 /// What a pop found.
@@ -155,9 +193,10 @@ impl<T> Mailbox<T> {
             // (close's drain); Acquire pairs with the consumer's Release in `try_mark_idle`, so a
             // producer that clears IDLE and schedules the actor carries the end of its last turn to
             // the next one.
+            let new = node.map_addr(|a| a | (head.addr() & (BUSY | CHECK)));
             match self
                 .head
-                .compare_exchange_weak(head, node, Ordering::AcqRel, Ordering::Relaxed)
+                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Relaxed)
             {
                 Ok(prev) => {
                     let prev_link = prev.map_addr(|a| a & !TAGS);
@@ -209,24 +248,89 @@ impl<T> Mailbox<T> {
     }
 
     /// Marks an empty queue idle: the consumer gives up its turn and the next push will report
-    /// `was_idle`. Returns false if a message arrived meanwhile (the consumer must go on popping).
+    /// `was_idle`. Fails if a message arrived or an address release is pending (see [`MarkIdle`]).
     ///
     /// # Safety
     /// Single consumer, as for [`Mailbox::pop`], which last returned [`Pop::Empty`].
     #[inline]
-    pub unsafe fn try_mark_idle(&self) -> bool {
+    pub unsafe fn try_mark_idle(&self) -> MarkIdle {
         // SAFETY: single consumer.
         let tail = self.tail.with_mut(|t| unsafe { *t });
         // Release: the actor's turn (its state changes) happens-before the next turn, which starts
         // after a producer's Acquire CAS clears the mark.
-        self.head
-            .compare_exchange(
-                tail,
-                tail.map_addr(|a| a | IDLE),
+        let mut actual = match self.head.compare_exchange(
+            tail,
+            tail.map_addr(|a| a | IDLE),
+            Ordering::Release,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => return MarkIdle::Idle,
+            Err(actual) => actual,
+        };
+        loop {
+            if actual.addr() & CHECK == 0 || actual.addr() & BUSY != 0 {
+                return MarkIdle::Retry;
+            }
+            // Acquire pairs with `end_release`'s Release: the reference count the caller re-reads
+            // includes the releaser's decrement.
+            match self.head.compare_exchange_weak(
+                actual,
+                actual.map_addr(|a| a & !CHECK),
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return MarkIdle::Recheck,
+                Err(now) => actual = now,
+            }
+        }
+    }
+
+    /// Starts releasing (what may be) the last address: sets `BUSY`, taking over an idle mark. See
+    /// the module docs.
+    pub fn begin_release(&self) -> ReleaseStart {
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            if head.addr() & CLOSED != 0 {
+                return ReleaseStart::Closed;
+            }
+            if head.addr() & BUSY != 0 {
+                return ReleaseStart::Busy;
+            }
+            // Acquire: like a push that clears IDLE, taking over the consumer's last turn.
+            match self.head.compare_exchange_weak(
+                head,
+                head.map_addr(|a| (a & !IDLE) | BUSY),
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            ) {
+                Ok(prev) => {
+                    return ReleaseStart::Acquired {
+                        was_idle: prev.addr() & IDLE != 0,
+                    }
+                }
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
+    /// Ends a release begun with [`Mailbox::begin_release`]: clears `BUSY` and, unless the caller took
+    /// over the idle mark (it will schedule the consumer, which checks on its own), sets `CHECK`.
+    /// After this the caller must not touch the mailbox's owner unless it took over the idle mark.
+    pub fn end_release(&self, was_idle: bool) {
+        let check = if was_idle { 0 } else { CHECK };
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            // Release publishes the caller's decrement of the reference count.
+            match self.head.compare_exchange_weak(
+                head,
+                head.map_addr(|a| (a & !BUSY) | check),
                 Ordering::Release,
                 Ordering::Relaxed,
-            )
-            .is_ok()
+            ) {
+                Ok(_) => return,
+                Err(actual) => head = actual,
+            }
+        }
     }
 
     /// Closes the mailbox: later pushes fail. Then hands every queued message to `f`, in order.
@@ -239,7 +343,7 @@ impl<T> Mailbox<T> {
             // Acquire: the drain below reads nodes published by earlier pushes.
             match self.head.compare_exchange_weak(
                 head,
-                head.map_addr(|a| (a | CLOSED) & !IDLE),
+                head.map_addr(|a| (a | CLOSED) & !IDLE & !CHECK),
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
@@ -251,9 +355,13 @@ impl<T> Mailbox<T> {
             // SAFETY: single consumer (caller's contract).
             match unsafe { self.pop() } {
                 Pop::Item(v) => f(v),
-                Pop::Empty => return,
+                Pop::Empty => break,
                 Pop::Inconsistent => crate::sync::spin(),
             }
+        }
+        // A release in progress still uses the owner; it ends in a few instructions.
+        while self.head.load(Ordering::Acquire).addr() & BUSY != 0 {
+            crate::sync::spin();
         }
     }
 

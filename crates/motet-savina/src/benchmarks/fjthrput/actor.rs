@@ -1,9 +1,11 @@
-//! Fork Join (throughput) as motet actors.
+//! Fork Join (throughput) as motet actors. The driver that sends the messages is itself an actor (as
+//! Pony's main actor is, and as Verona posts its behaviours from the scheduler), so the sends are
+//! made on a worker rather than from an outside thread.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use motet_actor::{spawn, Actor, Context};
+use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, Config};
@@ -44,6 +46,24 @@ impl Actor for Worker {
     }
 }
 
+struct Driver {
+    workers: Vec<Addr<()>>,
+    n: u64,
+}
+
+impl Actor for Driver {
+    type Msg = ();
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, _msg: ()) {
+        for _ in 0..self.n {
+            for w in &self.workers {
+                let _ = w.tell(());
+            }
+        }
+        self.workers.clear();
+        ctx.stop();
+    }
+}
+
 impl Iteration for FjThroughputActors {
     fn run(&mut self) -> Outcome {
         let Config { n, a } = self.cfg;
@@ -62,12 +82,9 @@ impl Iteration for FjThroughputActors {
                 )
             })
             .collect();
-        for _ in 0..n {
-            for w in &workers {
-                let _ = w.tell(());
-            }
-        }
-        drop(workers);
+        let driver = spawn(h, Driver { workers, n });
+        let _ = driver.tell(());
+        drop(driver);
         self.rt.wait_quiescent();
         let counts: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
         check(n, a, &counts)
