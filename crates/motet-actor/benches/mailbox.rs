@@ -68,7 +68,7 @@ fn handoff(c: &mut Criterion) {
             unsafe {
                 black_box(mb.pop());
                 let _ = mb.pop();
-                black_box(mb.try_mark_idle());
+                let _ = black_box(mb.try_mark_idle());
             }
         })
     });

@@ -1,6 +1,6 @@
 //! Loom models of the mailbox: `RUSTFLAGS="--cfg loom" cargo test -p motet-actor --lib --release loom`.
 
-use super::{Mailbox, Node, Pop, Push};
+use super::{Mailbox, MarkIdle, Node, Pop, Push, ReleaseStart};
 use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
 use std::mem::MaybeUninit;
@@ -26,7 +26,7 @@ fn turn(mb: &Mailbox<usize>, seen: &AtomicUsize) {
             Pop::Inconsistent => loom::thread::yield_now(),
             Pop::Empty => {
                 // SAFETY: as above.
-                if unsafe { mb.try_mark_idle() } {
+                if unsafe { mb.try_mark_idle() } == MarkIdle::Idle {
                     return;
                 }
             }
@@ -79,5 +79,60 @@ fn loom_push_races_close() {
         unsafe { mb.close(|v| drained += v) };
         let returned = producer.join().unwrap();
         assert_eq!(drained + returned, 5);
+    });
+}
+
+/// The last-address release against a consumer finishing its turn: the consumer reads a counter
+/// (standing for the reference count) at every empty mailbox, and may go idle only through
+/// `try_mark_idle`. The releaser decrements the counter under BUSY. Whatever the interleaving, the
+/// decrement is seen: either by the consumer before it goes idle, or because the releaser took over
+/// the idle mark and runs the consumer's next turn itself.
+#[test]
+fn loom_release_is_never_missed() {
+    loom::model(|| {
+        let mb = Arc::new(new_box::<usize>(false));
+        let refs = Arc::new(AtomicUsize::new(1));
+        let seen_zero = Arc::new(AtomicUsize::new(0));
+        // One consumer turn: returns when idle or when it saw the count at zero.
+        let turn = |mb: &Mailbox<usize>, refs: &AtomicUsize, seen: &AtomicUsize| loop {
+            if refs.load(SeqCst) == 0 {
+                seen.fetch_add(1, SeqCst);
+                return;
+            }
+            // SAFETY: the consumer role is held by one thread at a time (see the model's protocol).
+            match unsafe { mb.pop() } {
+                Pop::Item(_) | Pop::Inconsistent => {}
+                // SAFETY: as above.
+                Pop::Empty => match unsafe { mb.try_mark_idle() } {
+                    MarkIdle::Idle => return,
+                    MarkIdle::Recheck => {}
+                    MarkIdle::Retry => loom::thread::yield_now(),
+                },
+            }
+        };
+        let releaser = {
+            let (mb, refs, seen) = (mb.clone(), refs.clone(), seen_zero.clone());
+            loom::thread::spawn(move || loop {
+                match mb.begin_release() {
+                    ReleaseStart::Acquired { was_idle } => {
+                        refs.fetch_sub(1, SeqCst);
+                        mb.end_release(was_idle);
+                        if was_idle {
+                            turn(&mb, &refs, &seen);
+                        }
+                        return;
+                    }
+                    ReleaseStart::Busy => loom::thread::yield_now(),
+                    ReleaseStart::Closed => unreachable!("never closed here"),
+                }
+            })
+        };
+        turn(&mb, &refs, &seen_zero);
+        releaser.join().unwrap();
+        assert_eq!(
+            seen_zero.load(SeqCst),
+            1,
+            "the release was missed or seen twice"
+        );
     });
 }

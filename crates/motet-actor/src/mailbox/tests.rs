@@ -1,4 +1,4 @@
-use super::{Mailbox, Node, Pop, Push};
+use super::{Mailbox, MarkIdle, Node, Pop, Push, ReleaseStart};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -28,7 +28,7 @@ fn fifo_and_idle_protocol() {
         assert_eq!(mb.pop(), Pop::Item(1));
         assert_eq!(mb.pop(), Pop::Item(2));
         assert_eq!(mb.pop(), Pop::Empty);
-        assert!(mb.try_mark_idle());
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Idle);
     }
     assert!(matches!(
         mb.push(Node::new(3)),
@@ -48,7 +48,7 @@ fn mark_idle_fails_when_a_message_arrived() {
             mb.push(Node::new(9)),
             Push::Pushed { was_idle: false }
         ));
-        assert!(!mb.try_mark_idle());
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Retry);
         assert_eq!(mb.pop(), Pop::Item(9));
     }
 }
@@ -124,7 +124,7 @@ fn stress_producers_idle_handoff() {
                 Pop::Inconsistent => std::thread::yield_now(),
                 Pop::Empty => {
                     // SAFETY: single consumer; the pop just returned Empty.
-                    if unsafe { mb.try_mark_idle() } {
+                    if unsafe { mb.try_mark_idle() } == MarkIdle::Idle {
                         break;
                     }
                 }
@@ -135,4 +135,59 @@ fn stress_producers_idle_handoff() {
         t.join().unwrap();
     }
     assert_eq!(next, [N; P]);
+}
+
+#[test]
+fn release_takes_over_the_idle_mark() {
+    let mb = new_box::<u32>(true);
+    assert_eq!(
+        mb.begin_release(),
+        ReleaseStart::Acquired { was_idle: true }
+    );
+    // A second release waits for the first.
+    assert_eq!(mb.begin_release(), ReleaseStart::Busy);
+    // A push during the release neither schedules nor loses the bit.
+    assert!(matches!(
+        mb.push(Node::new(1)),
+        Push::Pushed { was_idle: false }
+    ));
+    mb.end_release(true);
+    // SAFETY: this thread is the consumer (the release took over the idle mark for it).
+    unsafe {
+        assert_eq!(mb.pop(), Pop::Item(1));
+        assert_eq!(mb.pop(), Pop::Empty);
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Idle);
+    }
+}
+
+#[test]
+fn release_of_an_active_consumer_forces_a_recheck() {
+    let mb = new_box::<u32>(false);
+    assert_eq!(
+        mb.begin_release(),
+        ReleaseStart::Acquired { was_idle: false }
+    );
+    // SAFETY: single consumer.
+    unsafe {
+        assert_eq!(mb.pop(), Pop::Empty);
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Retry, "BUSY blocks idling");
+    }
+    mb.end_release(false);
+    // SAFETY: single consumer.
+    unsafe {
+        assert_eq!(
+            mb.try_mark_idle(),
+            MarkIdle::Recheck,
+            "CHECK forces a re-read"
+        );
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Idle);
+    }
+}
+
+#[test]
+fn release_after_close_is_refused() {
+    let mb = new_box::<u32>(false);
+    // SAFETY: single consumer.
+    unsafe { mb.close(drop) };
+    assert_eq!(mb.begin_release(), ReleaseStart::Closed);
 }
