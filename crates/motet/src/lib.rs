@@ -1,1 +1,42 @@
-//! placeholder
+//! motet: several concurrency models on one work-stealing runtime.
+//!
+//! This facade re-exports the pieces behind features:
+//!
+//! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
+//! - [`actor`] (feature `actor`, on by default): typed actors after CAF.
+//!
+//! Behaviour-oriented concurrency, deterministic reactors and typed processes join as their crates
+//! land.
+//!
+//! ```
+//! use motet::actor::{spawn, Actor, Context};
+//! use motet::Runtime;
+//!
+//! struct Echo;
+//! impl Actor for Echo {
+//!     type Msg = String;
+//!     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: String) {
+//!         println!("{msg}");
+//!         ctx.stop();
+//!     }
+//! }
+//!
+//! let rt = Runtime::new().unwrap();
+//! let echo = spawn(rt.handle(), Echo);
+//! echo.tell("hello".to_string()).unwrap();
+//! rt.wait_quiescent();
+//! ```
+#![warn(missing_docs)]
+
+/// The runtime under every model (re-export of `motet-runtime`).
+pub mod runtime {
+    pub use motet_runtime::*;
+}
+
+/// Typed actors (re-export of `motet-actor`).
+#[cfg(feature = "actor")]
+pub mod actor {
+    pub use motet_actor::*;
+}
+
+pub use motet_runtime::{Handle, Runtime};
