@@ -69,7 +69,37 @@ impl<M: Send + 'static> Addr<M> {
         match self.header().push(Envelope::User(msg)) {
             Ok(()) => Ok(()),
             Err(Envelope::User(m)) => Err(SendError(m)),
-            Err(Envelope::System(_)) => unreachable!("pushed a user message"),
+            Err(_) => unreachable!("pushed a user message"),
+        }
+    }
+
+    /// Sends `msg` and gives up this address in the same step (the reply-to pattern: answer the
+    /// address a request carried, then drop it). Cheaper than `tell` followed by a drop: the address's
+    /// reference travels with the message and the actor releases it when it handles the message, so
+    /// dropping what may be an actor's last address costs no extra synchronisation.
+    ///
+    /// ```
+    /// # use motet_actor::{Actor, Context, spawn};
+    /// # struct Sink; impl Actor for Sink { type Msg = u32; fn handle(&mut self, _: &mut Context<'_, Self>, _: u32) {} }
+    /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+    /// let addr = spawn(rt.handle(), Sink);
+    /// assert!(addr.send(7).is_ok()); // `addr` is gone; the actor, now unreachable, stops after it
+    /// rt.wait_quiescent();
+    /// ```
+    #[inline]
+    pub fn send(self, msg: M) -> Result<(), SendError<M>> {
+        let header = self.header;
+        // The reference is handed to the envelope (or released below if the push fails).
+        std::mem::forget(self);
+        // SAFETY: the reference we hold keeps the header alive.
+        match unsafe { header.as_ref() }.push(Envelope::UserWithRef(msg)) {
+            Ok(()) => Ok(()),
+            Err(Envelope::UserWithRef(m)) => {
+                // SAFETY: the push failed, so we still own the reference; it is given up here.
+                unsafe { Header::release(header) };
+                Err(SendError(m))
+            }
+            Err(_) => unreachable!("pushed a user message"),
         }
     }
 

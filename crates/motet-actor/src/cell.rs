@@ -367,14 +367,24 @@ impl<A: Actor> Cell<A> {
         env: Envelope<A::Msg>,
     ) -> Option<ExitReason> {
         match env {
-            Envelope::User(msg) => {
-                let actor = inner.actor.as_mut()?;
-                let mut ctx = Context::new(header, &mut inner.relations);
-                actor.handle(&mut ctx, msg);
-                ctx.take_stop()
+            Envelope::User(msg) => Self::handle(header, inner, msg),
+            Envelope::UserWithRef(msg) => {
+                // The carried reference, released first (so that a panicking handler cannot leak
+                // it): LIFE is set, so this cannot free the cell, and whether the actor became
+                // unreachable is only decided on an empty mailbox.
+                header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+                Self::handle(header, inner, msg)
             }
             Envelope::System(signal) => Self::on_signal(header, inner, *signal),
         }
+    }
+
+    #[inline]
+    fn handle(header: &Header<A::Msg>, inner: &mut Inner<A>, msg: A::Msg) -> Option<ExitReason> {
+        let actor = inner.actor.as_mut()?;
+        let mut ctx = Context::new(header, &mut inner.relations);
+        actor.handle(&mut ctx, msg);
+        ctx.take_stop()
     }
 
     fn on_signal(
@@ -467,6 +477,11 @@ impl<A: Actor> Cell<A> {
             header.mailbox.close(|env| match env {
                 Envelope::User(msg) => {
                     let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
+                }
+                Envelope::UserWithRef(msg) => {
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
+                    // LIFE is still set: this cannot reach zero.
+                    header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
                 }
                 Envelope::System(signal) => match *signal {
                     Signal::Link(other) => rel.links.push(other),

@@ -9,6 +9,9 @@ use crate::oneshot::Slot;
 /// A mailbox entry. System signals are boxed so that they do not widen every message node.
 pub(crate) enum Envelope<M> {
     User(M),
+    /// A user message that also carries one address reference of the receiver
+    /// ([`Addr::send`](crate::Addr::send)), released when the message is handled or dropped.
+    UserWithRef(M),
     System(Box<Signal>),
 }
 

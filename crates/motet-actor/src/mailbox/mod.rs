@@ -13,16 +13,16 @@
 //!
 //! # The head word
 //!
-//! `head` holds a pointer to the most recently pushed node, with four tag bits (nodes and the stub
-//! are 16-aligned):
+//! `head` holds a pointer to the most recently pushed node, with three tag bits (nodes and the stub
+//! are 8-aligned): a two-bit *mode* (none, `IDLE`, `BUSY` or `CHECK`) and the `CLOSED` bit.
 //!
-//! - `IDLE` (bit 0): set by the consumer when it found the queue empty and gave up its turn
+//! - `IDLE`: set by the consumer when it found the queue empty and gave up its turn
 //!   ([`Mailbox::try_mark_idle`]). The push that clears it gets `Pushed { was_idle: true }` and must
 //!   schedule the actor. While it is clear, the actor is scheduled or running, and pushes need not do
 //!   anything more.
-//! - `CLOSED` (bit 1): set by [`Mailbox::close`]; every later push fails and hands the message back.
+//! - `CLOSED` (bit 2): set by [`Mailbox::close`]; every later push fails and hands the message back.
 //!   The head pointer no longer changes, so the consumer can drain up to it.
-//! - `BUSY` (bit 2) and `CHECK` (bit 3): the release protocol of the actor's last address (see
+//! - `BUSY` and `CHECK`: the release protocol of the actor's last address (see
 //!   `cell.rs`). A thread dropping what may be the last address sets `BUSY`
 //!   ([`Mailbox::begin_release`]), which also takes over an `IDLE` mark (the releaser then schedules
 //!   the actor); it decrements the reference count and replaces `BUSY` by `CHECK`
@@ -30,7 +30,7 @@
 //!   `CHECK` makes it re-read the reference count first (it clears `CHECK`), `BUSY` makes it wait. So
 //!   an actor never goes idle with an unnoticed last-address drop, and the releaser never touches the
 //!   cell after the actor could have stopped: [`Mailbox::close`] waits for `BUSY` to clear. Pushes
-//!   keep both bits.
+//!   keep the mode (except `IDLE`, which they clear). A closed mailbox's mode is none or `BUSY`.
 //!
 //! # The consumer end
 //!
@@ -49,20 +49,29 @@ use std::ptr;
 use crate::sync::atomic::{AtomicPtr, Ordering};
 use crate::sync::UnsafeCell;
 
-const IDLE: usize = 0b0001;
-const CLOSED: usize = 0b0010;
-const BUSY: usize = 0b0100;
-const CHECK: usize = 0b1000;
-const TAGS: usize = IDLE | CLOSED | BUSY | CHECK;
+const MODE: usize = 0b011;
+const IDLE: usize = 0b001;
+const BUSY: usize = 0b010;
+const CHECK: usize = 0b011;
+const CLOSED: usize = 0b100;
+const TAGS: usize = MODE | CLOSED;
 
-/// The link part of a node; the stub is a bare link. 16-aligned: the head word's tags take 4 bits.
-#[repr(C, align(16))]
+fn mode<T>(p: *mut T) -> usize {
+    p.addr() & MODE
+}
+
+fn with_tags<T>(p: *mut T, tags: usize) -> *mut T {
+    p.map_addr(|a| (a & !TAGS) | tags)
+}
+
+/// The link part of a node; the stub is a bare link. 8-aligned: the head word's tags take 3 bits.
+#[repr(C, align(8))]
 pub(crate) struct Link {
     next: AtomicPtr<Link>,
 }
 
 /// A queued message: a link followed by the value. Allocated by the sender, freed by the consumer.
-#[repr(C, align(16))]
+#[repr(C, align(8))]
 pub struct Node<T> {
     link: Link,
     value: MaybeUninit<T>,
@@ -193,7 +202,8 @@ impl<T> Mailbox<T> {
             // (close's drain); Acquire pairs with the consumer's Release in `try_mark_idle`, so a
             // producer that clears IDLE and schedules the actor carries the end of its last turn to
             // the next one.
-            let new = node.map_addr(|a| a | (head.addr() & (BUSY | CHECK)));
+            let keep = if mode(head) == IDLE { 0 } else { mode(head) };
+            let new = with_tags(node, keep);
             match self
                 .head
                 .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Relaxed)
@@ -205,7 +215,7 @@ impl<T> Mailbox<T> {
                     // Release publishes the node's contents to the consumer's Acquire load of `next`.
                     unsafe { (*prev_link).next.store(node, Ordering::Release) };
                     return Push::Pushed {
-                        was_idle: prev.addr() & IDLE != 0,
+                        was_idle: mode(prev) == IDLE,
                     };
                 }
                 Err(actual) => head = actual,
@@ -260,7 +270,7 @@ impl<T> Mailbox<T> {
         // after a producer's Acquire CAS clears the mark.
         let mut actual = match self.head.compare_exchange(
             tail,
-            tail.map_addr(|a| a | IDLE),
+            with_tags(tail, IDLE),
             Ordering::Release,
             Ordering::Relaxed,
         ) {
@@ -268,14 +278,14 @@ impl<T> Mailbox<T> {
             Err(actual) => actual,
         };
         loop {
-            if actual.addr() & CHECK == 0 || actual.addr() & BUSY != 0 {
+            if mode(actual) != CHECK {
                 return MarkIdle::Retry;
             }
             // Acquire pairs with `end_release`'s Release: the reference count the caller re-reads
             // includes the releaser's decrement.
             match self.head.compare_exchange_weak(
                 actual,
-                actual.map_addr(|a| a & !CHECK),
+                actual.map_addr(|a| a & !MODE),
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
@@ -293,19 +303,20 @@ impl<T> Mailbox<T> {
             if head.addr() & CLOSED != 0 {
                 return ReleaseStart::Closed;
             }
-            if head.addr() & BUSY != 0 {
+            if mode(head) == BUSY {
                 return ReleaseStart::Busy;
             }
+            // BUSY replaces IDLE (taken over) or CHECK (`end_release` sets it again).
             // Acquire: like a push that clears IDLE, taking over the consumer's last turn.
             match self.head.compare_exchange_weak(
                 head,
-                head.map_addr(|a| (a & !IDLE) | BUSY),
+                with_tags(head, BUSY),
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
                 Ok(prev) => {
                     return ReleaseStart::Acquired {
-                        was_idle: prev.addr() & IDLE != 0,
+                        was_idle: mode(prev) == IDLE,
                     }
                 }
                 Err(actual) => head = actual,
@@ -317,13 +328,19 @@ impl<T> Mailbox<T> {
     /// over the idle mark (it will schedule the consumer, which checks on its own), sets `CHECK`.
     /// After this the caller must not touch the mailbox's owner unless it took over the idle mark.
     pub fn end_release(&self, was_idle: bool) {
-        let check = if was_idle { 0 } else { CHECK };
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
+            let tags = if head.addr() & CLOSED != 0 {
+                CLOSED
+            } else if was_idle {
+                0
+            } else {
+                CHECK
+            };
             // Release publishes the caller's decrement of the reference count.
             match self.head.compare_exchange_weak(
                 head,
-                head.map_addr(|a| (a & !BUSY) | check),
+                with_tags(head, tags),
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {
@@ -343,7 +360,7 @@ impl<T> Mailbox<T> {
             // Acquire: the drain below reads nodes published by earlier pushes.
             match self.head.compare_exchange_weak(
                 head,
-                head.map_addr(|a| (a | CLOSED) & !IDLE & !CHECK),
+                with_tags(head, CLOSED | if mode(head) == BUSY { BUSY } else { 0 }),
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
@@ -360,7 +377,7 @@ impl<T> Mailbox<T> {
             }
         }
         // A release in progress still uses the owner; it ends in a few instructions.
-        while self.head.load(Ordering::Acquire).addr() & BUSY != 0 {
+        while mode(self.head.load(Ordering::Acquire)) == BUSY {
             crate::sync::spin();
         }
     }

@@ -60,10 +60,10 @@ impl Actor for Mall {
         match msg {
             MallMsg::Meet(color, from) => {
                 if self.meetings_left == 0 {
-                    let _ = from.tell(CreatureMsg::Exit);
+                    let _ = from.send(CreatureMsg::Exit);
                 } else if let Some(waiting) = self.waiting.take() {
                     self.meetings_left -= 1;
-                    let _ = waiting.tell(CreatureMsg::Meet(color, from));
+                    let _ = waiting.send(CreatureMsg::Meet(color, from));
                 } else {
                     self.waiting = Some(from);
                 }
@@ -93,7 +93,7 @@ impl Actor for Creature {
             CreatureMsg::Meet(other_color, other) => {
                 self.color = self.color.complement(other_color);
                 self.meetings += 1;
-                let _ = other.tell(CreatureMsg::Change(self.color));
+                let _ = other.send(CreatureMsg::Change(self.color));
                 let _ = self.mall.tell(MallMsg::Meet(self.color, ctx.myself()));
             }
             CreatureMsg::Change(color) => {

@@ -65,7 +65,7 @@ impl Actor for Counter {
         match msg {
             CounterMsg::Increment => self.count += 1,
             CounterMsg::Retrieve(producer) => {
-                let _ = producer.tell(ProducerMsg::Result(self.count));
+                let _ = producer.send(ProducerMsg::Result(self.count));
                 ctx.stop();
             }
         }

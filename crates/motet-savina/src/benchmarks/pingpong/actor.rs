@@ -75,7 +75,7 @@ impl Actor for Pong {
         match msg {
             PongMsg::SendPing(ping) => {
                 self.count += 1;
-                let _ = ping.tell(PingMsg::SendPong);
+                let _ = ping.send(PingMsg::SendPong);
             }
             PongMsg::Stop => {
                 self.result.set(self.count);
