@@ -360,7 +360,7 @@ impl<A: Actor> Cell<A> {
     }
 
     /// Handles one mailbox entry; returns a reason to stop.
-    #[inline]
+    #[inline(always)]
     fn dispatch(
         header: &Header<A::Msg>,
         inner: &mut Inner<A>,
@@ -379,7 +379,7 @@ impl<A: Actor> Cell<A> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn handle(header: &Header<A::Msg>, inner: &mut Inner<A>, msg: A::Msg) -> Option<ExitReason> {
         let actor = inner.actor.as_mut()?;
         let mut ctx = Context::new(header, &mut inner.relations);

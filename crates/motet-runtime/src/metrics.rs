@@ -31,21 +31,17 @@ pub(crate) enum Counter {
 }
 
 impl WorkerCounters {
-    /// Adds one to `c` (nothing without the `metrics` feature).
+    /// Adds one to `c`.
+    #[cfg(feature = "metrics")]
     #[inline(always)]
     pub(crate) fn bump(&self, c: Counter) {
-        #[cfg(feature = "metrics")]
-        {
-            let cell = match c {
-                Counter::Task => &self.tasks,
-                Counter::Slot => &self.slot,
-                Counter::Steal => &self.steals,
-                Counter::Park => &self.parks,
-            };
-            cell.store(cell.load(Relaxed) + 1, Relaxed);
-        }
-        #[cfg(not(feature = "metrics"))]
-        let _ = c;
+        let cell = match c {
+            Counter::Task => &self.tasks,
+            Counter::Slot => &self.slot,
+            Counter::Steal => &self.steals,
+            Counter::Park => &self.parks,
+        };
+        cell.store(cell.load(Relaxed) + 1, Relaxed);
     }
 
     #[cfg(feature = "metrics")]

@@ -239,6 +239,7 @@ impl Runtime {
                     let _ = t.join();
                 }
                 pool.drain_injector();
+                pool.finish_shutdown();
             }
             Flavor::Deterministic(det) => {
                 shared.timers.shutdown();

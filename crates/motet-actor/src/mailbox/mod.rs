@@ -42,6 +42,8 @@
 //! comes back, since the producer completes its push in a few instructions.
 
 pub mod cached_stack;
+#[cfg(not(loom))]
+mod node_cache;
 
 use std::mem::MaybeUninit;
 use std::ptr;
@@ -79,13 +81,46 @@ pub struct Node<T> {
 
 impl<T> Node<T> {
     /// A node holding `value`, ready to push.
+    #[inline]
     pub fn new(value: T) -> Box<Node<T>> {
-        Box::new(Node {
+        let node = Node {
             link: Link {
                 next: AtomicPtr::new(ptr::null_mut()),
             },
             value: MaybeUninit::new(value),
-        })
+        };
+        #[cfg(not(loom))]
+        {
+            let p = node_cache::allocate(std::alloc::Layout::new::<Node<T>>()).cast::<Node<T>>();
+            // SAFETY: `p` is a fresh block with `Node<T>`'s layout (from the global allocator,
+            // possibly recycled by the node cache), so writing a node and owning it as a Box is sound.
+            unsafe {
+                p.as_ptr().write(node);
+                Box::from_raw(p.as_ptr())
+            }
+        }
+        #[cfg(loom)]
+        Box::new(node)
+    }
+
+    /// Frees a node whose value has been moved out.
+    ///
+    /// # Safety
+    /// `node` points to a `Node<T>` allocated by [`Node::new`] (or as a `Box`), its value already
+    /// moved out, and nothing refers to it any more.
+    #[inline]
+    unsafe fn free_empty(node: *mut Node<T>) {
+        #[cfg(not(loom))]
+        // SAFETY: the caller's contract; the value is MaybeUninit and needs no drop.
+        unsafe {
+            node_cache::release(
+                std::ptr::NonNull::new_unchecked(node.cast()),
+                std::alloc::Layout::new::<Node<T>>(),
+            )
+        };
+        #[cfg(loom)]
+        // SAFETY: the caller's contract.
+        drop(unsafe { Box::from_raw(node) });
     }
 
     /// Takes the value back out of a node that was never pushed (a failed push).
@@ -251,7 +286,7 @@ impl<T> Mailbox<T> {
             if tail != self.stub_ptr() {
                 // SAFETY: the old tail is a `Node<T>` whose value was moved out when it was popped;
                 // no producer still refers to it (its `next` is set, so it is not the head).
-                drop(unsafe { Box::from_raw(tail.cast::<Node<T>>()) });
+                unsafe { Node::free_empty(tail.cast::<Node<T>>()) };
             }
             Pop::Item(value)
         })

@@ -7,12 +7,18 @@
 //! seed replays the same interleaving (given the same program). Time is virtual: when nothing is
 //! runnable, the clock jumps to the earliest pending timer and fires it, so timeouts are tested without
 //! waiting and without flakiness.
+//!
+//! Several threads may drive the same runtime at once (a test's main thread in `wait_quiescent`
+//! while another blocks in an ask's `wait`, say). A task taken by one of them counts as outstanding
+//! work until its turn ends, and so does a timer callback being fired, so no driver returns or
+//! reports quiescence while another is still running something that may schedule more.
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::clock::Clock;
 use crate::rng::Rng;
-use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::sync::{lock, Mutex};
 use crate::task::{RunOutcome, TaskRef};
 use crate::timer::Timers;
@@ -23,6 +29,14 @@ pub(crate) struct Deterministic {
     rng: Mutex<Rng>,
     seed: u64,
     shutdown: AtomicBool,
+    /// Tasks taken from `runnable` whose turn has not ended, on any thread.
+    running: AtomicUsize,
+}
+
+thread_local! {
+    /// The scheduler whose task this thread is running, and how many of its turns are nested here
+    /// (a driver called from inside a task, a misuse, must not wait for its own caller).
+    static RUNNING_HERE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
 impl Deterministic {
@@ -32,6 +46,7 @@ impl Deterministic {
             rng: Mutex::new(Rng::new(seed)),
             seed,
             shutdown: AtomicBool::new(false),
+            running: AtomicUsize::new(0),
         }
     }
 
@@ -56,14 +71,31 @@ impl Deterministic {
                 return false;
             }
             let i = lock(&self.rng).below(runnable.len());
+            // Counted before the lock is released: no other driver sees the task in neither place.
+            self.running.fetch_add(1, SeqCst);
             runnable.swap_remove(i)
         };
+        let me = self as *const Deterministic as usize;
+        let outer = RUNNING_HERE.with(Cell::get);
+        let depth = if outer.0 == me { outer.1 + 1 } else { 1 };
+        RUNNING_HERE.with(|r| r.set((me, depth)));
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => lock(&self.runnable).push(task),
             Err(_) => eprintln!("motet-runtime: a task panicked outside its model's containment"),
         }
+        RUNNING_HERE.with(|r| r.set(outer));
+        self.running.fetch_sub(1, SeqCst);
         true
+    }
+
+    /// Whether another thread is running one of this scheduler's tasks or firing one of its timers.
+    fn busy_elsewhere(&self, timers: &Timers) -> bool {
+        let me = self as *const Deterministic as usize;
+        let (who, depth) = RUNNING_HERE.with(Cell::get);
+        let here = if who == me { depth } else { 0 };
+        // A timer taken by `take_due` still counts as pending until its callback returned.
+        self.running.load(SeqCst) > here || timers.pending() > 0
     }
 
     /// Runs tasks, and fires timers on the virtual clock, until `done()` or nothing is left. Returns
@@ -87,6 +119,7 @@ impl Deterministic {
                     let due = timers.take_due(clock.now());
                     timers.fire(due);
                 }
+                None if self.busy_elsewhere(timers) => std::thread::yield_now(),
                 None => return done(),
             }
         }
@@ -94,7 +127,7 @@ impl Deterministic {
 
     /// Whether nothing is runnable and no timer is pending.
     pub(crate) fn is_quiescent(&self, timers: &Timers) -> bool {
-        lock(&self.runnable).is_empty() && timers.pending() == 0
+        lock(&self.runnable).is_empty() && self.running.load(SeqCst) == 0 && timers.pending() == 0
     }
 
     /// Hands every runnable task to its `shutdown`; later schedules do the same at once.

@@ -44,6 +44,10 @@ const UNPARK_ONE: usize = 1 << 16;
 pub(crate) struct Idle {
     /// `unparked << 16 | searching`.
     state: AtomicUsize,
+    /// How many times `notify_one` woke a worker, bumped after the state change and before the
+    /// worker runs: lets a reader of several quiescence conditions check that no worker woke between
+    /// its reads (see [`Idle::wakes`]).
+    wakes: AtomicUsize,
     num_workers: usize,
     sleepers: Mutex<Sleepers>,
     parkers: Box<[Parker]>,
@@ -55,6 +59,7 @@ impl Idle {
         assert!(num_workers > 0 && num_workers < SEARCH_MASK);
         Idle {
             state: AtomicUsize::new(num_workers * UNPARK_ONE),
+            wakes: AtomicUsize::new(0),
             num_workers,
             sleepers: Mutex::new(Sleepers {
                 parked: Vec::with_capacity(num_workers),
@@ -79,6 +84,7 @@ impl Idle {
         };
         // The woken worker starts out searching (and unparked).
         self.state.fetch_add(UNPARK_ONE | 1, SeqCst);
+        self.wakes.fetch_add(1, SeqCst);
         drop(sleepers);
         self.parkers[index].unpark();
     }
@@ -136,6 +142,13 @@ impl Idle {
     /// worker itself: then `park` returns at once.
     pub(crate) fn park(&self, index: usize) {
         self.parkers[index].park();
+    }
+
+    /// How many times a worker was woken so far. A worker acts only after the wake-up that unparked
+    /// it is counted here, so if two reads return the same value, no worker that was parked at the
+    /// first read ran anything in between.
+    pub(crate) fn wakes(&self) -> usize {
+        self.wakes.load(SeqCst)
     }
 
     /// Whether every worker is parked.

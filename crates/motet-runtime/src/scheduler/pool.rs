@@ -57,6 +57,9 @@ pub(crate) struct Pool {
     stealers: Box<[Stealer<TaskRef>]>,
     pub(crate) idle: Idle,
     shutdown: AtomicBool,
+    /// Set once shutdown has finished (workers joined, injector drained): nothing can run any more,
+    /// so the pool is quiescent for good.
+    stopped: AtomicBool,
     chain_bound: u32,
     quiescent_lock: Mutex<()>,
     quiescent_cv: Condvar,
@@ -92,6 +95,7 @@ impl Pool {
             stealers: locals.iter().map(Worker::stealer).collect(),
             idle: Idle::new(num_workers),
             shutdown: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
             chain_bound,
             quiescent_lock: Mutex::new(()),
             quiescent_cv: Condvar::new(),
@@ -152,8 +156,23 @@ impl Pool {
     }
 
     /// Quiescent: every worker parked, nothing in the injector, no pending timer.
+    ///
+    /// The three conditions are read one after the other, so they must describe one instant: a timer
+    /// callback (or another thread) could otherwise push a task after the first read, wake a worker
+    /// that steals it before the second, and return before the third, and the pool would look
+    /// quiescent while that worker runs the task. Work only moves out of the injector through a worker
+    /// that a counted wake-up unparked, so an unchanged wake count across the reads rules this out.
     pub(crate) fn is_quiescent(&self, timers: &Timers) -> bool {
-        self.idle.all_parked() && self.injector.is_empty() && timers.pending() == 0
+        if self.stopped.load(SeqCst) {
+            // Shut down: the workers exited without parking, and any task scheduled now is shut
+            // down inside `schedule`.
+            return true;
+        }
+        let wakes = self.idle.wakes();
+        self.idle.all_parked()
+            && self.injector.is_empty()
+            && timers.pending() == 0
+            && self.idle.wakes() == wakes
     }
 
     /// Wakes `wait_quiescent` callers if the pool is quiescent.
@@ -186,6 +205,14 @@ impl Pool {
     pub(crate) fn begin_shutdown(&self) {
         self.shutdown.store(true, SeqCst);
         self.idle.shutdown();
+    }
+
+    /// Ends shutdown once the workers are gone and the injector is drained: from now on the pool is
+    /// quiescent, and threads blocked in `wait_quiescent` return.
+    pub(crate) fn finish_shutdown(&self) {
+        self.stopped.store(true, SeqCst);
+        let _guard = lock(&self.quiescent_lock);
+        self.quiescent_cv.notify_all();
     }
 
     /// Hands every task in the injector to its `shutdown`.
@@ -260,7 +287,7 @@ impl Pool {
             if info.last_unparked {
                 self.check_quiescent(timers);
             }
-            self.counters[ctx.index].bump(Counter::Park);
+            self.count(ctx, Counter::Park);
             #[cfg(feature = "tracing")]
             tracing::trace!(worker = ctx.index, "park");
             self.idle.park(ctx.index);
@@ -286,7 +313,7 @@ impl Pool {
             let chain = ctx.chain.get();
             if chain < self.chain_bound {
                 ctx.chain.set(chain + 1);
-                self.counters[ctx.index].bump(Counter::Slot);
+                self.count(ctx, Counter::Slot);
                 return Some(task);
             }
             ctx.local.push(task);
@@ -319,7 +346,7 @@ impl Pool {
             loop {
                 match self.stealers[victim].steal_batch_and_pop(&ctx.local) {
                     Steal::Success(task) => {
-                        self.counters[ctx.index].bump(Counter::Steal);
+                        self.count(ctx, Counter::Steal);
                         return Some(task);
                     }
                     Steal::Retry => continue,
@@ -330,9 +357,18 @@ impl Pool {
         self.steal_injector(ctx)
     }
 
+    /// Bumps a per-worker counter (nothing without the `metrics` feature).
+    #[inline(always)]
+    fn count(&self, ctx: &WorkerCtx, counter: Counter) {
+        #[cfg(feature = "metrics")]
+        self.counters[ctx.index].bump(counter);
+        #[cfg(not(feature = "metrics"))]
+        let _ = (ctx, counter);
+    }
+
     #[inline]
     fn run_task(&self, ctx: &WorkerCtx, task: TaskRef) {
-        self.counters[ctx.index].bump(Counter::Task);
+        self.count(ctx, Counter::Task);
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => {
