@@ -22,12 +22,25 @@ pub struct StackNode<T> {
 }
 
 impl<T> StackNode<T> {
-    /// A node holding `value`.
+    /// A node holding `value`, allocated like the Vyukov queue's nodes (through the per-thread node
+    /// cache), so that the comparison measures the queues, not the allocator.
     pub fn new(value: T) -> Box<StackNode<T>> {
-        Box::new(StackNode {
+        let node = StackNode {
             next: ptr::null_mut(),
             value,
-        })
+        };
+        #[cfg(not(loom))]
+        {
+            let layout = std::alloc::Layout::new::<StackNode<T>>();
+            let p = super::node_cache::allocate(layout).cast::<StackNode<T>>();
+            // SAFETY: a fresh block with this node's layout, owned as a Box from here on.
+            unsafe {
+                p.as_ptr().write(node);
+                Box::from_raw(p.as_ptr())
+            }
+        }
+        #[cfg(loom)]
+        Box::new(node)
     }
 }
 
@@ -99,9 +112,17 @@ impl<T> CachedStack<T> {
                     }
                     *cache = fifo;
                 }
-                let node = Box::from_raw(*cache);
-                *cache = node.next;
-                Pop::Item(node.value)
+                let node = *cache;
+                *cache = (*node).next;
+                let value = ptr::read(&(*node).value);
+                #[cfg(not(loom))]
+                super::node_cache::release(
+                    std::ptr::NonNull::new_unchecked(node.cast()),
+                    std::alloc::Layout::new::<StackNode<T>>(),
+                );
+                #[cfg(loom)]
+                drop(Box::from_raw(node.cast::<std::mem::ManuallyDrop<StackNode<T>>>()));
+                Pop::Item(value)
             }
         })
     }
