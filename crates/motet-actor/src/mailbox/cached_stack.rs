@@ -121,7 +121,9 @@ impl<T> CachedStack<T> {
                     std::alloc::Layout::new::<StackNode<T>>(),
                 );
                 #[cfg(loom)]
-                drop(Box::from_raw(node.cast::<std::mem::ManuallyDrop<StackNode<T>>>()));
+                drop(Box::from_raw(
+                    node.cast::<std::mem::ManuallyDrop<StackNode<T>>>(),
+                ));
                 Pop::Item(value)
             }
         })

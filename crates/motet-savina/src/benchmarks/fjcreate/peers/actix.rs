@@ -1,18 +1,26 @@
-//! Fork Join (actor creation) on actix: `N` workers, placed round-robin on the arbiters as they are
-//! created.
+//! Fork Join (actor creation) on actix: a driver that creates `N` workers and sends each its
+//! message, placed round-robin on the arbiters (the driver first, then the workers as it creates
+//! them).
 
-use ::actix::{Actor, ActorContext, Context, Handler, Message};
+use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+use tokio::sync::oneshot;
 
 use crate::bench::{Iteration, Outcome};
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Reporter};
+use crate::peers::{reports, Arbiters, Placement, Reporter};
 
 /// The worker's one unit of work.
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Work;
+
+/// Kicks off the driver, with the channel on which it hands the workers' addresses to the main
+/// thread.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Start(oneshot::Sender<Vec<Addr<Worker>>>);
 
 struct Worker {
     done: Reporter<()>,
@@ -28,6 +36,36 @@ impl Handler<Work> for Worker {
     fn handle(&mut self, _: Work, ctx: &mut Context<Self>) {
         perform_computation(FJ_THETA);
         self.done.report(());
+        ctx.stop();
+    }
+}
+
+/// Creates `N` workers, sending each its message as it is created, then exits.
+struct Driver {
+    n: u64,
+    place: Placement,
+    done: Reporter<()>,
+}
+
+impl Actor for Driver {
+    type Context = Context<Self>;
+}
+
+impl Handler<Start> for Driver {
+    type Result = ();
+
+    fn handle(&mut self, Start(keep): Start, ctx: &mut Context<Self>) {
+        let mut workers = Vec::with_capacity(self.n as usize);
+        for _ in 0..self.n {
+            let done = self.done.clone();
+            let worker =
+                Worker::start_in_arbiter(self.place.next_arbiter(), move |_| Worker { done });
+            worker.do_send(Work);
+            workers.push(worker);
+        }
+        // The driver exits before its workers, so the main thread keeps their addresses until
+        // the end (see crate::peers).
+        let _ = keep.send(workers);
         ctx.stop();
     }
 }
@@ -50,16 +88,18 @@ impl Iteration for Program {
         let Config { n } = self.cfg;
         let mut place = self.arbiters.placement();
         let (reporter, reports) = reports();
-        let mut workers = Vec::with_capacity(n as usize);
-        for _ in 0..n {
-            let done = reporter.clone();
-            let worker = Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker { done });
-            worker.do_send(Work);
-            // Kept until the end (see crate::peers).
-            workers.push(worker);
-        }
-        drop(reporter);
+        let arbiter = place.next_arbiter().clone();
+        let driver = Driver::start_in_arbiter(&arbiter, move |_| Driver {
+            n,
+            place,
+            done: reporter,
+        });
+        let (keep, workers) = oneshot::channel();
+        driver.do_send(Start(keep));
+        // Empty if the driver failed; the missing reports then fail the check.
+        let workers = workers.blocking_recv().unwrap_or_default();
         let reports = reports.blocking_all();
+        drop(driver);
         drop(workers);
         super::outcome(n, &reports)
     }

@@ -1,5 +1,5 @@
-//! Fork Join (actor creation) on kameo: `N` workers with unbounded mailboxes on a tokio runtime
-//! with `threads` workers.
+//! Fork Join (actor creation) on kameo: a driver that creates `N` workers and sends each its
+//! message, with unbounded mailboxes on a tokio runtime with `threads` workers.
 
 use ::kameo::actor::Spawn;
 use ::kameo::mailbox;
@@ -16,6 +16,9 @@ use crate::peers::{reports, tokio_runtime, Reporter};
 /// The worker's one unit of work.
 struct Work;
 
+/// Kicks off the driver.
+struct Start;
+
 #[derive(Actor)]
 struct Worker {
     done: Reporter<()>,
@@ -27,6 +30,28 @@ impl Message<Work> for Worker {
     async fn handle(&mut self, _: Work, ctx: &mut Context<Self, ()>) {
         perform_computation(FJ_THETA);
         self.done.report(());
+        ctx.stop();
+    }
+}
+
+/// Creates `N` workers, sending each its message as it is created, then exits.
+#[derive(Actor)]
+struct Driver {
+    n: u64,
+    done: Reporter<()>,
+}
+
+impl Message<Start> for Driver {
+    type Reply = ();
+
+    async fn handle(&mut self, _: Start, ctx: &mut Context<Self, ()>) {
+        for _ in 0..self.n {
+            let worker = Worker {
+                done: self.done.clone(),
+            };
+            let worker = Worker::spawn_with_mailbox(worker, mailbox::unbounded());
+            worker.tell(Work).try_send().expect("the worker is running");
+        }
         ctx.stop();
     }
 }
@@ -49,14 +74,13 @@ impl Iteration for Program {
         let Config { n } = self.cfg;
         self.runtime.block_on(async move {
             let (reporter, reports) = reports();
-            for _ in 0..n {
-                let worker = Worker {
-                    done: reporter.clone(),
-                };
-                let worker = Worker::spawn_with_mailbox(worker, mailbox::unbounded());
-                worker.tell(Work).try_send().expect("the worker is running");
-            }
-            drop(reporter);
+            let driver =
+                Driver::spawn_with_mailbox(Driver { n, done: reporter }, mailbox::unbounded());
+            driver
+                .tell(Start)
+                .try_send()
+                .expect("the driver is running");
+            drop(driver);
             super::outcome(n, &reports.all().await)
         })
     }

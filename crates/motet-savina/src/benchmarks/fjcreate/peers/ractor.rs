@@ -1,4 +1,5 @@
-//! Fork Join (actor creation) on ractor: `N` workers on a tokio runtime with `threads` workers.
+//! Fork Join (actor creation) on ractor: a driver that creates `N` workers and sends each its
+//! message, on a tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio::runtime::Runtime;
@@ -11,6 +12,9 @@ use crate::peers::{reports, tokio_runtime, Reporter};
 
 /// The worker's one unit of work.
 struct Work;
+
+/// Kicks off the driver.
+struct Start;
 
 struct Worker;
 
@@ -40,6 +44,42 @@ impl Actor for Worker {
     }
 }
 
+/// Creates `N` workers, sending each its message as it is created, then exits.
+struct Driver;
+
+struct DriverState {
+    n: u64,
+    done: Reporter<()>,
+}
+
+impl Actor for Driver {
+    type Msg = Start;
+    type State = DriverState;
+    type Arguments = DriverState;
+
+    async fn pre_start(
+        &self,
+        _: ActorRef<Start>,
+        state: DriverState,
+    ) -> Result<DriverState, ActorProcessingErr> {
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Start>,
+        _: Start,
+        state: &mut DriverState,
+    ) -> Result<(), ActorProcessingErr> {
+        for _ in 0..state.n {
+            let (worker, _) = Actor::spawn(None, Worker, state.done.clone()).await?;
+            worker.cast(Work)?;
+        }
+        myself.stop(None);
+        Ok(())
+    }
+}
+
 struct Program {
     runtime: Runtime,
     cfg: Config,
@@ -58,13 +98,12 @@ impl Iteration for Program {
         let Config { n } = self.cfg;
         self.runtime.block_on(async move {
             let (reporter, reports) = reports();
-            for _ in 0..n {
-                let (worker, _) = Actor::spawn(None, Worker, reporter.clone())
-                    .await
-                    .expect("spawn Worker");
-                worker.cast(Work).expect("the worker is running");
-            }
-            drop(reporter);
+            let state = DriverState { n, done: reporter };
+            let (driver, _) = Actor::spawn(None, Driver, state)
+                .await
+                .expect("spawn Driver");
+            driver.cast(Start).expect("the driver is running");
+            drop(driver);
             super::outcome(n, &reports.all().await)
         })
     }

@@ -1,6 +1,7 @@
-//! Fork Join (throughput) on actix: `A` workers, placed round-robin on the arbiters.
+//! Fork Join (throughput) on actix: `A` workers and a driver that sends them the messages, placed
+//! round-robin on the arbiters (the workers first, then the driver).
 
-use ::actix::{Actor, ActorContext, Context, Handler, Message};
+use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
 use crate::bench::{Iteration, Outcome};
 use crate::benchmarks::fjthrput::Config;
@@ -12,6 +13,11 @@ use crate::peers::{reports, Arbiters, Reporter};
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Work;
+
+/// Kicks off the driver.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Start;
 
 struct Worker {
     n: u64,
@@ -33,6 +39,30 @@ impl Handler<Work> for Worker {
             self.done.report(self.processed);
             ctx.stop();
         }
+    }
+}
+
+/// Sends `N` rounds of one message to each worker, in index order, then exits.
+struct Driver {
+    n: u64,
+    workers: Vec<Addr<Worker>>,
+    _done: Reporter<u64>,
+}
+
+impl Actor for Driver {
+    type Context = Context<Self>;
+}
+
+impl Handler<Start> for Driver {
+    type Result = ();
+
+    fn handle(&mut self, _: Start, ctx: &mut Context<Self>) {
+        for _ in 0..self.n {
+            for worker in &self.workers {
+                worker.do_send(Work);
+            }
+        }
+        ctx.stop();
     }
 }
 
@@ -64,14 +94,16 @@ impl Iteration for Program {
                 })
             })
             .collect();
-        drop(reporter);
-        for _ in 0..n {
-            for worker in &workers {
-                worker.do_send(Work);
-            }
-        }
+        let driver_workers = workers.clone();
+        let driver = Driver::start_in_arbiter(place.next_arbiter(), move |_| Driver {
+            n,
+            workers: driver_workers,
+            _done: reporter,
+        });
+        driver.do_send(Start);
         // The main thread keeps every address until the end (see crate::peers).
         let reports = reports.blocking_all();
+        drop(driver);
         drop(workers);
         super::outcome(n, a, &reports)
     }

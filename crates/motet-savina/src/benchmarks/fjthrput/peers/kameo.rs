@@ -1,7 +1,7 @@
-//! Fork Join (throughput) on kameo: `A` workers with unbounded mailboxes on a tokio runtime with
-//! `threads` workers.
+//! Fork Join (throughput) on kameo: `A` workers and a driver that sends them the messages, with
+//! unbounded mailboxes on a tokio runtime with `threads` workers.
 
-use ::kameo::actor::Spawn;
+use ::kameo::actor::{ActorRef, Spawn};
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
@@ -15,6 +15,9 @@ use crate::peers::{reports, tokio_runtime, Reporter};
 
 /// One unit of work.
 struct Work;
+
+/// Kicks off the driver.
+struct Start;
 
 #[derive(Actor)]
 struct Worker {
@@ -33,6 +36,27 @@ impl Message<Work> for Worker {
             self.done.report(self.processed);
             ctx.stop();
         }
+    }
+}
+
+/// Sends `N` rounds of one message to each worker, in index order, then exits.
+#[derive(Actor)]
+struct Driver {
+    n: u64,
+    workers: Vec<ActorRef<Worker>>,
+    _done: Reporter<u64>,
+}
+
+impl Message<Start> for Driver {
+    type Reply = ();
+
+    async fn handle(&mut self, _: Start, ctx: &mut Context<Self, ()>) {
+        for _ in 0..self.n {
+            for worker in &self.workers {
+                worker.tell(Work).try_send().expect("the worker is running");
+            }
+        }
+        ctx.stop();
     }
 }
 
@@ -64,13 +88,17 @@ impl Iteration for Program {
                     Worker::spawn_with_mailbox(worker, mailbox::unbounded())
                 })
                 .collect();
-            drop(reporter);
-            for _ in 0..n {
-                for worker in &workers {
-                    worker.tell(Work).try_send().expect("the worker is running");
-                }
-            }
-            drop(workers);
+            let driver = Driver {
+                n,
+                workers,
+                _done: reporter,
+            };
+            let driver = Driver::spawn_with_mailbox(driver, mailbox::unbounded());
+            driver
+                .tell(Start)
+                .try_send()
+                .expect("the driver is running");
+            drop(driver);
             super::outcome(n, a, &reports.all().await)
         })
     }

@@ -1,4 +1,5 @@
-//! Fork Join (throughput) on ractor: `A` workers on a tokio runtime with `threads` workers.
+//! Fork Join (throughput) on ractor: `A` workers and a driver that sends them the messages, on a
+//! tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
 use tokio::runtime::Runtime;
@@ -11,6 +12,9 @@ use crate::peers::{reports, tokio_runtime, Reporter};
 
 /// One unit of work.
 struct Work;
+
+/// Kicks off the driver.
+struct Start;
 
 struct Worker;
 
@@ -49,6 +53,44 @@ impl Actor for Worker {
     }
 }
 
+/// Sends `N` rounds of one message to each worker, in index order, then exits.
+struct Driver;
+
+struct DriverState {
+    n: u64,
+    workers: Vec<ActorRef<Work>>,
+    _done: Reporter<u64>,
+}
+
+impl Actor for Driver {
+    type Msg = Start;
+    type State = DriverState;
+    type Arguments = DriverState;
+
+    async fn pre_start(
+        &self,
+        _: ActorRef<Start>,
+        state: DriverState,
+    ) -> Result<DriverState, ActorProcessingErr> {
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Start>,
+        _: Start,
+        state: &mut DriverState,
+    ) -> Result<(), ActorProcessingErr> {
+        for _ in 0..state.n {
+            for worker in &state.workers {
+                worker.cast(Work)?;
+            }
+        }
+        myself.stop(None);
+        Ok(())
+    }
+}
+
 struct Program {
     runtime: Runtime,
     cfg: Config,
@@ -79,13 +121,16 @@ impl Iteration for Program {
                     .expect("spawn Worker");
                 workers.push(worker);
             }
-            drop(reporter);
-            for _ in 0..n {
-                for worker in &workers {
-                    worker.cast(Work).expect("the worker is running");
-                }
-            }
-            drop(workers);
+            let state = DriverState {
+                n,
+                workers,
+                _done: reporter,
+            };
+            let (driver, _) = Actor::spawn(None, Driver, state)
+                .await
+                .expect("spawn Driver");
+            driver.cast(Start).expect("the driver is running");
+            drop(driver);
             super::outcome(n, a, &reports.all().await)
         })
     }
