@@ -16,6 +16,43 @@ use crate::watch::ExitWatch;
 /// Cloning an address is one atomic increment. An actor is freed when no address to it remains and
 /// its mailbox is empty (it then stops with [`ExitReason::Unreachable`]); an actor that holds its own
 /// address in its state keeps itself alive until it stops.
+///
+/// The message type is part of the address's type, so a message of another type is rejected at
+/// compile time. This compiles:
+///
+/// ```
+/// use motet_actor::{spawn, Actor, Context};
+///
+/// struct Counter(u64);
+/// impl Actor for Counter {
+///     type Msg = u64;
+///     fn handle(&mut self, _ctx: &mut Context<'_, Self>, n: u64) {
+///         self.0 += n;
+///     }
+/// }
+///
+/// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+/// let counter = spawn(rt.handle(), Counter(0));
+/// counter.tell(7).unwrap();
+/// ```
+///
+/// and the same program sending a string to the `Addr<u64>` does not:
+///
+/// ```compile_fail,E0308
+/// use motet_actor::{spawn, Actor, Context};
+///
+/// struct Counter(u64);
+/// impl Actor for Counter {
+///     type Msg = u64;
+///     fn handle(&mut self, _ctx: &mut Context<'_, Self>, n: u64) {
+///         self.0 += n;
+///     }
+/// }
+///
+/// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+/// let counter = spawn(rt.handle(), Counter(0));
+/// counter.tell("seven").unwrap(); // error[E0308]: mismatched types
+/// ```
 pub struct Addr<M: Send + 'static> {
     header: NonNull<Header<M>>,
 }

@@ -420,21 +420,42 @@ impl<A: Actor> Cell<A> {
                 return ctx.take_stop();
             }
             Signal::Stop(reason) => return Some(reason),
-            Signal::Restart => Self::restart(inner),
+            Signal::Restart => return Self::restart_now(header, inner),
         }
         None
     }
 
     /// Replaces the state with a fresh one from the supervision factory (a one-for-all restart, or a
-    /// restart after a panic).
-    fn restart(inner: &mut Inner<A>) {
+    /// restart after a panic); `started` runs before the next message. A factory that panics stops
+    /// the actor with that panic as the reason (it is not retried).
+    fn rebuild(inner: &mut Inner<A>) -> Result<(), ExitReason> {
         let Some(sup) = inner.supervision.as_mut() else {
-            return;
+            return Ok(());
         };
         let old = inner.actor.take();
         let _ = catch_unwind(AssertUnwindSafe(move || drop(old)));
-        inner.actor = Some(sup.make());
-        inner.started = false;
+        match catch_unwind(AssertUnwindSafe(|| sup.make())) {
+            Ok(actor) => {
+                inner.actor = Some(actor);
+                inner.started = false;
+                Ok(())
+            }
+            Err(payload) => Err(ExitReason::Panicked(panic_message(&*payload))),
+        }
+    }
+
+    /// A one-for-all sibling failed: rebuild, and run `started` now, before the messages queued
+    /// behind the signal.
+    fn restart_now(header: &Header<A::Msg>, inner: &mut Inner<A>) -> Option<ExitReason> {
+        if let Err(reason) = Self::rebuild(inner) {
+            return Some(reason);
+        }
+        inner.started = true;
+        let mut ctx = Context::new(header, &mut inner.relations);
+        if let Some(actor) = inner.actor.as_mut() {
+            actor.started(&mut ctx);
+        }
+        ctx.take_stop()
     }
 
     /// A handler panicked: restart in place if supervised and within the intensity limit, otherwise
@@ -447,10 +468,14 @@ impl<A: Actor> Cell<A> {
             None => Decision::Stop,
         };
         match decision {
-            Decision::Restart => {
-                Self::restart(inner);
-                RunOutcome::Yield
-            }
+            Decision::Restart => match Self::rebuild(inner) {
+                Ok(()) => RunOutcome::Yield,
+                Err(reason) => {
+                    // SAFETY: as above.
+                    unsafe { Self::finish(cell, reason, false) };
+                    RunOutcome::Idle
+                }
+            },
             Decision::Stop => {
                 // SAFETY: as above.
                 unsafe { Self::finish(cell, reason, false) };

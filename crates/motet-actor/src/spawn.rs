@@ -57,19 +57,21 @@ impl<A: Actor> Spawn<A> {
 
     /// Spawns the actor.
     pub fn spawn(self, runtime: &Handle) -> Addr<A::Msg> {
+        // The new actor holds its links before it can run: one that stops at once (in `started`, on
+        // another worker, before the loop below has run) still tells the actors it is linked to.
         let relations = if self.link.is_empty() && !self.trap_exit {
             None
         } else {
             Some(Box::new(Relations {
+                links: self.link.clone(),
                 trap_exit: self.trap_exit,
                 ..Relations::default()
             }))
         };
         let addr = Cell::spawn(runtime, self.actor, self.batch, None, relations);
         for other in self.link {
-            if other.signal(Signal::Link(addr.to_any())) {
-                addr.to_any().signal(Signal::Link(other));
-            } else {
+            if !other.signal(Signal::Link(addr.to_any())) {
+                // `other` had already stopped; this signal also drops it from the new actor's links.
                 addr.to_any().signal(Signal::Exit(ExitSignal {
                     from: other.id(),
                     reason: ExitReason::AlreadyExited,

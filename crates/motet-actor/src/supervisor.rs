@@ -123,7 +123,16 @@ impl<A: Actor> Supervision<A> {
         }
         st.restarts.push_back(now);
         if self.shared.strategy == Strategy::OneForAll {
-            for sibling in st.children.iter().filter(|c| c.id() != me) {
+            let siblings: Vec<AnyAddr> = st
+                .children
+                .iter()
+                .filter(|c| c.id() != me)
+                .cloned()
+                .collect();
+            // Signalled outside the lock: a signal may shut a sibling down on the spot (on a runtime
+            // that has shut down), and its `child_stopped` takes the lock.
+            drop(st);
+            for sibling in siblings {
                 sibling.signal(Signal::Restart);
             }
         }
@@ -231,8 +240,7 @@ impl Supervisor {
         &self,
         mut factory: impl FnMut() -> A + Send + 'static,
     ) -> Result<Addr<A::Msg>, SupervisorStopped> {
-        let mut st = self.shared.lock();
-        if st.done {
+        if self.shared.lock().done {
             return Err(SupervisorStopped);
         }
         let actor = factory();
@@ -240,6 +248,8 @@ impl Supervisor {
             factory: Box::new(factory),
             shared: self.shared.clone(),
         };
+        // Spawned without the lock: on a runtime that has shut down, the child is shut down inside
+        // `spawn`, and its `child_stopped` takes the lock.
         let addr = Cell::spawn(
             &self.runtime,
             actor,
@@ -247,7 +257,18 @@ impl Supervisor {
             Some(Box::new(supervision)),
             None,
         );
-        st.children.push(addr.to_any());
+        let mut st = self.shared.lock();
+        if st.done {
+            // The supervisor stopped meanwhile, without this child among those it stopped.
+            drop(st);
+            addr.to_any().signal(Signal::Stop(ExitReason::Shutdown));
+            return Err(SupervisorStopped);
+        }
+        // A child that already stopped (its `child_stopped` found nothing to remove) is not kept.
+        if !addr.is_stopped() {
+            st.children.push(addr.to_any());
+        }
+        drop(st);
         Ok(addr)
     }
 

@@ -72,6 +72,14 @@ impl Timers {
     pub(crate) fn cancel(&self, key: TimerKey) -> bool {
         let mut st = lock(&self.state);
         let removed = st.callbacks.remove(&key.0);
+        // Cancelled entries stay in the heap until they reach its top; drop them in bulk when they
+        // outnumber the live ones, so that many answered asks behind a long timer cannot pile up.
+        if st.heap.len() > 64 && st.heap.len() > 2 * st.callbacks.len() {
+            let TimerState {
+                heap, callbacks, ..
+            } = &mut *st;
+            heap.retain(|Reverse((_, k))| callbacks.contains_key(k));
+        }
         drop(st);
         match removed {
             Some(f) => {

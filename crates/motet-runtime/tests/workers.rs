@@ -6,7 +6,7 @@ mod common;
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 
-use motet_runtime::{Runtime, DEFAULT_CHAIN_BOUND};
+use motet_runtime::Runtime;
 
 #[test]
 fn zero_workers_is_an_error() {
@@ -45,7 +45,6 @@ fn the_requested_count_is_used() {
         assert_eq!(rt.handle().workers(), n);
         rt.wait_quiescent();
     }
-    assert!(DEFAULT_CHAIN_BOUND >= 1);
     // A chain bound of 0 is clamped, not a pool that never runs its slot.
     let rt = Runtime::builder()
         .workers(1)

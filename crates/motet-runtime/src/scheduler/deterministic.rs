@@ -8,18 +8,19 @@
 //! runnable, the clock jumps to the earliest pending timer and fires it, so timeouts are tested without
 //! waiting and without flakiness.
 //!
-//! Several threads may drive the same runtime at once (a test's main thread in `wait_quiescent`
-//! while another blocks in an ask's `wait`, say). A task taken by one of them counts as outstanding
-//! work until its turn ends, and so does a timer callback being fired, so no driver returns or
-//! reports quiescence while another is still running something that may schedule more.
+//! Several threads may drive the same runtime (a test's main thread in `wait_quiescent` while another
+//! blocks in an ask's `wait`, say). They take turns: one thread at a time runs a task or fires
+//! timers, so tasks still never run in parallel, and a driver that finds nothing to do while it
+//! holds the turn knows that no other thread is in the middle of something that could schedule
+//! more.
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::clock::Clock;
 use crate::rng::Rng;
-use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use crate::sync::{lock, Mutex};
+use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use crate::sync::{lock, Mutex, MutexGuard};
 use crate::task::{RunOutcome, TaskRef};
 use crate::timer::Timers;
 
@@ -29,14 +30,29 @@ pub(crate) struct Deterministic {
     rng: Mutex<Rng>,
     seed: u64,
     shutdown: AtomicBool,
-    /// Tasks taken from `runnable` whose turn has not ended, on any thread.
-    running: AtomicUsize,
+    /// Held by a driver while it runs a task, fires timers, or concludes that nothing is left.
+    turn: Mutex<()>,
 }
 
 thread_local! {
-    /// The scheduler whose task this thread is running, and how many of its turns are nested here
-    /// (a driver called from inside a task, a misuse, must not wait for its own caller).
-    static RUNNING_HERE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The scheduler (by address) whose turn this thread holds, or 0. A driver called from inside a
+    /// task or a timer callback (a misuse) must not wait for the turn its own caller holds.
+    static IN_TURN: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Marks this thread as holding a scheduler's turn until dropped.
+struct InTurn(usize);
+
+impl InTurn {
+    fn enter(id: usize) -> InTurn {
+        InTurn(IN_TURN.with(|t| t.replace(id)))
+    }
+}
+
+impl Drop for InTurn {
+    fn drop(&mut self) {
+        IN_TURN.with(|t| t.set(self.0));
+    }
 }
 
 impl Deterministic {
@@ -46,7 +62,7 @@ impl Deterministic {
             rng: Mutex::new(Rng::new(seed)),
             seed,
             shutdown: AtomicBool::new(false),
-            running: AtomicUsize::new(0),
+            turn: Mutex::new(()),
         }
     }
 
@@ -63,39 +79,42 @@ impl Deterministic {
         lock(&self.runnable).push(task);
     }
 
-    /// Runs one randomly chosen runnable task; returns false if none was runnable.
-    pub(crate) fn step(&self) -> bool {
+    fn id(&self) -> usize {
+        self as *const Deterministic as usize
+    }
+
+    /// Whether this thread is inside one of this scheduler's turns.
+    fn in_turn(&self) -> bool {
+        IN_TURN.with(Cell::get) == self.id()
+    }
+
+    /// Waits for the turn, unless this thread already holds it (a nested driver).
+    fn take_turn(&self) -> Option<MutexGuard<'_, ()>> {
+        if self.in_turn() {
+            None
+        } else {
+            Some(lock(&self.turn))
+        }
+    }
+
+    /// Runs one randomly chosen runnable task; returns false if none was runnable. The caller holds
+    /// the turn.
+    fn step(&self) -> bool {
         let task = {
             let mut runnable = lock(&self.runnable);
             if runnable.is_empty() {
                 return false;
             }
             let i = lock(&self.rng).below(runnable.len());
-            // Counted before the lock is released: no other driver sees the task in neither place.
-            self.running.fetch_add(1, SeqCst);
             runnable.swap_remove(i)
         };
-        let me = self as *const Deterministic as usize;
-        let outer = RUNNING_HERE.with(Cell::get);
-        let depth = if outer.0 == me { outer.1 + 1 } else { 1 };
-        RUNNING_HERE.with(|r| r.set((me, depth)));
+        let _in_turn = InTurn::enter(self.id());
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => lock(&self.runnable).push(task),
             Err(_) => eprintln!("motet-runtime: a task panicked outside its model's containment"),
         }
-        RUNNING_HERE.with(|r| r.set(outer));
-        self.running.fetch_sub(1, SeqCst);
         true
-    }
-
-    /// Whether another thread is running one of this scheduler's tasks or firing one of its timers.
-    fn busy_elsewhere(&self, timers: &Timers) -> bool {
-        let me = self as *const Deterministic as usize;
-        let (who, depth) = RUNNING_HERE.with(Cell::get);
-        let here = if who == me { depth } else { 0 };
-        // A timer taken by `take_due` still counts as pending until its callback returned.
-        self.running.load(SeqCst) > here || timers.pending() > 0
     }
 
     /// Runs tasks, and fires timers on the virtual clock, until `done()` or nothing is left. Returns
@@ -110,6 +129,8 @@ impl Deterministic {
             if done() {
                 return true;
             }
+            // Released at the end of each iteration, so that other drivers get turns too.
+            let _turn = self.take_turn();
             if self.step() {
                 continue;
             }
@@ -117,22 +138,29 @@ impl Deterministic {
                 Some(t) => {
                     clock.advance_to(t);
                     let due = timers.take_due(clock.now());
+                    let _in_turn = InTurn::enter(self.id());
                     timers.fire(due);
                 }
-                None if self.busy_elsewhere(timers) => std::thread::yield_now(),
                 None => return done(),
             }
         }
     }
 
-    /// Whether nothing is runnable and no timer is pending.
+    /// Whether nothing is runnable, running or pending (false from inside a task: that one runs).
     pub(crate) fn is_quiescent(&self, timers: &Timers) -> bool {
-        lock(&self.runnable).is_empty() && self.running.load(SeqCst) == 0 && timers.pending() == 0
+        if self.in_turn() {
+            return false;
+        }
+        let _turn = lock(&self.turn);
+        lock(&self.runnable).is_empty() && timers.pending() == 0
     }
 
     /// Hands every runnable task to its `shutdown`; later schedules do the same at once.
     pub(crate) fn shutdown(&self) {
         self.shutdown.store(true, SeqCst);
+        // A turn in progress on another thread ends first.
+        let _turn = self.take_turn();
+        let _in_turn = InTurn::enter(self.id());
         loop {
             let Some(task) = lock(&self.runnable).pop() else {
                 break;
