@@ -12,8 +12,9 @@
 //!
 //! # What a worker runs next
 //!
-//! 1. The slot, unless `chain_bound` slot tasks ran in a row: then the slot's task moves to the back
-//!    of the deque so the others get a turn (a ping-pong pair cannot starve the rest).
+//! 1. The slot, unless `chain_bound` slot tasks ran in a row while other tasks wait in the deque or
+//!    the injector: then the slot's task moves to the back of the deque so the others get a turn (a
+//!    ping-pong pair cannot starve the rest). With nothing waiting, the chain goes on.
 //! 2. Every 61st turn, the injector first (so outside work is not starved by local work).
 //! 3. Its deque (FIFO), then a batch from the injector.
 //! 4. Otherwise it searches: steals a batch from the other workers, starting at a random victim.
@@ -313,6 +314,13 @@ impl Pool {
             let chain = ctx.chain.get();
             if chain < self.chain_bound {
                 ctx.chain.set(chain + 1);
+                self.count(ctx, Counter::Slot);
+                return Some(task);
+            }
+            if ctx.local.is_empty() && self.injector.is_empty() {
+                // Nobody here is waiting for a turn: moving the chain to the deque would only
+                // invite another worker to steal one end of it.
+                ctx.chain.set(0);
                 self.count(ctx, Counter::Slot);
                 return Some(task);
             }
