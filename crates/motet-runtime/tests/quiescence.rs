@@ -26,7 +26,7 @@ fn node(handle: &Handle, work: &Arc<Work>, depth: u32, fanout: u32) {
             return;
         }
         for i in 0..fanout {
-            if (depth + i) % 2 == 0 {
+            if (depth + i).is_multiple_of(2) {
                 let (h2, w2) = (h.clone(), w.clone());
                 h.call_after(Duration::from_millis(u64::from(i % 4)), move || {
                     w2.timers.fetch_add(1, SeqCst);
@@ -49,7 +49,7 @@ fn expected(depth: u32, fanout: u32) -> (usize, usize) {
         let (t, m) = expected(depth - 1, fanout);
         tasks += t;
         timers += m;
-        if (depth + i) % 2 == 0 {
+        if (depth + i).is_multiple_of(2) {
             timers += 1;
         }
     }

@@ -1,9 +1,40 @@
-//! What motet's own variants share: building the runtime (untimed, in `prepare`) and a slot through
-//! which the final actor hands its result to the harness.
+//! What motet's own variants share: building the runtime (untimed, in [`prepare`]), the
+//! [`Iteration`] that runs a benchmark's program on it, and a slot through which the final actor
+//! hands its result to the harness.
 
 use std::sync::{Arc, Mutex};
 
 use motet_runtime::Runtime;
+
+use crate::bench::{Iteration, Outcome};
+
+/// Builds a motet variant: the runtime with `threads` workers (untimed), and an [`Iteration`] whose
+/// timed `run` calls `run` with the decoded parameters `cfg` and that runtime.
+pub(crate) fn prepare<C: 'static>(
+    cfg: C,
+    threads: usize,
+    run: fn(&C, &Runtime) -> Outcome,
+) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(Program {
+        cfg,
+        rt: runtime(threads)?,
+        run,
+    }))
+}
+
+/// A motet variant's program: its parameters, its runtime and the function that runs one
+/// iteration.
+struct Program<C> {
+    cfg: C,
+    rt: Runtime,
+    run: fn(&C, &Runtime) -> Outcome,
+}
+
+impl<C> Iteration for Program<C> {
+    fn run(&mut self) -> Outcome {
+        (self.run)(&self.cfg, &self.rt)
+    }
+}
 
 /// A motet runtime with `threads` workers.
 pub(crate) fn runtime(threads: usize) -> Result<Runtime, String> {

@@ -53,7 +53,7 @@ fn class_layout(class: usize) -> Layout {
 #[inline]
 fn class_of(layout: Layout) -> Option<usize> {
     let size = layout.size();
-    if layout.align() == 8 && size % 8 == 0 && size > 0 && size <= CLASSES * 8 {
+    if layout.align() == 8 && size.is_multiple_of(8) && size > 0 && size <= CLASSES * 8 {
         Some(size / 8 - 1)
     } else {
         None

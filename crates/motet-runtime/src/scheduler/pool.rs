@@ -305,7 +305,7 @@ impl Pool {
     fn next_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         let tick = ctx.tick.get().wrapping_add(1);
         ctx.tick.set(tick);
-        if tick % INJECTOR_INTERVAL == 0 {
+        if tick.is_multiple_of(INJECTOR_INTERVAL) {
             if let Some(task) = self.steal_injector(ctx) {
                 return Some(task);
             }

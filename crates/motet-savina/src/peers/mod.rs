@@ -30,12 +30,131 @@
 //!   (Chameneos' mall). Every actor still exits explicitly (`ctx.stop()`) where Savina's does.
 //! - **Failures.** A panic or handler error stops the actor and drops its `Reporter`, so the main
 //!   thread never waits forever: the missing report fails the benchmark's check instead.
+//! - **The program frame.** [`tokio_program`] and [`actix_program`] build a program's
+//!   [`Iteration`] from its decoded parameters and two functions: one that creates the first actors
+//!   and sends the kick-off messages (the only per-benchmark part of an iteration), and one that
+//!   checks the reports. [`variants`] lists a benchmark's three programs.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::thread;
 
 use actix_rt::{Arbiter, ArbiterHandle, System};
 use tokio::sync::mpsc;
+
+use crate::bench::{Iteration, Model, Outcome, Prepare, Variant};
+
+/// A benchmark's actix, ractor and kameo variants, in that order, from their `prepare` functions.
+pub fn variants(actix: Prepare, ractor: Prepare, kameo: Prepare) -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actix,
+            prepare: actix,
+        },
+        Variant {
+            model: Model::Ractor,
+            prepare: ractor,
+        },
+        Variant {
+            model: Model::Kameo,
+            prepare: kameo,
+        },
+    ]
+}
+
+/// Builds a ractor or kameo program: the tokio runtime with `threads` workers (untimed), and an
+/// [`Iteration`] whose timed `run`, on the main thread in `Runtime::block_on`, creates the
+/// completion channel, awaits `start(cfg, reporter)` (which creates the first actors and sends the
+/// kick-off messages), waits for every actor to exit ([`Reports::all`]) and returns
+/// `outcome(cfg, reports)`.
+///
+/// # Errors
+/// If the runtime cannot be built ([`tokio_runtime`]).
+pub fn tokio_program<C, T, F>(
+    cfg: C,
+    threads: usize,
+    start: fn(C, Reporter<T>) -> F,
+    outcome: fn(C, &[T]) -> Outcome,
+) -> Result<Box<dyn Iteration>, String>
+where
+    C: Copy + 'static,
+    T: 'static,
+    F: Future<Output = ()> + 'static,
+{
+    Ok(Box::new(TokioProgram {
+        runtime: tokio_runtime(threads)?,
+        cfg,
+        start,
+        outcome,
+    }))
+}
+
+/// A ractor or kameo program (see [`tokio_program`]).
+struct TokioProgram<C, T, F> {
+    runtime: tokio::runtime::Runtime,
+    cfg: C,
+    start: fn(C, Reporter<T>) -> F,
+    outcome: fn(C, &[T]) -> Outcome,
+}
+
+impl<C: Copy, T, F: Future<Output = ()>> Iteration for TokioProgram<C, T, F> {
+    fn run(&mut self) -> Outcome {
+        let (cfg, start, outcome) = (self.cfg, self.start, self.outcome);
+        self.runtime.block_on(async move {
+            let (reporter, reports) = reports();
+            start(cfg, reporter).await;
+            outcome(cfg, &reports.all().await)
+        })
+    }
+}
+
+/// Builds an actix program: `threads` arbiters (untimed), and an [`Iteration`] whose timed `run`
+/// creates the completion channel, calls `start(cfg, placement, reporter)` on the main thread
+/// (which places the first actors on the arbiters round-robin, sends the kick-off messages and
+/// returns every address the main thread must keep), waits for every actor to exit
+/// ([`Reports::blocking_all`]), only then drops those addresses, and returns
+/// `outcome(cfg, reports)`.
+///
+/// # Errors
+/// If the arbiters cannot be started ([`Arbiters::new`]).
+pub fn actix_program<C, T, K>(
+    cfg: C,
+    threads: usize,
+    start: fn(C, Placement, Reporter<T>) -> K,
+    outcome: fn(C, &[T]) -> Outcome,
+) -> Result<Box<dyn Iteration>, String>
+where
+    C: Copy + 'static,
+    T: 'static,
+    K: 'static,
+{
+    Ok(Box::new(ActixProgram {
+        arbiters: Arbiters::new(threads)?,
+        cfg,
+        start,
+        outcome,
+    }))
+}
+
+/// An actix program (see [`actix_program`]).
+struct ActixProgram<C, T, K> {
+    arbiters: Arbiters,
+    cfg: C,
+    start: fn(C, Placement, Reporter<T>) -> K,
+    outcome: fn(C, &[T]) -> Outcome,
+}
+
+impl<C: Copy, T, K> Iteration for ActixProgram<C, T, K> {
+    fn run(&mut self) -> Outcome {
+        let place = self.arbiters.placement();
+        let (reporter, reports) = reports();
+        let keep = (self.start)(self.cfg, place, reporter);
+        // The main thread keeps every address until the end (see the module documentation).
+        let reports = reports.blocking_all();
+        drop(keep);
+        (self.outcome)(self.cfg, &reports)
+    }
+}
 
 /// Builds the tokio runtime the ractor and kameo programs run on: a multi-thread runtime with
 /// exactly `threads` worker threads.

@@ -8,21 +8,13 @@ use motet_runtime::Runtime;
 
 use super::{check, Config};
 use crate::bench::{Iteration, Outcome};
-use crate::motet_support::{runtime, ResultSlot};
+use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 use crate::random::PseudoRandom;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(BigActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct BigActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 type Neighbors = Arc<[Addr<BigMsg>]>;
@@ -119,53 +111,52 @@ impl Actor for Big {
     }
 }
 
-impl Iteration for BigActors {
-    fn run(&mut self) -> Outcome {
-        let Config { n, w } = self.cfg;
-        let result = ResultSlot::new();
-        let unexpected = Arc::new(AtomicU64::new(0));
-        let h = self.rt.handle();
-        let sink = spawn(
-            h,
-            Sink {
-                w,
-                exits: 0,
-                neighbors: None,
-                result: result.clone(),
-            },
-        );
-        let bigs: Neighbors = (0..w)
-            .map(|id| {
-                spawn(
-                    h,
-                    Big {
-                        id: id as i32,
-                        n,
-                        pings: 0,
-                        exp_pinger: -1,
-                        rng: PseudoRandom::new(id as i64),
-                        sink: sink.clone(),
-                        neighbors: None,
-                        unexpected: 0,
-                        unexpected_total: unexpected.clone(),
-                    },
-                )
-            })
-            .collect();
-        let _ = sink.tell(SinkMsg::Neighbors(bigs.clone()));
-        for big in bigs.iter() {
-            let _ = big.tell(BigMsg::Neighbors(bigs.clone()));
-        }
-        for big in bigs.iter() {
-            let _ = big.tell(BigMsg::Pong(-1));
-        }
-        drop(bigs);
-        drop(sink);
-        self.rt.wait_quiescent();
-        check(
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let Config { n, w } = *cfg;
+    let result = ResultSlot::new();
+    let unexpected = Arc::new(AtomicU64::new(0));
+    let h = rt.handle();
+    let sink = spawn(
+        h,
+        Sink {
             w,
-            result.take().unwrap_or(0),
-            unexpected.load(Ordering::Relaxed),
-        )
+            exits: 0,
+            neighbors: None,
+            result: result.clone(),
+        },
+    );
+    let bigs: Neighbors = (0..w)
+        .map(|id| {
+            spawn(
+                h,
+                Big {
+                    id: id as i32,
+                    n,
+                    pings: 0,
+                    exp_pinger: -1,
+                    rng: PseudoRandom::new(id as i64),
+                    sink: sink.clone(),
+                    neighbors: None,
+                    unexpected: 0,
+                    unexpected_total: unexpected.clone(),
+                },
+            )
+        })
+        .collect();
+    let _ = sink.tell(SinkMsg::Neighbors(bigs.clone()));
+    for big in bigs.iter() {
+        let _ = big.tell(BigMsg::Neighbors(bigs.clone()));
     }
+    for big in bigs.iter() {
+        let _ = big.tell(BigMsg::Pong(-1));
+    }
+    drop(bigs);
+    drop(sink);
+    rt.wait_quiescent();
+    check(
+        w,
+        result.take().unwrap_or(0),
+        unexpected.load(Ordering::Relaxed),
+    )
 }

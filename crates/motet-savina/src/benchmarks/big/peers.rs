@@ -6,25 +6,13 @@ mod actix;
 mod kameo;
 mod ractor;
 
-use crate::bench::{Model, Outcome, Variant};
+use super::Config;
+use crate::bench::{Outcome, Variant};
 use crate::random::PseudoRandom;
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix::prepare,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor::prepare,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo::prepare,
-        },
-    ]
+    crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
 /// A Big actor's bookkeeping, the same for every crate.
@@ -87,7 +75,7 @@ enum Report {
 }
 
 /// Validates the reports (the sink's exits, the Big actors' errors) with the benchmark's check.
-fn outcome(w: usize, reports: &[Report]) -> Outcome {
+fn outcome(Config { w, .. }: Config, reports: &[Report]) -> Outcome {
     let mut exits = None;
     let mut errors = 0;
     let mut bigs = 0;

@@ -5,20 +5,12 @@ use motet_runtime::Runtime;
 
 use super::{check, Color, Config};
 use crate::bench::{Iteration, Outcome};
-use crate::motet_support::{runtime, ResultSlot};
+use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(ChameneosActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct ChameneosActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 enum MallMsg {
@@ -110,22 +102,21 @@ impl Actor for Creature {
     }
 }
 
-impl Iteration for ChameneosActors {
-    fn run(&mut self) -> Outcome {
-        let result = ResultSlot::new();
-        let mall = spawn(
-            self.rt.handle(),
-            Mall {
-                c: self.cfg.c,
-                meetings_left: self.cfg.m,
-                waiting: None,
-                sum_meetings: 0,
-                faded: 0,
-                result: result.clone(),
-            },
-        );
-        drop(mall);
-        self.rt.wait_quiescent();
-        check(self.cfg.m, result.take().unwrap_or(0))
-    }
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let result = ResultSlot::new();
+    let mall = spawn(
+        rt.handle(),
+        Mall {
+            c: cfg.c,
+            meetings_left: cfg.m,
+            waiting: None,
+            sum_meetings: 0,
+            faded: 0,
+            result: result.clone(),
+        },
+    );
+    drop(mall);
+    rt.wait_quiescent();
+    check(cfg.m, result.take().unwrap_or(0))
 }

@@ -8,24 +8,12 @@ mod kameo;
 mod ractor;
 
 use super::Color;
-use crate::bench::{Model, Outcome, Variant};
+use super::Config;
+use crate::bench::{Outcome, Variant};
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix::prepare,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor::prepare,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo::prepare,
-        },
-    ]
+    crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
 /// The mall's bookkeeping, the same for every crate.
@@ -89,7 +77,7 @@ impl<R> Mall<R> {
 }
 
 /// Validates the mall's sum of meetings with the benchmark's check.
-fn outcome(m: u64, reports: &[u64]) -> Outcome {
+fn outcome(Config { m, .. }: Config, reports: &[u64]) -> Outcome {
     match reports {
         [sum] => super::check(m, *sum),
         _ => Outcome {

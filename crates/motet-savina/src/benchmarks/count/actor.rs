@@ -5,20 +5,12 @@ use motet_runtime::Runtime;
 
 use super::{check, Config};
 use crate::bench::{Iteration, Outcome};
-use crate::motet_support::{runtime, ResultSlot};
+use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(CountActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct CountActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 enum ProducerMsg {
@@ -72,22 +64,21 @@ impl Actor for Counter {
     }
 }
 
-impl Iteration for CountActors {
-    fn run(&mut self) -> Outcome {
-        let result = ResultSlot::new();
-        let h = self.rt.handle();
-        let counter = spawn(h, Counter { count: 0 });
-        let producer = spawn(
-            h,
-            Producer {
-                counter,
-                n: self.cfg.n,
-                result: result.clone(),
-            },
-        );
-        let _ = producer.tell(ProducerMsg::Increment);
-        drop(producer);
-        self.rt.wait_quiescent();
-        check(self.cfg.n, result.take().unwrap_or(0))
-    }
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let result = ResultSlot::new();
+    let h = rt.handle();
+    let counter = spawn(h, Counter { count: 0 });
+    let producer = spawn(
+        h,
+        Producer {
+            counter,
+            n: cfg.n,
+            result: result.clone(),
+        },
+    );
+    let _ = producer.tell(ProducerMsg::Increment);
+    drop(producer);
+    rt.wait_quiescent();
+    check(cfg.n, result.take().unwrap_or(0))
 }

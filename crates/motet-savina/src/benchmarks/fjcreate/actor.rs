@@ -11,20 +11,12 @@ use motet_runtime::Runtime;
 use super::{check, Config};
 use crate::bench::{Iteration, Outcome};
 use crate::benchmarks::{perform_computation, FJ_THETA};
-use crate::motet_support::runtime;
+use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(FjCreateActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct FjCreateActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 /// Completions, sharded by actor so that workers rarely touch the same cache line (one benchmark
@@ -67,15 +59,14 @@ impl Actor for Driver {
     }
 }
 
-impl Iteration for FjCreateActors {
-    fn run(&mut self) -> Outcome {
-        for shard in &DONE {
-            shard.store(0, Ordering::Relaxed);
-        }
-        let driver = spawn(self.rt.handle(), Driver { n: self.cfg.n });
-        let _ = driver.tell(());
-        drop(driver);
-        self.rt.wait_quiescent();
-        check(self.cfg.n, completions())
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    for shard in &DONE {
+        shard.store(0, Ordering::Relaxed);
     }
+    let driver = spawn(rt.handle(), Driver { n: cfg.n });
+    let _ = driver.tell(());
+    drop(driver);
+    rt.wait_quiescent();
+    check(cfg.n, completions())
 }

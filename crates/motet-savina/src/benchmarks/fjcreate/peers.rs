@@ -7,27 +7,15 @@ mod actix;
 mod kameo;
 mod ractor;
 
-use crate::bench::{Model, Outcome, Variant};
+use super::Config;
+use crate::bench::{Outcome, Variant};
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix::prepare,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor::prepare,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo::prepare,
-        },
-    ]
+    crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
 /// Validates the workers' completions (one report each) with the benchmark's check.
-fn outcome(n: u64, reports: &[()]) -> Outcome {
+fn outcome(Config { n }: Config, reports: &[()]) -> Outcome {
     super::check(n, reports.len() as u64)
 }

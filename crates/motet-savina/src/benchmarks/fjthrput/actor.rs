@@ -11,20 +11,12 @@ use motet_runtime::Runtime;
 use super::{check, Config};
 use crate::bench::{Iteration, Outcome};
 use crate::benchmarks::{perform_computation, FJ_THETA};
-use crate::motet_support::runtime;
+use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(FjThroughputActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct FjThroughputActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 struct Worker {
@@ -64,29 +56,28 @@ impl Actor for Driver {
     }
 }
 
-impl Iteration for FjThroughputActors {
-    fn run(&mut self) -> Outcome {
-        let Config { n, a } = self.cfg;
-        let counts: Arc<Vec<AtomicU64>> = Arc::new((0..a).map(|_| AtomicU64::new(0)).collect());
-        let h = self.rt.handle();
-        let workers: Vec<_> = (0..a)
-            .map(|index| {
-                spawn(
-                    h,
-                    Worker {
-                        processed: 0,
-                        n,
-                        index,
-                        counts: counts.clone(),
-                    },
-                )
-            })
-            .collect();
-        let driver = spawn(h, Driver { workers, n });
-        let _ = driver.tell(());
-        drop(driver);
-        self.rt.wait_quiescent();
-        let counts: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        check(n, a, &counts)
-    }
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let Config { n, a } = *cfg;
+    let counts: Arc<Vec<AtomicU64>> = Arc::new((0..a).map(|_| AtomicU64::new(0)).collect());
+    let h = rt.handle();
+    let workers: Vec<_> = (0..a)
+        .map(|index| {
+            spawn(
+                h,
+                Worker {
+                    processed: 0,
+                    n,
+                    index,
+                    counts: counts.clone(),
+                },
+            )
+        })
+        .collect();
+    let driver = spawn(h, Driver { workers, n });
+    let _ = driver.tell(());
+    drop(driver);
+    rt.wait_quiescent();
+    let counts: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+    check(n, a, &counts)
 }

@@ -7,27 +7,15 @@ mod actix;
 mod kameo;
 mod ractor;
 
-use crate::bench::{Model, Outcome, Variant};
+use super::Config;
+use crate::bench::{Outcome, Variant};
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix::prepare,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor::prepare,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo::prepare,
-        },
-    ]
+    crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
 /// Validates the workers' reports (messages processed, one per worker) with the benchmark's check.
-fn outcome(n: u64, a: usize, reports: &[u64]) -> Outcome {
+fn outcome(Config { n, a }: Config, reports: &[u64]) -> Outcome {
     super::check(n, a, reports)
 }

@@ -5,20 +5,12 @@ use motet_runtime::Runtime;
 
 use super::{check, Config};
 use crate::bench::{Iteration, Outcome};
-use crate::motet_support::{runtime, ResultSlot};
+use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(PingPongActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct PingPongActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 enum PingMsg {
@@ -85,33 +77,28 @@ impl Actor for Pong {
     }
 }
 
-impl Iteration for PingPongActors {
-    fn run(&mut self) -> Outcome {
-        let (pongs, count) = (ResultSlot::new(), ResultSlot::new());
-        let h = self.rt.handle();
-        let pong = spawn(
-            h,
-            Pong {
-                count: 0,
-                result: count.clone(),
-            },
-        );
-        let ping = spawn(
-            h,
-            Ping {
-                pong,
-                pings_left: self.cfg.n,
-                pongs: 0,
-                result: pongs.clone(),
-            },
-        );
-        let _ = ping.tell(PingMsg::Start);
-        drop(ping);
-        self.rt.wait_quiescent();
-        check(
-            self.cfg.n,
-            count.take().unwrap_or(0),
-            pongs.take().unwrap_or(0),
-        )
-    }
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let (pongs, count) = (ResultSlot::new(), ResultSlot::new());
+    let h = rt.handle();
+    let pong = spawn(
+        h,
+        Pong {
+            count: 0,
+            result: count.clone(),
+        },
+    );
+    let ping = spawn(
+        h,
+        Ping {
+            pong,
+            pings_left: cfg.n,
+            pongs: 0,
+            result: pongs.clone(),
+        },
+    );
+    let _ = ping.tell(PingMsg::Start);
+    drop(ping);
+    rt.wait_quiescent();
+    check(cfg.n, count.take().unwrap_or(0), pongs.take().unwrap_or(0))
 }

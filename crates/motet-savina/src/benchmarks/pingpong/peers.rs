@@ -6,24 +6,12 @@ mod actix;
 mod kameo;
 mod ractor;
 
-use crate::bench::{Model, Outcome, Variant};
+use super::Config;
+use crate::bench::{Outcome, Variant};
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix::prepare,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor::prepare,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo::prepare,
-        },
-    ]
+    crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
 /// What the two actors report when they exit.
@@ -36,7 +24,7 @@ enum Report {
 }
 
 /// Validates the two reports with the benchmark's check (a missing report counts as 0).
-fn outcome(n: u64, reports: &[Report]) -> Outcome {
+fn outcome(Config { n }: Config, reports: &[Report]) -> Outcome {
     let (mut pong_count, mut pongs_received) = (0, 0);
     for r in reports {
         match *r {

@@ -5,20 +5,12 @@ use motet_runtime::Runtime;
 
 use super::{check, Config};
 use crate::bench::{Iteration, Outcome};
-use crate::motet_support::{runtime, ResultSlot};
+use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(ThreadRingActors {
-        cfg: Config::from_params(params)?,
-        rt: runtime(threads)?,
-    }))
-}
-
-struct ThreadRingActors {
-    cfg: Config,
-    rt: Runtime,
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 enum RingMsg {
@@ -63,30 +55,29 @@ impl Actor for Ring {
     }
 }
 
-impl Iteration for ThreadRingActors {
-    fn run(&mut self) -> Outcome {
-        let Config { n, r } = self.cfg;
-        let zero_at = ResultSlot::new();
-        let h = self.rt.handle();
-        let ring: Vec<Addr<RingMsg>> = (0..n)
-            .map(|index| {
-                spawn(
-                    h,
-                    Ring {
-                        index,
-                        n,
-                        next: None,
-                        zero_at: zero_at.clone(),
-                    },
-                )
-            })
-            .collect();
-        for (i, actor) in ring.iter().enumerate() {
-            let _ = actor.tell(RingMsg::Data(ring[(i + 1) % n].clone()));
-        }
-        let _ = ring[0].tell(RingMsg::Ping(r));
-        drop(ring);
-        self.rt.wait_quiescent();
-        check(n, r, zero_at.take())
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let Config { n, r } = *cfg;
+    let zero_at = ResultSlot::new();
+    let h = rt.handle();
+    let ring: Vec<Addr<RingMsg>> = (0..n)
+        .map(|index| {
+            spawn(
+                h,
+                Ring {
+                    index,
+                    n,
+                    next: None,
+                    zero_at: zero_at.clone(),
+                },
+            )
+        })
+        .collect();
+    for (i, actor) in ring.iter().enumerate() {
+        let _ = actor.tell(RingMsg::Data(ring[(i + 1) % n].clone()));
     }
+    let _ = ring[0].tell(RingMsg::Ping(r));
+    drop(ring);
+    rt.wait_quiescent();
+    check(n, r, zero_at.take())
 }

@@ -7,29 +7,17 @@ mod actix;
 mod kameo;
 mod ractor;
 
-use crate::bench::{Model, Outcome, Variant};
+use super::Config;
+use crate::bench::{Outcome, Variant};
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix::prepare,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor::prepare,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo::prepare,
-        },
-    ]
+    crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
 /// Validates where the zero ping arrived (the index of each member that got one; exactly one
 /// should) with the benchmark's check.
-fn outcome(n: usize, r: u64, reports: &[usize]) -> Outcome {
+fn outcome(Config { n, r }: Config, reports: &[usize]) -> Outcome {
     match reports {
         [] => super::check(n, r, None),
         [zero_at] => super::check(n, r, Some(*zero_at)),

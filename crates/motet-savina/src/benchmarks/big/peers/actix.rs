@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 use super::{AfterPong, Pinger, Report};
 
@@ -111,53 +111,43 @@ impl Handler<Exit> for Sink {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, w } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let done = reporter.clone();
-        let sink = Sink::start_in_arbiter(place.next_arbiter(), move |_| Sink {
-            exits: 0,
-            neighbors: Arc::from([]),
-            done,
-        });
-        let bigs: Arc<[Addr<BigActor>]> = (0..w)
-            .map(|id| {
-                let sink = sink.clone();
-                let done = reporter.clone();
-                BigActor::start_in_arbiter(place.next_arbiter(), move |_| BigActor {
-                    pinger: Pinger::new(id, n),
-                    neighbors: Arc::from([]),
-                    sink,
-                    done,
-                })
+/// Places the first actors and sends the kick-off messages, on the main thread; returns the
+/// addresses the main thread keeps until every actor has exited.
+fn start(
+    Config { n, w }: Config,
+    mut place: Placement,
+    reporter: Reporter<Report>,
+) -> (Addr<Sink>, Arc<[Addr<BigActor>]>) {
+    let done = reporter.clone();
+    let sink = Sink::start_in_arbiter(place.next_arbiter(), move |_| Sink {
+        exits: 0,
+        neighbors: Arc::from([]),
+        done,
+    });
+    let bigs: Arc<[Addr<BigActor>]> = (0..w)
+        .map(|id| {
+            let sink = sink.clone();
+            let done = reporter.clone();
+            BigActor::start_in_arbiter(place.next_arbiter(), move |_| BigActor {
+                pinger: Pinger::new(id, n),
+                neighbors: Arc::from([]),
+                sink,
+                done,
             })
-            .collect();
-        drop(reporter);
-        sink.do_send(Neighbors(Arc::clone(&bigs)));
-        for big in bigs.iter() {
-            big.do_send(Neighbors(Arc::clone(&bigs)));
-        }
-        for big in bigs.iter() {
-            big.do_send(Pong(-1));
-        }
-        // The main thread keeps every address until the end (see crate::peers).
-        let reports = reports.blocking_all();
-        drop((sink, bigs));
-        super::outcome(w, &reports)
+        })
+        .collect();
+    drop(reporter);
+    sink.do_send(Neighbors(Arc::clone(&bigs)));
+    for big in bigs.iter() {
+        big.do_send(Neighbors(Arc::clone(&bigs)));
     }
+    for big in bigs.iter() {
+        big.do_send(Pong(-1));
+    }
+    (sink, bigs)
 }

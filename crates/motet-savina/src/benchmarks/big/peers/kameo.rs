@@ -7,12 +7,11 @@ use ::kameo::actor::{ActorRef, Spawn};
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 use super::{AfterPong, Pinger, Report};
 
@@ -108,57 +107,43 @@ impl Message<Exit> for Sink {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, w } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let sink = Sink {
-                exits: 0,
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n, w }: Config, reporter: Reporter<Report>) {
+    let sink = Sink {
+        exits: 0,
+        neighbors: Arc::from([]),
+        done: reporter.clone(),
+    };
+    let sink = Sink::spawn_with_mailbox(sink, mailbox::unbounded());
+    let bigs: Arc<[ActorRef<BigActor>]> = (0..w)
+        .map(|id| {
+            let big = BigActor {
+                pinger: Pinger::new(id, n),
                 neighbors: Arc::from([]),
+                sink: sink.clone(),
                 done: reporter.clone(),
             };
-            let sink = Sink::spawn_with_mailbox(sink, mailbox::unbounded());
-            let bigs: Arc<[ActorRef<BigActor>]> = (0..w)
-                .map(|id| {
-                    let big = BigActor {
-                        pinger: Pinger::new(id, n),
-                        neighbors: Arc::from([]),
-                        sink: sink.clone(),
-                        done: reporter.clone(),
-                    };
-                    BigActor::spawn_with_mailbox(big, mailbox::unbounded())
-                })
-                .collect();
-            drop(reporter);
-            sink.tell(Neighbors(Arc::clone(&bigs)))
-                .try_send()
-                .expect("the sink is running");
-            for big in bigs.iter() {
-                big.tell(Neighbors(Arc::clone(&bigs)))
-                    .try_send()
-                    .expect("the Big actor is running");
-            }
-            for big in bigs.iter() {
-                big.tell(Pong(-1))
-                    .try_send()
-                    .expect("the Big actor is running");
-            }
-            drop((sink, bigs));
-            super::outcome(w, &reports.all().await)
+            BigActor::spawn_with_mailbox(big, mailbox::unbounded())
         })
+        .collect();
+    drop(reporter);
+    sink.tell(Neighbors(Arc::clone(&bigs)))
+        .try_send()
+        .expect("the sink is running");
+    for big in bigs.iter() {
+        big.tell(Neighbors(Arc::clone(&bigs)))
+            .try_send()
+            .expect("the Big actor is running");
     }
+    for big in bigs.iter() {
+        big.tell(Pong(-1))
+            .try_send()
+            .expect("the Big actor is running");
+    }
+    drop((sink, bigs));
 }

@@ -3,12 +3,11 @@
 use std::sync::Arc;
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 use super::{AfterPong, Pinger, Report};
 
@@ -124,59 +123,45 @@ impl Actor for Sink {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, w } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let sink_state = SinkState {
-                exits: 0,
-                neighbors: Arc::from([]),
-                done: reporter.clone(),
-            };
-            let (sink, _) = Actor::spawn(None, Sink, sink_state)
-                .await
-                .expect("spawn the sink");
-            let mut bigs = Vec::with_capacity(w);
-            for id in 0..w {
-                let state = BigState {
-                    pinger: Pinger::new(id, n),
-                    neighbors: Arc::from([]),
-                    sink: sink.clone(),
-                    done: reporter.clone(),
-                };
-                let (big, _) = Actor::spawn(None, BigActor, state)
-                    .await
-                    .expect("spawn a Big actor");
-                bigs.push(big);
-            }
-            drop(reporter);
-            let bigs: Arc<[ActorRef<BigMsg>]> = bigs.into();
-            sink.cast(SinkMsg::Neighbors(Arc::clone(&bigs)))
-                .expect("the sink is running");
-            for big in bigs.iter() {
-                big.cast(BigMsg::Neighbors(Arc::clone(&bigs)))
-                    .expect("the Big actor is running");
-            }
-            for big in bigs.iter() {
-                big.cast(BigMsg::Pong(-1))
-                    .expect("the Big actor is running");
-            }
-            drop((sink, bigs));
-            super::outcome(w, &reports.all().await)
-        })
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n, w }: Config, reporter: Reporter<Report>) {
+    let sink_state = SinkState {
+        exits: 0,
+        neighbors: Arc::from([]),
+        done: reporter.clone(),
+    };
+    let (sink, _) = Actor::spawn(None, Sink, sink_state)
+        .await
+        .expect("spawn the sink");
+    let mut bigs = Vec::with_capacity(w);
+    for id in 0..w {
+        let state = BigState {
+            pinger: Pinger::new(id, n),
+            neighbors: Arc::from([]),
+            sink: sink.clone(),
+            done: reporter.clone(),
+        };
+        let (big, _) = Actor::spawn(None, BigActor, state)
+            .await
+            .expect("spawn a Big actor");
+        bigs.push(big);
     }
+    drop(reporter);
+    let bigs: Arc<[ActorRef<BigMsg>]> = bigs.into();
+    sink.cast(SinkMsg::Neighbors(Arc::clone(&bigs)))
+        .expect("the sink is running");
+    for big in bigs.iter() {
+        big.cast(BigMsg::Neighbors(Arc::clone(&bigs)))
+            .expect("the Big actor is running");
+    }
+    for big in bigs.iter() {
+        big.cast(BigMsg::Pong(-1))
+            .expect("the Big actor is running");
+    }
+    drop((sink, bigs));
 }

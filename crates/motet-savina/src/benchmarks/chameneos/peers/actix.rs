@@ -3,10 +3,10 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::chameneos::{Color, Config};
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Placement, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 use super::Pairing;
 
@@ -126,34 +126,19 @@ impl Handler<Exit> for Creature {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { c, m } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let arbiter = place.next_arbiter().clone();
-        let mall = Mall::start_in_arbiter(&arbiter, move |_| Mall {
-            state: super::Mall::new(c, m),
-            place,
-            creatures: Vec::with_capacity(c),
-            done: reporter,
-        });
-        // The main thread keeps the mall's address until the end (see crate::peers).
-        let reports = reports.blocking_all();
-        drop(mall);
-        super::outcome(m, &reports)
-    }
+/// Places the first actors and sends the kick-off messages, on the main thread; returns the
+/// addresses the main thread keeps until every actor has exited.
+fn start(Config { c, m }: Config, mut place: Placement, reporter: Reporter<u64>) -> Addr<Mall> {
+    let arbiter = place.next_arbiter().clone();
+    Mall::start_in_arbiter(&arbiter, move |_| Mall {
+        state: super::Mall::new(c, m),
+        place,
+        creatures: Vec::with_capacity(c),
+        done: reporter,
+    })
 }

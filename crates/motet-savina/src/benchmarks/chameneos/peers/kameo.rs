@@ -6,12 +6,11 @@ use ::kameo::error::Infallible;
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::chameneos::{Color, Config};
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 use super::Pairing;
 
@@ -131,31 +130,17 @@ impl Message<Exit> for Creature {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { c, m } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let mall = Mall {
-                state: super::Mall::new(c, m),
-                done: reporter,
-            };
-            let mall = Mall::spawn_with_mailbox(mall, mailbox::unbounded());
-            drop(mall);
-            super::outcome(m, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { c, m }: Config, reporter: Reporter<u64>) {
+    let mall = Mall {
+        state: super::Mall::new(c, m),
+        done: reporter,
+    };
+    let mall = Mall::spawn_with_mailbox(mall, mailbox::unbounded());
+    drop(mall);
 }

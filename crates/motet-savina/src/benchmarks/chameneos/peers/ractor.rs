@@ -1,12 +1,11 @@
 //! Chameneos on ractor: a mall and `C` creatures on a tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::chameneos::{Color, Config};
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 use super::Pairing;
 
@@ -141,32 +140,18 @@ impl Actor for Creature {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { c, m } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let args = MallArgs {
-                c,
-                m,
-                done: reporter,
-            };
-            let (mall, _) = Actor::spawn(None, Mall, args).await.expect("spawn Mall");
-            drop(mall);
-            super::outcome(m, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { c, m }: Config, reporter: Reporter<u64>) {
+    let args = MallArgs {
+        c,
+        m,
+        done: reporter,
+    };
+    let (mall, _) = Actor::spawn(None, Mall, args).await.expect("spawn Mall");
+    drop(mall);
 }

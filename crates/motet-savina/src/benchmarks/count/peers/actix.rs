@@ -2,10 +2,10 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::count::Config;
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 /// Producer's kick-off, and the counter's unit of work.
 #[derive(Message)]
@@ -78,39 +78,29 @@ impl Handler<Retrieve> for Counter {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let done = reporter.clone();
-        let counter = Counter::start_in_arbiter(place.next_arbiter(), move |_| Counter {
-            count: 0,
-            _done: done,
-        });
-        let producer_counter = counter.clone();
-        let producer = Producer::start_in_arbiter(place.next_arbiter(), move |_| Producer {
-            n,
-            counter: producer_counter,
-            done: reporter,
-        });
-        producer.do_send(Increment);
-        // The main thread keeps every address until the end (see crate::peers).
-        let reports = reports.blocking_all();
-        drop((producer, counter));
-        super::outcome(n, &reports)
-    }
+/// Places the first actors and sends the kick-off messages, on the main thread; returns the
+/// addresses the main thread keeps until every actor has exited.
+fn start(
+    Config { n }: Config,
+    mut place: Placement,
+    reporter: Reporter<u64>,
+) -> (Addr<Producer>, Addr<Counter>) {
+    let done = reporter.clone();
+    let counter = Counter::start_in_arbiter(place.next_arbiter(), move |_| Counter {
+        count: 0,
+        _done: done,
+    });
+    let producer_counter = counter.clone();
+    let producer = Producer::start_in_arbiter(place.next_arbiter(), move |_| Producer {
+        n,
+        counter: producer_counter,
+        done: reporter,
+    });
+    producer.do_send(Increment);
+    (producer, counter)
 }

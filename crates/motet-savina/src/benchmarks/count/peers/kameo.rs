@@ -5,12 +5,11 @@ use ::kameo::actor::{ActorRef, Spawn};
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::count::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// Producer's kick-off, and the counter's unit of work.
 struct Increment;
@@ -74,45 +73,31 @@ impl Message<Retrieve> for Counter {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let counter = Counter::spawn_with_mailbox(
-                Counter {
-                    count: 0,
-                    _done: reporter.clone(),
-                },
-                mailbox::unbounded(),
-            );
-            let producer = Producer::spawn_with_mailbox(
-                Producer {
-                    n,
-                    counter,
-                    done: reporter,
-                },
-                mailbox::unbounded(),
-            );
-            producer
-                .tell(Increment)
-                .try_send()
-                .expect("Producer is running");
-            drop(producer);
-            super::outcome(n, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n }: Config, reporter: Reporter<u64>) {
+    let counter = Counter::spawn_with_mailbox(
+        Counter {
+            count: 0,
+            _done: reporter.clone(),
+        },
+        mailbox::unbounded(),
+    );
+    let producer = Producer::spawn_with_mailbox(
+        Producer {
+            n,
+            counter,
+            done: reporter,
+        },
+        mailbox::unbounded(),
+    );
+    producer
+        .tell(Increment)
+        .try_send()
+        .expect("Producer is running");
+    drop(producer);
 }

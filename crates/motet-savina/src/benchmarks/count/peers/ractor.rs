@@ -1,12 +1,11 @@
 //! Counting Actor on ractor: a `Producer` and a `Counter` on a tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::count::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// The producer's messages.
 enum ProducerMsg {
@@ -104,44 +103,30 @@ impl Actor for Counter {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let counter_state = CounterState {
-                count: 0,
-                _done: reporter.clone(),
-            };
-            let (counter, _) = Actor::spawn(None, Counter, counter_state)
-                .await
-                .expect("spawn Counter");
-            let producer_state = ProducerState {
-                n,
-                counter,
-                done: reporter,
-            };
-            let (producer, _) = Actor::spawn(None, Producer, producer_state)
-                .await
-                .expect("spawn Producer");
-            producer
-                .cast(ProducerMsg::Increment)
-                .expect("Producer is running");
-            drop(producer);
-            super::outcome(n, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n }: Config, reporter: Reporter<u64>) {
+    let counter_state = CounterState {
+        count: 0,
+        _done: reporter.clone(),
+    };
+    let (counter, _) = Actor::spawn(None, Counter, counter_state)
+        .await
+        .expect("spawn Counter");
+    let producer_state = ProducerState {
+        n,
+        counter,
+        done: reporter,
+    };
+    let (producer, _) = Actor::spawn(None, Producer, producer_state)
+        .await
+        .expect("spawn Producer");
+    producer
+        .cast(ProducerMsg::Increment)
+        .expect("Producer is running");
+    drop(producer);
 }

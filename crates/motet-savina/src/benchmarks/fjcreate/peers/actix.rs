@@ -5,11 +5,11 @@
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 use tokio::sync::oneshot;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Placement, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 /// The worker's one unit of work.
 #[derive(Message)]
@@ -70,37 +70,27 @@ impl Handler<Start> for Driver {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let arbiter = place.next_arbiter().clone();
-        let driver = Driver::start_in_arbiter(&arbiter, move |_| Driver {
-            n,
-            place,
-            done: reporter,
-        });
-        let (keep, workers) = oneshot::channel();
-        driver.do_send(Start(keep));
-        // Empty if the driver failed; the missing reports then fail the check.
-        let workers = workers.blocking_recv().unwrap_or_default();
-        let reports = reports.blocking_all();
-        drop(driver);
-        drop(workers);
-        super::outcome(n, &reports)
-    }
+/// Places the driver and sends it `Start`, on the main thread, then waits for the workers'
+/// addresses; returns the addresses the main thread keeps until every actor has exited.
+fn start(
+    Config { n }: Config,
+    mut place: Placement,
+    reporter: Reporter<()>,
+) -> (Addr<Driver>, Vec<Addr<Worker>>) {
+    let arbiter = place.next_arbiter().clone();
+    let driver = Driver::start_in_arbiter(&arbiter, move |_| Driver {
+        n,
+        place,
+        done: reporter,
+    });
+    let (keep, workers) = oneshot::channel();
+    driver.do_send(Start(keep));
+    // Empty if the driver failed; the missing reports then fail the check.
+    let workers = workers.blocking_recv().unwrap_or_default();
+    (driver, workers)
 }

@@ -5,13 +5,12 @@ use ::kameo::actor::Spawn;
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// The worker's one unit of work.
 struct Work;
@@ -56,32 +55,17 @@ impl Message<Start> for Driver {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let driver =
-                Driver::spawn_with_mailbox(Driver { n, done: reporter }, mailbox::unbounded());
-            driver
-                .tell(Start)
-                .try_send()
-                .expect("the driver is running");
-            drop(driver);
-            super::outcome(n, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n }: Config, reporter: Reporter<()>) {
+    let driver = Driver::spawn_with_mailbox(Driver { n, done: reporter }, mailbox::unbounded());
+    driver
+        .tell(Start)
+        .try_send()
+        .expect("the driver is running");
+    drop(driver);
 }

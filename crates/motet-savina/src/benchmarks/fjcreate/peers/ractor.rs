@@ -2,13 +2,12 @@
 //! message, on a tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// The worker's one unit of work.
 struct Work;
@@ -80,31 +79,17 @@ impl Actor for Driver {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let state = DriverState { n, done: reporter };
-            let (driver, _) = Actor::spawn(None, Driver, state)
-                .await
-                .expect("spawn Driver");
-            driver.cast(Start).expect("the driver is running");
-            drop(driver);
-            super::outcome(n, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n }: Config, reporter: Reporter<()>) {
+    let state = DriverState { n, done: reporter };
+    let (driver, _) = Actor::spawn(None, Driver, state)
+        .await
+        .expect("spawn Driver");
+    driver.cast(Start).expect("the driver is running");
+    drop(driver);
 }

@@ -3,11 +3,11 @@
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::fjthrput::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 /// One unit of work.
 #[derive(Message)]
@@ -66,45 +66,34 @@ impl Handler<Start> for Driver {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, a } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let workers: Vec<_> = (0..a)
-            .map(|_| {
-                let done = reporter.clone();
-                Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker {
-                    n,
-                    processed: 0,
-                    done,
-                })
+/// Places the first actors and sends the kick-off messages, on the main thread; returns the
+/// addresses the main thread keeps until every actor has exited.
+fn start(
+    Config { n, a }: Config,
+    mut place: Placement,
+    reporter: Reporter<u64>,
+) -> (Addr<Driver>, Vec<Addr<Worker>>) {
+    let workers: Vec<_> = (0..a)
+        .map(|_| {
+            let done = reporter.clone();
+            Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker {
+                n,
+                processed: 0,
+                done,
             })
-            .collect();
-        let driver_workers = workers.clone();
-        let driver = Driver::start_in_arbiter(place.next_arbiter(), move |_| Driver {
-            n,
-            workers: driver_workers,
-            _done: reporter,
-        });
-        driver.do_send(Start);
-        // The main thread keeps every address until the end (see crate::peers).
-        let reports = reports.blocking_all();
-        drop(driver);
-        drop(workers);
-        super::outcome(n, a, &reports)
-    }
+        })
+        .collect();
+    let driver_workers = workers.clone();
+    let driver = Driver::start_in_arbiter(place.next_arbiter(), move |_| Driver {
+        n,
+        workers: driver_workers,
+        _done: reporter,
+    });
+    driver.do_send(Start);
+    (driver, workers)
 }

@@ -5,13 +5,12 @@ use ::kameo::actor::{ActorRef, Spawn};
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::fjthrput::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// One unit of work.
 struct Work;
@@ -60,46 +59,32 @@ impl Message<Start> for Driver {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, a } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let workers: Vec<_> = (0..a)
-                .map(|_| {
-                    let worker = Worker {
-                        n,
-                        processed: 0,
-                        done: reporter.clone(),
-                    };
-                    Worker::spawn_with_mailbox(worker, mailbox::unbounded())
-                })
-                .collect();
-            let driver = Driver {
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
+    let workers: Vec<_> = (0..a)
+        .map(|_| {
+            let worker = Worker {
                 n,
-                workers,
-                _done: reporter,
+                processed: 0,
+                done: reporter.clone(),
             };
-            let driver = Driver::spawn_with_mailbox(driver, mailbox::unbounded());
-            driver
-                .tell(Start)
-                .try_send()
-                .expect("the driver is running");
-            drop(driver);
-            super::outcome(n, a, &reports.all().await)
+            Worker::spawn_with_mailbox(worker, mailbox::unbounded())
         })
-    }
+        .collect();
+    let driver = Driver {
+        n,
+        workers,
+        _done: reporter,
+    };
+    let driver = Driver::spawn_with_mailbox(driver, mailbox::unbounded());
+    driver
+        .tell(Start)
+        .try_send()
+        .expect("the driver is running");
+    drop(driver);
 }

@@ -2,13 +2,12 @@
 //! tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::fjthrput::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// One unit of work.
 struct Work;
@@ -91,47 +90,33 @@ impl Actor for Driver {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, a } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let mut workers = Vec::with_capacity(a);
-            for _ in 0..a {
-                let state = WorkerState {
-                    n,
-                    processed: 0,
-                    done: reporter.clone(),
-                };
-                let (worker, _) = Actor::spawn(None, Worker, state)
-                    .await
-                    .expect("spawn Worker");
-                workers.push(worker);
-            }
-            let state = DriverState {
-                n,
-                workers,
-                _done: reporter,
-            };
-            let (driver, _) = Actor::spawn(None, Driver, state)
-                .await
-                .expect("spawn Driver");
-            driver.cast(Start).expect("the driver is running");
-            drop(driver);
-            super::outcome(n, a, &reports.all().await)
-        })
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
+    let mut workers = Vec::with_capacity(a);
+    for _ in 0..a {
+        let state = WorkerState {
+            n,
+            processed: 0,
+            done: reporter.clone(),
+        };
+        let (worker, _) = Actor::spawn(None, Worker, state)
+            .await
+            .expect("spawn Worker");
+        workers.push(worker);
     }
+    let state = DriverState {
+        n,
+        workers,
+        _done: reporter,
+    };
+    let (driver, _) = Actor::spawn(None, Driver, state)
+        .await
+        .expect("spawn Driver");
+    driver.cast(Start).expect("the driver is running");
+    drop(driver);
 }

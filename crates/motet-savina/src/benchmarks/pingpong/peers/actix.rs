@@ -2,10 +2,10 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 use super::Report;
 
@@ -97,38 +97,27 @@ impl Handler<Stop> for Pong {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let done = reporter.clone();
-        let pong = Pong::start_in_arbiter(place.next_arbiter(), move |_| Pong { count: 0, done });
-        let ping_pong = pong.clone();
-        let ping = Ping::start_in_arbiter(place.next_arbiter(), move |_| Ping {
-            pings_left: n,
-            pongs: 0,
-            pong: ping_pong,
-            done: reporter,
-        });
-        ping.do_send(Start);
-        // The main thread keeps both addresses until the end: an actix actor whose last address is
-        // dropped may stop before it reads a message sent just before the drop (see crate::peers).
-        let reports = reports.blocking_all();
-        drop((ping, pong));
-        super::outcome(n, &reports)
-    }
+/// Places the first actors and sends the kick-off messages, on the main thread; returns the
+/// addresses the main thread keeps until every actor has exited.
+fn start(
+    Config { n }: Config,
+    mut place: Placement,
+    reporter: Reporter<Report>,
+) -> (Addr<Ping>, Addr<Pong>) {
+    let done = reporter.clone();
+    let pong = Pong::start_in_arbiter(place.next_arbiter(), move |_| Pong { count: 0, done });
+    let ping_pong = pong.clone();
+    let ping = Ping::start_in_arbiter(place.next_arbiter(), move |_| Ping {
+        pings_left: n,
+        pongs: 0,
+        pong: ping_pong,
+        done: reporter,
+    });
+    ping.do_send(Start);
+    (ping, pong)
 }

@@ -5,12 +5,11 @@ use ::kameo::actor::{ActorRef, Spawn};
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 use super::Report;
 
@@ -88,43 +87,29 @@ impl Message<Stop> for Pong {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let pong = Pong::spawn_with_mailbox(
-                Pong {
-                    count: 0,
-                    done: reporter.clone(),
-                },
-                mailbox::unbounded(),
-            );
-            let ping = Ping::spawn_with_mailbox(
-                Ping {
-                    pings_left: n,
-                    pongs: 0,
-                    pong,
-                    done: reporter,
-                },
-                mailbox::unbounded(),
-            );
-            ping.tell(Start).try_send().expect("Ping is running");
-            drop(ping);
-            super::outcome(n, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n }: Config, reporter: Reporter<Report>) {
+    let pong = Pong::spawn_with_mailbox(
+        Pong {
+            count: 0,
+            done: reporter.clone(),
+        },
+        mailbox::unbounded(),
+    );
+    let ping = Ping::spawn_with_mailbox(
+        Ping {
+            pings_left: n,
+            pongs: 0,
+            pong,
+            done: reporter,
+        },
+        mailbox::unbounded(),
+    );
+    ping.tell(Start).try_send().expect("Ping is running");
+    drop(ping);
 }

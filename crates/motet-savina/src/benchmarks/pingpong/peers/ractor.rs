@@ -1,12 +1,11 @@
 //! Ping Pong on ractor: `Ping` and `Pong` actors on a tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 use super::Report;
 
@@ -119,43 +118,29 @@ impl Actor for Pong {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let pong_state = PongState {
-                count: 0,
-                done: reporter.clone(),
-            };
-            let (pong, _) = Actor::spawn(None, Pong, pong_state)
-                .await
-                .expect("spawn Pong");
-            let ping_state = PingState {
-                pings_left: n,
-                pongs: 0,
-                pong,
-                done: reporter,
-            };
-            let (ping, _) = Actor::spawn(None, Ping, ping_state)
-                .await
-                .expect("spawn Ping");
-            ping.cast(PingMsg::Start).expect("Ping is running");
-            drop(ping);
-            super::outcome(n, &reports.all().await)
-        })
-    }
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n }: Config, reporter: Reporter<Report>) {
+    let pong_state = PongState {
+        count: 0,
+        done: reporter.clone(),
+    };
+    let (pong, _) = Actor::spawn(None, Pong, pong_state)
+        .await
+        .expect("spawn Pong");
+    let ping_state = PingState {
+        pings_left: n,
+        pongs: 0,
+        pong,
+        done: reporter,
+    };
+    let (ping, _) = Actor::spawn(None, Ping, ping_state)
+        .await
+        .expect("spawn Ping");
+    ping.cast(PingMsg::Start).expect("Ping is running");
+    drop(ping);
 }

@@ -2,10 +2,10 @@
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
-use crate::peers::{reports, Arbiters, Reporter};
+use crate::peers::{actix_program, Placement, Reporter};
 
 /// Links a member to the next one in the ring.
 #[derive(Message)]
@@ -73,43 +73,33 @@ impl Handler<Exit> for Member {
     }
 }
 
-struct Program {
-    arbiters: Arbiters,
-    cfg: Config,
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        arbiters: Arbiters::new(threads)?,
-    }))
+    actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, r } = self.cfg;
-        let mut place = self.arbiters.placement();
-        let (reporter, reports) = reports();
-        let members: Vec<_> = (0..n)
-            .map(|id| {
-                let done = reporter.clone();
-                Member::start_in_arbiter(place.next_arbiter(), move |_| Member {
-                    id,
-                    ring_size: n,
-                    next: None,
-                    done,
-                })
+/// Places the first actors and sends the kick-off messages, on the main thread; returns the
+/// addresses the main thread keeps until every actor has exited.
+fn start(
+    Config { n, r }: Config,
+    mut place: Placement,
+    reporter: Reporter<usize>,
+) -> Vec<Addr<Member>> {
+    let members: Vec<_> = (0..n)
+        .map(|id| {
+            let done = reporter.clone();
+            Member::start_in_arbiter(place.next_arbiter(), move |_| Member {
+                id,
+                ring_size: n,
+                next: None,
+                done,
             })
-            .collect();
-        drop(reporter);
-        for (i, member) in members.iter().enumerate() {
-            member.do_send(Data(members[(i + 1) % members.len()].clone()));
-        }
-        members[0].do_send(Ping(r));
-        // The main thread keeps every address until the end (see crate::peers).
-        let reports = reports.blocking_all();
-        drop(members);
-        super::outcome(n, r, &reports)
+        })
+        .collect();
+    drop(reporter);
+    for (i, member) in members.iter().enumerate() {
+        member.do_send(Data(members[(i + 1) % members.len()].clone()));
     }
+    members[0].do_send(Ping(r));
+    members
 }

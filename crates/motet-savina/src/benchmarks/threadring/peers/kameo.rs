@@ -5,12 +5,11 @@ use ::kameo::actor::{ActorRef, Spawn};
 use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// Links a member to the next one in the ring.
 struct Data(ActorRef<Member>);
@@ -70,49 +69,35 @@ impl Message<Exit> for Member {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, r } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let members: Vec<_> = (0..n)
-                .map(|id| {
-                    let member = Member {
-                        id,
-                        ring_size: n,
-                        next: None,
-                        done: reporter.clone(),
-                    };
-                    Member::spawn_with_mailbox(member, mailbox::unbounded())
-                })
-                .collect();
-            drop(reporter);
-            for (i, member) in members.iter().enumerate() {
-                let next = members[(i + 1) % members.len()].clone();
-                member
-                    .tell(Data(next))
-                    .try_send()
-                    .expect("the member is running");
-            }
-            members[0]
-                .tell(Ping(r))
-                .try_send()
-                .expect("the member is running");
-            drop(members);
-            super::outcome(n, r, &reports.all().await)
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n, r }: Config, reporter: Reporter<usize>) {
+    let members: Vec<_> = (0..n)
+        .map(|id| {
+            let member = Member {
+                id,
+                ring_size: n,
+                next: None,
+                done: reporter.clone(),
+            };
+            Member::spawn_with_mailbox(member, mailbox::unbounded())
         })
+        .collect();
+    drop(reporter);
+    for (i, member) in members.iter().enumerate() {
+        let next = members[(i + 1) % members.len()].clone();
+        member
+            .tell(Data(next))
+            .try_send()
+            .expect("the member is running");
     }
+    members[0]
+        .tell(Ping(r))
+        .try_send()
+        .expect("the member is running");
+    drop(members);
 }

@@ -1,12 +1,11 @@
 //! Thread Ring on ractor: `N` ring members on a tokio runtime with `threads` workers.
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::Iteration;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
-use crate::peers::{reports, tokio_runtime, Reporter};
+use crate::peers::{tokio_program, Reporter};
 
 /// A ring member's messages.
 enum MemberMsg {
@@ -75,49 +74,35 @@ impl Actor for Member {
     }
 }
 
-struct Program {
-    runtime: Runtime,
-    cfg: Config,
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(Program {
-        cfg: Config::from_params(params)?,
-        runtime: tokio_runtime(threads)?,
-    }))
+    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-impl Iteration for Program {
-    fn run(&mut self) -> Outcome {
-        let Config { n, r } = self.cfg;
-        self.runtime.block_on(async move {
-            let (reporter, reports) = reports();
-            let mut members = Vec::with_capacity(n);
-            for id in 0..n {
-                let state = MemberState {
-                    id,
-                    ring_size: n,
-                    next: None,
-                    done: reporter.clone(),
-                };
-                let (member, _) = Actor::spawn(None, Member, state)
-                    .await
-                    .expect("spawn a ring member");
-                members.push(member);
-            }
-            drop(reporter);
-            for (i, member) in members.iter().enumerate() {
-                let next = members[(i + 1) % members.len()].clone();
-                member
-                    .cast(MemberMsg::Data(next))
-                    .expect("the member is running");
-            }
-            members[0]
-                .cast(MemberMsg::Ping(r))
-                .expect("the member is running");
-            drop(members);
-            super::outcome(n, r, &reports.all().await)
-        })
+/// Creates the first actors and sends the kick-off messages, on the main thread.
+async fn start(Config { n, r }: Config, reporter: Reporter<usize>) {
+    let mut members = Vec::with_capacity(n);
+    for id in 0..n {
+        let state = MemberState {
+            id,
+            ring_size: n,
+            next: None,
+            done: reporter.clone(),
+        };
+        let (member, _) = Actor::spawn(None, Member, state)
+            .await
+            .expect("spawn a ring member");
+        members.push(member);
     }
+    drop(reporter);
+    for (i, member) in members.iter().enumerate() {
+        let next = members[(i + 1) % members.len()].clone();
+        member
+            .cast(MemberMsg::Data(next))
+            .expect("the member is running");
+    }
+    members[0]
+        .cast(MemberMsg::Ping(r))
+        .expect("the member is running");
+    drop(members);
 }
