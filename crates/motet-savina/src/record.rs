@@ -2,8 +2,11 @@
 //!
 //! `--json FILE` writes an array of these records, with exactly these keys in this order:
 //! `{"benchmark", "model", "threads", "params", "iterations", "median_ms", "min_ms", "max_ms",
-//! "result", "validated"}`. `result` is the benchmark's checked output (SPEC.md's validation value),
-//! so that anyone can check it independently.
+//! "result", "validated", "peak_rss_kib"}`. `result` is the benchmark's checked output (SPEC.md's
+//! validation value), so that anyone can check it independently. `peak_rss_kib` is the peak
+//! resident memory of the child process that measured the record (its `prepare`, warm-up and
+//! timed iterations, and the binary's own few MiB), in KiB; `null` where it was not measured (a run
+//! in process, or a platform without `wait4`).
 
 use std::io;
 use std::path::Path;

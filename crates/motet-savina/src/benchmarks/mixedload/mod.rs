@@ -3,7 +3,7 @@
 //! Flow: the main thread creates a collector and `r` masters, each with a worker of its own, and
 //! sends each master `Build`. A master builds a ring: `Next = self`, then `l` times
 //! `Next = spawn(ChainLink(Next))`; it sends `Token(t)` to `Next` and asks its worker to factor
-//! [`NUMBER`] (28,350,160,440,309,881 = 86,028,157 × 329,545,133) by trial division. A chain link
+//! `NUMBER` (28,350,160,440,309,881 = 86,028,157 × 329,545,133) by trial division. A chain link
 //! forwards every token unchanged to its next and exits after forwarding `Token(0)`. The master
 //! forwards `Token(x − 1)` on `Token(x)`, and on `Token(0)` the ring is gone: it builds the next
 //! one, `k` rings in all, then sends `Done` (with the tokens it saw) to the collector and exits. A
