@@ -265,7 +265,7 @@ fn legend(root: &Area<'_>, data: &Data) -> Result<(), Box<dyn std::error::Error>
         let workers: Vec<String> = counts.iter().map(|t| t.to_string()).collect();
         let text = format!("{} ({})", model.name(), workers.join(", "));
         root.draw(&Text::new(text.clone(), (x + 4, y), font.clone()))?;
-        x += 4 + 7 * text.len() as i32 + 16;
+        x += 4 + 6 * text.chars().count() as i32 + 14;
     }
     root.draw(&PathElement::new(
         [(x, y + 6), (x + 22, y + 6)],
@@ -277,8 +277,8 @@ fn legend(root: &Area<'_>, data: &Data) -> Result<(), Box<dyn std::error::Error>
         font.clone().pos(Pos::new(HPos::Left, VPos::Top)),
     ))?;
     root.draw(&Text::new(
-        "(N, M): worker threads of the bars, darkest first",
-        (x + 110, y),
+        "(N, M): the worker threads of each model's bars, darkest first",
+        (LEFT as i32, y + 18),
         ("sans-serif", 11)
             .into_font()
             .color(&RGBColor(110, 110, 110)),
