@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::bench::{Benchmark, Model};
 use crate::registry;
-use crate::runner::Plan;
+use crate::runner::{Isolation, Plan};
 use crate::sizes::Sizes;
 
 /// The Savina benchmarks on motet's models, its peers and the sequential floor.
@@ -25,10 +25,45 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the benchmarks: names, ids, titles, parameters (default and small) and models.
-    List,
+    /// List the benchmarks: which models implement each, and their parameters.
+    List(ListArgs),
     /// Run benchmarks, print a table as it goes and a summary at the end.
     Run(RunArgs),
+    /// Measure one cell (benchmark, model, thread count) and report it on stdout as JSON lines:
+    /// what `run` starts a child process with for every cell (see the `cell` module).
+    #[command(hide = true)]
+    Cell(CellArgs),
+}
+
+/// The arguments of `list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Describe each benchmark in full: title, parameters with their meaning, models.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+/// The arguments of the hidden `cell` subcommand: one job.
+#[derive(Debug, Args)]
+pub struct CellArgs {
+    /// The benchmark, by short name.
+    #[arg(value_name = "BENCH")]
+    pub benchmark: String,
+    /// The model.
+    #[arg(long, value_name = "MODEL")]
+    pub model: String,
+    /// Worker threads.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// Timed iterations.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub iterations: usize,
+    /// Untimed warm-up iterations.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub warmup: usize,
+    /// Problem size, as for `run`.
+    #[arg(long, value_name = "default|small|PARAM=V")]
+    pub size: Vec<String>,
 }
 
 /// The arguments of `run`.
@@ -73,9 +108,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
 
-    /// Write the summary, parameters and core count as Markdown to FILE.
+    /// Write the report as Markdown to FILE: the machine, the times with their spread and ratios,
+    /// the peak memory, the parameters (and the chart, if --plot is given).
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+
+    /// Draw the chart of the ratios to the sequential floor (log scale, one group per benchmark)
+    /// as SVG to FILE.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 impl RunArgs {
@@ -98,6 +139,7 @@ impl RunArgs {
             threads,
             iterations: self.iterations,
             warmup: self.warmup,
+            isolation: Isolation::current_exe()?,
         })
     }
 }
@@ -174,7 +216,7 @@ mod tests {
         let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
         match cli.command {
             Command::Run(run) => run.plan(),
-            Command::List => Err("not a run".into()),
+            _ => Err("not a run".into()),
         }
     }
 
@@ -185,7 +227,10 @@ mod tests {
         assert!(err.contains("pingpong, count, fjthrput"), "{err}");
         let err = select_benchmarks(&[], false).unwrap_err();
         assert!(err.contains("--all"), "{err}");
-        assert_eq!(select_benchmarks(&[], true).unwrap().len(), 7);
+        assert_eq!(
+            select_benchmarks(&[], true).unwrap().len(),
+            crate::registry::all().len()
+        );
         let two = select_benchmarks(&strings(&["big", "count", "big"]), false).unwrap();
         assert_eq!(
             two.iter().map(|b| b.name).collect::<Vec<_>>(),

@@ -92,6 +92,13 @@ impl Observer for Console {
         ));
     }
 
+    fn note(&mut self, job: &Job<'_>, text: &str) {
+        self.err(&format!(
+            "  {} {} threads={}: {text}",
+            job.benchmark.name, job.variant.model, job.threads
+        ));
+    }
+
     fn finished(&mut self, record: &Record) {
         self.out(&table_row(record));
     }

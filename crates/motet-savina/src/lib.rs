@@ -15,21 +15,30 @@
 //! - [`bench`](mod@bench), [`params`]: the contract between the harness and a benchmark program.
 //! - [`benchmarks`]: the programs; [`registry`]: the list of them.
 //! - [`floor`]: the sequential actor system the floor variants run on; [`random`]: Savina's LCG.
-//! - [`cli`], [`sizes`]: the command line; [`runner`]: timing and validation; [`record`]: the
-//!   measured records and their JSON; [`report`], [`console`]: tables, summary and Markdown.
+//! - [`cli`], [`sizes`]: the command line; [`runner`]: timing and validation; [`cell`]: each cell
+//!   (benchmark, model, threads) in a child process, with its peak memory; [`record`]: the measured
+//!   records and their JSON.
+//! - [`report`], [`console`]: the table and summary on the console; [`markdown`], [`chart`],
+//!   [`machine`]: the Markdown report, its SVG chart and the machine it names; [`listing`]: `list`.
 //!
 //! # Command line
 //! ```text
-//! motet-savina list
+//! motet-savina list [--verbose]
 //! motet-savina run [BENCH...|--all] [--model MODEL,...] [--threads 1,2] [--iterations N]
 //!                  [--warmup N] [--size default|small|PARAM=V]... [--json FILE] [--markdown FILE]
+//!                  [--plot FILE.svg]
 //! ```
 
 pub mod bench;
 pub mod benchmarks;
+pub mod cell;
+pub mod chart;
 pub mod cli;
 pub mod console;
 pub mod floor;
+pub mod listing;
+pub mod machine;
+pub mod markdown;
 mod motet_support;
 pub mod params;
 #[cfg(feature = "peers")]

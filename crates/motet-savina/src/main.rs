@@ -1,5 +1,7 @@
-//! The `motet-savina` binary: `list` and `run` (see the crate documentation for the contract).
+//! The `motet-savina` binary: `list` and `run` (see the crate documentation for the contract), and
+//! the hidden `cell` subcommand that `run` starts a child process with for every cell.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -8,7 +10,7 @@ use motet_savina::cli::{Cli, Command, RunArgs};
 use motet_savina::console::Console;
 use motet_savina::record::write_json;
 use motet_savina::report::{self, Summary};
-use motet_savina::runner;
+use motet_savina::{cell, chart, machine, runner};
 
 /// Every model in the binary (motet's, the peers' and the floor) allocates through mimalloc, as
 /// Verona's Savina ports allocate through snmalloc: message-passing benchmarks allocate per message,
@@ -18,11 +20,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::List => {
-            print!("{}", report::list());
+        Command::List(args) => {
+            if args.verbose {
+                print!("{}", report::list_verbose());
+            } else {
+                print!("{}", report::list());
+            }
             ExitCode::SUCCESS
         }
         Command::Run(args) => run(&args),
+        Command::Cell(args) => cell::serve(&args),
     }
 }
 
@@ -49,11 +56,17 @@ fn run(args: &RunArgs) -> ExitCode {
             ok = false;
         }
     }
+    let setting = report::Setting {
+        machine: machine::Machine::detect(),
+        command: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+    };
+    if let Some(path) = &args.plot {
+        ok &= write(path, &chart::svg(&summary.records, &setting));
+    }
     if let Some(path) = &args.markdown {
-        if let Err(e) = std::fs::write(path, report::markdown(&summary.records, &plan)) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            ok = false;
-        }
+        let chart = args.plot.as_deref().map(|svg| relative_to(svg, path));
+        let text = report::markdown(&summary.records, &plan, &setting, chart.as_deref());
+        ok &= write(path, &text);
     }
     if summary.failures > 0 {
         eprintln!(
@@ -66,4 +79,26 @@ fn run(args: &RunArgs) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Writes `text` to `path`; false (and a message) if it cannot.
+fn write(path: &Path, text: &str) -> bool {
+    match std::fs::write(path, text) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            false
+        }
+    }
+}
+
+/// How the Markdown file at `markdown` links to `target`: relative to the Markdown file's folder
+/// when `target` lies inside it, as given otherwise.
+fn relative_to(target: &Path, markdown: &Path) -> String {
+    let dir = markdown.parent().unwrap_or(Path::new(""));
+    target
+        .strip_prefix(dir)
+        .unwrap_or(target)
+        .to_string_lossy()
+        .replace('\\', "/")
 }

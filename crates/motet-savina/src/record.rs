@@ -2,8 +2,11 @@
 //!
 //! `--json FILE` writes an array of these records, with exactly these keys in this order:
 //! `{"benchmark", "model", "threads", "params", "iterations", "median_ms", "min_ms", "max_ms",
-//! "result", "validated"}`. `result` is the benchmark's checked output (SPEC.md's validation value),
-//! so that anyone can check it independently.
+//! "result", "validated", "peak_rss_kib"}`. `result` is the benchmark's checked output (SPEC.md's
+//! validation value), so that anyone can check it independently. `peak_rss_kib` is the peak
+//! resident memory of the child process that measured the record (its `prepare`, warm-up and
+//! timed iterations, and the binary's own few MiB), in KiB; `null` where it was not measured (a run
+//! in process, or a platform without `wait4`).
 
 use std::io;
 use std::path::Path;
@@ -38,6 +41,9 @@ pub struct Record {
     pub result: serde_json::Value,
     /// Whether every iteration (warm-up included) passed the benchmark's check.
     pub validated: bool,
+    /// Peak resident memory of the process that measured this record alone, in KiB (`null` if
+    /// not measured).
+    pub peak_rss_kib: Option<u64>,
 }
 
 impl Record {
@@ -115,6 +121,7 @@ mod tests {
             max_ms: 2.0,
             result: serde_json::json!(0),
             validated: true,
+            peak_rss_kib: Some(2048),
         }
     }
 
@@ -123,7 +130,7 @@ mod tests {
         let text = serde_json::to_string(&record()).unwrap();
         assert_eq!(
             text,
-            r#"{"benchmark":"threadring","model":"floor","threads":1,"params":{"n":100,"r":2.5},"iterations":3,"median_ms":1.5,"min_ms":1.0,"max_ms":2.0,"result":0,"validated":true}"#
+            r#"{"benchmark":"threadring","model":"floor","threads":1,"params":{"n":100,"r":2.5},"iterations":3,"median_ms":1.5,"min_ms":1.0,"max_ms":2.0,"result":0,"validated":true,"peak_rss_kib":2048}"#
         );
         let value = record().to_json();
         let keys: Vec<&str> = value
@@ -143,6 +150,7 @@ mod tests {
             "max_ms",
             "result",
             "validated",
+            "peak_rss_kib",
         ];
         expected.sort_unstable();
         assert_eq!(keys, expected);
@@ -153,7 +161,9 @@ mod tests {
         let mut r = record();
         (r.median_ms, r.min_ms, r.max_ms) = stats(&[]);
         r.validated = false;
+        r.peak_rss_kib = None;
         let v = r.to_json();
+        assert!(v["peak_rss_kib"].is_null());
         assert!(v["median_ms"].is_null() && v["min_ms"].is_null() && v["max_ms"].is_null());
         assert_eq!(v["validated"], serde_json::json!(false));
     }

@@ -1,7 +1,10 @@
 //! The benchmarks this binary has, in Savina's order.
 
 use crate::bench::{Benchmark, Model};
-use crate::benchmarks::{big, chameneos, count, fjcreate, fjthrput, pingpong, threadring};
+use crate::benchmarks::{
+    actorcreation, big, chameneos, count, fjcreate, fjthrput, mailbox, mixedload, pingpong,
+    threadring,
+};
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
 static BENCHMARKS: &[&Benchmark] = &[
@@ -12,6 +15,10 @@ static BENCHMARKS: &[&Benchmark] = &[
     &threadring::BENCHMARK,
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
+    // Beyond Savina: the CAF paper's benchmarks (sections 5.2 to 5.4).
+    &actorcreation::BENCHMARK,
+    &mailbox::BENCHMARK,
+    &mixedload::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

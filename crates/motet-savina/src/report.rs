@@ -1,4 +1,5 @@
-//! Human-readable output: the per-run table, the summary, its Markdown form and `list`.
+//! Human-readable output: the per-run table and the summary on the console, and what the Markdown
+//! report ([`markdown`](crate::markdown)) and the chart ([`chart`](crate::chart)) share.
 //!
 //! The summary has one row per (benchmark, thread count) and one column per model's median. The
 //! sequential floor runs once (threads = 1) and is shown in every row of its benchmark, since it
@@ -6,12 +7,21 @@
 //! actors' median over the floor's: how far from the floor, lower is better) and `peer/actor` (the
 //! fastest peer's median over motet actors': above 1 means motet is faster).
 
-use std::fmt::Write as _;
-
-use crate::bench::{Benchmark, Model};
+use crate::bench::Model;
+use crate::machine::Machine;
 use crate::record::Record;
-use crate::registry;
-use crate::runner::Plan;
+
+pub use crate::listing::{list, list_verbose};
+pub use crate::markdown::markdown;
+
+/// Where and how a run was made, for the report's header and the chart's subtitle.
+#[derive(Clone, Debug)]
+pub struct Setting {
+    /// The machine, compiler and date.
+    pub machine: Machine,
+    /// The arguments the binary was run with (after its name).
+    pub command: String,
+}
 
 /// The peer runtimes, compared with motet actors in the summary.
 pub const PEERS: [Model; 3] = [Model::Actix, Model::Ractor, Model::Kameo];
@@ -19,28 +29,42 @@ pub const PEERS: [Model; 3] = [Model::Actix, Model::Ractor, Model::Kameo];
 /// The per-run table's header line.
 pub fn table_header() -> String {
     format!(
-        "{:<12} {:<13} {:>7} {:>12} {:>12} {:>12}  {:<12} {}",
-        "benchmark", "model", "threads", "median ms", "min ms", "max ms", "result", "status"
+        "{:<13} {:<13} {:>7} {:>12} {:>12} {:>12} {:>9}  {:<12} {}",
+        "benchmark",
+        "model",
+        "threads",
+        "median ms",
+        "min ms",
+        "max ms",
+        "peak MiB",
+        "result",
+        "status"
     )
 }
 
 /// One line of the per-run table.
 pub fn table_row(r: &Record) -> String {
     format!(
-        "{:<12} {:<13} {:>7} {:>12} {:>12} {:>12}  {:<12} {}",
+        "{:<13} {:<13} {:>7} {:>12} {:>12} {:>12} {:>9}  {:<12} {}",
         r.benchmark,
         r.model.name(),
         r.threads,
         ms(r.median_ms),
         ms(r.min_ms),
         ms(r.max_ms),
+        r.peak_rss_kib.map_or_else(|| "-".to_string(), mib),
         r.result.to_string(),
         if r.validated { "OK" } else { "FAILED" }
     )
 }
 
+/// KiB as MiB with one decimal.
+pub(crate) fn mib(kib: u64) -> String {
+    format!("{:.1}", kib as f64 / 1024.0)
+}
+
 /// A time in milliseconds, or `-` if there is none.
-fn ms(v: f64) -> String {
+pub(crate) fn ms(v: f64) -> String {
     if v.is_nan() {
         "-".to_string()
     } else {
@@ -146,7 +170,7 @@ impl Summary {
 }
 
 /// The distinct (benchmark, thread count) pairs of `records`, in run order.
-fn row_keys(records: &[Record]) -> Vec<(&'static str, usize)> {
+pub(crate) fn row_keys(records: &[Record]) -> Vec<(&'static str, usize)> {
     let mut keys: Vec<(&'static str, usize)> = Vec::new();
     for r in records {
         let key = (r.benchmark, r.threads);
@@ -170,7 +194,7 @@ fn row_keys(records: &[Record]) -> Vec<(&'static str, usize)> {
 
 /// The record of `model` for (`benchmark`, `threads`); a sequential model's single record serves
 /// every thread count.
-fn lookup<'a>(
+pub(crate) fn lookup<'a>(
     records: &'a [Record],
     benchmark: &str,
     model: Model,
@@ -200,69 +224,37 @@ fn ratio(num: Option<f64>, den: Option<f64>) -> String {
     }
 }
 
-/// The Markdown report: the summary, the parameters and the machine.
-pub fn markdown(records: &[Record], plan: &Plan) -> String {
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let mut out = String::from("# motet-savina results\n\n");
-    let _ = writeln!(
-        out,
-        "Machine: {cores} cores (available parallelism). Each time is the median, in \
-         milliseconds, of {} timed iteration(s) after {} untimed warm-up iteration(s).\n",
-        plan.iterations, plan.warmup
-    );
-    let summary = Summary::new(records);
-    out.push_str(&summary.to_markdown());
-    out.push_str("\nThe sequential floor runs on one thread and is shown at every thread count.");
-    if summary.header.iter().any(|h| h == "actor/floor") {
-        out.push_str(" `actor/floor`: motet actors' median over the floor's (lower is better).");
+/// A validated record with the given median, for the tests of the report's parts.
+#[cfg(test)]
+pub(crate) fn test_record(
+    benchmark: &'static str,
+    model: Model,
+    threads: usize,
+    median: f64,
+) -> Record {
+    let b = crate::registry::find(benchmark).expect("a registered benchmark");
+    Record {
+        benchmark,
+        model,
+        threads,
+        params: crate::params::Params::small(b.params),
+        iterations: 3,
+        median_ms: median,
+        min_ms: median * 0.9,
+        max_ms: median * 1.1,
+        result: serde_json::json!(1),
+        validated: true,
+        peak_rss_kib: Some((median * 1024.0) as u64),
     }
-    if summary.header.iter().any(|h| h == "peer/actor") {
-        out.push_str(
-            " `peer/actor`: the fastest peer's median over motet actors' (above 1: motet is \
-             faster).",
-        );
-    }
-    out.push('\n');
-    out.push_str("\n## Parameters\n\n| benchmark | parameters |\n|---|---|\n");
-    for (benchmark, params) in &plan.benchmarks {
-        let _ = writeln!(out, "| {} | {} |", benchmark.name, params);
-    }
-    out
-}
-
-/// The text of `motet-savina list`.
-pub fn list() -> String {
-    let mut out = String::new();
-    for b in registry::all() {
-        list_one(&mut out, b);
-    }
-    let models: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
-    let _ = writeln!(out, "model names: {}", models.join(", "));
-    out
-}
-
-/// One benchmark's entry in `list`.
-fn list_one(out: &mut String, b: &Benchmark) {
-    let _ = writeln!(out, "{:>2} {:<12} {}", b.id, b.name, b.title);
-    for p in b.params {
-        let _ = writeln!(
-            out,
-            "   {:<4} default {:<9} small {:<9} {}",
-            p.name, p.default, p.small, p.help
-        );
-    }
-    let models: Vec<&str> = (b.variants)().iter().map(|v| v.model.name()).collect();
-    let _ = writeln!(out, "   models: {}\n", models.join(", "));
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{list, markdown, table_row, Summary};
+    use super::{table_row, Summary};
     use crate::bench::Model;
     use crate::params::Params;
     use crate::record::Record;
     use crate::registry::find;
-    use crate::runner::Plan;
 
     fn rec(benchmark: &'static str, model: Model, threads: usize, median: f64) -> Record {
         let b = find(benchmark).unwrap();
@@ -277,6 +269,7 @@ mod tests {
             max_ms: median,
             result: serde_json::json!(1),
             validated: true,
+            peak_rss_kib: Some(4096),
         }
     }
 
@@ -325,34 +318,5 @@ mod tests {
         assert!(table_row(&r).ends_with("FAILED"));
         let s = Summary::new(&[r, rec("count", Model::Floor, 1, 1.0)]);
         assert_eq!(s.rows[0], ["count", "1", "2.000 FAILED", "1.000", "-"]);
-    }
-
-    #[test]
-    fn markdown_names_parameters_and_cores() {
-        let b = find("threadring").unwrap();
-        let plan = Plan {
-            benchmarks: vec![(b, Params::small(b.params))],
-            models: vec![Model::Floor],
-            threads: vec![1],
-            iterations: 3,
-            warmup: 1,
-        };
-        let md = markdown(&[rec("threadring", Model::Floor, 1, 1.0)], &plan);
-        assert!(md.contains("cores"));
-        assert!(md.contains("| threadring | n=100 r=10000 |"), "{md}");
-    }
-
-    #[test]
-    fn list_names_every_benchmark_and_its_models() {
-        let text = list();
-        assert!(text.contains(" 1 pingpong"));
-        assert!(text.contains(" 7 big"));
-        let models: Vec<&str> = text.lines().filter(|l| l.contains("models: ")).collect();
-        assert_eq!(models.len(), 7);
-        assert!(models.iter().all(|l| l.contains("floor")), "{text}");
-        assert!(
-            text.contains("n    default 40000     small 4000      round trips"),
-            "{text}"
-        );
     }
 }

@@ -1,9 +1,19 @@
 //! Runs a [`Plan`]: every selected (benchmark, model, thread count), timed and validated.
 //!
-//! For each job the runner calls the variant's `prepare` once (untimed), then `warmup` untimed and
-//! `iterations` timed iterations, each an untimed [`Iteration::setup`] followed by [`Iteration::run`]
-//! timed with [`Instant`]. A sequential model runs once, recorded with threads = 1, whatever thread
-//! counts the plan names. A benchmark without a variant for a requested model is skipped with a note.
+//! Each job (a *cell* of the report) runs in a child process of the binary by default
+//! ([`Isolation::Process`], see [`cell`](crate::cell)): the binary re-executes itself with the
+//! hidden `cell` subcommand, which measures the job and streams its progress and measurements back
+//! through a pipe, and the parent reads the child's peak resident memory when it reaps it. So
+//! `peak_rss_kib` is the footprint of that cell alone, and a crash (an abort, a stack overflow, the
+//! out-of-memory killer) fails that cell instead of ending the run. [`Isolation::InProcess`] runs
+//! the jobs on the calling thread, without a footprint; the child uses it for its one job, and the
+//! harness's own tests use it for test programs that are not in the registry.
+//!
+//! Measuring one job ([`measure_job`]): the variant's `prepare` once (untimed), then `warmup`
+//! untimed and `iterations` timed iterations, each an untimed [`Iteration::setup`] followed by
+//! [`Iteration::run`] timed with [`Instant`]. A sequential model runs once, recorded with threads =
+//! 1, whatever thread counts the plan names. A benchmark without a variant for a requested model is
+//! skipped with a note.
 //!
 //! Failures never stop the rest of the plan: a `prepare` error, a failed check or a panic (caught
 //! with [`catch_unwind`]) is reported to the [`Observer`] and counted in [`RunSummary::failures`];
@@ -11,11 +21,36 @@
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
 
 use crate::bench::{Benchmark, Iteration, Model, Variant};
 use crate::params::Params;
 use crate::record::{stats, Record};
+
+/// Where the jobs of a plan run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// Each job in a child process: this executable (the `motet-savina` binary), run with the
+    /// hidden `cell` subcommand. Records get the child's peak resident memory.
+    Process(PathBuf),
+    /// Every job on the calling thread, one after the other; records have no peak memory.
+    InProcess,
+}
+
+impl Isolation {
+    /// Child processes of the running executable (what the binary uses).
+    ///
+    /// # Errors
+    /// If the path of the running executable cannot be found.
+    pub fn current_exe() -> Result<Isolation, String> {
+        std::env::current_exe()
+            .map(Isolation::Process)
+            .map_err(|e| format!("cannot find the path of this executable: {e}"))
+    }
+}
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -30,6 +65,8 @@ pub struct Plan {
     pub iterations: usize,
     /// Untimed warm-up iterations per job.
     pub warmup: usize,
+    /// Where the jobs run.
+    pub isolation: Isolation,
 }
 
 /// One (benchmark, model, thread count) to measure.
@@ -102,9 +139,15 @@ pub trait Observer {
         let _ = n;
     }
 
-    /// A job failed: `prepare` returned an error or panicked, a check failed, or a run panicked.
+    /// A job failed: `prepare` returned an error or panicked, a check failed, a run panicked, or
+    /// its child process died.
     fn failed(&mut self, job: &Job<'_>, what: &str) {
         let _ = (job, what);
+    }
+
+    /// A diagnostic line from the current job (a panic message from a child process, say).
+    fn note(&mut self, job: &Job<'_>, text: &str) {
+        let _ = (job, text);
     }
 
     /// A job finished with this record (also when it failed after `prepare`).
@@ -123,7 +166,7 @@ impl Observer for Quiet {}
 pub struct RunSummary {
     /// One record per job that got past `prepare`, in run order.
     pub records: Vec<Record>,
-    /// Jobs that failed (prepare error, failed check or panic).
+    /// Jobs that failed (prepare error, failed check, panic or crash).
     pub failures: usize,
 }
 
@@ -137,8 +180,19 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
     let mut summary = RunSummary::default();
     for job in &jobs {
         observer.started(job);
-        match run_job(job, plan, observer) {
-            Some(record) => {
+        let (measured, peak_rss_kib) = match &plan.isolation {
+            Isolation::InProcess => (
+                measure_job(job, plan.iterations, plan.warmup, observer),
+                None,
+            ),
+            Isolation::Process(exe) => {
+                let cell = crate::cell::run_child(exe, job, plan, observer);
+                (cell.measured, cell.peak_rss_kib)
+            }
+        };
+        match measured {
+            Some(measured) => {
+                let record = measured.into_record(job, peak_rss_kib);
                 if !record.validated {
                     summary.failures += 1;
                 }
@@ -151,68 +205,96 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
     summary
 }
 
-/// Prepares and measures one job; `None` if `prepare` failed.
-fn run_job(job: &Job<'_>, plan: &Plan, observer: &mut dyn Observer) -> Option<Record> {
+/// What the iterations of one job measured (what a child process sends back).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measured {
+    /// Times of the timed iterations, in milliseconds.
+    pub samples: Vec<f64>,
+    /// The last iteration's result.
+    pub result: serde_json::Value,
+    /// The first failure, if any.
+    pub failure: Option<String>,
+}
+
+impl Measured {
+    /// A job that failed before or while its first iteration ran: no samples, no result.
+    pub fn failed(what: String) -> Measured {
+        Measured {
+            samples: Vec::new(),
+            result: serde_json::Value::Null,
+            failure: Some(what),
+        }
+    }
+
+    /// The record of `job` with these measurements.
+    pub fn into_record(self, job: &Job<'_>, peak_rss_kib: Option<u64>) -> Record {
+        let (median_ms, min_ms, max_ms) = stats(&self.samples);
+        Record {
+            benchmark: job.benchmark.name,
+            model: job.variant.model,
+            threads: job.threads,
+            params: job.params.clone(),
+            iterations: self.samples.len(),
+            median_ms,
+            min_ms,
+            max_ms,
+            result: self.result,
+            validated: self.failure.is_none(),
+            peak_rss_kib,
+        }
+    }
+}
+
+/// Prepares and measures one job on the calling thread; `None` if `prepare` failed (reported to
+/// `observer`). Every failure is reported to `observer` as well as recorded in the result.
+pub fn measure_job(
+    job: &Job<'_>,
+    iterations: usize,
+    warmup: usize,
+    observer: &mut dyn Observer,
+) -> Option<Measured> {
     let prepared = catch_unwind(|| (job.variant.prepare)(job.params, job.threads));
     let mut program = match prepared {
         Ok(Ok(program)) => program,
         Ok(Err(e)) => {
             observer.failed(job, &format!("prepare failed: {e}"));
-            observer.progressed(plan.iterations_per_job());
+            observer.progressed(warmup + iterations);
             return None;
         }
         Err(panic) => {
             let msg = panic_message(&*panic);
             observer.failed(job, &format!("prepare panicked: {msg}"));
-            observer.progressed(plan.iterations_per_job());
+            observer.progressed(warmup + iterations);
             return None;
         }
     };
-    let measured = measure(&mut *program, plan, observer);
+    let mut measured = measure(&mut *program, iterations, warmup, observer);
     if let Err(panic) = catch_unwind(AssertUnwindSafe(move || drop(program))) {
-        observer.failed(
-            job,
-            &format!("teardown panicked: {}", panic_message(&*panic)),
-        );
+        measured
+            .failure
+            .get_or_insert(format!("teardown panicked: {}", panic_message(&*panic)));
     }
     if let Some(what) = &measured.failure {
         observer.failed(job, what);
     }
-    let (median_ms, min_ms, max_ms) = stats(&measured.samples);
-    Some(Record {
-        benchmark: job.benchmark.name,
-        model: job.variant.model,
-        threads: job.threads,
-        params: job.params.clone(),
-        iterations: measured.samples.len(),
-        median_ms,
-        min_ms,
-        max_ms,
-        result: measured.result,
-        validated: measured.failure.is_none(),
-    })
-}
-
-/// The iterations of one job.
-struct Measured {
-    /// Times of the timed iterations, in milliseconds.
-    samples: Vec<f64>,
-    /// The last iteration's result.
-    result: serde_json::Value,
-    /// The first failure, if any.
-    failure: Option<String>,
+    Some(measured)
 }
 
 /// Runs the warm-up and timed iterations; stops early after a panic.
-fn measure(program: &mut dyn Iteration, plan: &Plan, observer: &mut dyn Observer) -> Measured {
+fn measure(
+    program: &mut dyn Iteration,
+    iterations: usize,
+    warmup: usize,
+    observer: &mut dyn Observer,
+) -> Measured {
     let mut m = Measured {
-        samples: Vec::with_capacity(plan.iterations),
+        samples: Vec::with_capacity(iterations),
         result: serde_json::Value::Null,
         failure: None,
     };
-    let total = plan.iterations_per_job();
+    let total = warmup + iterations;
     for i in 0..total {
-        let label = iteration_label(i, plan.warmup);
+        let label = iteration_label(i, warmup);
         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| program.setup())) {
             m.failure = Some(format!(
                 "{label}: setup panicked: {}",
@@ -225,7 +307,7 @@ fn measure(program: &mut dyn Iteration, plan: &Plan, observer: &mut dyn Observer
         let outcome = catch_unwind(AssertUnwindSafe(|| program.run()));
         let ms = start.elapsed().as_nanos() as f64 / 1e6;
         observer.progressed(1);
-        if i >= plan.warmup {
+        if i >= warmup {
             m.samples.push(ms);
         }
         match outcome {
@@ -257,7 +339,7 @@ fn iteration_label(i: usize, warmup: usize) -> String {
 }
 
 /// The message of a caught panic.
-fn panic_message(panic: &(dyn Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
     if let Some(s) = panic.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = panic.downcast_ref::<String>() {
@@ -269,7 +351,7 @@ fn panic_message(panic: &(dyn Any + Send)) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{run, Job, Observer, Plan};
+    use super::{run, Isolation, Job, Observer, Plan};
     use crate::bench::{Benchmark, Iteration, Model, Outcome, Variant};
     use crate::params::{ParamSpec, Params};
     use crate::record::Record;
@@ -380,6 +462,7 @@ mod tests {
             threads: vec![1, 2],
             iterations: 3,
             warmup: 1,
+            isolation: Isolation::InProcess,
         }
     }
 

@@ -20,7 +20,12 @@ fn tiny(name: &str) -> &'static [(&'static str, f64)] {
         "threadring" => &[("n", 10.0), ("r", 1007.0)],
         "chameneos" => &[("c", 11.0), ("m", 1000.0)],
         "big" => &[("n", 100.0), ("w", 12.0)],
-        other => panic!("no tiny size for {other}"),
+        "actorcreation" => &[("n", 9.0)],
+        "mailbox" => &[("s", 5.0), ("m", 1000.0)],
+        // One factorization of the paper's number: the rings are what is tested here.
+        "mixedload" => &[("r", 1.0), ("l", 5.0), ("t", 20.0), ("k", 1.0)],
+        // Benchmarks added later run at their small size.
+        _ => &[],
     }
 }
 
@@ -32,9 +37,11 @@ fn every_peer_variant_validates_on_one_and_two_threads() {
             params.set(p, v).unwrap();
         }
         for model in PEERS {
-            let variant = b
-                .variant(model)
-                .unwrap_or_else(|| panic!("{} has no {model} variant", b.name));
+            // Not every Savina benchmark has peer versions; the CAF paper's programs all do.
+            let Some(variant) = b.variant(model) else {
+                assert!(b.id != 0, "{} has no {model} variant", b.name);
+                continue;
+            };
             for threads in [1, 2] {
                 let mut program = (variant.prepare)(&params, threads)
                     .unwrap_or_else(|e| panic!("{} {model} t={threads}: {e}", b.name));

@@ -5,13 +5,19 @@
 //! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
 //! validation of the result (`check`), so that every model is checked identically.
 
+pub mod actorcreation;
 pub mod big;
 pub mod chameneos;
 pub mod count;
 pub mod fjcreate;
 pub mod fjthrput;
+pub mod mailbox;
+pub mod mixedload;
 pub mod pingpong;
 pub mod threadring;
+
+#[cfg(test)]
+mod testing;
 
 /// The argument Savina's fork-join benchmarks pass to [`perform_computation`].
 pub(crate) const FJ_THETA: f64 = 37.2;
