@@ -149,6 +149,16 @@ impl Program {
         &self.inbox
     }
 
+    /// The tag being processed.
+    ///
+    /// # Safety
+    /// Called while a tag is processed (from a reaction's thread or the scheduler), not while the
+    /// scheduler moves to the next tag.
+    pub unsafe fn current_tag(&self) -> Tag {
+        // SAFETY: written between tags only, by the caller's contract not now.
+        unsafe { (*self.info.get()).tag }
+    }
+
     /// The level of reaction `r` (its index in declaration order).
     pub fn level(&self, r: usize) -> u32 {
         self.graph.reactions[r].level
