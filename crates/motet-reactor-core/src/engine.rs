@@ -107,6 +107,8 @@ pub struct Engine {
     mode_requests: Vec<(u32, u32, Transition)>,
     /// Events of inactive modes, held until their mode is entered again.
     suspended: Vec<Event>,
+    /// Per action, the last tag given to a value from the inbox.
+    last_physical: Vec<Tag>,
     metrics: Metrics,
     error: Option<RunError>,
 }
@@ -137,6 +139,7 @@ impl Engine {
             left_at: alloc::vec![0; g.modes.len()],
             mode_requests: Vec::new(),
             suspended: Vec::new(),
+            last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
             metrics: Metrics {
                 reactors: g.declared_reactors(),
                 reactions: g.declared_reactions(),
@@ -225,6 +228,13 @@ impl Engine {
             if self.info.seq > 0 && tag <= self.info.tag {
                 tag = self.info.tag.delay_nanos(0);
             }
+            // Values that land on a tag already given to this action take the next microstep:
+            // none is lost, and each sender's values stay in order.
+            let last = &mut self.last_physical[a as usize];
+            if tag <= *last {
+                tag = last.delay_nanos(0);
+            }
+            *last = tag;
             // SAFETY: between tags: no reaction runs.
             if unsafe { prog.actions[a as usize].push_boxed(tag, arrival.value) } {
                 self.push(tag, Kind::Action, a);

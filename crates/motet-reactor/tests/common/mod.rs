@@ -50,7 +50,10 @@ pub fn runtime(workers: usize) -> &'static Runtime {
         return rt;
     }
     let rt: &'static Runtime = Box::leak(Box::new(
-        Runtime::builder().workers(workers).build().expect("runtime"),
+        Runtime::builder()
+            .workers(workers)
+            .build()
+            .expect("runtime"),
     ));
     pools.push((workers, rt));
     rt

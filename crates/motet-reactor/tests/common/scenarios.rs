@@ -26,7 +26,12 @@ pub struct Scenario {
     pub expected: Vec<String>,
 }
 
-fn sc(name: &'static str, timeout: Option<Duration>, build: fn(&Log) -> Program, expected: &[&str]) -> Scenario {
+fn sc(
+    name: &'static str,
+    timeout: Option<Duration>,
+    build: fn(&Log) -> Program,
+    expected: &[&str],
+) -> Scenario {
     Scenario {
         name,
         timeout,
@@ -36,11 +41,17 @@ fn sc(name: &'static str, timeout: Option<Duration>, build: fn(&Log) -> Program,
 }
 
 /// A reactor `name` whose reaction `log` records every value on its input.
-fn sink<T: Debug + Send + Sync + 'static>(b: &mut ProgramBuilder, log: &Log, name: &str) -> Input<T> {
+fn sink<T: Debug + Send + Sync + 'static>(
+    b: &mut ProgramBuilder,
+    log: &Log,
+    name: &str,
+) -> Input<T> {
     let r = b.reactor(name, ());
     let i = b.input::<T, _>(r, "in");
     let l = log.clone();
-    b.reaction(r, "log").trigger(i).body(move |_, ctx| l.record(ctx, format!("{:?}", ctx.get(i).unwrap())));
+    b.reaction(r, "log")
+        .trigger(i)
+        .body(move |_, ctx| l.record(ctx, format!("{:?}", ctx.get(i).unwrap())));
     i
 }
 
@@ -130,18 +141,28 @@ fn microsteps(log: &Log) -> Program {
     let y = b.output::<u32, _>(src, "y");
     let t = b.timer(src, "t", ZERO, ZERO);
     let a = b.logical_action::<(), _>(src, "a", ZERO);
-    b.reaction(src, "first").trigger(t).effect(x).effect(a).body(move |_, ctx| {
-        ctx.set(x, 1);
-        ctx.schedule(a, (), ZERO);
-    });
-    b.reaction(src, "later").trigger(a).effect(y).body(move |_, ctx| ctx.set(y, 2));
+    b.reaction(src, "first")
+        .trigger(t)
+        .effect(x)
+        .effect(a)
+        .body(move |_, ctx| {
+            ctx.set(x, 1);
+            ctx.schedule(a, (), ZERO);
+        });
+    b.reaction(src, "later")
+        .trigger(a)
+        .effect(y)
+        .body(move |_, ctx| ctx.set(y, 2));
     let d = b.reactor("d", ());
     let dx = b.input::<u32, _>(d, "x");
     let dy = b.input::<u32, _>(d, "y");
     let l = log.clone();
-    b.reaction(d, "both").trigger(dx).trigger(dy).body(move |_, ctx| {
-        l.record(ctx, format!("x={:?} y={:?}", ctx.get(dx), ctx.get(dy)));
-    });
+    b.reaction(d, "both")
+        .trigger(dx)
+        .trigger(dy)
+        .body(move |_, ctx| {
+            l.record(ctx, format!("x={:?} y={:?}", ctx.get(dx), ctx.get(dy)));
+        });
     b.connect(x, dx);
     b.connect(y, dy);
     b.build().unwrap()
@@ -151,15 +172,21 @@ fn microstep_counter(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let r = b.reactor("m", 0u32);
     let a = b.logical_action::<(), _>(r, "a", ZERO);
-    b.reaction(r, "start").trigger(Startup).effect(a).body(move |_, ctx| ctx.schedule(a, (), ZERO));
+    b.reaction(r, "start")
+        .trigger(Startup)
+        .effect(a)
+        .body(move |_, ctx| ctx.schedule(a, (), ZERO));
     let l = log.clone();
-    b.reaction(r, "step").trigger(a).effect(a).body(move |n, ctx| {
-        *n += 1;
-        l.record(ctx, ctx.microstep());
-        if *n < 10 {
-            ctx.schedule(a, (), ZERO);
-        }
-    });
+    b.reaction(r, "step")
+        .trigger(a)
+        .effect(a)
+        .body(move |n, ctx| {
+            *n += 1;
+            l.record(ctx, ctx.microstep());
+            if *n < 10 {
+                ctx.schedule(a, (), ZERO);
+            }
+        });
     b.build().unwrap()
 }
 
@@ -167,11 +194,17 @@ fn reaction_order_uses(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let up = b.reactor("up", ());
     let o = b.output::<u32, _>(up, "out");
-    b.reaction(up, "start").trigger(Startup).effect(o).body(move |_, ctx| ctx.set(o, 7));
+    b.reaction(up, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| ctx.set(o, 7));
     let down = b.reactor("down", ());
     let i = b.input::<u32, _>(down, "in");
     let l = log.clone();
-    b.reaction(down, "start").trigger(Startup).source(i).body(move |_, ctx| l.record(ctx, format!("{:?}", ctx.get(i))));
+    b.reaction(down, "start")
+        .trigger(Startup)
+        .source(i)
+        .body(move |_, ctx| l.record(ctx, format!("{:?}", ctx.get(i))));
     b.connect(o, i);
     b.build().unwrap()
 }
@@ -181,10 +214,13 @@ fn pass(b: &mut ProgramBuilder, name: &str) -> (Input<u32>, motet_reactor::Outpu
     let r = b.reactor(name, ());
     let i = b.input::<u32, _>(r, "in");
     let o = b.output::<u32, _>(r, "out");
-    b.reaction(r, "fwd").trigger(i).effect(o).body(move |_, ctx| {
-        let v = *ctx.get(i).unwrap();
-        ctx.set(o, v);
-    });
+    b.reaction(r, "fwd")
+        .trigger(i)
+        .effect(o)
+        .body(move |_, ctx| {
+            let v = *ctx.get(i).unwrap();
+            ctx.set(o, v);
+        });
     (i, o)
 }
 
@@ -192,16 +228,22 @@ fn diamond(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let s = b.reactor("s", ());
     let o = b.output::<u32, _>(s, "out");
-    b.reaction(s, "start").trigger(Startup).effect(o).body(move |_, ctx| ctx.set(o, 1));
+    b.reaction(s, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| ctx.set(o, 1));
     let (p1i, p1o) = pass(&mut b, "p1");
     let (p2i, p2o) = pass(&mut b, "p2");
     let d = b.reactor("d", ());
     let x = b.input::<u32, _>(d, "x");
     let y = b.input::<u32, _>(d, "y");
     let l = log.clone();
-    b.reaction(d, "sum").trigger(x).trigger(y).body(move |_, ctx| {
-        l.record(ctx, ctx.get(x).unwrap_or(&0) + ctx.get(y).unwrap_or(&0));
-    });
+    b.reaction(d, "sum")
+        .trigger(x)
+        .trigger(y)
+        .body(move |_, ctx| {
+            l.record(ctx, ctx.get(x).unwrap_or(&0) + ctx.get(y).unwrap_or(&0));
+        });
     b.connect(o, y);
     b.connect(o, p1i);
     b.connect(p1o, p2i);
@@ -214,17 +256,24 @@ fn double_invocation(log: &Log) -> Program {
     let up = b.reactor("up", ());
     let o1 = b.output::<u32, _>(up, "o1");
     let o2 = b.output::<u32, _>(up, "o2");
-    b.reaction(up, "start").trigger(Startup).effect(o1).effect(o2).body(move |_, ctx| {
-        ctx.set(o1, 1);
-        ctx.set(o2, 2);
-    });
+    b.reaction(up, "start")
+        .trigger(Startup)
+        .effect(o1)
+        .effect(o2)
+        .body(move |_, ctx| {
+            ctx.set(o1, 1);
+            ctx.set(o2, 2);
+        });
     let down = b.reactor("down", ());
     let i1 = b.input::<u32, _>(down, "a");
     let i2 = b.input::<u32, _>(down, "b");
     let l = log.clone();
-    b.reaction(down, "both").trigger(i1).trigger(i2).body(move |_, ctx| {
-        l.record(ctx, format!("a={:?} b={:?}", ctx.get(i1), ctx.get(i2)));
-    });
+    b.reaction(down, "both")
+        .trigger(i1)
+        .trigger(i2)
+        .body(move |_, ctx| {
+            l.record(ctx, format!("a={:?} b={:?}", ctx.get(i1), ctx.get(i2)));
+        });
     b.connect(o1, i1);
     b.connect(o2, i2);
     b.build().unwrap()
@@ -236,9 +285,15 @@ fn double_trigger(log: &Log) -> Program {
     let t1 = b.timer(r, "t1", ZERO, ZERO);
     let t2 = b.timer(r, "t2", ZERO, ZERO);
     let l = log.clone();
-    b.reaction(r, "both").trigger(t1).trigger(t2).body(move |_, ctx| {
-        l.record(ctx, format!("t1={} t2={}", ctx.is_present(t1), ctx.is_present(t2)));
-    });
+    b.reaction(r, "both")
+        .trigger(t1)
+        .trigger(t2)
+        .body(move |_, ctx| {
+            l.record(
+                ctx,
+                format!("t1={} t2={}", ctx.is_present(t1), ctx.is_present(t2)),
+            );
+        });
     b.build().unwrap()
 }
 
@@ -247,17 +302,23 @@ fn previous_output(log: &Log) -> Program {
     let r = b.reactor("src", 0u32);
     let t = b.timer(r, "t", ZERO, ms(10));
     let o = b.output::<u32, _>(r, "out");
-    b.reaction(r, "even").trigger(t).effect(o).body(move |k, ctx| {
-        if *k % 2 == 0 {
-            ctx.set(o, *k);
-        }
-        *k += 1;
-    });
-    b.reaction(r, "fill").trigger(t).effect(o).body(move |_, ctx| {
-        if !ctx.is_present(o) {
-            ctx.set(o, 99);
-        }
-    });
+    b.reaction(r, "even")
+        .trigger(t)
+        .effect(o)
+        .body(move |k, ctx| {
+            if *k % 2 == 0 {
+                ctx.set(o, *k);
+            }
+            *k += 1;
+        });
+    b.reaction(r, "fill")
+        .trigger(t)
+        .effect(o)
+        .body(move |_, ctx| {
+            if !ctx.is_present(o) {
+                ctx.set(o, 99);
+            }
+        });
     let i = sink::<u32>(&mut b, log, "sink");
     b.connect(o, i);
     b.build().unwrap()
@@ -269,16 +330,26 @@ fn only_if_present(log: &Log) -> Program {
     let oa = b.output::<u32, _>(src, "a");
     let ob = b.output::<u32, _>(src, "b");
     let act = b.logical_action::<(), _>(src, "next", ZERO);
-    b.reaction(src, "start").trigger(Startup).effect(ob).effect(act).body(move |_, ctx| {
-        ctx.set(ob, 1);
-        ctx.schedule(act, (), ZERO);
-    });
-    b.reaction(src, "next").trigger(act).effect(oa).body(move |_, ctx| ctx.set(oa, 2));
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(ob)
+        .effect(act)
+        .body(move |_, ctx| {
+            ctx.set(ob, 1);
+            ctx.schedule(act, (), ZERO);
+        });
+    b.reaction(src, "next")
+        .trigger(act)
+        .effect(oa)
+        .body(move |_, ctx| ctx.set(oa, 2));
     let s = b.reactor("sink", ());
     let ia = b.input::<u32, _>(s, "a");
     let ib = b.input::<u32, _>(s, "b");
     let l = log.clone();
-    b.reaction(s, "on_a").trigger(ia).source(ib).body(move |_, ctx| l.record(ctx, format!("b={:?}", ctx.get(ib))));
+    b.reaction(s, "on_a")
+        .trigger(ia)
+        .source(ib)
+        .body(move |_, ctx| l.record(ctx, format!("b={:?}", ctx.get(ib))));
     b.connect(oa, ia);
     b.connect(ob, ib);
     b.build().unwrap()
@@ -288,17 +359,23 @@ fn hierarchy(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
     let o = b.output::<u32, _>(src, "out");
-    b.reaction(src, "start").trigger(Startup).effect(o).body(move |_, ctx| ctx.set(o, 5));
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| ctx.set(o, 5));
     let outer = b.reactor("outer", ());
     let oin = b.input::<u32, _>(outer, "in");
     let oout = b.output::<u32, _>(outer, "out");
     let inner = b.child(outer, "inner", ());
     let iin = b.input::<u32, _>(inner, "in");
     let iout = b.output::<u32, _>(inner, "out");
-    b.reaction(inner, "double").trigger(iin).effect(iout).body(move |_, ctx| {
-        let v = *ctx.get(iin).unwrap();
-        ctx.set(iout, v * 2);
-    });
+    b.reaction(inner, "double")
+        .trigger(iin)
+        .effect(iout)
+        .body(move |_, ctx| {
+            let v = *ctx.get(iin).unwrap();
+            ctx.set(iout, v * 2);
+        });
     b.connect(oin, iin);
     b.connect(iout, oout);
     let passr = b.reactor("pass", ());
@@ -320,13 +397,21 @@ fn sending_inside(log: &Log) -> Program {
     let c = b.child(bx, "c", ());
     let cin = b.input::<u32, _>(c, "in");
     let cout = b.output::<u32, _>(c, "out");
-    b.reaction(c, "double").trigger(cin).effect(cout).body(move |_, ctx| {
-        let v = *ctx.get(cin).unwrap();
-        ctx.set(cout, v * 2);
-    });
-    b.reaction(bx, "write").trigger(Startup).effect(cin).body(move |_, ctx| ctx.set(cin, 21));
+    b.reaction(c, "double")
+        .trigger(cin)
+        .effect(cout)
+        .body(move |_, ctx| {
+            let v = *ctx.get(cin).unwrap();
+            ctx.set(cout, v * 2);
+        });
+    b.reaction(bx, "write")
+        .trigger(Startup)
+        .effect(cin)
+        .body(move |_, ctx| ctx.set(cin, 21));
     let l = log.clone();
-    b.reaction(bx, "read").trigger(cout).body(move |_, ctx| l.record(ctx, ctx.get(cout).unwrap()));
+    b.reaction(bx, "read")
+        .trigger(cout)
+        .body(move |_, ctx| l.record(ctx, ctx.get(cout).unwrap()));
     b.build().unwrap()
 }
 
@@ -335,18 +420,23 @@ fn moving_average(log: &Log) -> Program {
     let src = b.reactor("src", 0u32);
     let t = b.timer(src, "t", ZERO, ms(10));
     let o = b.output::<f64, _>(src, "out");
-    b.reaction(src, "emit").trigger(t).effect(o).body(move |k, ctx| {
-        ctx.set(o, f64::from(*k));
-        *k += 1;
-    });
+    b.reaction(src, "emit")
+        .trigger(t)
+        .effect(o)
+        .body(move |k, ctx| {
+            ctx.set(o, f64::from(*k));
+            *k += 1;
+        });
     let avg = b.reactor("avg", [0.0f64; 4]);
     let i = b.input::<f64, _>(avg, "in");
     let l = log.clone();
-    b.reaction(avg, "log").trigger(i).body(move |w: &mut [f64; 4], ctx| {
-        w.rotate_right(1);
-        w[0] = *ctx.get(i).unwrap();
-        l.record(ctx, w.iter().sum::<f64>() / 4.0);
-    });
+    b.reaction(avg, "log")
+        .trigger(i)
+        .body(move |w: &mut [f64; 4], ctx| {
+            w.rotate_right(1);
+            w[0] = *ctx.get(i).unwrap();
+            l.record(ctx, w.iter().sum::<f64>() / 4.0);
+        });
     b.connect(o, i);
     b.build().unwrap()
 }
@@ -362,12 +452,18 @@ fn timeout(log: &Log) -> Program {
         *k += 1;
     });
     let l = log.clone();
-    b.reaction(r, "down").trigger(Shutdown).source(t).effect(a).body(move |_, ctx| {
-        l.record(ctx, format!("timer={}", ctx.is_present(t)));
-        ctx.schedule(a, (), ZERO);
-    });
+    b.reaction(r, "down")
+        .trigger(Shutdown)
+        .source(t)
+        .effect(a)
+        .body(move |_, ctx| {
+            l.record(ctx, format!("timer={}", ctx.is_present(t)));
+            ctx.schedule(a, (), ZERO);
+        });
     let l = log.clone();
-    b.reaction(r, "never").trigger(a).body(move |_, ctx| l.record(ctx, "must not run"));
+    b.reaction(r, "never")
+        .trigger(a)
+        .body(move |_, ctx| l.record(ctx, "must not run"));
     b.build().unwrap()
 }
 
@@ -376,11 +472,23 @@ fn timeout_zero(log: &Log) -> Program {
     let r = b.reactor("r", ());
     let t = b.timer(r, "t", Duration::from_secs(1), ZERO);
     let l = log.clone();
-    b.reaction(r, "both").trigger(Startup).trigger(Shutdown).body(move |_, ctx| {
-        l.record(ctx, format!("startup={} shutdown={}", ctx.is_present(Startup), ctx.is_present(Shutdown)));
-    });
+    b.reaction(r, "both")
+        .trigger(Startup)
+        .trigger(Shutdown)
+        .body(move |_, ctx| {
+            l.record(
+                ctx,
+                format!(
+                    "startup={} shutdown={}",
+                    ctx.is_present(Startup),
+                    ctx.is_present(Shutdown)
+                ),
+            );
+        });
     let l = log.clone();
-    b.reaction(r, "timer").trigger(t).body(move |_, ctx| l.record(ctx, "must not run"));
+    b.reaction(r, "timer")
+        .trigger(t)
+        .body(move |_, ctx| l.record(ctx, "must not run"));
     b.build().unwrap()
 }
 
@@ -391,17 +499,26 @@ fn request_stop(log: &Log) -> Program {
     let t2 = b.timer(r, "t2", ms(2), ZERO);
     let a = b.logical_action::<(), _>(r, "a", ZERO);
     let l = log.clone();
-    b.reaction(r, "stop").trigger(t1).effect(a).body(move |_, ctx| {
-        l.record(ctx, "requested");
-        ctx.request_stop();
-        ctx.schedule(a, (), ZERO);
-    });
+    b.reaction(r, "stop")
+        .trigger(t1)
+        .effect(a)
+        .body(move |_, ctx| {
+            l.record(ctx, "requested");
+            ctx.request_stop();
+            ctx.schedule(a, (), ZERO);
+        });
     let l = log.clone();
-    b.reaction(r, "on_a").trigger(a).body(move |_, ctx| l.record(ctx, "a"));
+    b.reaction(r, "on_a")
+        .trigger(a)
+        .body(move |_, ctx| l.record(ctx, "a"));
     let l = log.clone();
-    b.reaction(r, "t2").trigger(t2).body(move |_, ctx| l.record(ctx, "must not run"));
+    b.reaction(r, "t2")
+        .trigger(t2)
+        .body(move |_, ctx| l.record(ctx, "must not run"));
     let l = log.clone();
-    b.reaction(r, "down").trigger(Shutdown).body(move |_, ctx| l.record(ctx, "shutdown"));
+    b.reaction(r, "down")
+        .trigger(Shutdown)
+        .body(move |_, ctx| l.record(ctx, "shutdown"));
     b.build().unwrap()
 }
 
@@ -410,9 +527,13 @@ fn starve(log: &Log) -> Program {
     let r = b.reactor("r", ());
     let t = b.timer(r, "t", Duration::from_secs(1), ZERO);
     let l = log.clone();
-    b.reaction(r, "tick").trigger(t).body(move |_, ctx| l.record(ctx, "tick"));
+    b.reaction(r, "tick")
+        .trigger(t)
+        .body(move |_, ctx| l.record(ctx, "tick"));
     let l = log.clone();
-    b.reaction(r, "down").trigger(Shutdown).body(move |_, ctx| l.record(ctx, "shutdown"));
+    b.reaction(r, "down")
+        .trigger(Shutdown)
+        .body(move |_, ctx| l.record(ctx, "shutdown"));
     b.build().unwrap()
 }
 
@@ -420,7 +541,9 @@ fn starve_zero(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
     let l = log.clone();
-    b.reaction(r, "down").trigger(Shutdown).body(move |_, ctx| l.record(ctx, "shutdown"));
+    b.reaction(r, "down")
+        .trigger(Shutdown)
+        .body(move |_, ctx| l.record(ctx, "shutdown"));
     b.build().unwrap()
 }
 
@@ -432,7 +555,9 @@ fn stop_idempotent(log: &Log) -> Program {
         ctx.request_stop();
         ctx.request_stop();
     });
-    b.reaction(r, "again").trigger(t).body(move |_, ctx| ctx.request_stop());
+    b.reaction(r, "again")
+        .trigger(t)
+        .body(move |_, ctx| ctx.request_stop());
     let l = log.clone();
     b.reaction(r, "down").trigger(Shutdown).body(move |_, ctx| {
         ctx.request_stop();
@@ -445,14 +570,20 @@ fn stop_clears_ports(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
     let o = b.output::<u32, _>(src, "out");
-    b.reaction(src, "start").trigger(Startup).effect(o).body(move |_, ctx| {
-        ctx.set(o, 1);
-        ctx.request_stop();
-    });
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| {
+            ctx.set(o, 1);
+            ctx.request_stop();
+        });
     let s = b.reactor("sink", ());
     let i = b.input::<u32, _>(s, "in");
     let l = log.clone();
-    b.reaction(s, "watch").trigger(i).trigger(Shutdown).body(move |_, ctx| l.record(ctx, format!("{:?}", ctx.get(i))));
+    b.reaction(s, "watch")
+        .trigger(i)
+        .trigger(Shutdown)
+        .body(move |_, ctx| l.record(ctx, format!("{:?}", ctx.get(i))));
     b.connect(o, i);
     b.build().unwrap()
 }
@@ -463,9 +594,15 @@ fn timer_is_present(log: &Log) -> Program {
     let t1 = b.timer(r, "t1", ZERO, ms(50));
     let t2 = b.timer(r, "t2", ms(33), ms(33));
     let l = log.clone();
-    b.reaction(r, "check").trigger(t1).trigger(t2).body(move |_, ctx| {
-        l.record(ctx, format!("t1={} t2={}", ctx.is_present(t1), ctx.is_present(t2)));
-    });
+    b.reaction(r, "check")
+        .trigger(t1)
+        .trigger(t2)
+        .body(move |_, ctx| {
+            l.record(
+                ctx,
+                format!("t1={} t2={}", ctx.is_present(t1), ctx.is_present(t2)),
+            );
+        });
     b.build().unwrap()
 }
 
@@ -474,7 +611,9 @@ fn timer_once(log: &Log) -> Program {
     let r = b.reactor("r", ());
     let t = b.timer(r, "t", ms(20), ZERO);
     let l = log.clone();
-    b.reaction(r, "tick").trigger(t).body(move |_, ctx| l.record(ctx, "once"));
+    b.reaction(r, "tick")
+        .trigger(t)
+        .body(move |_, ctx| l.record(ctx, "once"));
     b.build().unwrap()
 }
 
@@ -482,12 +621,17 @@ fn action_delay_values(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
     let a = b.logical_action::<i32, _>(r, "a", ms(100));
-    b.reaction(r, "start").trigger(Startup).effect(a).body(move |_, ctx| {
-        ctx.schedule(a, 100, ZERO);
-        ctx.schedule(a, -100, ms(50));
-    });
+    b.reaction(r, "start")
+        .trigger(Startup)
+        .effect(a)
+        .body(move |_, ctx| {
+            ctx.schedule(a, 100, ZERO);
+            ctx.schedule(a, -100, ms(50));
+        });
     let l = log.clone();
-    b.reaction(r, "recv").trigger(a).body(move |_, ctx| l.record(ctx, ctx.get(a).unwrap()));
+    b.reaction(r, "recv")
+        .trigger(a)
+        .body(move |_, ctx| l.record(ctx, ctx.get(a).unwrap()));
     b.build().unwrap()
 }
 
@@ -495,26 +639,37 @@ fn action_same_tag(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
     let a = b.logical_action::<i32, _>(r, "a", ZERO);
-    b.reaction(r, "start").trigger(Startup).effect(a).body(move |_, ctx| {
-        ctx.schedule(a, 1, ZERO);
-        ctx.schedule(a, 2, ZERO);
-    });
+    b.reaction(r, "start")
+        .trigger(Startup)
+        .effect(a)
+        .body(move |_, ctx| {
+            ctx.schedule(a, 1, ZERO);
+            ctx.schedule(a, 2, ZERO);
+        });
     let l = log.clone();
-    b.reaction(r, "recv").trigger(a).body(move |_, ctx| l.record(ctx, ctx.get(a).unwrap()));
+    b.reaction(r, "recv")
+        .trigger(a)
+        .body(move |_, ctx| l.record(ctx, ctx.get(a).unwrap()));
     b.build().unwrap()
 }
 
 fn spaced(log: &Log, policy: SpacingPolicy) -> Program {
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
-    let a = b.logical_action_with::<i32, _>(r, "a", ActionSpec::delay(ZERO).spacing(ms(10), policy));
-    b.reaction(r, "start").trigger(Startup).effect(a).body(move |_, ctx| {
-        ctx.schedule(a, 1, ms(1));
-        ctx.schedule(a, 2, ms(2));
-        ctx.schedule(a, 3, ms(3));
-    });
+    let a =
+        b.logical_action_with::<i32, _>(r, "a", ActionSpec::delay(ZERO).spacing(ms(10), policy));
+    b.reaction(r, "start")
+        .trigger(Startup)
+        .effect(a)
+        .body(move |_, ctx| {
+            ctx.schedule(a, 1, ms(1));
+            ctx.schedule(a, 2, ms(2));
+            ctx.schedule(a, 3, ms(3));
+        });
     let l = log.clone();
-    b.reaction(r, "recv").trigger(a).body(move |_, ctx| l.record(ctx, ctx.get(a).unwrap()));
+    b.reaction(r, "recv")
+        .trigger(a)
+        .body(move |_, ctx| l.record(ctx, ctx.get(a).unwrap()));
     b.build().unwrap()
 }
 
@@ -534,10 +689,13 @@ fn counter_source(b: &mut ProgramBuilder, period: Duration) -> motet_reactor::Ou
     let src = b.reactor("src", 0u32);
     let t = b.timer(src, "t", ZERO, period);
     let o = b.output::<u32, _>(src, "out");
-    b.reaction(src, "emit").trigger(t).effect(o).body(move |k, ctx| {
-        ctx.set(o, *k);
-        *k += 1;
-    });
+    b.reaction(src, "emit")
+        .trigger(t)
+        .effect(o)
+        .body(move |k, ctx| {
+            ctx.set(o, *k);
+            *k += 1;
+        });
     o
 }
 
@@ -553,7 +711,10 @@ fn after_zero(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
     let o = b.output::<u32, _>(src, "out");
-    b.reaction(src, "start").trigger(Startup).effect(o).body(move |_, ctx| ctx.set(o, 5));
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| ctx.set(o, 5));
     let i = sink::<u32>(&mut b, log, "sink");
     b.connect_after(o, i, ZERO);
     b.build().unwrap()
@@ -572,7 +733,10 @@ fn bank_to_multiport(log: &Log) -> Program {
     let outs = b.bank(4, |b, i| {
         let u = b.reactor(&format!("user[{i}]"), i as u32);
         let o = b.output::<u32, _>(u, "req");
-        b.reaction(u, "send").trigger(Startup).effect(o).body(move |idx, ctx| ctx.set(o, *idx * 10));
+        b.reaction(u, "send")
+            .trigger(Startup)
+            .effect(o)
+            .body(move |idx, ctx| ctx.set(o, *idx * 10));
         o
     });
     let acc = b.reactor("account", ());
@@ -591,12 +755,17 @@ fn broadcast(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
     let o = b.output::<u32, _>(src, "out");
-    b.reaction(src, "start").trigger(Startup).effect(o).body(move |_, ctx| ctx.set(o, 7));
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| ctx.set(o, 7));
     let ins = b.bank(3, |b, i| {
         let w = b.reactor(&format!("w[{i}]"), i);
         let inp = b.input::<u32, _>(w, "in");
         let l = log.clone();
-        b.reaction(w, "log").trigger(inp).body(move |idx, ctx| l.record(ctx, format!("{} at {idx}", ctx.get(inp).unwrap())));
+        b.reaction(w, "log")
+            .trigger(inp)
+            .body(move |idx, ctx| l.record(ctx, format!("{} at {idx}", ctx.get(inp).unwrap())));
         inp
     });
     b.connect_broadcast(o, ins);
@@ -607,20 +776,26 @@ fn fork_join(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
     let o = b.output_multiport::<u32, _>(src, "out", 3);
-    b.reaction(src, "start").trigger(Startup).effect(o).body(move |_, ctx| {
-        for c in 0..3 {
-            ctx.set(o.channel(c), c as u32 + 1);
-        }
-    });
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| {
+            for c in 0..3 {
+                ctx.set(o.channel(c), c as u32 + 1);
+            }
+        });
     let workers = b.bank(3, |b, i| {
         let (inp, out) = {
             let w = b.reactor(&format!("wrk[{i}]"), ());
             let inp = b.input::<u32, _>(w, "in");
             let out = b.output::<u32, _>(w, "out");
-            b.reaction(w, "double").trigger(inp).effect(out).body(move |_, ctx| {
-                let v = *ctx.get(inp).unwrap();
-                ctx.set(out, v * 2);
-            });
+            b.reaction(w, "double")
+                .trigger(inp)
+                .effect(out)
+                .body(move |_, ctx| {
+                    let v = *ctx.get(inp).unwrap();
+                    ctx.set(out, v * 2);
+                });
             (inp, out)
         };
         (inp, out)
@@ -644,11 +819,14 @@ fn fully_connected(log: &Log) -> Program {
         let n = b.reactor(&format!("node[{i}]"), i as u32);
         let o = b.output_multiport::<u32, _>(n, "out", 3);
         let inp = b.input_multiport::<u32, _>(n, "in", 3);
-        b.reaction(n, "send").trigger(Startup).effect(o).body(move |me, ctx| {
-            for j in 0..3 {
-                ctx.set(o.channel(j), *me * 10 + j as u32);
-            }
-        });
+        b.reaction(n, "send")
+            .trigger(Startup)
+            .effect(o)
+            .body(move |me, ctx| {
+                for j in 0..3 {
+                    ctx.set(o.channel(j), *me * 10 + j as u32);
+                }
+            });
         let l = log.clone();
         b.reaction(n, "recv").trigger(inp).body(move |_, ctx| {
             let got: Vec<(usize, u32)> = ctx.present_sorted(inp).map(|(c, v)| (c, *v)).collect();
@@ -667,7 +845,10 @@ fn bank_self_broadcast(log: &Log) -> Program {
         let a = b.reactor(&format!("a[{i}]"), i as u32);
         let o = b.output::<u32, _>(a, "out");
         let inp = b.input_multiport::<u32, _>(a, "in", 3);
-        b.reaction(a, "send").trigger(Startup).effect(o).body(move |me, ctx| ctx.set(o, *me));
+        b.reaction(a, "send")
+            .trigger(Startup)
+            .effect(o)
+            .body(move |me, ctx| ctx.set(o, *me));
         let l = log.clone();
         b.reaction(a, "recv").trigger(inp).body(move |_, ctx| {
             let got: Vec<u32> = ctx.present_sorted(inp).map(|(_, v)| *v).collect();
@@ -685,10 +866,13 @@ fn plus_one(b: &mut ProgramBuilder, name: &str) -> (Input<u32>, motet_reactor::O
     let r = b.reactor(name, ());
     let i = b.input::<u32, _>(r, "in");
     let o = b.output::<u32, _>(r, "out");
-    b.reaction(r, "inc").trigger(i).effect(o).body(move |_, ctx| {
-        let v = *ctx.get(i).unwrap();
-        ctx.set(o, v + 1);
-    });
+    b.reaction(r, "inc")
+        .trigger(i)
+        .effect(o)
+        .body(move |_, ctx| {
+            let v = *ctx.get(i).unwrap();
+            ctx.set(o, v + 1);
+        });
     (i, o)
 }
 
@@ -696,11 +880,17 @@ fn cascade(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
     let o = b.output::<u32, _>(src, "out");
-    b.reaction(src, "start").trigger(Startup).effect(o).body(move |_, ctx| ctx.set(o, 0));
+    b.reaction(src, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| ctx.set(o, 0));
     let (ai, ao) = plus_one(&mut b, "a");
     let (bi, bo) = plus_one(&mut b, "b");
     let s = sink::<u32>(&mut b, log, "sink");
-    b.connect(Ports::from(o).and(ao).and(bo), Ports::from(ai).and(bi).and(s));
+    b.connect(
+        Ports::from(o).and(ao).and(bo),
+        Ports::from(ai).and(bi).and(s),
+    );
     b.build().unwrap()
 }
 
@@ -708,10 +898,13 @@ fn multiport_to_ports(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let a = b.reactor("a", ());
     let o = b.output_multiport::<u32, _>(a, "out", 2);
-    b.reaction(a, "start").trigger(Startup).effect(o).body(move |_, ctx| {
-        ctx.set(o.channel(0), 1);
-        ctx.set(o.channel(1), 2);
-    });
+    b.reaction(a, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| {
+            ctx.set(o.channel(0), 1);
+            ctx.set(o.channel(1), 2);
+        });
     let b1 = sink::<u32>(&mut b, log, "b1");
     let b2 = sink::<u32>(&mut b, log, "b2");
     b.connect(o, [b1, b2]);
@@ -722,11 +915,14 @@ fn width_mismatch(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let a = b.reactor("src", ());
     let o = b.output_multiport::<u32, _>(a, "out", 3);
-    b.reaction(a, "start").trigger(Startup).effect(o).body(move |_, ctx| {
-        for c in 0..3 {
-            ctx.set(o.channel(c), c as u32);
-        }
-    });
+    b.reaction(a, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| {
+            for c in 0..3 {
+                ctx.set(o.channel(c), c as u32);
+            }
+        });
     let s = b.reactor("sink", ());
     let i = b.input_multiport::<u32, _>(s, "in", 4);
     let l = log.clone();
@@ -745,20 +941,31 @@ fn sparse_multiport(log: &Log) -> Program {
     let a = b.reactor("src", 0usize);
     let t = b.timer(a, "t", ZERO, ms(10));
     let o = b.output_multiport::<u32, _>(a, "out", 10);
-    b.reaction(a, "emit").trigger(t).effect(o).body(move |k, ctx| {
-        for c in (0..10).rev().filter(|c| c % 2 == *k % 2) {
-            ctx.set(o.channel(c), c as u32);
-        }
-        *k += 1;
-    });
+    b.reaction(a, "emit")
+        .trigger(t)
+        .effect(o)
+        .body(move |k, ctx| {
+            for c in (0..10).rev().filter(|c| c % 2 == *k % 2) {
+                ctx.set(o.channel(c), c as u32);
+            }
+            *k += 1;
+        });
     let s = b.reactor("sink", ());
     let i = b.input_multiport::<u32, _>(s, "in", 10);
     let l = log.clone();
     b.reaction(s, "scan").trigger(i).body(move |_, ctx| {
         let unsorted: Vec<usize> = ctx.present(i).map(|(c, _)| c).collect();
         let sorted: Vec<usize> = ctx.present_sorted(i).map(|(c, _)| c).collect();
-        let full: Vec<usize> = (0..10).filter(|&c| ctx.get(i.channel(c)).is_some()).collect();
-        l.record(ctx, format!("unsorted={unsorted:?} sorted={sorted:?} full={full:?} count={}", ctx.present_count(i)));
+        let full: Vec<usize> = (0..10)
+            .filter(|&c| ctx.get(i.channel(c)).is_some())
+            .collect();
+        l.record(
+            ctx,
+            format!(
+                "unsorted={unsorted:?} sorted={sorted:?} full={full:?} count={}",
+                ctx.present_count(i)
+            ),
+        );
     });
     b.connect(o, i);
     b.build().unwrap()
@@ -768,10 +975,13 @@ fn multiport_after(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let a = b.reactor("src", ());
     let o = b.output_multiport::<u32, _>(a, "out", 2);
-    b.reaction(a, "start").trigger(Startup).effect(o).body(move |_, ctx| {
-        ctx.set(o.channel(0), 1);
-        ctx.set(o.channel(1), 2);
-    });
+    b.reaction(a, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| {
+            ctx.set(o.channel(0), 1);
+            ctx.set(o.channel(1), 2);
+        });
     let s = b.reactor("sink", ());
     let i = b.input_multiport::<u32, _>(s, "in", 2);
     let l = log.clone();
@@ -787,16 +997,21 @@ fn multiport_hierarchy(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let a = b.reactor("src", ());
     let o = b.output_multiport::<u32, _>(a, "out", 2);
-    b.reaction(a, "start").trigger(Startup).effect(o).body(move |_, ctx| {
-        ctx.set(o.channel(0), 1);
-        ctx.set(o.channel(1), 2);
-    });
+    b.reaction(a, "start")
+        .trigger(Startup)
+        .effect(o)
+        .body(move |_, ctx| {
+            ctx.set(o.channel(0), 1);
+            ctx.set(o.channel(1), 2);
+        });
     let outer = b.reactor("outer", ());
     let oin = b.input_multiport::<u32, _>(outer, "in", 2);
     let inner = b.child(outer, "inner", ());
     let iin = b.input_multiport::<u32, _>(inner, "in", 2);
     let l = log.clone();
-    b.reaction(inner, "sum").trigger(iin).body(move |_, ctx| l.record(ctx, ctx.present(iin).map(|(_, v)| *v).sum::<u32>()));
+    b.reaction(inner, "sum")
+        .trigger(iin)
+        .body(move |_, ctx| l.record(ctx, ctx.present(iin).map(|(_, v)| *v).sum::<u32>()));
     b.connect(oin, iin);
     b.connect(o, oin);
     b.build().unwrap()
@@ -811,10 +1026,13 @@ fn modes_cycle(log: &Log) -> Program {
         let next = modes[(k + 1) % 3];
         let l = log.clone();
         let label = ["One", "Two", "Three"][k];
-        b.reaction(modes[k], name).trigger(t).effect(next).body(move |_, ctx| {
-            l.record(ctx, label);
-            ctx.set_mode(next, Transition::Reset);
-        });
+        b.reaction(modes[k], name)
+            .trigger(t)
+            .effect(next)
+            .body(move |_, ctx| {
+                l.record(ctx, label);
+                ctx.set_mode(next, Transition::Reset);
+            });
     }
     b.build().unwrap()
 }
@@ -826,26 +1044,42 @@ struct Counts {
 
 fn mode_reset_history(log: &Log) -> Program {
     let mut b = ProgramBuilder::new();
-    let m = b.reactor("m", Counts { count: 0, returns: 0 });
+    let m = b.reactor(
+        "m",
+        Counts {
+            count: 0,
+            returns: 0,
+        },
+    );
     let t = b.timer(m, "t", ZERO, ms(10));
     let a = b.mode(m, "A");
     let bm = b.mode(m, "B");
     b.on_reset(a, |s: &mut Counts| s.count = 0);
     let l = log.clone();
-    b.reaction(a, "a").trigger(t).effect(bm).body(move |s, ctx| {
-        s.count += 1;
-        l.record(ctx, format!("count={}", s.count));
-        if s.count % 2 == 0 {
-            ctx.set_mode(bm, Transition::History);
-        }
-    });
+    b.reaction(a, "a")
+        .trigger(t)
+        .effect(bm)
+        .body(move |s, ctx| {
+            s.count += 1;
+            l.record(ctx, format!("count={}", s.count));
+            if s.count % 2 == 0 {
+                ctx.set_mode(bm, Transition::History);
+            }
+        });
     let l = log.clone();
-    b.reaction(bm, "b").trigger(t).effect(a).body(move |s, ctx| {
-        s.returns += 1;
-        let how = if s.returns % 2 == 1 { Transition::History } else { Transition::Reset };
-        l.record(ctx, format!("back by {how:?}"));
-        ctx.set_mode(a, how);
-    });
+    b.reaction(bm, "b")
+        .trigger(t)
+        .effect(a)
+        .body(move |s, ctx| {
+            s.returns += 1;
+            let how = if s.returns % 2 == 1 {
+                Transition::History
+            } else {
+                Transition::Reset
+            };
+            l.record(ctx, format!("back by {how:?}"));
+            ctx.set_mode(a, how);
+        });
     b.build().unwrap()
 }
 
@@ -857,20 +1091,32 @@ fn mode_timers(log: &Log) -> Program {
     let run = b.mode(m, "Run");
     let tick = b.timer(run, "tick", ZERO, ms(10));
     let l = log.clone();
-    b.reaction(m, "ctl").trigger(ctl).effect(idle).effect(run).body(move |k, ctx| {
-        if *k % 2 == 0 {
-            l.record(ctx, "Run");
-            let how = if *k % 4 == 0 { Transition::Reset } else { Transition::History };
-            ctx.set_mode(run, how);
-        } else {
-            l.record(ctx, "Idle");
-            ctx.set_mode(idle, Transition::History);
-        }
-        *k += 1;
-    });
+    b.reaction(m, "ctl")
+        .trigger(ctl)
+        .effect(idle)
+        .effect(run)
+        .body(move |k, ctx| {
+            if *k % 2 == 0 {
+                l.record(ctx, "Run");
+                let how = if *k % 4 == 0 {
+                    Transition::Reset
+                } else {
+                    Transition::History
+                };
+                ctx.set_mode(run, how);
+            } else {
+                l.record(ctx, "Idle");
+                ctx.set_mode(idle, Transition::History);
+            }
+            *k += 1;
+        });
     let l = log.clone();
-    b.reaction(run, "entered").trigger(Reset).body(move |_, ctx| l.record(ctx, "reset"));
+    b.reaction(run, "entered")
+        .trigger(Reset)
+        .body(move |_, ctx| l.record(ctx, "reset"));
     let l = log.clone();
-    b.reaction(run, "tick").trigger(tick).body(move |_, ctx| l.record(ctx, "tick"));
+    b.reaction(run, "tick")
+        .trigger(tick)
+        .body(move |_, ctx| l.record(ctx, "tick"));
     b.build().unwrap()
 }
