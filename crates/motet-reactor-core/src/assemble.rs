@@ -520,6 +520,12 @@ impl ProgramBuilder {
                 kind: c.kind,
             });
         }
+        g.reaction_mode = g
+            .reactions
+            .iter()
+            .map(|r| r.mode.unwrap_or(u32::MAX))
+            .collect();
+        g.reaction_level = level.clone();
         g.levels = level.iter().copied().max().map_or(0, |l| l + 1);
         g.level_widths = vec![0; g.levels as usize];
         for &l in &level {

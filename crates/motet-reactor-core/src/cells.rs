@@ -192,8 +192,18 @@ impl<T: Send + 'static> ActionCell<T> {
     }
 }
 
+#[inline]
 fn insert_sorted<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
     // Delays are mostly constant, so the new tag usually goes at the back.
+    match pending.back_mut() {
+        None => return pending.push_back((tag, value)),
+        Some(last) if last.0 < tag => return pending.push_back((tag, value)),
+        Some(last) if last.0 == tag => {
+            last.1 = value;
+            return;
+        }
+        Some(_) => {}
+    }
     let mut i = pending.len();
     while i > 0 && pending[i - 1].0 > tag {
         i -= 1;

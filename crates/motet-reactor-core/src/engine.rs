@@ -21,7 +21,7 @@ use core::time::Duration;
 
 use crate::ctx::Transition;
 use crate::error::RunError;
-use crate::program::{Fault, Item, Program, TagInfo};
+use crate::program::{Clock, Fault, Item, Program, TagInfo};
 use crate::time::{nanos, Tag};
 
 /// What kind of event; the order only breaks ties between events of one tag.
@@ -109,6 +109,8 @@ pub struct Engine {
     suspended: Vec<Event>,
     /// Per action, the last tag given to a value from the inbox.
     last_physical: Vec<Tag>,
+    /// The events of the tag being entered (kept to reuse its allocation).
+    fired: Vec<Event>,
     metrics: Metrics,
     error: Option<RunError>,
 }
@@ -140,6 +142,7 @@ impl Engine {
             mode_requests: Vec::new(),
             suspended: Vec::new(),
             last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
+            fired: Vec::new(),
             metrics: Metrics {
                 reactors: g.declared_reactors(),
                 reactions: g.declared_reactions(),
@@ -202,11 +205,13 @@ impl Engine {
         self.error.is_some()
     }
 
-    /// Moves what arrived in the inbox into the event queue, tagged from its send time (or `now`).
-    pub fn drain_inbox(&mut self, prog: &Program, now: u64) {
+    /// Moves what arrived in the inbox into the event queue, tagged from its send time (or the
+    /// clock's now, for values sent without a stamp).
+    pub fn drain_inbox(&mut self, prog: &Program, clock: &dyn Clock) {
         if prog.inbox.is_empty() {
             return;
         }
+        let now = clock.now();
         for arrival in prog.inbox.take_all() {
             let a = arrival.action;
             let Some(meta) = prog
@@ -246,12 +251,13 @@ impl Engine {
         }
     }
 
-    /// Decides what comes next, at platform time `now` (see [`Next`]).
-    pub fn next(&mut self, prog: &Program, now: u64) -> Next {
+    /// Decides what comes next (see [`Next`]); reads the clock only when it matters (physical
+    /// time chasing, values from the inbox).
+    pub fn next(&mut self, prog: &Program, clock: &dyn Clock) -> Next {
         if self.done {
             return Next::Done;
         }
-        self.drain_inbox(prog, now);
+        self.drain_inbox(prog, clock);
         if self.done {
             return Next::Done;
         }
@@ -272,7 +278,7 @@ impl Engine {
         };
         if !self.fast {
             let due = self.info.start.saturating_add(next.nanos());
-            if now < due {
+            if clock.now() < due {
                 return Next::WaitUntil(due);
             }
         }
@@ -291,7 +297,7 @@ impl Engine {
         self.metrics.tags += 1;
         let seq = self.info.seq;
         // Presence first (published before any reaction of the tag runs), triggers after.
-        let mut fired: Vec<Event> = Vec::new();
+        let mut fired = core::mem::take(&mut self.fired);
         while let Some(&Reverse(ev)) = self.queue.peek() {
             if ev.tag != tag {
                 break;
@@ -331,7 +337,7 @@ impl Engine {
         }
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
-        for ev in fired {
+        for ev in fired.drain(..) {
             let list: &[u32] = match ev.kind {
                 Kind::Startup => &g.startup,
                 Kind::Timer => &g.timers[ev.ix as usize].triggers,
@@ -342,6 +348,7 @@ impl Engine {
                 self.trigger(prog, r, sink);
             }
         }
+        self.fired = fired;
         if self.info.shutdown {
             for &r in &g.shutdown {
                 self.trigger(prog, r, sink);
@@ -354,10 +361,9 @@ impl Engine {
         if *seen == self.info.seq {
             return;
         }
-        if let Some(m) = prog.graph.reactions[r as usize].mode {
-            if !prog.graph.mode_active(m, &self.current_mode) {
-                return;
-            }
+        let m = prog.graph.reaction_mode[r as usize];
+        if m != u32::MAX && !prog.graph.mode_active(m, &self.current_mode) {
+            return;
         }
         *seen = self.info.seq;
         sink(r);

@@ -221,6 +221,10 @@ pub struct Graph {
     pub levels: u32,
     /// How many reactions each level holds.
     pub level_widths: Vec<u32>,
+    /// Per reaction, its level (a compact copy for the schedulers' hot paths).
+    pub(crate) reaction_level: Vec<u32>,
+    /// Per reaction, its enclosing mode or `u32::MAX`.
+    pub(crate) reaction_mode: Vec<u32>,
     /// Per slot (indexed by port), the reactions a value on it triggers.
     pub(crate) slot_triggers: Vec<Vec<u32>>,
     /// Per slot, the (multiport, channel) pairs whose present-channel lists it feeds.

@@ -160,8 +160,9 @@ impl Program {
     }
 
     /// The level of reaction `r` (its index in declaration order).
+    #[inline]
     pub fn level(&self, r: usize) -> u32 {
-        self.graph.reactions[r].level
+        self.graph.reaction_level[r]
     }
 
     /// Runs reaction `r` for the current tag: its deadline handler instead of its body if the

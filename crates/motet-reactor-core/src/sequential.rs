@@ -52,9 +52,9 @@ pub fn run_sequential<P: Platform, H: Hooks>(
     let mut engine = Engine::new(prog, platform.now(), options);
     let mut ready: BinaryHeap<Reverse<u64>> =
         BinaryHeap::with_capacity(prog.graph.reactions.len().min(1 << 16));
-    let key = |r: u32| Reverse(((prog.graph.reactions[r as usize].level as u64) << 32) | r as u64);
+    let key = |r: u32| Reverse(((prog.level(r as usize) as u64) << 32) | r as u64);
     loop {
-        match engine.next(prog, platform.now()) {
+        match engine.next(prog, platform) {
             Next::Done => break,
             Next::WaitUntil(t) => platform.wait(&prog.inbox, Some(t)),
             Next::WaitForInput => platform.wait(&prog.inbox, None),

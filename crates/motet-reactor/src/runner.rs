@@ -181,7 +181,7 @@ fn run_here(
     let mut ready = std::collections::BinaryHeap::new();
     let key = |r: u32| std::cmp::Reverse(((prog.level(r as usize) as u64) << 32) | r as u64);
     loop {
-        match engine.next(prog, crate::clock::now_ns()) {
+        match engine.next(prog, &StdClock) {
             Next::Done => break,
             Next::WaitUntil(t) => {
                 motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), Some(t))

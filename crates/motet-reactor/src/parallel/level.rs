@@ -25,7 +25,7 @@ use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::ready_queue::ReadyQueue;
 use super::Driver;
-use crate::clock::now_ns;
+use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
 use crate::trace::Recorder;
 
@@ -186,7 +186,7 @@ impl Shared<'_> {
                 core.engine.finish_tag(prog);
                 core.in_tag = false;
             }
-            match core.engine.next(prog, now_ns()) {
+            match core.engine.next(prog, &StdClock) {
                 Next::Tag(tag) => {
                     if let Some(rec) = self.recorder {
                         rec.tag(tag);

@@ -32,7 +32,7 @@ use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::closure::{Bits, Closure};
 use super::Driver;
-use crate::clock::now_ns;
+use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
 use crate::trace::Recorder;
 
@@ -151,7 +151,7 @@ impl Shared<'_> {
     fn advance(&self, core: &mut Core) -> Option<Next> {
         loop {
             let prog = self.prog;
-            match core.engine.next(prog, now_ns()) {
+            match core.engine.next(prog, &StdClock) {
                 Next::Tag(tag) => {
                     if let Some(rec) = self.recorder {
                         rec.tag(tag);
