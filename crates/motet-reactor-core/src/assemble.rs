@@ -58,7 +58,7 @@ impl ProgramBuilder {
     fn resolve_slots(&self) -> Result<Vec<u32>, BuildError> {
         let n = self.ports.len();
         let mut slot = vec![u32::MAX; n];
-        for p in 0..n {
+        for (p, s) in slot.iter_mut().enumerate() {
             let mut q = p as u32;
             let mut steps = 0;
             while let Some(up) = self.ports[q as usize].upstream {
@@ -68,7 +68,7 @@ impl ProgramBuilder {
                     return Err(BuildError::PortLoop(self.ports[p].name.clone()));
                 }
             }
-            slot[p] = q;
+            *s = q;
         }
         Ok(slot)
     }
@@ -293,10 +293,7 @@ impl ProgramBuilder {
         let start = (0..n).find(|&r| indeg[r] > 0).unwrap_or(0) as u32;
         let mut path = vec![start];
         let mut cur = start;
-        loop {
-            let Some(&next) = preds[cur as usize].iter().find(|&&p| indeg[p as usize] > 0) else {
-                break;
-            };
+        while let Some(&next) = preds[cur as usize].iter().find(|&&p| indeg[p as usize] > 0) {
             if let Some(pos) = path.iter().position(|&x| x == next) {
                 let mut cycle: Vec<String> = path[pos..]
                     .iter()

@@ -103,7 +103,7 @@ pub(crate) fn fmt_nanos(ns: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if ns == 0 {
             return f.write_str("0");
         }
-        if ns % scale == 0 {
+        if ns.is_multiple_of(scale) {
             return write!(f, "{} {}", ns / scale, unit);
         }
     }

@@ -11,7 +11,7 @@ use motet_reactor_core::Program;
 fn delay_label(ns: u64) -> String {
     if ns == 0 {
         "after 0".into()
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         format!("after {} ms", ns / 1_000_000)
     } else {
         format!("after {} us", ns / 1_000)

@@ -263,8 +263,10 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
             }
             continue;
         }
+        // Going idle: clear the flag, then look once more (see the module docs).
         runner.active.store(false, SeqCst);
-        if !(sh.queue.has_work() && !runner.active.swap(true, SeqCst)) {
+        let revived = sh.queue.has_work() && !runner.active.swap(true, SeqCst);
+        if !revived {
             break;
         }
     }

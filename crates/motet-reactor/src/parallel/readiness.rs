@@ -198,8 +198,8 @@ impl Shared<'_> {
                     pend.clear(d as usize);
                     // Waiting descendants of `d` may be free now.
                     let desc = closure.descendants(d as usize);
-                    for w in 0..waiting.0.len() {
-                        let mut bits = waiting.0[w] & desc[w];
+                    for (w, &d) in desc.iter().enumerate() {
+                        let mut bits = waiting.0[w] & d;
                         while bits != 0 {
                             let b = bits.trailing_zeros() as usize;
                             bits &= bits - 1;

@@ -17,7 +17,10 @@ use motet_runtime::Runtime;
 /// canonical order: by tag, then level, then reaction (a stable sort keeps each reaction's own lines
 /// in order). Reactions that depend on each other have distinct levels, so causal order is kept.
 #[derive(Clone, Default)]
-pub struct Log(Arc<Mutex<Vec<(Tag, u32, usize, String)>>>);
+pub struct Log(Arc<Mutex<Vec<Entry>>>);
+
+/// (tag, level, reaction index, line).
+type Entry = (Tag, u32, usize, String);
 
 impl Log {
     pub fn new() -> Log {
