@@ -578,6 +578,7 @@ impl ProgramBuilder {
             info: UnsafeCell::new(TagInfo::default()),
             inbox: self.inbox,
             warnings: self.warnings,
+            started: core::sync::atomic::AtomicBool::new(false),
         }
     }
 }

@@ -32,6 +32,7 @@ pub enum Transition {
 /// The reaction's view of the program at its tag (see the module docs).
 pub struct Ctx<'a> {
     prog: &'a Program,
+    reaction: &'a crate::graph::ReactionInfo,
     r: u32,
     info: TagInfo,
     clock: &'a dyn Clock,
@@ -42,6 +43,7 @@ impl<'a> Ctx<'a> {
     pub(crate) fn new(prog: &'a Program, r: u32, info: TagInfo, clock: &'a dyn Clock) -> Ctx<'a> {
         Ctx {
             prog,
+            reaction: &prog.graph.reactions[r as usize],
             r,
             info,
             clock,
@@ -57,8 +59,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    #[inline]
     fn info(&self) -> &crate::graph::ReactionInfo {
-        &self.prog.graph.reactions[self.r as usize]
+        self.reaction
     }
 
     fn mine(&self, prog: u32) -> bool {

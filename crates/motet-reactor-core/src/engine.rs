@@ -118,7 +118,17 @@ pub struct Engine {
 impl Engine {
     /// An engine for `prog`, starting at platform time `now`: schedules startup, the timers and the
     /// timeout.
+    ///
+    /// # Panics
+    /// If `prog` has run already: a program runs once (its state and pending values are not reset).
     pub fn new(prog: &Program, now: u64, options: &RunOptions) -> Engine {
+        let again = prog
+            .started
+            .swap(true, core::sync::atomic::Ordering::Relaxed);
+        assert!(
+            !again,
+            "a program runs once: build a new one for another run"
+        );
         let g = &prog.graph;
         let mut e = Engine {
             queue: BinaryHeap::new(),

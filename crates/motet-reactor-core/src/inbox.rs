@@ -201,17 +201,18 @@ impl Drop for Drain {
 /// The platform clock used to stamp physical actions when they are sent, in nanoseconds; installed
 /// once by the platform layer (motet-reactor installs `std::time::Instant`). Without one, values
 /// are stamped when the scheduler takes them.
-static CLOCK: AtomicPtr<()> = AtomicPtr::new(ptr::null_mut());
+/// (A plain atomic even under loom: it is a process-wide setting, not part of the modelled protocol.)
+static CLOCK: core::sync::atomic::AtomicPtr<()> =
+    core::sync::atomic::AtomicPtr::new(ptr::null_mut());
 
 /// Installs the platform's monotonic clock (nanoseconds) for stamping physical actions at send time.
 /// It must be the clock the scheduler's platform reads.
-#[cfg(not(loom))]
 pub fn set_clock(now: fn() -> u64) {
-    CLOCK.store(now as *mut (), SeqCst);
+    CLOCK.store(now as *mut (), core::sync::atomic::Ordering::SeqCst);
 }
 
 fn clock_now() -> Option<u64> {
-    let p = CLOCK.load(SeqCst);
+    let p = CLOCK.load(core::sync::atomic::Ordering::SeqCst);
     if p.is_null() {
         None
     } else {

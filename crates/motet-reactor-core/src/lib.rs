@@ -85,9 +85,7 @@ pub use ids::{
     OutputMultiport, PhysicalAction, Port, Presence, ReactionId, ReactorId, Readable, Reset,
     Shutdown, Startup, Timer,
 };
-#[cfg(not(loom))]
-pub use inbox::set_clock;
-pub use inbox::{Inbox, PhysicalSender};
+pub use inbox::{set_clock, Inbox, PhysicalSender};
 pub use ports::Ports;
 pub use program::{Clock, Program};
 pub use sequential::{run_sequential, Hooks, Platform};

@@ -104,6 +104,8 @@ pub struct Program {
     pub(crate) info: UnsafeCell<TagInfo>,
     pub(crate) inbox: Arc<Inbox>,
     pub(crate) warnings: Vec<Warning>,
+    /// Set by the first run: a program runs once.
+    pub(crate) started: core::sync::atomic::AtomicBool,
 }
 
 // SAFETY: the cells are accessed under the scheduling discipline documented in `cells.rs` and in

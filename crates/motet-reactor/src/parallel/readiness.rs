@@ -264,8 +264,10 @@ impl Shared<'_> {
     }
 
     /// After reaction `r` ran: take in its effects, release what became free, and if the tag is
-    /// over, play the scheduler.
-    fn completed(&self, r: u32, panicked: Option<RunError>) {
+    /// over, play the scheduler. If exactly one reaction became free and nothing else is pending,
+    /// it is returned to run inline on this worker (when `inline` allows) instead of being
+    /// scheduled: a chain of dependent reactions then costs no task hand-off.
+    fn completed(&self, r: u32, panicked: Option<RunError>, inline: bool) -> Option<u32> {
         let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
         let prog = self.prog;
         {
@@ -282,19 +284,35 @@ impl Shared<'_> {
                 self.driver.hand_over(next);
             }
         }
+        if inline && core.pending == 1 && core.release.len() == 1 {
+            return core.release.pop();
+        }
         self.release(&mut core);
+        None
     }
 }
+
+/// How many reactions one task may run inline in a row before handing the chain to the pool (so
+/// that other work on this worker is not starved).
+const INLINE_CHAIN: u32 = 256;
 
 unsafe fn run_task(header: NonNull<TaskHeader>) -> RunOutcome {
     // SAFETY: the header is the first field of a `ReactionTask` (repr(C)), alive until the run ends.
     let task = unsafe { header.cast::<ReactionTask>().as_ref() };
     // SAFETY: `shared` outlives every scheduled task (see `Shared::release`).
     let shared = unsafe { &*task.shared };
-    // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors have
-    // completed and no other reaction of its reactor (an ancestor or descendant) is running.
-    let panicked = unsafe { execute_guarded(shared.prog, task.r as usize, shared.recorder) };
-    shared.completed(task.r, panicked);
+    let mut r = task.r;
+    let mut chain = 0;
+    loop {
+        // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
+        // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
+        let panicked = unsafe { execute_guarded(shared.prog, r as usize, shared.recorder) };
+        chain += 1;
+        match shared.completed(r, panicked, chain < INLINE_CHAIN) {
+            Some(next) => r = next,
+            None => break,
+        }
+    }
     shared.driver.outstanding.fetch_sub(1, SeqCst);
     RunOutcome::Idle
 }

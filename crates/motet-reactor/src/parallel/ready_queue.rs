@@ -7,7 +7,7 @@
 //! # Protocol
 //!
 //! - **publish** (by the scheduler, while no claim can succeed: every reaction of the previous level
-//!   is finished): write the buffer, set `remaining = n`, then store `state = n << 32` (release).
+//!   is finished): write the buffer, set `remaining = n`, then swap `state` to `n << 32`.
 //! - **claim**: `fetch_add(1)` (acquire); the claimer owns `buf[index]` if `index < n`. A stale
 //!   claimer that saw the old level fails; one whose increment lands after the publish claims a
 //!   valid entry of the new level, which is fine: it is a worker like any other. The low half cannot
@@ -60,9 +60,11 @@ impl ReadyQueue {
             unsafe { *slot.get() = r };
         }
         self.remaining.store(items.len(), Ordering::SeqCst);
-        // Release: the buffer and `remaining` before the claims that observe the new size.
+        // Release: the buffer and `remaining` before the claims that observe the new size. A swap
+        // rather than a store: as a read-modify-write it takes its place in the one chain of
+        // read-modify-writes on `state`, so no claim can be ordered across it.
         self.state
-            .store((items.len() as u64) << 32, Ordering::SeqCst);
+            .swap((items.len() as u64) << 32, Ordering::SeqCst);
     }
 
     /// Claims the next reaction of the level, if any is left.
