@@ -12,7 +12,7 @@ use crate::cells::{ActionDyn, SlotDyn, StateBox};
 use crate::ctx::Ctx;
 use crate::error::Warning;
 use crate::graph::Graph;
-use crate::ids::PhysicalAction;
+use crate::ids::{PhysicalAction, ReactorId};
 use crate::inbox::{Inbox, PhysicalSender};
 use crate::time::Tag;
 
@@ -144,6 +144,17 @@ impl Program {
     pub fn sender<T: Send + Sync + 'static>(&self, action: PhysicalAction<T>) -> PhysicalSender<T> {
         assert_eq!(action.prog, self.id, "a physical action of another program");
         PhysicalSender::new(self.inbox.clone(), action.prog, action.ix, true)
+    }
+
+    /// The state of `reactor`, for reading results after a run (or setting it up before one).
+    ///
+    /// # Panics
+    /// If `reactor` belongs to another program.
+    pub fn state_mut<S: 'static>(&mut self, reactor: ReactorId<S>) -> &mut S {
+        assert_eq!(reactor.prog, self.id, "a reactor of another program");
+        // SAFETY: the handle's type is the state's type (made by the builder with this state);
+        // `&mut self` excludes a run and any other access.
+        unsafe { &mut *self.states[reactor.ix as usize].ptr().cast::<S>() }
     }
 
     /// The inbox physical actions arrive through (for platform layers that sleep on it).

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use common::{configs, runner};
 use motet_reactor::diagram::{to_dot, to_mermaid};
-use motet_reactor::{Program, ProgramBuilder, Startup};
+use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
 
 /// Ping and pong: a round trip per tag through a logical action, as LF's Savina port does.
-fn pingpong(n: u64) -> Program {
+fn pingpong(n: u64) -> (Program, ReactorId<u64>) {
     let mut b = ProgramBuilder::new();
     let ping = b.reactor("ping", n);
     let serve = b.logical_action::<(), _>(ping, "serve", Duration::ZERO);
@@ -47,13 +47,13 @@ fn pingpong(n: u64) -> Program {
         });
     b.connect(send, pin);
     b.connect(pout, recv);
-    b.build().unwrap()
+    (b.build().unwrap(), pong)
 }
 
 #[test]
 fn metrics_match_lf_table_1_for_pingpong() {
     for cfg in configs(&[1, 2]) {
-        let mut p = pingpong(1000);
+        let (mut p, pong) = pingpong(1000);
         let report = runner(cfg, true, None).run(&mut p).unwrap();
         let m = report.metrics;
         assert_eq!((m.reactors, m.reactions, m.actions), (2, 4, 1), "{cfg:?}");
@@ -65,13 +65,14 @@ fn metrics_match_lf_table_1_for_pingpong() {
         assert_eq!(m.ports_set, 2000);
         assert_eq!(m.actions_scheduled, 1000);
         assert!(report.ns_per_reaction() > 0.0);
+        assert_eq!(*p.state_mut(pong), 1000, "pong's count after the run");
     }
 }
 
 #[test]
 fn chrome_trace_has_every_reaction_and_tag() {
     for cfg in configs(&[1, 2]) {
-        let mut p = pingpong(10);
+        let (mut p, _) = pingpong(10);
         let report = runner(cfg, true, None).trace(true).run(&mut p).unwrap();
         let trace = report.trace.expect("tracing was on");
         assert_eq!(trace.spans.len() as u64, report.metrics.reactions_executed);
