@@ -114,3 +114,53 @@ fn wide_program_is_deterministic() {
     }
     assert_eq!(reference.unwrap().len(), 4);
 }
+
+/// A program above the readiness scheduler's closure limit (4,096 reactions) runs on its level
+/// fallback and still agrees with one worker.
+#[test]
+fn large_program_on_the_level_fallback() {
+    use motet_reactor::{Ports, ProgramBuilder, Startup};
+    const N: usize = 2100;
+    let build = |log: &common::Log| {
+        let mut b = ProgramBuilder::new();
+        let src = b.reactor("src", ());
+        let o = b.output::<u64, _>(src, "out");
+        b.reaction(src, "start")
+            .trigger(Startup)
+            .effect(o)
+            .body(move |_, ctx| ctx.set(o, 3));
+        let members = b.bank(N, |b, i| {
+            let a = b.reactor(&format!("a[{i}]"), i as u64);
+            let ai = b.input::<u64, _>(a, "in");
+            let ao = b.output::<u64, _>(a, "out");
+            b.reaction(a, "prepare")
+                .trigger(Startup)
+                .body(move |k, _| *k += 1);
+            b.reaction(a, "mul")
+                .trigger(ai)
+                .effect(ao)
+                .body(move |k, ctx| {
+                    let v = *ctx.get(ai).unwrap();
+                    ctx.set(ao, v * *k);
+                });
+            (ai, ao)
+        });
+        let sink = b.reactor("sink", ());
+        let si = b.input_multiport::<u64, _>(sink, "in", N);
+        let l = log.clone();
+        b.reaction(sink, "sum").trigger(si).body(move |_, ctx| {
+            l.record(ctx, ctx.present(si).map(|(_, v)| *v).sum::<u64>());
+        });
+        b.connect_broadcast(o, members.iter().map(|m| m.0).collect::<Ports<u64>>());
+        b.connect(members.iter().map(|m| m.1).collect::<Ports<u64>>(), si);
+        let p = b.build().unwrap();
+        assert!(p.graph().reactions.len() > 4096);
+        p
+    };
+    let expected = 3 * (1..=N as u64).sum::<u64>();
+    for cfg in configs(&[1, 2]) {
+        let (lines, report) = run_with(cfg, true, None, &build);
+        report.unwrap();
+        assert_eq!(lines, [format!("(0, 0) sink.sum: {expected}")], "{cfg:?}");
+    }
+}
