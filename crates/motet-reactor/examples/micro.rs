@@ -92,6 +92,55 @@ fn ring(n: usize, hops: u64) -> Program {
     b.build().unwrap()
 }
 
+/// motet's actor ping-pong (2 messages per round trip) on a one-worker runtime, for the ratio:
+/// nanoseconds per message, best of 5.
+fn actor_pingpong(rounds: u64) -> f64 {
+    use motet_actor::{spawn, Actor, Addr, Context};
+    struct Pinger {
+        left: u64,
+        pong: Option<Addr<Addr<()>>>,
+    }
+    impl Actor for Pinger {
+        type Msg = ();
+        fn handle(&mut self, ctx: &mut Context<'_, Self>, _: ()) {
+            if self.left == 0 {
+                self.pong = None;
+                ctx.stop();
+                return;
+            }
+            self.left -= 1;
+            if let Some(p) = &self.pong {
+                let _ = p.tell(ctx.myself());
+            }
+        }
+    }
+    struct Ponger;
+    impl Actor for Ponger {
+        type Msg = Addr<()>;
+        fn handle(&mut self, _: &mut Context<'_, Self>, from: Addr<()>) {
+            let _ = from.send(());
+        }
+    }
+    let rt = Runtime::builder().workers(1).build().expect("runtime");
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let start = std::time::Instant::now();
+        let pong = spawn(rt.handle(), Ponger);
+        let ping = spawn(
+            rt.handle(),
+            Pinger {
+                left: rounds,
+                pong: Some(pong),
+            },
+        );
+        let _ = ping.tell(());
+        drop(ping);
+        rt.wait_quiescent();
+        best = best.min(start.elapsed().as_nanos() as f64 / (2 * rounds) as f64);
+    }
+    best
+}
+
 fn measure(name: &str, runner: &Runner, build: &dyn Fn() -> Program) {
     let mut best = f64::MAX;
     let mut reactions = 0;
@@ -122,11 +171,22 @@ fn main() {
     let level = Runner::on(rt.handle())
         .fast(true)
         .scheduler(SchedulerKind::Level);
-    for (label, runner) in [
-        ("1 worker", &here),
-        ("readiness", &ready),
-        ("level", &level),
-    ] {
+    println!(
+        "{:<40} {:>9} messages   {:>8.1} ns/message (best of 5)",
+        format!("actor pingpong {rounds} (1 worker)"),
+        2 * rounds,
+        actor_pingpong(rounds)
+    );
+    let runners: Vec<(&str, &Runner)> = if workers == 1 {
+        vec![("1 worker", &here)]
+    } else {
+        vec![
+            ("1 worker", &here),
+            ("readiness", &ready),
+            ("level", &level),
+        ]
+    };
+    for (label, runner) in runners {
         measure(&format!("pingpong {rounds} ({label})"), runner, &|| {
             pingpong(rounds)
         });
