@@ -90,6 +90,10 @@ pub struct Metrics {
 /// The scheduler's state (see the module docs).
 pub struct Engine {
     queue: BinaryHeap<Reverse<Event>>,
+    /// Events for the next microstep of the current tag (zero-delay actions, the most common kind
+    /// in message-passing programs), kept out of the heap: no tag can come earlier, so they need
+    /// no ordering.
+    soon: Vec<Event>,
     info: TagInfo,
     stop_tag: Option<Tag>,
     done: bool,
@@ -132,6 +136,7 @@ impl Engine {
         let g = &prog.graph;
         let mut e = Engine {
             queue: BinaryHeap::new(),
+            soon: Vec::new(),
             info: TagInfo {
                 start: now,
                 ..TagInfo::default()
@@ -271,7 +276,11 @@ impl Engine {
         if self.done {
             return Next::Done;
         }
-        let queued = self.queue.peek().map(|e| e.0.tag);
+        let queued = if self.soon.is_empty() {
+            self.queue.peek().map(|e| e.0.tag)
+        } else {
+            Some(self.info.tag.delay_nanos(0))
+        };
         let next = match (queued, self.stop_tag) {
             (Some(q), Some(s)) => q.min(s),
             (Some(q), None) => q,
@@ -308,11 +317,29 @@ impl Engine {
         let seq = self.info.seq;
         // Presence first (published before any reaction of the tag runs), triggers after.
         let mut fired = core::mem::take(&mut self.fired);
-        while let Some(&Reverse(ev)) = self.queue.peek() {
-            if ev.tag != tag {
-                break;
+        let mut soon = core::mem::take(&mut self.soon);
+        if soon.first().is_some_and(|e| e.tag != tag) {
+            // Not reached in practice (nothing comes between a tag and its next microstep), but
+            // never lose an event: back into the heap.
+            for ev in soon.drain(..) {
+                self.queue.push(Reverse(ev));
             }
-            self.queue.pop();
+        }
+        let from_soon = soon.len();
+        let mut taken = 0;
+        loop {
+            let ev = if taken < from_soon {
+                taken += 1;
+                soon[taken - 1]
+            } else {
+                match self.queue.peek() {
+                    Some(&Reverse(ev)) if ev.tag == tag => {
+                        self.queue.pop();
+                        ev
+                    }
+                    _ => break,
+                }
+            };
             let mode = match ev.kind {
                 Kind::Timer => g.timers[ev.ix as usize].mode,
                 Kind::Action => g.actions[ev.ix as usize].mode,
@@ -345,6 +372,8 @@ impl Engine {
             }
             fired.push(ev);
         }
+        soon.clear();
+        self.soon = soon;
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
         for ev in fired.drain(..) {
@@ -409,13 +438,19 @@ impl Engine {
             }
         }
         scratch.set_slots.clear();
+        let next_microstep = self.info.tag.delay_nanos(0);
         for &(a, tag) in &scratch.scheduled {
             self.metrics.actions_scheduled += 1;
-            self.queue.push(Reverse(Event {
+            let ev = Event {
                 tag,
                 kind: Kind::Action,
                 ix: a,
-            }));
+            };
+            if tag == next_microstep {
+                self.soon.push(ev);
+            } else {
+                self.queue.push(Reverse(ev));
+            }
         }
         scratch.scheduled.clear();
         if core::mem::take(&mut scratch.stop) {
@@ -472,6 +507,7 @@ impl Engine {
         if self.info.shutdown || self.error.is_some() {
             self.done = true;
             self.queue.clear();
+            self.soon.clear();
             self.suspended.clear();
         }
     }
@@ -494,7 +530,8 @@ impl Engine {
             Kind::ModeEnter => g.mode_within(Some(ev.ix), m),
             Kind::Startup => false,
         };
-        let queued = core::mem::take(&mut self.queue).into_vec();
+        let mut queued = core::mem::take(&mut self.queue).into_vec();
+        queued.extend(self.soon.drain(..).map(Reverse));
         let (mine, others): (Vec<_>, Vec<_>) =
             queued.into_iter().partition(|Reverse(ev)| inside(ev));
         self.queue = BinaryHeap::from(others);
