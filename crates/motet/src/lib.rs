@@ -3,10 +3,10 @@
 //! This facade re-exports the pieces behind features:
 //!
 //! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
-//! - [`actor`] (feature `actor`, on by default): typed actors after CAF.
+//! - [`actor`] (feature `actor`, on by default): typed actors after CAF;
+//! - [`reactor`] (feature `reactor`): deterministic reactors after Lingua Franca.
 //!
-//! Behaviour-oriented concurrency, deterministic reactors and typed processes join as their crates
-//! land.
+//! Behaviour-oriented concurrency and typed processes join as their crates land.
 //!
 //! ```
 //! use motet::actor::{spawn, Actor, Context};
@@ -37,6 +37,13 @@ pub mod runtime {
 #[cfg(feature = "actor")]
 pub mod actor {
     pub use motet_actor::*;
+}
+
+/// Deterministic reactors (re-export of `motet-reactor`, which re-exports the builder of
+/// `motet-reactor-core`).
+#[cfg(feature = "reactor")]
+pub mod reactor {
+    pub use motet_reactor::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};

@@ -1,0 +1,584 @@
+//! Turning a [`ProgramBuilder`] into a checked [`Program`]: resolve connection chains to value slots,
+//! validate what each reaction declares, derive the reaction graph (port dependencies plus the
+//! declaration order within each reactor), reject causality cycles naming the reactions on them,
+//! compute levels, and index what each event triggers.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::cell::UnsafeCell;
+
+use crate::builder::{ProgramBuilder, ReactionDecl};
+use crate::error::BuildError;
+use crate::graph::{
+    ActionInfo, ConnectionInfo, Graph, ModeInfo, MultiportInfo, PortInfo, PortKind, ReactionInfo,
+    ReactorInfo, TimerInfo,
+};
+use crate::ids::Element;
+use crate::program::{Program, ReactionCell, TagInfo};
+
+/// What one reaction may touch, resolved to indices.
+#[derive(Default)]
+struct Access {
+    reads: Vec<(u32, u32)>,
+    writes: Vec<(u32, u32)>,
+    trigger_ports: Vec<(u32, u32)>,
+    read_actions: Vec<u32>,
+    trigger_actions: Vec<u32>,
+    scheduled_actions: Vec<u32>,
+    timers: Vec<u32>,
+    trigger_timers: Vec<u32>,
+    modes: Vec<u32>,
+    startup: bool,
+    shutdown: bool,
+    reset: bool,
+}
+
+impl ProgramBuilder {
+    /// Checks the program and assembles it for running.
+    ///
+    /// # Errors
+    /// The first problem found (see [`BuildError`]); warnings are kept in
+    /// [`Program::warnings`](crate::Program::warnings).
+    pub fn build(self) -> Result<Program, BuildError> {
+        if let Some(e) = self.errors.first() {
+            return Err(e.clone());
+        }
+        let slot_of = self.resolve_slots()?;
+        let access = self.resolve_access()?;
+        self.check_writers(&slot_of, &access)?;
+        let (preds, succs) = self.edges(&slot_of, &access);
+        let levels = self.levels(&preds, &succs)?;
+        Ok(self.assemble(slot_of, access, preds, succs, levels))
+    }
+
+    /// The head of each port's connection chain.
+    fn resolve_slots(&self) -> Result<Vec<u32>, BuildError> {
+        let n = self.ports.len();
+        let mut slot = vec![u32::MAX; n];
+        for (p, s) in slot.iter_mut().enumerate() {
+            let mut q = p as u32;
+            let mut steps = 0;
+            while let Some(up) = self.ports[q as usize].upstream {
+                q = up;
+                steps += 1;
+                if steps > n {
+                    return Err(BuildError::PortLoop(self.ports[p].name.clone()));
+                }
+            }
+            *s = q;
+        }
+        Ok(slot)
+    }
+
+    fn resolve_access(&self) -> Result<Vec<Access>, BuildError> {
+        self.reactions.iter().map(|r| self.access_of(r)).collect()
+    }
+
+    fn access_of(&self, r: &ReactionDecl) -> Result<Access, BuildError> {
+        let mut a = Access::default();
+        let me = r.reactor;
+        let is_child = |owner: u32| self.reactors[owner as usize].parent == Some(me);
+        let bad = |element: String, reason: &'static str| BuildError::InvalidDeclaration {
+            reaction: r.name.clone(),
+            element,
+            reason,
+        };
+        let roles: [(&[Element], u8); 3] = [(&r.triggers, 0), (&r.sources, 1), (&r.effects, 2)];
+        for (elements, role) in roles {
+            for el in elements {
+                match *el {
+                    Element::Ports { start, len } => {
+                        for p in start..start + len {
+                            let port = &self.ports[p as usize];
+                            let readable = match port.kind {
+                                PortKind::Input => port.owner == me,
+                                PortKind::Output => is_child(port.owner),
+                            };
+                            let writable = match port.kind {
+                                PortKind::Output => port.owner == me,
+                                PortKind::Input => is_child(port.owner),
+                            };
+                            let ok = r.hidden || if role == 2 { writable } else { readable };
+                            if !ok {
+                                return Err(bad(
+                                    port.name.clone(),
+                                    if role == 2 {
+                                        "only the reactor's own outputs and its contained reactors' inputs can be effects"
+                                    } else {
+                                        "only the reactor's own inputs and its contained reactors' outputs can be read"
+                                    },
+                                ));
+                            }
+                        }
+                        let range = (start, len);
+                        match role {
+                            0 => {
+                                a.reads.push(range);
+                                a.trigger_ports.push(range);
+                            }
+                            1 => a.reads.push(range),
+                            _ => a.writes.push(range),
+                        }
+                    }
+                    Element::Action(x) => {
+                        let act = &self.actions[x as usize];
+                        if act.owner != me && !r.hidden {
+                            return Err(bad(
+                                act.name.clone(),
+                                "actions belong to their own reactor",
+                            ));
+                        }
+                        match role {
+                            0 => {
+                                a.read_actions.push(x);
+                                a.trigger_actions.push(x);
+                            }
+                            1 => a.read_actions.push(x),
+                            _ => a.scheduled_actions.push(x),
+                        }
+                    }
+                    Element::Timer(x) => {
+                        let t = &self.timers[x as usize];
+                        if t.owner != me {
+                            return Err(bad(t.name.clone(), "timers belong to their own reactor"));
+                        }
+                        if role == 2 {
+                            return Err(bad(t.name.clone(), "a timer cannot be an effect"));
+                        }
+                        a.timers.push(x);
+                        if role == 0 {
+                            a.trigger_timers.push(x);
+                        }
+                    }
+                    Element::Mode(m) => {
+                        let mode = &self.modes[m as usize];
+                        if role != 2 {
+                            return Err(bad(mode.name.clone(), "a mode can only be an effect"));
+                        }
+                        if mode.reactor != me {
+                            return Err(bad(
+                                mode.name.clone(),
+                                "only the reactor's own modes can be switched to",
+                            ));
+                        }
+                        a.modes.push(m);
+                    }
+                    Element::Startup | Element::Shutdown | Element::Reset if role != 0 => {
+                        return Err(bad(
+                            format!("{el:?}"),
+                            "startup, shutdown and reset can only be triggers",
+                        ));
+                    }
+                    Element::Startup => a.startup = true,
+                    Element::Shutdown => a.shutdown = true,
+                    Element::Reset => a.reset = true,
+                }
+            }
+        }
+        Ok(a)
+    }
+
+    /// Every written port heads its chain (nothing connects into it), and each slot's writers all
+    /// belong to one reactor; no reaction reads a slot it writes.
+    fn check_writers(&self, slot_of: &[u32], access: &[Access]) -> Result<(), BuildError> {
+        let mut writer_reactor: Vec<Option<(u32, u32)>> = vec![None; self.ports.len()];
+        for (ri, (r, a)) in self.reactions.iter().zip(access).enumerate() {
+            for &(start, len) in &a.writes {
+                for p in start..start + len {
+                    let port = &self.ports[p as usize];
+                    if let Some(up) = port.upstream {
+                        return Err(BuildError::MultipleSources {
+                            port: port.name.clone(),
+                            sources: vec![self.ports[up as usize].name.clone(), r.name.clone()],
+                        });
+                    }
+                    match writer_reactor[p as usize] {
+                        Some((other, other_r)) if other != r.reactor => {
+                            return Err(BuildError::MultipleSources {
+                                port: port.name.clone(),
+                                sources: vec![
+                                    self.reactions[other_r as usize].name.clone(),
+                                    r.name.clone(),
+                                ],
+                            })
+                        }
+                        _ => writer_reactor[p as usize] = Some((r.reactor, ri as u32)),
+                    }
+                }
+            }
+            for &(start, len) in &a.reads {
+                for p in start..start + len {
+                    let s = slot_of[p as usize];
+                    if a.writes.iter().any(|&(ws, wl)| (ws..ws + wl).contains(&s)) {
+                        return Err(BuildError::InvalidDeclaration {
+                            reaction: r.name.clone(),
+                            element: self.ports[p as usize].name.clone(),
+                            reason: "it reads the value of a port it also writes",
+                        });
+                    }
+                }
+            }
+        }
+        for (p, port) in self.ports.iter().enumerate() {
+            if port.required && port.upstream.is_none() && writer_reactor[p].is_none() {
+                return Err(BuildError::UnconnectedInput(port.name.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The reaction graph: writer -> reader through every slot, and declaration order within each
+    /// reactor.
+    fn edges(&self, slot_of: &[u32], access: &[Access]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        let n = self.reactions.len();
+        let mut writers: Vec<Vec<u32>> = vec![Vec::new(); self.ports.len()];
+        for (ri, a) in access.iter().enumerate() {
+            for &(start, len) in &a.writes {
+                for p in start..start + len {
+                    writers[p as usize].push(ri as u32);
+                }
+            }
+        }
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (ri, a) in access.iter().enumerate() {
+            for &(start, len) in &a.reads {
+                for p in start..start + len {
+                    preds[ri].extend_from_slice(&writers[slot_of[p as usize] as usize]);
+                }
+            }
+        }
+        let mut last_of_reactor: Vec<Option<u32>> = vec![None; self.reactors.len()];
+        for (ri, r) in self.reactions.iter().enumerate() {
+            if let Some(prev) = last_of_reactor[r.reactor as usize] {
+                preds[ri].push(prev);
+            }
+            last_of_reactor[r.reactor as usize] = Some(ri as u32);
+        }
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (ri, p) in preds.iter_mut().enumerate() {
+            p.sort_unstable();
+            p.dedup();
+            p.retain(|&q| q as usize != ri);
+            for &q in p.iter() {
+                succs[q as usize].push(ri as u32);
+            }
+        }
+        (preds, succs)
+    }
+
+    /// Levels by peeling the graph (Kahn); a cycle is reported with the reactions on it.
+    fn levels(&self, preds: &[Vec<u32>], succs: &[Vec<u32>]) -> Result<Vec<u32>, BuildError> {
+        let n = preds.len();
+        let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
+        let mut level = vec![0u32; n];
+        let mut queue: Vec<u32> = (0..n as u32).filter(|&r| indeg[r as usize] == 0).collect();
+        let mut seen = 0;
+        while let Some(r) = queue.pop() {
+            seen += 1;
+            for &s in &succs[r as usize] {
+                level[s as usize] = level[s as usize].max(level[r as usize] + 1);
+                indeg[s as usize] -= 1;
+                if indeg[s as usize] == 0 {
+                    queue.push(s);
+                }
+            }
+        }
+        if seen == n {
+            return Ok(level);
+        }
+        // Walk predecessors among the unpeeled reactions until one repeats: that is a cycle.
+        let start = (0..n).find(|&r| indeg[r] > 0).unwrap_or(0) as u32;
+        let mut path = vec![start];
+        let mut cur = start;
+        while let Some(&next) = preds[cur as usize].iter().find(|&&p| indeg[p as usize] > 0) {
+            if let Some(pos) = path.iter().position(|&x| x == next) {
+                let mut cycle: Vec<String> = path[pos..]
+                    .iter()
+                    .rev()
+                    .map(|&r| self.reactions[r as usize].name.clone())
+                    .collect();
+                cycle.push(cycle[0].clone());
+                return Err(BuildError::Cycle(cycle));
+            }
+            path.push(next);
+            cur = next;
+        }
+        Err(BuildError::Cycle(vec![self.reactions[start as usize]
+            .name
+            .clone()]))
+    }
+
+    fn enclosing_modes(&self) -> Vec<Option<u32>> {
+        let mut out: Vec<Option<u32>> = vec![None; self.reactors.len()];
+        for (i, r) in self.reactors.iter().enumerate() {
+            // Parents are declared before children, so theirs is known.
+            out[i] = r.mode.or_else(|| r.parent.and_then(|p| out[p as usize]));
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn assemble(
+        self,
+        slot_of: Vec<u32>,
+        access: Vec<Access>,
+        preds: Vec<Vec<u32>>,
+        succs: Vec<Vec<u32>>,
+        level: Vec<u32>,
+    ) -> Program {
+        let enclosing = self.enclosing_modes();
+        let mut g = Graph::default();
+        let nports = self.ports.len();
+        g.slot_triggers = vec![Vec::new(); nports];
+        g.slot_observers = vec![Vec::new(); nports];
+        let nmodes = self.modes.len();
+        g.mode_reset_reactions = vec![Vec::new(); nmodes];
+        g.mode_timers = vec![Vec::new(); nmodes];
+        g.mode_actions = vec![Vec::new(); nmodes];
+        g.mode_reactors = vec![Vec::new(); nmodes];
+        g.mode_hooks = vec![Vec::new(); nmodes];
+        for (i, m) in self.modes.iter().enumerate() {
+            let initial = self.reactors[m.reactor as usize].modes.first() == Some(&(i as u32));
+            g.modes.push(ModeInfo {
+                name: m.name.clone(),
+                reactor: m.reactor,
+                parent: enclosing[m.reactor as usize],
+                initial,
+            });
+        }
+        for (i, r) in self.reactors.iter().enumerate() {
+            g.reactors.push(ReactorInfo {
+                name: r.name.clone(),
+                parent: r.parent,
+                mode: r.mode,
+                enclosing_mode: enclosing[i],
+                hidden: r.hidden,
+                modes: r.modes.clone(),
+            });
+        }
+        for (i, r) in self.reactors.iter().enumerate() {
+            if r.modes.is_empty() {
+                continue;
+            }
+            let mut m = enclosing[i];
+            while let Some(x) = m {
+                g.mode_reactors[x as usize].push(i as u32);
+                m = g.modes[x as usize].parent;
+            }
+        }
+        for (p, port) in self.ports.iter().enumerate() {
+            g.ports.push(PortInfo {
+                name: port.name.clone(),
+                owner: port.owner,
+                kind: port.kind,
+                multiport: port.multiport,
+                upstream: port.upstream,
+                slot: slot_of[p],
+                type_name: port.type_name,
+            });
+        }
+        for m in &self.multiports {
+            g.multiports.push(MultiportInfo {
+                name: m.name.clone(),
+                owner: m.owner,
+                kind: m.kind,
+                base: m.base,
+                width: m.width,
+            });
+        }
+        let action_mode = |owner: u32, mode: Option<u32>| mode.or(enclosing[owner as usize]);
+        for (i, a) in self.actions.iter().enumerate() {
+            let mode = action_mode(a.owner, a.mode);
+            let mut m = mode;
+            while let Some(x) = m {
+                g.mode_actions[x as usize].push(i as u32);
+                m = g.modes[x as usize].parent;
+            }
+            g.actions.push(ActionInfo {
+                name: a.name.clone(),
+                owner: a.owner,
+                mode,
+                physical: a.physical,
+                min_delay: a.spec.min_delay,
+                min_spacing: a.spec.min_spacing,
+                policy: a.spec.policy,
+                triggers: Vec::new(),
+                hidden: a.hidden,
+            });
+        }
+        for (i, t) in self.timers.iter().enumerate() {
+            let mode = action_mode(t.owner, t.mode);
+            let mut m = mode;
+            while let Some(x) = m {
+                g.mode_timers[x as usize].push(i as u32);
+                m = g.modes[x as usize].parent;
+            }
+            g.timers.push(TimerInfo {
+                name: t.name.clone(),
+                owner: t.owner,
+                mode,
+                offset: t.offset,
+                period: t.period,
+                triggers: Vec::new(),
+            });
+        }
+        for (h, hook) in self.hooks.iter().enumerate() {
+            match hook.mode {
+                Some(m) => g.mode_hooks[m as usize].push(h as u32),
+                None => {
+                    let mut m = enclosing[hook.reactor as usize];
+                    while let Some(x) = m {
+                        g.mode_hooks[x as usize].push(h as u32);
+                        m = g.modes[x as usize].parent;
+                    }
+                }
+            }
+        }
+        let mut observed = vec![false; self.multiports.len()];
+        for (ri, (r, a)) in self.reactions.iter().zip(&access).enumerate() {
+            let ri = ri as u32;
+            let mode = r.mode.or(enclosing[r.reactor as usize]);
+            for &(start, len) in &a.trigger_ports {
+                for p in start..start + len {
+                    let t = &mut g.slot_triggers[slot_of[p as usize] as usize];
+                    if t.last() != Some(&ri) {
+                        t.push(ri);
+                    }
+                }
+            }
+            for &(start, len) in &a.reads {
+                if let Some((mp, _)) = self.ports[start as usize].multiport {
+                    observed[mp as usize] = true;
+                }
+                let _ = len;
+            }
+            for &x in &a.trigger_actions {
+                g.actions[x as usize].triggers.push(ri);
+            }
+            for &x in &a.trigger_timers {
+                g.timers[x as usize].triggers.push(ri);
+            }
+            if a.startup {
+                g.startup.push(ri);
+            }
+            if a.shutdown {
+                g.shutdown.push(ri);
+            }
+            if a.reset {
+                let mut m = mode;
+                while let Some(x) = m {
+                    g.mode_reset_reactions[x as usize].push(ri);
+                    m = g.modes[x as usize].parent;
+                }
+            }
+            g.reactions.push(ReactionInfo {
+                name: r.name.clone(),
+                reactor: r.reactor,
+                number: r.number,
+                mode,
+                level: level[ri as usize],
+                predecessors: preds[ri as usize].clone(),
+                successors: succs[ri as usize].clone(),
+                reads: a.reads.clone(),
+                writes: a.writes.clone(),
+                trigger_ports: a.trigger_ports.clone(),
+                read_actions: a.read_actions.clone(),
+                trigger_actions: a.trigger_actions.clone(),
+                scheduled_actions: a.scheduled_actions.clone(),
+                timers: a.timers.clone(),
+                modes: a.modes.clone(),
+                on_startup: a.startup,
+                on_shutdown: a.shutdown,
+                on_reset: a.reset,
+                deadline: r.deadline.as_ref().map(|d| d.0),
+                hidden: r.hidden,
+            });
+        }
+        for t in &mut g.slot_triggers {
+            t.sort_unstable();
+            t.dedup();
+        }
+        for (mp, m) in self.multiports.iter().enumerate() {
+            if !observed[mp] {
+                continue;
+            }
+            for c in 0..m.width {
+                let s = slot_of[(m.base + c) as usize];
+                g.slot_observers[s as usize].push((mp as u32, c));
+            }
+        }
+        for c in &self.connections {
+            g.connections.push(ConnectionInfo {
+                from: c.from,
+                to: c.to,
+                kind: c.kind,
+            });
+        }
+        g.reaction_mode = g
+            .reactions
+            .iter()
+            .map(|r| r.mode.unwrap_or(u32::MAX))
+            .collect();
+        g.reaction_level = level.clone();
+        g.levels = level.iter().copied().max().map_or(0, |l| l + 1);
+        g.level_widths = vec![0; g.levels as usize];
+        for &l in &level {
+            g.level_widths[l as usize] += 1;
+        }
+
+        let slots = self
+            .ports
+            .iter()
+            .enumerate()
+            .map(|(p, port)| (slot_of[p] == p as u32).then(|| (port.make)()))
+            .collect();
+        let mp_present = self
+            .multiports
+            .iter()
+            .map(|m| UnsafeCell::new(Vec::with_capacity(m.width as usize)))
+            .collect();
+        let mut states = Vec::with_capacity(self.reactors.len());
+        for r in self.reactors {
+            states.push(r.state);
+        }
+        let reactions = self
+            .reactions
+            .into_iter()
+            .zip(access)
+            .map(|(r, a)| {
+                ReactionCell::new(
+                    r.body,
+                    r.deadline.map(|d| d.1),
+                    a.writes.len() + a.scheduled_actions.len(),
+                )
+            })
+            .collect();
+        Program {
+            id: self.prog,
+            timer_present: (0..g.timers.len()).map(|_| UnsafeCell::new(0)).collect(),
+            graph: g,
+            slot_of,
+            slots,
+            actions: self
+                .actions
+                .into_iter()
+                .map(|a| a.cell)
+                .collect::<Vec<Box<_>>>(),
+            states,
+            reactions,
+            hooks: self
+                .hooks
+                .into_iter()
+                .map(|h| (h.reactor, UnsafeCell::new(h.hook)))
+                .collect(),
+            mp_present,
+            info: UnsafeCell::new(TagInfo::default()),
+            inbox: self.inbox,
+            warnings: self.warnings,
+            started: core::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}

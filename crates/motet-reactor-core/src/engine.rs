@@ -1,0 +1,605 @@
+//! The tag loop shared by every scheduler: the event queue, entering a tag (which events are
+//! present, which reactions they trigger), completing a reaction (what its outputs trigger, what it
+//! scheduled), finishing a tag (clearing values, switching modes) and deciding what comes next
+//! (the next tag, waiting for physical time or input, or the end).
+//!
+//! Only one thread at a time touches the [`Engine`]: the sequential scheduler's, or whichever worker
+//! plays the scheduler in a parallel one. What reactions read while they run (port values, action
+//! values, timer presence, the tag) lives in the [`Program`]'s cells and changes only between tags.
+//!
+//! # Stop and shutdown
+//!
+//! The run ends at a *stop tag*: the timeout (T0 + timeout, 0), one microstep after a
+//! [`request_stop`](crate::Ctx::request_stop), or one microstep after the event queue runs dry with
+//! nothing keeping the program alive. Events at the stop tag still happen, together with the
+//! shutdown reactions; nothing after it does.
+
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+use core::cmp::Reverse;
+use core::time::Duration;
+
+use crate::ctx::Transition;
+use crate::error::RunError;
+use crate::program::{Clock, Fault, Item, Program, TagInfo};
+use crate::time::{nanos, Tag};
+
+/// What kind of event; the order only breaks ties between events of one tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Startup,
+    Timer,
+    Action,
+    /// Reset entry into a mode.
+    ModeEnter,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Event {
+    tag: Tag,
+    kind: Kind,
+    ix: u32,
+}
+
+/// What the scheduler should do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Process this tag now.
+    Tag(Tag),
+    /// Sleep until this platform time (or until a physical action arrives), then ask again.
+    WaitUntil(u64),
+    /// Nothing is scheduled but senders may still send: sleep until a physical action arrives.
+    WaitForInput,
+    /// The run is over.
+    Done,
+}
+
+/// How a run is configured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Do not wait for physical time to reach a tag's time (LF's fast mode).
+    pub fast: bool,
+    /// Stop at (T0 + timeout, 0).
+    pub timeout: Option<Duration>,
+}
+
+/// The figures of LF's Table 1 for one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Metrics {
+    /// Reactors declared.
+    pub reactors: usize,
+    /// Reactions declared.
+    pub reactions: usize,
+    /// Actions declared.
+    pub actions: usize,
+    /// Ports declared (multiport channels counted one by one).
+    pub ports: usize,
+    /// Connections (channel pairs).
+    pub connections: usize,
+    /// Tags processed.
+    pub tags: u64,
+    /// Reactions executed (generated ones included).
+    pub reactions_executed: u64,
+    /// Ports set (first set per port and tag).
+    pub ports_set: u64,
+    /// Actions scheduled (events created).
+    pub actions_scheduled: u64,
+}
+
+/// The scheduler's state (see the module docs).
+pub struct Engine {
+    queue: BinaryHeap<Reverse<Event>>,
+    /// Events for the next microstep of the current tag (zero-delay actions, the most common kind
+    /// in message-passing programs), kept out of the heap: no tag can come earlier, so they need
+    /// no ordering.
+    soon: Vec<Event>,
+    info: TagInfo,
+    stop_tag: Option<Tag>,
+    done: bool,
+    fast: bool,
+    set_slots: Vec<u32>,
+    present_actions: Vec<u32>,
+    dirty_multiports: Vec<u32>,
+    /// Per reaction, the tag sequence number at which it was last triggered.
+    triggered: Vec<u64>,
+    /// Per reactor, its current mode (`u32::MAX` if it has none).
+    current_mode: Vec<u32>,
+    /// Per mode, the logical time it was last left.
+    left_at: Vec<u64>,
+    /// (reaction, mode, transition) requested at this tag.
+    mode_requests: Vec<(u32, u32, Transition)>,
+    /// Events of inactive modes, held until their mode is entered again.
+    suspended: Vec<Event>,
+    /// Per action, the last tag given to a value from the inbox.
+    last_physical: Vec<Tag>,
+    /// The events of the tag being entered (kept to reuse its allocation).
+    fired: Vec<Event>,
+    metrics: Metrics,
+    error: Option<RunError>,
+}
+
+impl Engine {
+    /// An engine for `prog`, starting at platform time `now`: schedules startup, the timers and the
+    /// timeout.
+    ///
+    /// # Panics
+    /// If `prog` has run already: a program runs once (its state and pending values are not reset).
+    pub fn new(prog: &Program, now: u64, options: &RunOptions) -> Engine {
+        let again = prog
+            .started
+            .swap(true, core::sync::atomic::Ordering::Relaxed);
+        assert!(
+            !again,
+            "a program runs once: build a new one for another run"
+        );
+        let g = &prog.graph;
+        let mut e = Engine {
+            queue: BinaryHeap::new(),
+            soon: Vec::new(),
+            info: TagInfo {
+                start: now,
+                ..TagInfo::default()
+            },
+            stop_tag: options.timeout.map(|t| Tag::from_nanos(nanos(t), 0)),
+            done: false,
+            fast: options.fast,
+            set_slots: Vec::new(),
+            present_actions: Vec::new(),
+            dirty_multiports: Vec::new(),
+            triggered: alloc::vec![0; g.reactions.len()],
+            current_mode: g
+                .reactors
+                .iter()
+                .map(|r| r.modes.first().copied().unwrap_or(u32::MAX))
+                .collect(),
+            left_at: alloc::vec![0; g.modes.len()],
+            mode_requests: Vec::new(),
+            suspended: Vec::new(),
+            last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
+            fired: Vec::new(),
+            metrics: Metrics {
+                reactors: g.declared_reactors(),
+                reactions: g.declared_reactions(),
+                actions: g.actions.iter().filter(|a| !a.hidden).count(),
+                ports: g.ports.len(),
+                connections: g.connections.len(),
+                ..Metrics::default()
+            },
+            error: None,
+        };
+        e.push(Tag::ZERO, Kind::Startup, 0);
+        for (i, t) in g.timers.iter().enumerate() {
+            let tag = Tag::from_nanos(t.offset, 0);
+            e.push(tag, Kind::Timer, i as u32);
+        }
+        e
+    }
+
+    fn push(&mut self, tag: Tag, kind: Kind, ix: u32) {
+        self.queue.push(Reverse(Event { tag, kind, ix }));
+    }
+
+    /// The current (or last) tag.
+    pub fn tag(&self) -> Tag {
+        self.info.tag
+    }
+
+    /// The platform time of the start tag.
+    pub fn start(&self) -> u64 {
+        self.info.start
+    }
+
+    /// The counters so far.
+    pub fn metrics(&self) -> Metrics {
+        self.metrics
+    }
+
+    /// Adds `n` executed reactions to the metrics (for schedulers that count in bulk).
+    pub fn count_executed(&mut self, n: u64) {
+        self.metrics.reactions_executed += n;
+    }
+
+    /// The outcome of the run: the metrics, or the first error.
+    pub fn finish(self) -> Result<Metrics, RunError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.metrics),
+        }
+    }
+
+    /// Stops the run with `error` at the end of the current tag (keeps the first error).
+    pub fn fail(&mut self, error: RunError) {
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+
+    /// Whether the run has failed.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Moves what arrived in the inbox into the event queue, tagged from its send time (or the
+    /// clock's now, for values sent without a stamp).
+    pub fn drain_inbox(&mut self, prog: &Program, clock: &dyn Clock) {
+        if prog.inbox.is_empty() {
+            return;
+        }
+        let now = clock.now();
+        for arrival in prog.inbox.take_all() {
+            let a = arrival.action;
+            let Some(meta) = prog
+                .graph
+                .actions
+                .get(a as usize)
+                .filter(|_| arrival.program == prog.id)
+            else {
+                self.fail(RunError::BadPhysicalValue {
+                    action: alloc::format!("#{a} of another program"),
+                });
+                continue;
+            };
+            let sent = arrival.sent_at.unwrap_or(now);
+            let time = sent
+                .saturating_sub(self.info.start)
+                .saturating_add(meta.min_delay);
+            let mut tag = Tag::from_nanos(time, 0);
+            if self.info.seq > 0 && tag <= self.info.tag {
+                tag = self.info.tag.delay_nanos(0);
+            }
+            // Values that land on a tag already given to this action take the next microstep:
+            // none is lost, and each sender's values stay in order.
+            let last = &mut self.last_physical[a as usize];
+            if tag <= *last {
+                tag = last.delay_nanos(0);
+            }
+            *last = tag;
+            // SAFETY: between tags: no reaction runs.
+            if unsafe { prog.actions[a as usize].push_boxed(tag, arrival.value) } {
+                self.push(tag, Kind::Action, a);
+            } else {
+                self.fail(RunError::BadPhysicalValue {
+                    action: meta.name.clone(),
+                });
+            }
+        }
+    }
+
+    /// Decides what comes next (see [`Next`]); reads the clock only when it matters (physical
+    /// time chasing, values from the inbox).
+    pub fn next(&mut self, prog: &Program, clock: &dyn Clock) -> Next {
+        if self.done {
+            return Next::Done;
+        }
+        self.drain_inbox(prog, clock);
+        if self.done {
+            return Next::Done;
+        }
+        let queued = if self.soon.is_empty() {
+            self.queue.peek().map(|e| e.0.tag)
+        } else {
+            Some(self.info.tag.delay_nanos(0))
+        };
+        let next = match (queued, self.stop_tag) {
+            (Some(q), Some(s)) => q.min(s),
+            (Some(q), None) => q,
+            (None, Some(s)) => s,
+            (None, None) => {
+                if prog.inbox.keepalive() {
+                    return Next::WaitForInput;
+                }
+                // Starvation: shut down one microstep later.
+                let s = self.info.tag.delay_nanos(0);
+                self.stop_tag = Some(s);
+                s
+            }
+        };
+        if !self.fast {
+            let due = self.info.start.saturating_add(next.nanos());
+            if clock.now() < due {
+                return Next::WaitUntil(due);
+            }
+        }
+        Next::Tag(next)
+    }
+
+    /// Enters `tag` (as returned by [`Engine::next`]): takes its events and triggers their
+    /// reactions through `sink`.
+    pub fn enter_tag(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
+        let g = &prog.graph;
+        self.info.tag = tag;
+        self.info.seq += 1;
+        self.info.startup = false;
+        self.info.reset = false;
+        self.info.shutdown = self.stop_tag == Some(tag);
+        self.metrics.tags += 1;
+        let seq = self.info.seq;
+        // Presence first (published before any reaction of the tag runs), triggers after.
+        let mut fired = core::mem::take(&mut self.fired);
+        let mut soon = core::mem::take(&mut self.soon);
+        if soon.first().is_some_and(|e| e.tag != tag) {
+            // Not reached in practice (nothing comes between a tag and its next microstep), but
+            // never lose an event: back into the heap.
+            for ev in soon.drain(..) {
+                self.queue.push(Reverse(ev));
+            }
+        }
+        let from_soon = soon.len();
+        let mut taken = 0;
+        loop {
+            let ev = if taken < from_soon {
+                taken += 1;
+                soon[taken - 1]
+            } else {
+                match self.queue.peek() {
+                    Some(&Reverse(ev)) if ev.tag == tag => {
+                        self.queue.pop();
+                        ev
+                    }
+                    _ => break,
+                }
+            };
+            let mode = match ev.kind {
+                Kind::Timer => g.timers[ev.ix as usize].mode,
+                Kind::Action => g.actions[ev.ix as usize].mode,
+                _ => None,
+            };
+            if let Some(m) = mode {
+                if !g.mode_active(m, &self.current_mode) {
+                    self.suspended.push(ev);
+                    continue;
+                }
+            }
+            match ev.kind {
+                Kind::Startup => self.info.startup = true,
+                Kind::Timer => {
+                    // SAFETY: between tags.
+                    unsafe { *prog.timer_present[ev.ix as usize].get() = seq };
+                    let period = g.timers[ev.ix as usize].period;
+                    if period > 0 {
+                        self.push(tag.delay_nanos(period), Kind::Timer, ev.ix);
+                    }
+                }
+                Kind::Action => {
+                    // SAFETY: between tags.
+                    if !unsafe { prog.actions[ev.ix as usize].take_at(tag) } {
+                        continue;
+                    }
+                    self.present_actions.push(ev.ix);
+                }
+                Kind::ModeEnter => self.info.reset = true,
+            }
+            fired.push(ev);
+        }
+        soon.clear();
+        self.soon = soon;
+        // SAFETY: between tags: no reaction runs, so none reads the tag info.
+        unsafe { *prog.info.get() = self.info };
+        for ev in fired.drain(..) {
+            let list: &[u32] = match ev.kind {
+                Kind::Startup => &g.startup,
+                Kind::Timer => &g.timers[ev.ix as usize].triggers,
+                Kind::Action => &g.actions[ev.ix as usize].triggers,
+                Kind::ModeEnter => &g.mode_reset_reactions[ev.ix as usize],
+            };
+            for &r in list {
+                self.trigger(prog, r, sink);
+            }
+        }
+        self.fired = fired;
+        if self.info.shutdown {
+            for &r in &g.shutdown {
+                self.trigger(prog, r, sink);
+            }
+        }
+    }
+
+    fn trigger(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
+        let seen = &mut self.triggered[r as usize];
+        if *seen == self.info.seq {
+            return;
+        }
+        let m = prog.graph.reaction_mode[r as usize];
+        if m != u32::MAX && !prog.graph.mode_active(m, &self.current_mode) {
+            return;
+        }
+        *seen = self.info.seq;
+        sink(r);
+    }
+
+    /// Takes in what reaction `r` did (after [`Program::execute`]): the ports it set trigger their
+    /// readers through `sink`, its scheduled events enter the queue, stop and mode requests are
+    /// noted, a fault fails the run.
+    pub fn complete(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
+        self.metrics.reactions_executed += 1;
+        // SAFETY: `r` has finished running; the caller serialises completions.
+        let scratch = unsafe { &mut *prog.reactions[r as usize].scratch.get() };
+        if let Some(fault) = scratch.fault.take() {
+            let reaction = prog.graph.reactions[r as usize].name.clone();
+            self.fail(fault_error(prog, reaction, fault));
+        }
+        let g = &prog.graph;
+        for i in 0..scratch.set_slots.len() {
+            let s = scratch.set_slots[i];
+            self.metrics.ports_set += 1;
+            self.set_slots.push(s);
+            for &(mp, c) in &g.slot_observers[s as usize] {
+                // SAFETY: the list's readers run only after every writer completed; completions are
+                // serialised.
+                let list = unsafe { &mut *prog.mp_present[mp as usize].get() };
+                if list.is_empty() {
+                    self.dirty_multiports.push(mp);
+                }
+                list.push(c);
+            }
+            for &t in &g.slot_triggers[s as usize] {
+                self.trigger(prog, t, sink);
+            }
+        }
+        scratch.set_slots.clear();
+        let next_microstep = self.info.tag.delay_nanos(0);
+        for &(a, tag) in &scratch.scheduled {
+            self.metrics.actions_scheduled += 1;
+            let ev = Event {
+                tag,
+                kind: Kind::Action,
+                ix: a,
+            };
+            if tag == next_microstep {
+                self.soon.push(ev);
+            } else {
+                self.queue.push(Reverse(ev));
+            }
+        }
+        scratch.scheduled.clear();
+        if core::mem::take(&mut scratch.stop) {
+            self.request_stop();
+        }
+        if let Some((m, t)) = scratch.mode.take() {
+            self.mode_requests.push((r, m, t));
+        }
+    }
+
+    /// Requests a stop one microstep after the current tag (ignored at the stop tag itself).
+    pub fn request_stop(&mut self) {
+        if self.info.shutdown {
+            return;
+        }
+        let s = self.info.tag.delay_nanos(0);
+        if self.stop_tag.is_none_or(|x| s < x) {
+            self.stop_tag = Some(s);
+        }
+    }
+
+    /// Ends the current tag: clears port and action values, applies mode switches; at the stop tag
+    /// (or after an error) ends the run.
+    pub fn finish_tag(&mut self, prog: &Program) {
+        for s in self.set_slots.drain(..) {
+            if let Some(slot) = prog.slots[s as usize].as_deref() {
+                // SAFETY: between tags.
+                unsafe { slot.clear() };
+            }
+        }
+        for a in self.present_actions.drain(..) {
+            // SAFETY: between tags.
+            unsafe { prog.actions[a as usize].clear_current() };
+        }
+        for mp in self.dirty_multiports.drain(..) {
+            // SAFETY: between tags.
+            unsafe { (*prog.mp_present[mp as usize].get()).clear() };
+        }
+        if !self.mode_requests.is_empty() {
+            let mut requests = core::mem::take(&mut self.mode_requests);
+            requests.sort_unstable_by_key(|&(r, _, _)| r);
+            // The last request per reactor wins.
+            let mut applied: Vec<u32> = Vec::new();
+            for &(_, m, t) in requests.iter().rev() {
+                let reactor = prog.graph.modes[m as usize].reactor;
+                if !applied.contains(&reactor) {
+                    applied.push(reactor);
+                    self.switch_mode(prog, m, t);
+                }
+            }
+            requests.clear();
+            self.mode_requests = requests;
+        }
+        if self.info.shutdown || self.error.is_some() {
+            self.done = true;
+            self.queue.clear();
+            self.soon.clear();
+            self.suspended.clear();
+        }
+    }
+
+    /// Applies a mode switch at the end of the current tag; the mode is active from the next
+    /// microstep.
+    fn switch_mode(&mut self, prog: &Program, m: u32, transition: Transition) {
+        let g = &prog.graph;
+        let reactor = g.modes[m as usize].reactor as usize;
+        let now = self.info.tag.nanos();
+        let old = self.current_mode[reactor];
+        if old != u32::MAX {
+            self.left_at[old as usize] = now;
+        }
+        self.current_mode[reactor] = m;
+        let entry = self.info.tag.delay_nanos(0);
+        let inside = |ev: &Event| match ev.kind {
+            Kind::Timer => g.mode_within(g.timers[ev.ix as usize].mode, m),
+            Kind::Action => g.mode_within(g.actions[ev.ix as usize].mode, m),
+            Kind::ModeEnter => g.mode_within(Some(ev.ix), m),
+            Kind::Startup => false,
+        };
+        let mut queued = core::mem::take(&mut self.queue).into_vec();
+        queued.extend(self.soon.drain(..).map(Reverse));
+        let (mine, others): (Vec<_>, Vec<_>) =
+            queued.into_iter().partition(|Reverse(ev)| inside(ev));
+        self.queue = BinaryHeap::from(others);
+        let (held, rest): (Vec<_>, Vec<_>) = core::mem::take(&mut self.suspended)
+            .into_iter()
+            .partition(|ev| inside(ev));
+        self.suspended = rest;
+        match transition {
+            Transition::Reset => {
+                for &a in &g.mode_actions[m as usize] {
+                    // SAFETY: between tags.
+                    unsafe { prog.actions[a as usize].clear_pending() };
+                }
+                for &r in &g.mode_reactors[m as usize] {
+                    if let Some(&first) = g.reactors[r as usize].modes.first() {
+                        self.current_mode[r as usize] = first;
+                    }
+                }
+                for &h in &g.mode_hooks[m as usize] {
+                    let (reactor, hook) = &prog.hooks[h as usize];
+                    // SAFETY: between tags no reaction of `reactor` runs; the hook was declared on
+                    // this reactor's state type.
+                    unsafe { (*hook.get())(prog.states[*reactor as usize].ptr()) };
+                }
+                for &t in &g.mode_timers[m as usize] {
+                    let offset = g.timers[t as usize].offset;
+                    let tag = if offset == 0 {
+                        entry
+                    } else {
+                        Tag::from_nanos(now.saturating_add(offset), 0)
+                    };
+                    self.push(tag, Kind::Timer, t);
+                }
+                self.push(entry, Kind::ModeEnter, m);
+            }
+            Transition::History => {
+                let delta = now.saturating_sub(self.left_at[m as usize]);
+                for ev in mine.into_iter().map(|Reverse(e)| e).chain(held) {
+                    let shifted =
+                        Tag::from_nanos(ev.tag.nanos().saturating_add(delta), ev.tag.microstep());
+                    let tag = shifted.max(entry);
+                    if ev.kind == Kind::Action {
+                        // SAFETY: between tags.
+                        unsafe { prog.actions[ev.ix as usize].retag(ev.tag, tag) };
+                    }
+                    self.push(tag, ev.kind, ev.ix);
+                }
+            }
+        }
+    }
+}
+
+fn fault_error(prog: &Program, reaction: alloc::string::String, fault: Fault) -> RunError {
+    let g = &prog.graph;
+    match fault {
+        Fault::Foreign => RunError::ForeignHandle { reaction },
+        Fault::Undeclared(how, item) => {
+            let name = match item {
+                Item::Port(p) => g.ports[p as usize].name.clone(),
+                Item::Action(a) => g.actions[a as usize].name.clone(),
+                Item::Mode(m) => g.modes[m as usize].name.clone(),
+                Item::Multiport(m) => g.multiports[m as usize].name.clone(),
+                Item::Timer(t) => g.timers[t as usize].name.clone(),
+            };
+            RunError::Undeclared {
+                reaction,
+                access: alloc::format!("{how} {name}"),
+            }
+        }
+    }
+}

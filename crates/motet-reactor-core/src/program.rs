@@ -1,0 +1,208 @@
+//! A built program: its [`Graph`], the cells holding port values, action values and reactor state,
+//! and the code that runs one reaction.
+
+use alloc::boxed::Box;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::cell::UnsafeCell;
+use core::fmt;
+
+use crate::builder::{Body, ResetHook};
+use crate::cells::{ActionDyn, SlotDyn, StateBox};
+use crate::ctx::Ctx;
+use crate::error::Warning;
+use crate::graph::Graph;
+use crate::ids::{PhysicalAction, ReactorId};
+use crate::inbox::{Inbox, PhysicalSender};
+use crate::time::Tag;
+
+/// What the reactions of the current tag see of it; written by the scheduler between tags only.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TagInfo {
+    pub(crate) tag: Tag,
+    /// Counts tags from 1; 0 before the first.
+    pub(crate) seq: u64,
+    /// The platform time of the start tag (nanoseconds).
+    pub(crate) start: u64,
+    pub(crate) startup: bool,
+    pub(crate) shutdown: bool,
+    pub(crate) reset: bool,
+}
+
+/// What a reaction wants done when it completes; filled while it runs, drained by the scheduler.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// Slots it set for the first time at this tag.
+    pub(crate) set_slots: Vec<u32>,
+    /// Events it scheduled: (action, tag).
+    pub(crate) scheduled: Vec<(u32, Tag)>,
+    pub(crate) stop: bool,
+    pub(crate) mode: Option<(u32, crate::Transition)>,
+    pub(crate) fault: Option<Fault>,
+}
+
+/// What a reaction did wrong (reported as a [`RunError`](crate::RunError)).
+#[derive(Clone, Debug)]
+pub(crate) enum Fault {
+    Undeclared(&'static str, Item),
+    Foreign,
+}
+
+/// An element named in a fault.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Item {
+    Port(u32),
+    Action(u32),
+    Mode(u32),
+    Multiport(u32),
+    Timer(u32),
+}
+
+/// The mutable parts of one reaction.
+pub(crate) struct ReactionCell {
+    pub(crate) body: UnsafeCell<Body>,
+    pub(crate) handler: Option<UnsafeCell<Body>>,
+    pub(crate) scratch: UnsafeCell<Scratch>,
+}
+
+impl ReactionCell {
+    pub(crate) fn new(body: Body, handler: Option<Body>, effects: usize) -> ReactionCell {
+        ReactionCell {
+            body: UnsafeCell::new(body),
+            handler: handler.map(UnsafeCell::new),
+            scratch: UnsafeCell::new(Scratch {
+                set_slots: Vec::with_capacity(effects),
+                ..Scratch::default()
+            }),
+        }
+    }
+}
+
+/// The platform's monotonic clock, in nanoseconds.
+pub trait Clock {
+    /// Now, in nanoseconds from an arbitrary origin.
+    fn now(&self) -> u64;
+}
+
+/// A program ready to run: its structure and its state. Run it with
+/// [`run_sequential`](crate::run_sequential) or motet-reactor's parallel runner.
+pub struct Program {
+    pub(crate) id: u32,
+    pub(crate) graph: Graph,
+    /// Per port, the port whose slot holds its value.
+    pub(crate) slot_of: Vec<u32>,
+    /// Per port, its slot if it heads a chain.
+    pub(crate) slots: Vec<Option<Box<dyn SlotDyn>>>,
+    pub(crate) actions: Vec<Box<dyn ActionDyn>>,
+    pub(crate) states: Vec<StateBox>,
+    pub(crate) reactions: Vec<ReactionCell>,
+    pub(crate) hooks: Vec<(u32, UnsafeCell<ResetHook>)>,
+    /// Per timer, the tag sequence number at which it was last present.
+    pub(crate) timer_present: Vec<UnsafeCell<u64>>,
+    /// Per multiport, the channels present at this tag in the order they were set.
+    pub(crate) mp_present: Vec<UnsafeCell<Vec<u32>>>,
+    pub(crate) info: UnsafeCell<TagInfo>,
+    pub(crate) inbox: Arc<Inbox>,
+    pub(crate) warnings: Vec<Warning>,
+    /// Set by the first run: a program runs once.
+    pub(crate) started: core::sync::atomic::AtomicBool,
+}
+
+// SAFETY: the cells are accessed under the scheduling discipline documented in `cells.rs` and in
+// each scheduler: a reaction's body, scratch and its reactor's state by one thread at a time
+// (reactions of one reactor are ordered by the graph), slots by their ordered writer and readers,
+// and everything else by the single thread that plays the scheduler between tags. All values are
+// `Send + Sync` (ports, actions) or `Send` and touched by one thread at a time (state, bodies).
+unsafe impl Sync for Program {}
+// SAFETY: every part is `Send` (see above); raw pointers in `StateBox` own `Send` state.
+unsafe impl Send for Program {}
+
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Program")
+            .field("reactors", &self.graph.reactors.len())
+            .field("reactions", &self.graph.reactions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Program {
+    /// The program's structure.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// What the builder warned about (mismatched widths, as LF's compiler warns).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// A sender for `action`, usable from any thread; it keeps the program alive while it exists.
+    ///
+    /// # Panics
+    /// If `action` belongs to another program.
+    pub fn sender<T: Send + Sync + 'static>(&self, action: PhysicalAction<T>) -> PhysicalSender<T> {
+        assert_eq!(action.prog, self.id, "a physical action of another program");
+        PhysicalSender::new(self.inbox.clone(), action.prog, action.ix, true)
+    }
+
+    /// The state of `reactor`, for reading results after a run (or setting it up before one).
+    ///
+    /// # Panics
+    /// If `reactor` belongs to another program.
+    pub fn state_mut<S: 'static>(&mut self, reactor: ReactorId<S>) -> &mut S {
+        assert_eq!(reactor.prog, self.id, "a reactor of another program");
+        // SAFETY: the handle's type is the state's type (made by the builder with this state);
+        // `&mut self` excludes a run and any other access.
+        unsafe { &mut *self.states[reactor.ix as usize].ptr().cast::<S>() }
+    }
+
+    /// The inbox physical actions arrive through (for platform layers that sleep on it).
+    pub fn inbox(&self) -> &Arc<Inbox> {
+        &self.inbox
+    }
+
+    /// The tag being processed.
+    ///
+    /// # Safety
+    /// Called while a tag is processed (from a reaction's thread or the scheduler), not while the
+    /// scheduler moves to the next tag.
+    pub unsafe fn current_tag(&self) -> Tag {
+        // SAFETY: written between tags only, by the caller's contract not now.
+        unsafe { (*self.info.get()).tag }
+    }
+
+    /// The level of reaction `r` (its index in declaration order).
+    #[inline]
+    pub fn level(&self, r: usize) -> u32 {
+        self.graph.reaction_level[r]
+    }
+
+    /// Runs reaction `r` for the current tag: its deadline handler instead of its body if the
+    /// deadline is missed. What it did is left in its scratch for [`Engine::complete`](crate::engine::Engine::complete).
+    ///
+    /// # Safety
+    /// `r` was triggered at the current tag and every reaction that precedes it in the graph and
+    /// runs at this tag has completed; no other reaction of its reactor runs meanwhile; the
+    /// scheduler does not change the tag meanwhile.
+    pub unsafe fn execute(&self, r: usize, clock: &dyn Clock) {
+        let info = &self.graph.reactions[r];
+        let cell = &self.reactions[r];
+        // SAFETY: written by the scheduler between tags only.
+        let tag = unsafe { *self.info.get() };
+        let ctx = Ctx::new(self, r as u32, tag, clock);
+        let state = self.states[info.reactor as usize].ptr();
+        if let (Some(d), Some(handler)) = (info.deadline, &cell.handler) {
+            let lag = clock
+                .now()
+                .saturating_sub(tag.start.saturating_add(tag.tag.nanos()));
+            if lag > d {
+                // SAFETY: one execution of `r` at a time (the caller's contract).
+                unsafe { (*handler.get())(state, &ctx) };
+                return;
+            }
+        }
+        // SAFETY: as above.
+        unsafe { (*cell.body.get())(state, &ctx) };
+    }
+}

@@ -1,0 +1,78 @@
+//! The single-threaded scheduler: runs a program on the calling thread, tag by tag, reactions of a
+//! tag in (level, declaration) order. No locks and no atomics on its path; this is the scheduler of
+//! embedded targets and of one-worker runs.
+//!
+//! Time and waiting come from a [`Platform`]: its clock, and a way to sleep until a deadline or
+//! until a physical action arrives in the program's [`Inbox`].
+
+use alloc::collections::BinaryHeap;
+use core::cmp::Reverse;
+
+use crate::engine::{Engine, Metrics, Next, RunOptions};
+use crate::error::RunError;
+use crate::inbox::Inbox;
+use crate::program::{Clock, Program};
+use crate::time::Tag;
+
+/// What the scheduler needs of the machine it runs on.
+pub trait Platform: Clock {
+    /// Sleeps until the platform time `deadline` (or forever if `None`), returning early when a
+    /// value arrives in `inbox` (the platform installs a notifier with
+    /// [`Inbox::set_notify`]). Spurious early returns are fine.
+    fn wait(&mut self, inbox: &Inbox, deadline: Option<u64>);
+}
+
+/// Observes a run (tracing); every method does nothing by default.
+pub trait Hooks {
+    /// A tag starts.
+    fn tag_started(&mut self, _tag: Tag) {}
+    /// Reaction `r` (declaration index) starts.
+    fn reaction_started(&mut self, _r: usize) {}
+    /// Reaction `r` finished.
+    fn reaction_finished(&mut self, _r: usize) {}
+}
+
+/// No hooks.
+impl Hooks for () {}
+
+/// Runs `program` to the end on this thread.
+///
+/// # Errors
+/// The first [`RunError`] of the run; the run stops at the end of the tag where it happened.
+///
+/// # Panics
+/// A program runs once: a second run panics.
+pub fn run_sequential<P: Platform, H: Hooks>(
+    program: &mut Program,
+    platform: &mut P,
+    options: &RunOptions,
+    hooks: &mut H,
+) -> Result<Metrics, RunError> {
+    let prog: &Program = program;
+    let mut engine = Engine::new(prog, platform.now(), options);
+    let mut ready: BinaryHeap<Reverse<u64>> =
+        BinaryHeap::with_capacity(prog.graph.reactions.len().min(1 << 16));
+    let key = |r: u32| Reverse(((prog.level(r as usize) as u64) << 32) | r as u64);
+    loop {
+        match engine.next(prog, platform) {
+            Next::Done => break,
+            Next::WaitUntil(t) => platform.wait(&prog.inbox, Some(t)),
+            Next::WaitForInput => platform.wait(&prog.inbox, None),
+            Next::Tag(tag) => {
+                hooks.tag_started(tag);
+                engine.enter_tag(prog, tag, &mut |r| ready.push(key(r)));
+                while let Some(Reverse(k)) = ready.pop() {
+                    let r = k as u32;
+                    hooks.reaction_started(r as usize);
+                    // SAFETY: reactions run one at a time in (level, index) order, so every
+                    // predecessor triggered at this tag has completed.
+                    unsafe { prog.execute(r as usize, platform) };
+                    hooks.reaction_finished(r as usize);
+                    engine.complete(prog, r, &mut |s| ready.push(key(s)));
+                }
+                engine.finish_tag(prog);
+            }
+        }
+    }
+    engine.finish()
+}

@@ -1,0 +1,284 @@
+//! LF's level scheduler (paper section 4.3-4.4) on motet's runtime.
+//!
+//! The reactions triggered at a tag are kept per level. The reactions of the lowest non-empty level
+//! are published in the fixed-size [`ReadyQueue`]; workers claim them with one atomic increment each
+//! and run them; the worker that finishes the level's last reaction *becomes the scheduler*: it
+//! takes in the level's effects (which trigger reactions of higher levels and schedule events),
+//! publishes the next level, or finishes the tag and enters the next one. Levels are barriers:
+//! reactions of level `l + 1` wait for every reaction of level `l`.
+//!
+//! **Wake-up.** LF wakes sleeping workers with a counting semaphore, releasing exactly as many
+//! permits as the level has extra reactions. Here the permits are *runner tasks* on the pool: one per
+//! worker, each either active (scheduled or running) or idle, and the scheduler activates
+//! `min(width, workers) - 1` idle runners besides itself, so exactly as many workers wake as there is
+//! work for (the pool wakes one parked worker per scheduled task). A runner that finds the queue empty
+//! goes idle (returns its permit): it clears its `active` flag, then looks at the queue once more
+//! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
+//! idle and activates it again).
+
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::Mutex;
+
+use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
+use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+
+use super::ready_queue::ReadyQueue;
+use super::Driver;
+use crate::clock::{now_ns, StdClock};
+use crate::runner::execute_guarded;
+use crate::trace::Recorder;
+
+/// The scheduler's state, touched by whoever plays the scheduler (one at a time by the protocol;
+/// the mutex is never contended).
+struct Core {
+    engine: Engine,
+    /// Triggered reactions per level.
+    queues: Vec<Vec<u32>>,
+    /// Levels with a non-empty queue, as a bitset.
+    nonempty: Vec<u64>,
+    /// The level being run, and its reactions.
+    level: usize,
+    batch: Vec<u32>,
+    /// Whether a tag has been entered and not finished.
+    in_tag: bool,
+}
+
+struct Shared<'p> {
+    prog: &'p Program,
+    handle: Handle,
+    driver: Driver,
+    core: Mutex<Core>,
+    queue: ReadyQueue,
+    panics: Mutex<Option<RunError>>,
+    runners: Vec<Runner>,
+    recorder: Option<&'p Recorder>,
+}
+
+#[repr(C)]
+struct Runner {
+    header: TaskHeader,
+    shared: *const Shared<'static>,
+    index: usize,
+    active: AtomicBool,
+}
+
+static VTABLE: TaskVTable = TaskVTable {
+    run: run_runner,
+    shutdown: shutdown_runner,
+};
+
+/// Runs `prog` on `handle`'s workers with the level scheduler.
+pub(crate) fn run(
+    prog: &mut Program,
+    handle: &Handle,
+    options: &RunOptions,
+    recorder: Option<&Recorder>,
+) -> Result<Metrics, RunError> {
+    let prog: &Program = prog;
+    let g = prog.graph();
+    let width = g.level_widths.iter().copied().max().unwrap_or(1) as usize;
+    let levels = g.levels as usize;
+    let workers = handle.workers();
+    let mut shared = Shared {
+        prog,
+        handle: handle.clone(),
+        driver: Driver::new(),
+        core: Mutex::new(Core {
+            engine: Engine::new(prog, now_ns(), options),
+            queues: g
+                .level_widths
+                .iter()
+                .map(|&w| Vec::with_capacity(w as usize))
+                .collect(),
+            nonempty: vec![0; levels.div_ceil(64).max(1)],
+            level: 0,
+            batch: Vec::with_capacity(width),
+            in_tag: false,
+        }),
+        queue: ReadyQueue::new(width),
+        panics: Mutex::new(None),
+        runners: Vec::with_capacity(workers),
+        recorder,
+    };
+    let self_ptr: *const Shared<'_> = &shared;
+    for index in 0..workers {
+        shared.runners.push(Runner {
+            header: TaskHeader::new(&VTABLE),
+            shared: self_ptr.cast(),
+            index,
+            active: AtomicBool::new(false),
+        });
+    }
+    let sh = &shared;
+    sh.driver.drive(prog, || {
+        let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
+        let next = sh.advance(&mut core);
+        drop(core);
+        match next {
+            Ok(width) => {
+                sh.wake(width, None);
+                None
+            }
+            Err(n) => Some(n),
+        }
+    });
+    if shared.driver.aborted.load(SeqCst) {
+        return Err(RunError::RuntimeShutDown);
+    }
+    let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
+    core.engine.finish()
+}
+
+impl Core {
+    /// The lowest non-empty level at or above `from`.
+    fn next_level(&self, from: usize) -> Option<usize> {
+        let mut w = from / 64;
+        let mut bits = self.nonempty.get(w)? & (!0u64 << (from % 64));
+        loop {
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+            w += 1;
+            bits = *self.nonempty.get(w)?;
+        }
+    }
+}
+
+impl Shared<'_> {
+    /// Plays the scheduler: takes in the finished level's effects, then publishes the next level
+    /// (returns its width) or returns what the driver must do.
+    fn advance(&self, core: &mut Core) -> Result<usize, Next> {
+        let prog = self.prog;
+        if let Some(e) = self.panics.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            core.engine.fail(e);
+        }
+        {
+            let Core {
+                engine,
+                queues,
+                nonempty,
+                batch,
+                ..
+            } = &mut *core;
+            for &r in batch.iter() {
+                engine.complete(prog, r, &mut |t| {
+                    let l = prog.level(t as usize) as usize;
+                    queues[l].push(t);
+                    nonempty[l / 64] |= 1 << (l % 64);
+                });
+            }
+            batch.clear();
+        }
+        let mut from = core.level + 1;
+        loop {
+            if core.in_tag {
+                if let Some(l) = core.next_level(from) {
+                    core.nonempty[l / 64] &= !(1 << (l % 64));
+                    let Core { batch, queues, .. } = &mut *core;
+                    std::mem::swap(batch, &mut queues[l]);
+                    core.level = l;
+                    // SAFETY: the previous level is fully claimed and finished (we are its last
+                    // finisher, or the driver between tags).
+                    unsafe { self.queue.publish(&core.batch) };
+                    return Ok(core.batch.len());
+                }
+                core.engine.finish_tag(prog);
+                core.in_tag = false;
+            }
+            match core.engine.next(prog, &StdClock) {
+                Next::Tag(tag) => {
+                    if let Some(rec) = self.recorder {
+                        rec.tag(tag);
+                    }
+                    let Core {
+                        engine,
+                        queues,
+                        nonempty,
+                        ..
+                    } = &mut *core;
+                    engine.enter_tag(prog, tag, &mut |r| {
+                        let l = prog.level(r as usize) as usize;
+                        queues[l].push(r);
+                        nonempty[l / 64] |= 1 << (l % 64);
+                    });
+                    core.in_tag = true;
+                    from = 0;
+                }
+                other => return Err(other),
+            }
+        }
+    }
+
+    /// Activates idle runners for a published level of `width` reactions: `min(width, workers)`
+    /// in all, counting `me` (the runner playing the scheduler) if given.
+    fn wake(&self, width: usize, me: Option<usize>) {
+        let mut wanted = width
+            .min(self.runners.len())
+            .saturating_sub(usize::from(me.is_some()));
+        for runner in &self.runners {
+            if wanted == 0 {
+                break;
+            }
+            if Some(runner.index) == me {
+                continue;
+            }
+            if !runner.active.swap(true, SeqCst) {
+                wanted -= 1;
+                self.driver.outstanding.fetch_add(1, SeqCst);
+                // SAFETY: the runner lives until the run ends (which waits for `outstanding`);
+                // `active` guarantees it is queued at most once.
+                unsafe {
+                    self.handle
+                        .schedule(TaskRef::from_raw(NonNull::from(&runner.header)));
+                }
+            }
+        }
+    }
+}
+
+unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
+    // SAFETY: the header is the first field of a `Runner` (repr(C)), alive until the run ends.
+    let runner = unsafe { header.cast::<Runner>().as_ref() };
+    // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
+    let sh = unsafe { &*runner.shared };
+    loop {
+        if let Some(r) = sh.queue.claim() {
+            // SAFETY: `r` is in the published level: every lower level of this tag has finished,
+            // and reactions of one level never share a reactor.
+            if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
+                let mut p = sh.panics.lock().unwrap_or_else(|e| e.into_inner());
+                p.get_or_insert(e);
+            }
+            if sh.queue.finish_one() {
+                let next = {
+                    let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
+                    sh.advance(&mut core)
+                };
+                match next {
+                    Ok(width) => sh.wake(width, Some(runner.index)),
+                    // The driver takes over; this runner goes idle through the protocol below.
+                    Err(n) => sh.driver.hand_over(n),
+                }
+            }
+            continue;
+        }
+        // Going idle: clear the flag, then look once more (see the module docs).
+        runner.active.store(false, SeqCst);
+        let revived = sh.queue.has_work() && !runner.active.swap(true, SeqCst);
+        if !revived {
+            break;
+        }
+    }
+    sh.driver.outstanding.fetch_sub(1, SeqCst);
+    RunOutcome::Idle
+}
+
+unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
+    // SAFETY: as in `run_runner`.
+    let runner = unsafe { header.cast::<Runner>().as_ref() };
+    // SAFETY: as in `run_runner`.
+    let sh = unsafe { &*runner.shared };
+    sh.driver.abort();
+    sh.driver.outstanding.fetch_sub(1, SeqCst);
+}
