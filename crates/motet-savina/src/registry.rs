@@ -2,7 +2,7 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    big, chameneos, count, fjcreate, fjthrput, pingpong, radixsort, threadring,
+    big, chameneos, count, fjcreate, fjthrput, pingpong, radixsort, sieve, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,6 +15,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
     &radixsort::BENCHMARK,
+    &sieve::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

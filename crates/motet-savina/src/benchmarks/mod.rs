@@ -12,6 +12,7 @@ pub mod fjcreate;
 pub mod fjthrput;
 pub mod pingpong;
 pub mod radixsort;
+pub mod sieve;
 pub mod threadring;
 
 #[cfg(test)]
