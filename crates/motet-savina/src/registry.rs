@@ -2,7 +2,7 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    big, chameneos, count, fjcreate, fjthrput, pingpong, radixsort, sieve, threadring,
+    big, chameneos, count, fjcreate, fjthrput, pingpong, piprecision, radixsort, sieve, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -16,6 +16,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &big::BENCHMARK,
     &radixsort::BENCHMARK,
     &sieve::BENCHMARK,
+    &piprecision::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

@@ -11,6 +11,7 @@ pub mod count;
 pub mod fjcreate;
 pub mod fjthrput;
 pub mod pingpong;
+pub mod piprecision;
 pub mod radixsort;
 pub mod sieve;
 pub mod threadring;
