@@ -2,7 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    big, chameneos, count, fjcreate, fjthrput, pingpong, piprecision, radixsort, sieve, threadring,
+    big, chameneos, count, filterbank, fjcreate, fjthrput, pingpong, piprecision, radixsort, sieve,
+    threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,6 +16,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
     &radixsort::BENCHMARK,
+    &filterbank::BENCHMARK,
     &sieve::BENCHMARK,
     &piprecision::BENCHMARK,
 ];
