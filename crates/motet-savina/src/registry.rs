@@ -3,7 +3,7 @@
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
     big, chameneos, count, filterbank, fjcreate, fjthrput, pingpong, piprecision, radixsort, sieve,
-    threadring,
+    threadring, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -18,6 +18,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &radixsort::BENCHMARK,
     &filterbank::BENCHMARK,
     &sieve::BENCHMARK,
+    &uct::BENCHMARK,
     &piprecision::BENCHMARK,
 ];
 

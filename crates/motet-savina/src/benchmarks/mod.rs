@@ -16,6 +16,7 @@ pub mod piprecision;
 pub mod radixsort;
 pub mod sieve;
 pub mod threadring;
+pub mod uct;
 
 #[cfg(test)]
 mod testing;
