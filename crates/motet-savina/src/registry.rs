@@ -2,8 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    big, chameneos, count, filterbank, fjcreate, fjthrput, pingpong, piprecision, radixsort, sieve,
-    threadring, uct,
+    big, chameneos, count, facloc, filterbank, fjcreate, fjthrput, pingpong, piprecision,
+    radixsort, sieve, threadring, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -19,6 +19,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &filterbank::BENCHMARK,
     &sieve::BENCHMARK,
     &uct::BENCHMARK,
+    &facloc::BENCHMARK,
     &piprecision::BENCHMARK,
 ];
 

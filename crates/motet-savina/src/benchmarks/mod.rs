@@ -8,6 +8,7 @@
 pub mod big;
 pub mod chameneos;
 pub mod count;
+pub mod facloc;
 pub mod filterbank;
 pub mod fjcreate;
 pub mod fjthrput;
