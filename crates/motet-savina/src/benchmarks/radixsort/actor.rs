@@ -1,6 +1,6 @@
 //! Radix Sort as motet actors.
 
-use motet_actor::{spawn, Actor, Addr, Context};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Expected, Seen};
@@ -13,6 +13,11 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iterati
     let cfg = Config::from_params(params)?;
     motet_support::prepare((cfg, Expected::of(&cfg)), threads, run)
 }
+
+/// Messages a stage handles per turn. A stage's turn hands its output to the next stage; longer
+/// turns mean fewer switches between the 61 stages (measured here: about a quarter less CPU time
+/// than motet's default of 128).
+const STAGE_BATCH: u32 = 1024;
 
 /// Sends the values to the first stage, then exits.
 struct Source {
@@ -78,26 +83,24 @@ impl Actor for Validation {
 fn run((cfg, expected): &(Config, Expected), rt: &Runtime) -> Outcome {
     let result = ResultSlot::new();
     let h = rt.handle();
-    let mut next = spawn(
-        h,
-        Validation {
-            n: cfg.n,
-            seen: Seen::default(),
-            result: result.clone(),
-        },
-    );
+    let mut next = Spawn::new(Validation {
+        n: cfg.n,
+        seen: Seen::default(),
+        result: result.clone(),
+    })
+    .batch(STAGE_BATCH)
+    .spawn(h);
     let source = spawn(h, Source { cfg: *cfg });
     for radix in cfg.radices() {
-        next = spawn(
-            h,
-            Sort {
-                n: cfg.n,
-                radix,
-                received: 0,
-                kept: Vec::new(),
-                next,
-            },
-        );
+        next = Spawn::new(Sort {
+            n: cfg.n,
+            radix,
+            received: 0,
+            kept: Vec::new(),
+            next,
+        })
+        .batch(STAGE_BATCH)
+        .spawn(h);
     }
     let _ = source.send(next);
     rt.wait_quiescent();
