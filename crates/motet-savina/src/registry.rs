@@ -2,8 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    actorcreation, big, chameneos, count, fjcreate, fjthrput, mailbox, mixedload, pingpong,
-    threadring,
+    actorcreation, big, chameneos, count, facloc, filterbank, fjcreate, fjthrput, mailbox,
+    mixedload, pingpong, piprecision, radixsort, sieve, threadring, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,6 +15,12 @@ static BENCHMARKS: &[&Benchmark] = &[
     &threadring::BENCHMARK,
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
+    &radixsort::BENCHMARK,
+    &filterbank::BENCHMARK,
+    &sieve::BENCHMARK,
+    &uct::BENCHMARK,
+    &facloc::BENCHMARK,
+    &piprecision::BENCHMARK,
     // Beyond Savina: the CAF paper's benchmarks (sections 5.2 to 5.4).
     &actorcreation::BENCHMARK,
     &mailbox::BENCHMARK,

@@ -9,12 +9,18 @@ pub mod actorcreation;
 pub mod big;
 pub mod chameneos;
 pub mod count;
+pub mod facloc;
+pub mod filterbank;
 pub mod fjcreate;
 pub mod fjthrput;
 pub mod mailbox;
 pub mod mixedload;
 pub mod pingpong;
+pub mod piprecision;
+pub mod radixsort;
+pub mod sieve;
 pub mod threadring;
+pub mod uct;
 
 #[cfg(test)]
 mod testing;
