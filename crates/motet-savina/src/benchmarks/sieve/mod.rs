@@ -104,7 +104,7 @@ impl Prime {
     /// Whether this prime divides `n`.
     #[inline]
     pub(crate) fn divides(self, n: u64) -> bool {
-        n % self.p == 0
+        n.is_multiple_of(self.p)
     }
 }
 
