@@ -5,6 +5,7 @@
 //! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
 //! validation of the result (`check`), so that every model is checked identically.
 
+pub mod banking;
 pub mod big;
 pub mod chameneos;
 pub mod count;
@@ -12,6 +13,9 @@ pub mod fjcreate;
 pub mod fjthrput;
 pub mod pingpong;
 pub mod threadring;
+
+#[cfg(test)]
+mod test_support;
 
 /// The argument Savina's fork-join benchmarks pass to [`perform_computation`].
 pub(crate) const FJ_THETA: f64 = 37.2;
