@@ -11,6 +11,7 @@ pub mod chameneos;
 pub mod count;
 pub mod fjcreate;
 pub mod fjthrput;
+pub mod philosopher;
 pub mod pingpong;
 pub mod threadring;
 
