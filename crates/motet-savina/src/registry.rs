@@ -2,7 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    banking, big, chameneos, count, fjcreate, fjthrput, philosopher, pingpong, threadring,
+    banking, big, chameneos, count, fib, fjcreate, fjthrput, logmap, philosopher, pingpong,
+    threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,7 +16,9 @@ static BENCHMARKS: &[&Benchmark] = &[
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
     &philosopher::BENCHMARK,
+    &logmap::BENCHMARK,
     &banking::BENCHMARK,
+    &fib::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.
