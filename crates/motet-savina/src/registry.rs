@@ -3,7 +3,7 @@
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
     banking, big, chameneos, count, fib, fjcreate, fjthrput, logmap, philosopher, pingpong,
-    threadring,
+    quicksort, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -18,6 +18,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &philosopher::BENCHMARK,
     &logmap::BENCHMARK,
     &banking::BENCHMARK,
+    &quicksort::BENCHMARK,
     &fib::BENCHMARK,
 ];
 

@@ -15,6 +15,7 @@ pub mod fjthrput;
 pub mod logmap;
 pub mod philosopher;
 pub mod pingpong;
+pub mod quicksort;
 pub mod threadring;
 
 #[cfg(test)]
