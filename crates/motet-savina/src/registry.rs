@@ -2,7 +2,7 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    banking, big, chameneos, count, fib, fjcreate, fjthrput, logmap, philosopher, pingpong,
+    banking, barber, big, chameneos, count, fib, fjcreate, fjthrput, logmap, philosopher, pingpong,
     quicksort, threadring,
 };
 
@@ -16,6 +16,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
     &philosopher::BENCHMARK,
+    &barber::BENCHMARK,
     &logmap::BENCHMARK,
     &banking::BENCHMARK,
     &quicksort::BENCHMARK,

@@ -6,6 +6,7 @@
 //! validation of the result (`check`), so that every model is checked identically.
 
 pub mod banking;
+pub mod barber;
 pub mod big;
 pub mod chameneos;
 pub mod count;
@@ -18,6 +19,7 @@ pub mod pingpong;
 pub mod quicksort;
 pub mod threadring;
 
+mod busy_wait;
 #[cfg(test)]
 mod test_support;
 
