@@ -3,7 +3,7 @@
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
     banking, barber, big, chameneos, count, fib, fjcreate, fjthrput, logmap, philosopher, pingpong,
-    quicksort, threadring,
+    quicksort, threadring, trapezoid,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -19,6 +19,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &barber::BENCHMARK,
     &logmap::BENCHMARK,
     &banking::BENCHMARK,
+    &trapezoid::BENCHMARK,
     &quicksort::BENCHMARK,
     &fib::BENCHMARK,
 ];

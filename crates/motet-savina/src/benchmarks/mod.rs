@@ -18,6 +18,7 @@ pub mod philosopher;
 pub mod pingpong;
 pub mod quicksort;
 pub mod threadring;
+pub mod trapezoid;
 
 mod busy_wait;
 #[cfg(test)]
