@@ -2,8 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    banking, barber, big, chameneos, count, fib, fjcreate, fjthrput, logmap, philosopher, pingpong,
-    quicksort, threadring, trapezoid,
+    banking, barber, big, chameneos, concdict, count, fib, fjcreate, fjthrput, logmap, philosopher,
+    pingpong, quicksort, threadring, trapezoid,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,6 +15,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &threadring::BENCHMARK,
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
+    &concdict::BENCHMARK,
     &philosopher::BENCHMARK,
     &barber::BENCHMARK,
     &logmap::BENCHMARK,

@@ -9,6 +9,7 @@ pub mod banking;
 pub mod barber;
 pub mod big;
 pub mod chameneos;
+pub mod concdict;
 pub mod count;
 pub mod fib;
 pub mod fjcreate;
