@@ -10,6 +10,7 @@ pub mod barber;
 pub mod big;
 pub mod chameneos;
 pub mod concdict;
+pub mod concsll;
 pub mod count;
 pub mod fib;
 pub mod fjcreate;
