@@ -2,8 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    banking, barber, big, chameneos, concdict, concsll, count, fib, fjcreate, fjthrput, logmap,
-    philosopher, pingpong, quicksort, threadring, trapezoid,
+    banking, barber, big, bndbuffer, chameneos, concdict, concsll, count, fib, fjcreate, fjthrput,
+    logmap, philosopher, pingpong, quicksort, threadring, trapezoid,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -17,6 +17,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &big::BENCHMARK,
     &concdict::BENCHMARK,
     &concsll::BENCHMARK,
+    &bndbuffer::BENCHMARK,
     &philosopher::BENCHMARK,
     &barber::BENCHMARK,
     &logmap::BENCHMARK,

@@ -8,6 +8,7 @@
 pub mod banking;
 pub mod barber;
 pub mod big;
+pub mod bndbuffer;
 pub mod chameneos;
 pub mod concdict;
 pub mod concsll;
