@@ -2,8 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    banking, barber, big, bndbuffer, chameneos, concdict, concsll, count, fib, fjcreate, fjthrput,
-    logmap, philosopher, pingpong, quicksort, threadring, trapezoid,
+    banking, barber, big, bndbuffer, chameneos, cigsmok, concdict, concsll, count, fib, fjcreate,
+    fjthrput, logmap, philosopher, pingpong, quicksort, threadring, trapezoid,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -20,6 +20,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &bndbuffer::BENCHMARK,
     &philosopher::BENCHMARK,
     &barber::BENCHMARK,
+    &cigsmok::BENCHMARK,
     &logmap::BENCHMARK,
     &banking::BENCHMARK,
     &trapezoid::BENCHMARK,

@@ -10,6 +10,7 @@ pub mod barber;
 pub mod big;
 pub mod bndbuffer;
 pub mod chameneos;
+pub mod cigsmok;
 pub mod concdict;
 pub mod concsll;
 pub mod count;
