@@ -11,7 +11,7 @@
 //! replies the Teller sends `Stop` to every account. 4N + A + 1 messages plus the stash re-sends.
 //!
 //! Balances: Savina starts every account at `DBL_MAX / (A·N)`, where adding at most 1000 leaves the
-//! balance unchanged; here every account starts at [`INITIAL_BALANCE`], so every transfer shows.
+//! balance unchanged; here every account starts at 10,000, so every transfer shows.
 //!
 //! Validation: the Teller receives N replies (the result); every account's final balance equals the
 //! balance of a sequential replay of the same transactions (up to rounding, as concurrent accounts
