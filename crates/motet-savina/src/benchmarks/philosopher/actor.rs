@@ -7,10 +7,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use motet_actor::{spawn, Actor, Addr, Context};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn};
 use motet_runtime::Runtime;
 
-use super::{check, Config, Forks};
+use super::{check, Config, Forks, ARBITRATOR_BATCH};
 use crate::bench::{Iteration, Outcome};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -118,15 +118,14 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let result = ResultSlot::new();
     let meals = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
-    let arbitrator = spawn(
-        h,
-        Arbitrator {
-            philosophers: Vec::new(),
-            forks: Forks::new(cfg.n),
-            exited: 0,
-            result: result.clone(),
-        },
-    );
+    let arbitrator = Spawn::new(Arbitrator {
+        philosophers: Vec::new(),
+        forks: Forks::new(cfg.n),
+        exited: 0,
+        result: result.clone(),
+    })
+    .batch(ARBITRATOR_BATCH)
+    .spawn(h);
     let philosophers: Vec<Addr<PhilosopherMsg>> = (0..cfg.n)
         .map(|id| {
             spawn(

@@ -4,7 +4,7 @@ use crate::bench::{Iteration, Outcome};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, Config, Forks};
+use super::{check, Config, Forks, ARBITRATOR_BATCH};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
@@ -104,6 +104,13 @@ impl Actor for Node {
         match self {
             Node::Arbitrator(a) => a.receive(msg, cx),
             Node::Philosopher(p) => p.receive(msg, cx),
+        }
+    }
+
+    fn batch(&self) -> usize {
+        match self {
+            Node::Arbitrator(_) => ARBITRATOR_BATCH as usize,
+            Node::Philosopher(_) => crate::floor::BATCH,
         }
     }
 }
