@@ -2,8 +2,9 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    actorcreation, big, chameneos, count, facloc, filterbank, fjcreate, fjthrput, mailbox,
-    mixedload, pingpong, piprecision, radixsort, sieve, threadring, uct,
+    actorcreation, banking, barber, big, bndbuffer, chameneos, cigsmok, concdict, concsll, count,
+    facloc, fib, filterbank, fjcreate, fjthrput, logmap, mailbox, mixedload, philosopher, pingpong,
+    piprecision, quicksort, radixsort, sieve, threadring, trapezoid, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,12 +16,23 @@ static BENCHMARKS: &[&Benchmark] = &[
     &threadring::BENCHMARK,
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
+    &concdict::BENCHMARK,
+    &concsll::BENCHMARK,
+    &bndbuffer::BENCHMARK,
+    &philosopher::BENCHMARK,
+    &barber::BENCHMARK,
+    &cigsmok::BENCHMARK,
+    &logmap::BENCHMARK,
+    &banking::BENCHMARK,
     &radixsort::BENCHMARK,
     &filterbank::BENCHMARK,
     &sieve::BENCHMARK,
     &uct::BENCHMARK,
     &facloc::BENCHMARK,
+    &trapezoid::BENCHMARK,
     &piprecision::BENCHMARK,
+    &quicksort::BENCHMARK,
+    &fib::BENCHMARK,
     // Beyond Savina: the CAF paper's benchmarks (sections 5.2 to 5.4).
     &actorcreation::BENCHMARK,
     &mailbox::BENCHMARK,
