@@ -1,7 +1,9 @@
 //! The benchmarks this binary has, in Savina's order.
 
 use crate::bench::{Benchmark, Model};
-use crate::benchmarks::{big, chameneos, count, fjcreate, fjthrput, pingpong, threadring};
+use crate::benchmarks::{
+    big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, threadring,
+};
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
 static BENCHMARKS: &[&Benchmark] = &[
@@ -12,6 +14,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &threadring::BENCHMARK,
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
+    &recmatmul::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

@@ -11,7 +11,11 @@ pub mod count;
 pub mod fjcreate;
 pub mod fjthrput;
 pub mod pingpong;
+pub mod recmatmul;
 pub mod threadring;
+
+#[cfg(test)]
+mod testing;
 
 /// The argument Savina's fork-join benchmarks pass to [`perform_computation`].
 pub(crate) const FJ_THETA: f64 = 37.2;
