@@ -2,7 +2,7 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, threadring,
+    apsp, big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,6 +15,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
     &recmatmul::BENCHMARK,
+    &apsp::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

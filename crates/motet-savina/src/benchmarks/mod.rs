@@ -5,6 +5,7 @@
 //! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
 //! validation of the result (`check`), so that every model is checked identically.
 
+pub mod apsp;
 pub mod big;
 pub mod chameneos;
 pub mod count;
