@@ -2,7 +2,7 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    apsp, big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, threadring,
+    apsp, big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, sor, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -16,6 +16,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &big::BENCHMARK,
     &recmatmul::BENCHMARK,
     &apsp::BENCHMARK,
+    &sor::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

@@ -13,6 +13,7 @@ pub mod fjcreate;
 pub mod fjthrput;
 pub mod pingpong;
 pub mod recmatmul;
+pub mod sor;
 pub mod threadring;
 
 #[cfg(test)]
