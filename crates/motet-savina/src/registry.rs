@@ -2,7 +2,7 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    apsp, big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, sor, threadring,
+    apsp, astar, big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, sor, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -17,6 +17,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &recmatmul::BENCHMARK,
     &apsp::BENCHMARK,
     &sor::BENCHMARK,
+    &astar::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

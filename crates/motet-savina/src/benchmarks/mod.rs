@@ -6,6 +6,7 @@
 //! validation of the result (`check`), so that every model is checked identically.
 
 pub mod apsp;
+pub mod astar;
 pub mod big;
 pub mod chameneos;
 pub mod count;
