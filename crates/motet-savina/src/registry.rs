@@ -2,7 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    apsp, astar, big, chameneos, count, fjcreate, fjthrput, pingpong, recmatmul, sor, threadring,
+    apsp, astar, big, chameneos, count, fjcreate, fjthrput, nqueenk, pingpong, recmatmul, sor,
+    threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -18,6 +19,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &apsp::BENCHMARK,
     &sor::BENCHMARK,
     &astar::BENCHMARK,
+    &nqueenk::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

@@ -12,6 +12,7 @@ pub mod chameneos;
 pub mod count;
 pub mod fjcreate;
 pub mod fjthrput;
+pub mod nqueenk;
 pub mod pingpong;
 pub mod recmatmul;
 pub mod sor;
