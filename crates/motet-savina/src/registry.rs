@@ -2,8 +2,8 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    apsp, astar, big, chameneos, count, fjcreate, fjthrput, nqueenk, pingpong, recmatmul, sor,
-    threadring,
+    apsp, astar, big, bitonicsort, chameneos, count, fjcreate, fjthrput, nqueenk, pingpong,
+    recmatmul, sor, threadring,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -20,6 +20,7 @@ static BENCHMARKS: &[&Benchmark] = &[
     &sor::BENCHMARK,
     &astar::BENCHMARK,
     &nqueenk::BENCHMARK,
+    &bitonicsort::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

@@ -8,6 +8,7 @@
 pub mod apsp;
 pub mod astar;
 pub mod big;
+pub mod bitonicsort;
 pub mod chameneos;
 pub mod count;
 pub mod fjcreate;
