@@ -84,14 +84,20 @@ enum BlockMsg {
     Neighbors(Vec<Addr<BlockMsg>>),
     /// Start: broadcast the initial block.
     Initial,
-    /// Block `from` after its step `k`.
-    Result { k: i64, from: usize, data: Block },
+    /// The block at (block row, block column) `from`, after its step `k`.
+    Result {
+        k: i64,
+        from: (u32, u32),
+        data: Block,
+    },
 }
 
 /// The neighbours' results of one step: which neighbours have sent theirs, and the (at most) two
 /// blocks the next step reads. The other results are only counted: the step needs one row and one
 /// column, held by one block of this block's row and one of its column.
 struct Step {
+    /// The block row and block column holding row and column `k + 1`: `(k + 1) / b`.
+    source: usize,
     seen: Vec<bool>,
     count: usize,
     /// The block holding column `k + 1` for this block's rows, if it is a neighbour.
@@ -101,8 +107,9 @@ struct Step {
 }
 
 impl Step {
-    fn new(neighbours: usize) -> Step {
+    fn new(neighbours: usize, source: usize) -> Step {
         Step {
+            source,
             seen: vec![false; neighbours],
             count: 0,
             row_source: None,
@@ -110,7 +117,10 @@ impl Step {
         }
     }
 
-    fn clear(&mut self) {
+    /// Empties the step for the results it collects next, which feed the step reading block row
+    /// and column `source`.
+    fn clear(&mut self, source: usize) {
+        self.source = source;
         self.seen.iter_mut().for_each(|s| *s = false);
         self.count = 0;
         self.row_source = None;
@@ -122,8 +132,9 @@ impl Step {
 struct Steps([Step; 2]);
 
 impl Steps {
-    fn new(neighbours: usize) -> Steps {
-        Steps([Step::new(neighbours), Step::new(neighbours)])
+    /// Results of step −1 (odd, feeding step 0) and of step 0 (even, feeding step 1).
+    fn new(neighbours: usize, b: usize) -> Steps {
+        Steps([Step::new(neighbours, 1 / b), Step::new(neighbours, 0)])
     }
 
     fn of(&mut self, k: i64) -> &mut Step {
@@ -133,6 +144,8 @@ impl Steps {
 
 struct BlockActor {
     id: usize,
+    /// (block row, block column).
+    at: (usize, usize),
     layout: Layout,
     neighbours: Vec<Addr<BlockMsg>>,
     /// The last step done (−1: none yet).
@@ -159,13 +172,14 @@ impl BlockActor {
     ) -> BlockActor {
         BlockActor {
             id,
+            at: layout.coords(id),
             layout,
             neighbours: Vec::new(),
             k: -1,
             started: false,
             current: initial,
             spare: None,
-            steps: Steps::new(0),
+            steps: Steps::new(0, layout.b()),
             column: Vec::with_capacity(layout.b()),
             finals,
             errors,
@@ -177,28 +191,34 @@ impl BlockActor {
         for neighbour in &self.neighbours {
             let _ = neighbour.tell(BlockMsg::Result {
                 k: self.k,
-                from: self.id,
+                from: (self.at.0 as u32, self.at.1 as u32),
                 data: self.current.clone(),
             });
         }
     }
 
-    /// Stores neighbour `from`'s result of step `k` (this step or the next); false if `from` is
-    /// not a neighbour or already sent it.
-    fn store(&mut self, k: i64, from: usize, data: Block) -> bool {
-        let Some(slot) = self.layout.neighbour_slot(self.id, from) else {
-            return false;
+    /// Stores the result of step `k` (this step or the next) of the block at `from`; false if
+    /// that block is not a neighbour or already sent it. (No divisions: this runs per message.)
+    fn store(&mut self, k: i64, from: (u32, u32), data: Block) -> bool {
+        let (fi, fj) = (from.0 as usize, from.1 as usize);
+        let (bi, bj) = self.at;
+        let skip = |x: usize, own: usize| if x < own { x } else { x - 1 };
+        let per_dim = self.neighbours.len() / 2 + 1;
+        let slot = match (fi == bi, fj == bj) {
+            (false, true) if fi < per_dim => skip(fi, bi),
+            (true, false) if fj < per_dim => per_dim - 1 + skip(fj, bj),
+            _ => return false,
         };
-        let (row_source, column_source) = self.layout.sources(self.id, (k + 1) as usize);
         let step = self.steps.of(k);
         if std::mem::replace(&mut step.seen[slot], true) {
             return false;
         }
         step.count += 1;
-        if from == row_source {
+        let source = step.source;
+        if (fi, fj) == (bi, source) {
             step.row_source = Some(data.clone());
         }
-        if from == column_source {
+        if (fi, fj) == (source, bj) {
             step.column_source = Some(data);
         }
         true
@@ -211,6 +231,7 @@ impl BlockActor {
         while self.started && self.k < last && self.steps.of(self.k).count == neighbours {
             let k = (self.k + 1) as usize;
             let step = &self.steps.0[(self.k & 1) as usize];
+            debug_assert_eq!(step.source, k / self.layout.b());
             let row_source = step.row_source.as_deref().unwrap_or(&self.current);
             let column_source = step.column_source.as_deref().unwrap_or(&self.current);
             self.layout.column_into(row_source, k, &mut self.column);
@@ -226,7 +247,9 @@ impl BlockActor {
                 &self.column,
                 self.layout.row(column_source, k),
             );
-            self.steps.of(self.k).clear();
+            // These slots next collect the results of step k + 1, which feed step k + 2.
+            let b = self.layout.b();
+            self.steps.of(self.k).clear((k + 2) / b);
             self.spare = Some(std::mem::replace(&mut self.current, next));
             self.k += 1;
             self.broadcast();
@@ -255,7 +278,7 @@ impl Actor for BlockActor {
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: BlockMsg) {
         match msg {
             BlockMsg::Neighbors(neighbours) => {
-                self.steps = Steps::new(neighbours.len());
+                self.steps = Steps::new(neighbours.len(), self.layout.b());
                 self.neighbours = neighbours;
             }
             BlockMsg::Initial => {
@@ -268,7 +291,7 @@ impl Actor for BlockActor {
                     self.advance(ctx);
                 } else {
                     let e = format!(
-                        "block {} at step {}: unexpected result of step {k} from block {from}",
+                        "block {} at step {}: unexpected result of step {k} from block {from:?}",
                         self.id, self.k
                     );
                     self.fail(ctx, e);

@@ -69,19 +69,6 @@ impl Layout {
         column.chain(row).collect()
     }
 
-    /// Where block `from` sits in the list [`neighbours`](Self::neighbours) of block `id`, if it
-    /// is a neighbour.
-    pub(crate) fn neighbour_slot(&self, id: usize, from: usize) -> Option<usize> {
-        let (bi, bj) = self.coords(id);
-        let (fi, fj) = self.coords(from);
-        let skip = |x: usize, own: usize| if x < own { x } else { x - 1 };
-        match (fi == bi, fj == bj) {
-            (false, true) => Some(skip(fi, bi)),
-            (true, false) => Some(self.per_dim - 1 + skip(fj, bj)),
-            _ => None,
-        }
-    }
-
     /// Block `id` of the full matrix `d`.
     pub(crate) fn cut(&self, d: &[Dist], id: usize) -> Vec<Dist> {
         let (bi, bj) = self.coords(id);
@@ -155,15 +142,17 @@ mod tests {
     use super::{relax, relax_in_place, Layout};
 
     #[test]
-    fn neighbours_and_slots_agree() {
+    fn neighbours_are_the_block_column_then_the_block_row() {
         let layout = Layout::new(12, 3);
         for id in 0..layout.blocks() {
+            let (bi, bj) = layout.coords(id);
             let neighbours = layout.neighbours(id);
             assert_eq!(neighbours.len(), 6);
-            for (slot, &from) in neighbours.iter().enumerate() {
-                assert_eq!(layout.neighbour_slot(id, from), Some(slot));
+            for (slot, &n) in neighbours.iter().enumerate() {
+                let (ni, nj) = layout.coords(n);
+                assert_ne!(n, id);
+                assert!(if slot < 3 { nj == bj } else { ni == bi });
             }
-            assert_eq!(layout.neighbour_slot(id, id), None);
         }
         assert_eq!(layout.neighbours(5), [1, 9, 13, 4, 6, 7]);
     }
