@@ -181,7 +181,7 @@ impl Actor for Worker {
 #[cfg(test)]
 mod tests {
     use super::{multiply, Program};
-    use crate::benchmarks::recmatmul::Config;
+    use crate::benchmarks::recmatmul::{Config, BENCHMARK};
     use crate::motet_support::runtime;
     use crate::params::Params;
 
@@ -202,7 +202,7 @@ mod tests {
     #[test]
     fn actor_product_equals_a_direct_product() {
         for (n, t, w) in [(32.0, 64.0, 3.0), (48.0, 200.0, 7.0)] {
-            let mut params = Params::small(super::super::BENCHMARK.params);
+            let mut params = Params::small(BENCHMARK.params);
             params.set("n", n).unwrap();
             params.set("t", t).unwrap();
             params.set("w", w).unwrap();
