@@ -89,9 +89,13 @@ impl Layout {
         let (bi, bj) = self.coords(id);
         let (row0, col0, b) = (bi * self.b, bj * self.b, self.b);
         block
-            .iter()
+            .chunks_exact(b)
             .enumerate()
-            .map(move |(e, &d)| (row0 + e / b, col0 + e % b, d))
+            .flat_map(move |(di, row)| {
+                row.iter()
+                    .enumerate()
+                    .map(move |(dj, &d)| (row0 + di, col0 + dj, d))
+            })
     }
 
     /// For step `k` of block `id`: the block holding `D[row][k]` for this block's rows, and the one

@@ -167,7 +167,27 @@ impl CBlocks {
         Ok(())
     }
 
+    /// Calls `f(i, j0, row)` for each row of each block: `row` holds `C[i][j0..]`. Stops at the
+    /// first block never written, and returns its index.
+    pub(crate) fn for_each_row(
+        &self,
+        mut f: impl FnMut(usize, usize, &[f64]),
+    ) -> Result<(), usize> {
+        for (index, block) in self.blocks.iter().enumerate() {
+            let block = block.as_deref().ok_or(index)?;
+            let (i0, j0) = (
+                (index / self.per_row) * self.leaf,
+                (index % self.per_row) * self.leaf,
+            );
+            for (di, row) in block.chunks_exact(self.leaf).enumerate() {
+                f(i0 + di, j0, row);
+            }
+        }
+        Ok(())
+    }
+
     /// `C[i][j]`, if its block was written.
+    #[cfg(test)]
     pub(crate) fn get(&self, i: usize, j: usize) -> Option<f64> {
         let (leaf, per_row) = (self.leaf, self.per_row);
         let block = self.blocks[(i / leaf) * per_row + j / leaf].as_ref()?;
