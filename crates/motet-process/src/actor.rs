@@ -1,0 +1,1 @@
+//! Actor facade (in progress).

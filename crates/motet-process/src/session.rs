@@ -1,0 +1,1 @@
+//! Session types (in progress).
