@@ -265,7 +265,10 @@ fn select_takes_the_ready_branch_and_leaves_the_others() {
         });
         rt.wait_quiescent();
         a_tx.send(1).unwrap();
-        assert_eq!(system.block_on(out_rx.recv()).unwrap(), Ok("a Ok(1)".into()));
+        assert_eq!(
+            system.block_on(out_rx.recv()).unwrap(),
+            Ok("a Ok(1)".into())
+        );
         b_tx.send("left").unwrap();
         assert_eq!(b.try_recv(), Ok("left"));
         assert_eq!(a.try_recv(), Err(TryRecvError::Empty));

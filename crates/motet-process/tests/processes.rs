@@ -24,7 +24,11 @@ fn thousands_of_processes_finish_and_are_counted() {
             senders.push(tx);
         }
         rt.wait_quiescent();
-        assert_eq!(system.live(), 2_000, "every process is parked on its receive");
+        assert_eq!(
+            system.live(),
+            2_000,
+            "every process is parked on its receive"
+        );
         for tx in &senders {
             tx.send(1).unwrap();
         }
@@ -58,7 +62,11 @@ fn shutdown_cancels_a_parked_cycle() {
         assert_eq!(system.live(), n);
         system.shutdown();
         assert_eq!(system.live(), 0);
-        assert_eq!(dropped.load(SeqCst), n, "every process's future was dropped");
+        assert_eq!(
+            dropped.load(SeqCst),
+            n,
+            "every process's future was dropped"
+        );
         assert!(system.is_shut_down());
         // Spawning after shutdown drops the future unrun.
         let guard = DropCount(dropped.clone());
@@ -186,7 +194,10 @@ fn processes_spawn_processes() {
     testing::check(|rt| {
         let system = ProcessSystem::new(rt.handle());
         let (tx, rx) = channel::unbounded::<u32>();
-        fn fork(depth: u32, tx: channel::Sender<u32>) -> impl std::future::Future<Output = ()> + Send {
+        fn fork(
+            depth: u32,
+            tx: channel::Sender<u32>,
+        ) -> impl std::future::Future<Output = ()> + Send {
             async move {
                 if depth == 0 {
                     tx.send(1).unwrap();

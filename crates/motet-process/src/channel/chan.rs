@@ -18,10 +18,11 @@
 //!
 //! # Handles and lifetime
 //!
-//! `handles` counts senders (low 32 bits) and receivers (high 32 bits). The last sender closes the
-//! channel, the last receiver closes it and drops the queued values; each does so *before* giving up
-//! its count, so the channel is still there for it. Whoever takes the whole word to zero frees the
-//! channel.
+//! `handles` counts senders (low 32 bits) and receivers (high 32 bits). The last sender marks the
+//! channel sender-less (receivers fail once it is empty; a receiver may mint a new sender, under the
+//! lock, which undoes it), the last receiver closes it and drops the queued values; each does so
+//! *before* giving up its count, so the channel is still there for it. Whoever takes the whole word
+//! to zero frees the channel.
 
 use std::collections::VecDeque;
 use std::ptr::{self, NonNull};
@@ -43,7 +44,10 @@ struct State<T> {
     receivers: WaitList<T>,
     senders: WaitList<T>,
     cap: usize,
+    /// Closed explicitly, or by the last receiver: sends fail from now on.
     closed: bool,
+    /// No sender exists: receives fail once the queue is empty, until a receiver mints a sender.
+    no_senders: bool,
 }
 
 /// A channel.
@@ -98,6 +102,28 @@ impl<T> State<T> {
         !self.queue.is_empty() || !self.senders.is_empty()
     }
 
+    /// Whether a receive that finds no value fails rather than waits.
+    fn ended(&self) -> bool {
+        self.closed || self.no_senders
+    }
+
+    /// Wakes every waiter because the channel closed (or lost its last sender).
+    fn wake_all(&mut self, wakes: &mut Wakes) {
+        // SAFETY: we hold the lock; linked entries are alive.
+        unsafe {
+            while let Some(entry) = self.receivers.pop_front() {
+                if entry.claim() {
+                    entry.finish(CLOSED, wakes);
+                } else {
+                    entry.set_state(SKIPPED);
+                }
+            }
+            while let Some(entry) = self.senders.pop_front() {
+                entry.finish(CLOSED, wakes);
+            }
+        }
+    }
+
     /// Hands `value` to the first waiting receiver whose select is still open, or gives it back.
     fn hand_to_receiver(&mut self, value: T, wakes: &mut Wakes) -> Result<(), T> {
         // SAFETY: we hold the lock; linked entries are alive.
@@ -150,6 +176,7 @@ impl<T> Chan<T> {
                 senders: WaitList::new(),
                 cap,
                 closed: false,
+                no_senders: false,
             }),
         })))
     }
@@ -166,8 +193,17 @@ impl<T> Chan<T> {
         );
     }
 
-    /// Gives up a handle; the last sender closes the channel, the last receiver closes it and drops
-    /// the queued values; the last handle frees it.
+    /// A new sender minted by a receiver: the channel has a sender again (receives wait again
+    /// instead of failing, unless it was closed).
+    pub(crate) fn mint_sender(&self) {
+        // Under the lock, so that the last sender's drop (which decides under it) sees it.
+        let mut st = self.state.lock();
+        self.retain(SENDER);
+        st.no_senders = false;
+    }
+
+    /// Gives up a handle. The last sender leaves the channel without senders (receivers fail once it
+    /// is empty); the last receiver closes it and drops the queued values; the last handle frees it.
     ///
     /// # Safety
     /// The caller owns a handle of kind `one` to the live channel at `this` and does not use it
@@ -178,12 +214,17 @@ impl<T> Chan<T> {
         let mut cur = chan.handles.load(Ordering::Acquire);
         loop {
             if (cur / one) & 0xFFFF_FFFF == 1 {
-                // The last of its kind (only a holder of this kind, or a receiver minting a sender,
-                // could add one; a sender minted now finds the channel closed).
-                if one == RECEIVER {
+                // Perhaps the last of its kind: only a holder of this kind could add one (or a
+                // receiver minting a sender, which does so under the lock).
+                let last = if one == RECEIVER {
                     chan.close_and_drain();
+                    true
                 } else {
-                    chan.close();
+                    chan.last_sender_gone()
+                };
+                if !last {
+                    cur = chan.handles.load(Ordering::Acquire);
+                    continue;
                 }
                 // AcqRel: Release orders our uses before the freeing; Acquire (for the last one)
                 // sees every other holder's uses.
@@ -204,6 +245,24 @@ impl<T> Chan<T> {
                 Err(actual) => cur = actual,
             }
         }
+    }
+
+    /// The last sender is going: marks the channel sender-less and wakes the waiting receivers.
+    /// Returns false if a sender was minted meanwhile (the caller is not the last any more).
+    fn last_sender_gone(&self) -> bool {
+        let mut wakes = Wakes::new();
+        {
+            let mut st = self.state.lock();
+            // Mints happen under the lock: if we are still the only sender, we stay so until the
+            // caller's decrement (no other sender exists to clone).
+            if self.handles.load(Ordering::Acquire) & 0xFFFF_FFFF != 1 {
+                return false;
+            }
+            st.no_senders = true;
+            st.wake_all(&mut wakes);
+        }
+        wakes.run();
+        true
     }
 
     /// Sends without waiting.
@@ -233,7 +292,7 @@ impl<T> Chan<T> {
             let mut st = self.state.lock();
             match st.take(&mut wakes) {
                 Some(value) => TryRecv::Value(value),
-                None if st.closed => TryRecv::Closed,
+                None if st.ended() => TryRecv::Closed,
                 None => TryRecv::Empty,
             }
         };
@@ -278,7 +337,7 @@ impl<T> Chan<T> {
                     RecvPoll::Pending
                 }
                 _ => {
-                    if st.has_value() || st.closed {
+                    if st.has_value() || st.ended() {
                         // SAFETY: the group belongs to the polling select, alive while it polls.
                         if !unsafe { claim_group(group) } {
                             RecvPoll::Lost
@@ -462,19 +521,7 @@ impl<T> Chan<T> {
                 return false;
             }
             st.closed = true;
-            // SAFETY: we hold the lock; linked entries are alive.
-            unsafe {
-                while let Some(entry) = st.receivers.pop_front() {
-                    if entry.claim() {
-                        entry.finish(CLOSED, &mut wakes);
-                    } else {
-                        entry.set_state(SKIPPED);
-                    }
-                }
-                while let Some(entry) = st.senders.pop_front() {
-                    entry.finish(CLOSED, &mut wakes);
-                }
-            }
+            st.wake_all(&mut wakes);
         }
         wakes.run();
         true
@@ -487,8 +534,9 @@ impl<T> Chan<T> {
         drop(values);
     }
 
+    /// Whether sends fail (closed), or, seen from a receiver, no sender is left either.
     pub(crate) fn is_closed(&self) -> bool {
-        self.state.lock().closed
+        self.state.lock().ended()
     }
 
     pub(crate) fn len(&self) -> usize {

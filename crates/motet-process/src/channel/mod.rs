@@ -36,9 +36,11 @@
 //! assert_eq!(reply_rx.recv_blocking(), Ok("pong"));
 //! ```
 //!
-//! Closing: [`Sender::close`] or [`Receiver::close`] closes the channel for everyone; dropping the last
-//! sender closes it too. After closing, sends fail (handing the value back) and receivers get the
-//! values still queued, then [`RecvError`]. Dropping the last receiver drops the queued values.
+//! Closing: [`Sender::close`] or [`Receiver::close`] closes the channel for everyone. After closing,
+//! sends fail (handing the value back) and receivers get the values still queued, then
+//! [`RecvError`]. Dropping the last sender has the same effect on receivers (until a receiver mints a
+//! new sender with [`Receiver::sender`]); dropping the last receiver closes the channel and drops the
+//! queued values.
 
 mod chan;
 mod error;
@@ -296,10 +298,11 @@ impl<T: Send> Receiver<T> {
         }
     }
 
-    /// A new unbounded-style sender into this channel (as an actor mints its own address). If the
-    /// channel is already closed, sends through it fail.
+    /// A new sender into this channel (as an actor mints its own address). A channel whose senders
+    /// were all dropped has one again (receives wait again); if the channel was closed, sends
+    /// through it fail.
     pub fn sender(&self) -> Sender<T> {
-        self.chan().retain(SENDER);
+        self.chan().mint_sender();
         Sender { chan: self.chan }
     }
 
