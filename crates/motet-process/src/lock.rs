@@ -48,6 +48,17 @@ impl<T> SpinLock<T> {
         }
     }
 
+    /// Under loom: retry the swap itself (a read-modify-write always reads the latest value, where a
+    /// relaxed load may be modelled as reading a stale `true` forever).
+    #[cfg(loom)]
+    #[cold]
+    fn lock_contended(&self) {
+        while self.locked.swap(true, Ordering::Acquire) {
+            yield_now();
+        }
+    }
+
+    #[cfg(not(loom))]
     #[cold]
     fn lock_contended(&self) {
         let mut spins = 0;
@@ -86,7 +97,7 @@ impl<T> Deref for SpinGuard<'_, T> {
         return self.lock.value.with(|p| unsafe { &*p });
         #[cfg(loom)]
         // SAFETY: as above; loom tracks the access through `access`.
-        return unsafe { self.access.deref() };
+        return unsafe { loom::cell::MutPtr::deref(&self.access) };
     }
 }
 
@@ -98,7 +109,7 @@ impl<T> DerefMut for SpinGuard<'_, T> {
         return self.lock.value.with_mut(|p| unsafe { &mut *p });
         #[cfg(loom)]
         // SAFETY: as above.
-        return unsafe { self.access.deref() };
+        return unsafe { loom::cell::MutPtr::deref(&self.access) };
     }
 }
 

@@ -147,6 +147,16 @@ impl Header {
     }
 }
 
+/// Runs a scheduled process once (the loom models' stand-in for a worker).
+///
+/// # Safety
+/// `header` was scheduled (taken from the model's ready queue) and is run by one thread at a time.
+#[cfg(loom)]
+pub(crate) unsafe fn run_scheduled(header: NonNull<Header>) -> RunOutcome {
+    // SAFETY: the caller's contract.
+    unsafe { (header.as_ref().vtable.run)(header) }
+}
+
 /// Schedules a process whose idle-to-notified transition the caller won.
 ///
 /// # Safety

@@ -246,6 +246,25 @@ impl ProcessSystem {
         ProcessSystemBuilder { steps }.build()
     }
 
+    /// Runs the scheduled processes until none is left (the loom models' worker).
+    #[cfg(loom)]
+    pub(crate) fn run_ready(&self) {
+        loop {
+            let next = self.shared.ready.lock().unwrap().pop_front();
+            let Some(ReadyPtr(header)) = next else {
+                return;
+            };
+            // SAFETY: taken from the ready queue: scheduled, and run by this thread only.
+            if unsafe { process::run_scheduled(header) } == motet_runtime::RunOutcome::Yield {
+                self.shared
+                    .ready
+                    .lock()
+                    .unwrap()
+                    .push_back(ReadyPtr(header));
+            }
+        }
+    }
+
     /// The system of the process being polled on this thread (also inside
     /// [`block_on`](ProcessSystem::block_on)); `None` elsewhere.
     pub fn current() -> Option<ProcessSystem> {

@@ -15,8 +15,10 @@ type Customer = <Account as Session>::Dual;
 #[test]
 fn the_dual_is_computed_by_the_type_system() {
     // Compiles only if the dual is exactly this type.
-    let (_account, _customer): (Chan<Account>, Chan<Rec<Choose<Send<u64, Recv<u64, Var<Z>>>, End>>>) =
-        session::<Account>();
+    let (_account, _customer): (
+        Chan<Account>,
+        Chan<Rec<Choose<Send<u64, Recv<u64, Var<Z>>>, End>>>,
+    ) = session::<Account>();
     // The dual of the dual is the protocol itself.
     let _: Chan<<Customer as Session>::Dual> = session::<Account>().0;
     let _: Chan<Customer> = session::<Account>().1;
@@ -99,7 +101,10 @@ fn dropping_an_endpoint_early_disconnects_the_peer() {
 
 #[test]
 fn blocking_endpoints_for_threads() {
-    let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+    let rt = motet_runtime::Runtime::builder()
+        .workers(2)
+        .build()
+        .unwrap();
     let system = ProcessSystem::new(rt.handle());
     let (server, client) = session::<Offer<Recv<u8, End>, End>>();
     system.spawn(async move {
