@@ -10,14 +10,22 @@
 
 use std::ops::{Deref, DerefMut};
 
-use crate::sync::{spin_hint, yield_now, AtomicBool, Ordering, UnsafeCell};
+use crate::sync::UnsafeCell;
+#[cfg(not(loom))]
+use crate::sync::{spin_hint, yield_now, AtomicBool, Ordering};
 
 /// How many times a contended lock spins before it starts yielding its thread.
+#[cfg(not(loom))]
 const SPINS_BEFORE_YIELD: u32 = 64;
 
 /// A spinlock owning its value.
 pub(crate) struct SpinLock<T> {
+    #[cfg(not(loom))]
     locked: AtomicBool,
+    /// Under loom the lock is a loom mutex: loom models a blocked thread exactly, where a spinning
+    /// one multiplies the states it explores (the spinning itself is not what the models check).
+    #[cfg(loom)]
+    mutex: loom::sync::Mutex<()>,
     value: UnsafeCell<T>,
 }
 
@@ -29,33 +37,33 @@ unsafe impl<T: Send> Sync for SpinLock<T> {}
 impl<T> SpinLock<T> {
     pub(crate) fn new(value: T) -> SpinLock<T> {
         SpinLock {
+            #[cfg(not(loom))]
             locked: AtomicBool::new(false),
+            #[cfg(loom)]
+            mutex: loom::sync::Mutex::new(()),
             value: UnsafeCell::new(value),
         }
     }
 
     /// Takes the lock, spinning (then yielding) while another thread holds it.
+    #[cfg(loom)]
+    pub(crate) fn lock(&self) -> SpinGuard<'_, T> {
+        let held = self.mutex.lock().unwrap();
+        SpinGuard {
+            lock: self,
+            access: std::mem::ManuallyDrop::new(self.value.get_mut()),
+            held: Some(held),
+        }
+    }
+
+    #[cfg(not(loom))]
     #[inline]
     pub(crate) fn lock(&self) -> SpinGuard<'_, T> {
         // Acquire: the holder's writes, published by its release store in `drop`, are visible to us.
         if self.locked.swap(true, Ordering::Acquire) {
             self.lock_contended();
         }
-        SpinGuard {
-            lock: self,
-            #[cfg(loom)]
-            access: std::mem::ManuallyDrop::new(self.value.get_mut()),
-        }
-    }
-
-    /// Under loom: retry the swap itself (a read-modify-write always reads the latest value, where a
-    /// relaxed load may be modelled as reading a stale `true` forever).
-    #[cfg(loom)]
-    #[cold]
-    fn lock_contended(&self) {
-        while self.locked.swap(true, Ordering::Acquire) {
-            yield_now();
-        }
+        SpinGuard { lock: self }
     }
 
     #[cfg(not(loom))]
@@ -81,10 +89,13 @@ impl<T> SpinLock<T> {
 
 /// Access to a locked value; unlocks when dropped.
 pub(crate) struct SpinGuard<'a, T> {
+    #[cfg_attr(loom, allow(dead_code))]
     lock: &'a SpinLock<T>,
     /// Under loom, the tracked access to the value, held for as long as the guard.
     #[cfg(loom)]
     access: std::mem::ManuallyDrop<loom::cell::MutPtr<T>>,
+    #[cfg(loom)]
+    held: Option<loom::sync::MutexGuard<'a, ()>>,
 }
 
 impl<T> Deref for SpinGuard<'_, T> {
@@ -122,7 +133,10 @@ impl<T> Drop for SpinGuard<'_, T> {
         unsafe {
             std::mem::ManuallyDrop::drop(&mut self.access)
         };
+        #[cfg(loom)]
+        drop(self.held.take());
         // Release: everything written under the lock is visible to the next holder's acquire swap.
+        #[cfg(not(loom))]
         self.lock.locked.store(false, Ordering::Release);
     }
 }

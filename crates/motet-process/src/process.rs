@@ -365,8 +365,9 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     /// # Safety
     /// The process is running on this thread (`RUNNING` set by this thread) and its future is alive.
     unsafe fn finish(this: NonNull<Header>, end: End) {
-        // SAFETY: the caller runs the process: the future is ours to drop, once.
+        // SAFETY: the caller runs the process, which is alive.
         let header = unsafe { this.as_ref() };
+        // SAFETY: the caller runs the process: the future is ours to drop, once.
         let future = unsafe { &mut *this.cast::<Cell<F>>().as_ref().future.get() };
         let dropped = catch_unwind(AssertUnwindSafe(|| {
             // SAFETY: dropped once, here; never used again.

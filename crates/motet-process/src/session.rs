@@ -164,6 +164,9 @@ impl<T> fmt::Display for Disconnected<T> {
 
 impl<T> std::error::Error for Disconnected<T> {}
 
+/// What [`Chan::offer`] returns: the endpoint in the branch the peer chose.
+pub type Offered<P, Q, E> = Branch<Chan<P, E>, Chan<Q, E>>;
+
 /// The branch the peer chose at an [`Offer`].
 #[derive(Debug)]
 pub enum Branch<L, R> {
@@ -229,7 +232,7 @@ fn unbox<T: 'static>(carrier: Carrier) -> T {
 }
 
 impl<P, Q, E> Chan<Offer<P, Q>, E> {
-    fn branch(self, carrier: Carrier) -> Branch<Chan<P, E>, Chan<Q, E>> {
+    fn branch(self, carrier: Carrier) -> Offered<P, Q, E> {
         match carrier {
             Carrier::Left => Branch::Left(self.advance()),
             Carrier::Right => Branch::Right(self.advance()),
@@ -300,7 +303,7 @@ impl<P, Q, E> Chan<Offer<P, Q>, E> {
     ///
     /// # Errors
     /// [`Disconnected`] if the peer's endpoint was dropped before choosing.
-    pub async fn offer(self) -> Result<Branch<Chan<P, E>, Chan<Q, E>>, Disconnected> {
+    pub async fn offer(self) -> Result<Offered<P, Q, E>, Disconnected> {
         let carrier = self.receive().await?;
         Ok(self.branch(carrier))
     }
@@ -309,7 +312,7 @@ impl<P, Q, E> Chan<Offer<P, Q>, E> {
     ///
     /// # Errors
     /// As for [`offer`](Chan::offer).
-    pub fn offer_blocking(self) -> Result<Branch<Chan<P, E>, Chan<Q, E>>, Disconnected> {
+    pub fn offer_blocking(self) -> Result<Offered<P, Q, E>, Disconnected> {
         let carrier = self.receive_blocking()?;
         Ok(self.branch(carrier))
     }

@@ -35,20 +35,16 @@ impl<T> UnsafeCell<T> {
 #[cfg(loom)]
 pub(crate) use loom::cell::UnsafeCell;
 
-/// A busy-wait hint; under loom, a yield so that the model lets the other thread progress.
+/// A busy-wait hint.
+#[cfg(not(loom))]
 #[inline(always)]
 pub(crate) fn spin_hint() {
-    #[cfg(not(loom))]
     std::hint::spin_loop();
-    #[cfg(loom)]
-    loom::hint::spin_loop();
 }
 
 /// Gives the processor away (a spinning thread whose lock holder may have been preempted).
+#[cfg(not(loom))]
 #[inline]
 pub(crate) fn yield_now() {
-    #[cfg(not(loom))]
     std::thread::yield_now();
-    #[cfg(loom)]
-    loom::thread::yield_now();
 }

@@ -249,7 +249,10 @@ impl ProcessSystem {
     /// Runs the scheduled processes until none is left (the loom models' worker).
     #[cfg(loom)]
     pub(crate) fn run_ready(&self) {
+        let mut runs = 0;
         loop {
+            runs += 1;
+            assert!(runs < 1_000, "a process keeps being rescheduled");
             let next = self.shared.ready.lock().unwrap().pop_front();
             let Some(ReadyPtr(header)) = next else {
                 return;

@@ -15,10 +15,8 @@ type Customer = <Account as Session>::Dual;
 #[test]
 fn the_dual_is_computed_by_the_type_system() {
     // Compiles only if the dual is exactly this type.
-    let (_account, _customer): (
-        Chan<Account>,
-        Chan<Rec<Choose<Send<u64, Recv<u64, Var<Z>>>, End>>>,
-    ) = session::<Account>();
+    type Expected = Rec<Choose<Send<u64, Recv<u64, Var<Z>>>, End>>;
+    let (_account, _customer): (Chan<Account>, Chan<Expected>) = session::<Account>();
     // The dual of the dual is the protocol itself.
     let _: Chan<<Customer as Session>::Dual> = session::<Account>().0;
     let _: Chan<Customer> = session::<Account>().1;

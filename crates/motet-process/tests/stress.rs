@@ -27,7 +27,11 @@ fn check_partition(received: Vec<usize>, returned: Vec<usize>, sent: usize) {
     for v in received.iter().chain(returned.iter()) {
         assert!(seen.insert(*v), "value {v} delivered twice");
     }
-    assert_eq!(total, sent, "values lost: {} of {sent} accounted for", total);
+    assert_eq!(
+        total, sent,
+        "values lost: {} of {sent} accounted for",
+        total
+    );
 }
 
 #[test]
@@ -179,7 +183,11 @@ fn selects_racing_senders_take_each_value_once() {
     drop((a, b, got_tx));
     let mut threads = Vec::new();
     for s in 0..SENDERS {
-        let tx = if s % 2 == 0 { a_tx.clone() } else { b_tx.clone() };
+        let tx = if s % 2 == 0 {
+            a_tx.clone()
+        } else {
+            b_tx.clone()
+        };
         threads.push(std::thread::spawn(move || {
             for i in 0..PER_SENDER {
                 tx.send(s * PER_SENDER + i).unwrap();

@@ -284,12 +284,11 @@ impl<T> Waiter<T> {
     pub(crate) unsafe fn finish(&self, state: u8, wakes: &mut Wakes) {
         // SAFETY: the caller's contract.
         match unsafe { self.take_waker() } {
-            Some(WaitWaker::Process(header)) => {
-                // SAFETY: the entry was linked, so its process (whose allocation holds it) is alive.
-                if unsafe { header.as_ref() }.notify() {
-                    wakes.push(Wake::Process(header));
-                }
+            // SAFETY: the entry was linked, so its process (whose allocation holds it) is alive.
+            Some(WaitWaker::Process(header)) if unsafe { header.as_ref() }.notify() => {
+                wakes.push(Wake::Process(header));
             }
+            Some(WaitWaker::Process(_)) => {}
             Some(WaitWaker::Other(waker)) => wakes.push(Wake::Other(waker)),
             None => {}
         }
