@@ -3,10 +3,11 @@
 //! This facade re-exports the pieces behind features:
 //!
 //! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
-//! - [`actor`] (feature `actor`, on by default): typed actors after CAF.
+//! - [`actor`] (feature `actor`, on by default): typed actors after CAF;
+//! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
+//!   session types after Effpi.
 //!
-//! Behaviour-oriented concurrency, deterministic reactors and typed processes join as their crates
-//! land.
+//! Behaviour-oriented concurrency and deterministic reactors join as their crates land.
 //!
 //! ```
 //! use motet::actor::{spawn, Actor, Context};
@@ -37,6 +38,12 @@ pub mod runtime {
 #[cfg(feature = "actor")]
 pub mod actor {
     pub use motet_actor::*;
+}
+
+/// Typed channels, processes and session types (re-export of `motet-process`).
+#[cfg(feature = "process")]
+pub mod process {
+    pub use motet_process::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};
