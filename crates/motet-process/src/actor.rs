@@ -109,7 +109,7 @@ impl<T: Send> Mailbox<T> {
     /// Reads the next message, parking the actor until one arrives.
     ///
     /// # Errors
-    /// [`RecvError`] once no [`ActorRef`] is left and the mailbox is empty.
+    /// [`RecvError`](crate::channel::RecvError) once no [`ActorRef`] is left and the mailbox is empty.
     #[inline]
     pub fn read(&self) -> Recv<'_, T> {
         self.rx.recv()

@@ -73,7 +73,7 @@ mod context;
 mod lock;
 mod process;
 mod registry;
-mod select;
+pub mod select;
 pub mod session;
 mod sync;
 mod system;
