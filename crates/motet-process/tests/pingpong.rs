@@ -1,3 +1,6 @@
+//! Effpi's ping-pong: the ping carries the channel its pong is sent back on (pi-calculus mobility),
+//! under the deterministic scheduler and on pools of 1 and 2 workers.
+
 use motet_process::{channel, ProcessSystem};
 use motet_runtime::testing;
 
