@@ -4,9 +4,9 @@
 //!
 //! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
 //! - [`actor`] (feature `actor`, on by default): typed actors after CAF;
-//! - [`reactor`] (feature `reactor`): deterministic reactors after Lingua Franca.
-//!
-//! Behaviour-oriented concurrency and typed processes join as their crates land.
+//! - [`reactor`] (feature `reactor`, on by default): deterministic reactors after Lingua Franca;
+//! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
+//!   session types after Effpi.
 //!
 //! ```
 //! use motet::actor::{spawn, Actor, Context};
@@ -44,6 +44,12 @@ pub mod actor {
 #[cfg(feature = "reactor")]
 pub mod reactor {
     pub use motet_reactor::*;
+}
+
+/// Typed channels, processes and session types (re-export of `motet-process`).
+#[cfg(feature = "process")]
+pub mod process {
+    pub use motet_process::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};
