@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(plan.threads, [1, 2]);
         assert_eq!((plan.iterations, plan.warmup), (10, 2));
         assert!(plan.models.contains(&Model::Floor));
-        assert_eq!(plan.benchmarks[0].1.to_string(), "n=40000");
+        assert_eq!(plan.benchmarks[0].1.to_string(), "n=40000 p=1");
         assert!(plan_of(&["motet-savina", "run", "big", "--all"]).is_err());
         assert!(plan_of(&["motet-savina", "run", "nosuch"])
             .unwrap_err()

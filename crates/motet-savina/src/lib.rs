@@ -43,6 +43,7 @@ mod motet_support;
 pub mod params;
 #[cfg(feature = "peers")]
 pub mod peers;
+mod process_support;
 pub mod random;
 pub mod record;
 pub mod registry;

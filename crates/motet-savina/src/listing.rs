@@ -130,7 +130,7 @@ mod tests {
             pingpong.trim_start().starts_with("1  pingpong"),
             "{pingpong}"
         );
-        assert!(pingpong.ends_with("n=40000"), "{pingpong}");
+        assert!(pingpong.ends_with("n=40000 p=1"), "{pingpong}");
         let totals = lines.iter().find(|l| l.contains("implemented")).unwrap();
         assert!(
             totals.contains(&registry::all().len().to_string()),

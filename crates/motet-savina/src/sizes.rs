@@ -136,7 +136,7 @@ mod tests {
         let s = Sizes::parse(&["small", "r=1000", "n=37"]).unwrap();
         let p = s.resolve(&[ring, ping]).unwrap();
         assert_eq!(p[0].to_string(), "n=37 r=1000");
-        assert_eq!(p[1].to_string(), "n=37");
+        assert_eq!(p[1].to_string(), "n=37 p=1");
         let d = Sizes::parse(&["default"])
             .unwrap()
             .resolve(&[ring])

@@ -81,3 +81,16 @@ fn peer_variants_reject_bad_sizes() {
         );
     }
 }
+
+#[test]
+fn peer_pingpong_runs_one_pair_only() {
+    let b = registry::find("pingpong").unwrap();
+    let mut params = Params::small(b.params);
+    params.set("p", 2.0).unwrap();
+    for model in PEERS {
+        let err = (b.variant(model).unwrap().prepare)(&params, 1)
+            .err()
+            .unwrap_or_else(|| panic!("{model} accepted p=2"));
+        assert!(err.contains("`p`"), "{model}: {err}");
+    }
+}

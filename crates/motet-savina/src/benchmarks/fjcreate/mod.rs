@@ -11,6 +11,7 @@ mod peers;
 
 mod actor;
 mod floor;
+mod process;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -39,6 +40,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Process,
+            prepare: process::prepare,
         },
         Variant {
             model: Model::Floor,

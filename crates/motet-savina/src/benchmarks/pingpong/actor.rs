@@ -1,11 +1,13 @@
 //! Ping Pong as motet actors.
 
+use std::sync::atomic::Ordering;
+
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, Config};
+use super::{Config, Tallies};
 use crate::bench::{Iteration, Outcome};
-use crate::motet_support::{self, ResultSlot};
+use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
@@ -27,7 +29,8 @@ struct Ping {
     pong: Addr<PongMsg>,
     pings_left: u64,
     pongs: u64,
-    result: ResultSlot<u64>,
+    pair: usize,
+    tallies: Tallies,
 }
 
 impl Ping {
@@ -48,7 +51,8 @@ impl Actor for Ping {
                     self.ping(ctx);
                 } else {
                     let _ = self.pong.tell(PongMsg::Stop);
-                    self.result.set(self.pongs);
+                    let tally = self.tallies.pair(self.pair);
+                    tally.pongs_received.store(self.pongs, Ordering::Relaxed);
                     ctx.stop();
                 }
             }
@@ -58,7 +62,8 @@ impl Actor for Ping {
 
 struct Pong {
     count: u64,
-    result: ResultSlot<u64>,
+    pair: usize,
+    tallies: Tallies,
 }
 
 impl Actor for Pong {
@@ -70,35 +75,41 @@ impl Actor for Pong {
                 let _ = ping.send(PingMsg::SendPong);
             }
             PongMsg::Stop => {
-                self.result.set(self.count);
+                let tally = self.tallies.pair(self.pair);
+                tally.pings_counted.store(self.count, Ordering::Relaxed);
                 ctx.stop();
             }
         }
     }
 }
 
-/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+/// One timed iteration: creates the `p` pairs, starts them, runs them to quiescence and checks
+/// every pair.
 fn run(cfg: &Config, rt: &Runtime) -> Outcome {
-    let (pongs, count) = (ResultSlot::new(), ResultSlot::new());
+    let Config { n, p } = *cfg;
+    let tallies = Tallies::new(p);
     let h = rt.handle();
-    let pong = spawn(
-        h,
-        Pong {
-            count: 0,
-            result: count.clone(),
-        },
-    );
-    let ping = spawn(
-        h,
-        Ping {
-            pong,
-            pings_left: cfg.n,
-            pongs: 0,
-            result: pongs.clone(),
-        },
-    );
-    let _ = ping.tell(PingMsg::Start);
-    drop(ping);
+    for pair in 0..p {
+        let pong = spawn(
+            h,
+            Pong {
+                count: 0,
+                pair,
+                tallies: tallies.clone(),
+            },
+        );
+        let ping = spawn(
+            h,
+            Ping {
+                pong,
+                pings_left: n,
+                pongs: 0,
+                pair,
+                tallies: tallies.clone(),
+            },
+        );
+        let _ = ping.tell(PingMsg::Start);
+    }
     rt.wait_quiescent();
-    check(cfg.n, count.take().unwrap_or(0), pongs.take().unwrap_or(0))
+    tallies.check(n)
 }

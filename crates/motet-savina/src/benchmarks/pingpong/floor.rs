@@ -4,7 +4,7 @@ use crate::bench::{Iteration, Outcome};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, Config};
+use super::{check_pairs, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
@@ -20,22 +20,30 @@ struct PingPongFloor {
 
 impl Iteration for PingPongFloor {
     fn run(&mut self) -> Outcome {
+        let Config { n, p } = self.cfg;
         let mut sys = System::new();
-        let pong = sys.spawn(Node::Pong { count: 0 });
-        let ping = sys.spawn(Node::Ping {
-            pong,
-            pings_left: self.cfg.n,
-            pongs: 0,
-        });
-        sys.send(ping, Msg::Start);
+        let mut pairs = Vec::with_capacity(p);
+        for _ in 0..p {
+            let pong = sys.spawn(Node::Pong { count: 0 });
+            let ping = sys.spawn(Node::Ping {
+                pong,
+                pings_left: n,
+                pongs: 0,
+            });
+            sys.send(ping, Msg::Start);
+            pairs.push((ping, pong));
+        }
         sys.run();
-        let Node::Pong { count } = *sys.actor(pong) else {
-            unreachable!("actor 0 is Pong")
-        };
-        let Node::Ping { pongs, .. } = *sys.actor(ping) else {
-            unreachable!("actor 1 is Ping")
-        };
-        check(self.cfg.n, count, pongs)
+        let reports = pairs.iter().map(|&(ping, pong)| {
+            let Node::Pong { count } = *sys.actor(pong) else {
+                unreachable!("a pair's pong is a Pong")
+            };
+            let Node::Ping { pongs, .. } = *sys.actor(ping) else {
+                unreachable!("a pair's ping is a Ping")
+            };
+            (count, pongs)
+        });
+        check_pairs(n, p, reports)
     }
 }
 

@@ -99,13 +99,13 @@ impl Handler<Stop> for Pong {
 
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    actix_program(Config::from_params(params)?, threads, start, super::outcome)
+    actix_program(super::config(params)?, threads, start, super::outcome)
 }
 
 /// Places the first actors and sends the kick-off messages, on the main thread; returns the
 /// addresses the main thread keeps until every actor has exited.
 fn start(
-    Config { n }: Config,
+    Config { n, .. }: Config,
     mut place: Placement,
     reporter: Reporter<Report>,
 ) -> (Addr<Ping>, Addr<Pong>) {

@@ -89,11 +89,11 @@ impl Message<Stop> for Pong {
 
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
+    tokio_program(super::config(params)?, threads, start, super::outcome)
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
-async fn start(Config { n }: Config, reporter: Reporter<Report>) {
+async fn start(Config { n, .. }: Config, reporter: Reporter<Report>) {
     let pong = Pong::spawn_with_mailbox(
         Pong {
             count: 0,

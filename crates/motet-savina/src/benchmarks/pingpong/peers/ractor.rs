@@ -120,11 +120,11 @@ impl Actor for Pong {
 
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    tokio_program(Config::from_params(params)?, threads, start, super::outcome)
+    tokio_program(super::config(params)?, threads, start, super::outcome)
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
-async fn start(Config { n }: Config, reporter: Reporter<Report>) {
+async fn start(Config { n, .. }: Config, reporter: Reporter<Report>) {
     let pong_state = PongState {
         count: 0,
         done: reporter.clone(),

@@ -1,0 +1,133 @@
+//! Big as motet processes: `w` processes, each reading its own channel, and a Sink process. The
+//! channels are made first and every process gets the sending ends of all of them when it is
+//! spawned (channels are values), where the actor version sends each actor a `Neighbors` message.
+//! Then, as in SPEC.md, every Big process gets `Pong(−1)`; on a pong it checks the sender, then
+//! pings a neighbor drawn from its own LCG, or after `n` pings tells the Sink; on a ping it answers
+//! the pinger. With `w` exits the Sink sends every Big process `Exit`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use motet_process::channel::{self, Receiver, Sender};
+use motet_process::ProcessSystem;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::ResultSlot;
+use crate::params::Params;
+use crate::process_support;
+use crate::random::PseudoRandom;
+
+/// Builds the runtime and the process system; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    process_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+/// What a Big process receives.
+enum BigMsg {
+    /// A ping from the Big process with this id.
+    Ping(i32),
+    /// A pong from the Big process with this id (−1: the start signal).
+    Pong(i32),
+    /// From the Sink: stop.
+    Exit,
+}
+
+/// Every Big process's channel, indexed by id.
+type Neighbors = Arc<[Sender<BigMsg>]>;
+
+/// A Big process.
+struct Big {
+    id: i32,
+    n: u64,
+    inbox: Receiver<BigMsg>,
+    neighbors: Neighbors,
+    sink: Sender<()>,
+    unexpected_total: Arc<AtomicU64>,
+}
+
+impl Big {
+    async fn run(self) {
+        let mut rng = PseudoRandom::new(self.id as i64);
+        let (mut pings, mut exp_pinger, mut unexpected) = (0, -1, 0);
+        let w = self.neighbors.len() as i32;
+        while let Ok(msg) = self.inbox.recv().await {
+            match msg {
+                BigMsg::Ping(sender) => {
+                    let _ = self.neighbors[sender as usize].send(BigMsg::Pong(self.id));
+                }
+                BigMsg::Pong(sender) => {
+                    if sender != exp_pinger {
+                        unexpected += 1;
+                    }
+                    if pings == self.n {
+                        let _ = self.sink.send(());
+                    } else {
+                        let target = rng.next_int_below(w);
+                        exp_pinger = target;
+                        let _ = self.neighbors[target as usize].send(BigMsg::Ping(self.id));
+                        pings += 1;
+                    }
+                }
+                BigMsg::Exit => break,
+            }
+        }
+        self.unexpected_total
+            .fetch_add(unexpected, Ordering::Relaxed);
+    }
+}
+
+/// The Sink: counts `w` exits, then stops every Big process and records the count.
+async fn sink(inbox: Receiver<()>, neighbors: Neighbors, result: ResultSlot<u64>) {
+    let mut exits = 0;
+    while exits < neighbors.len() as u64 {
+        if inbox.recv().await.is_err() {
+            break;
+        }
+        exits += 1;
+    }
+    for big in neighbors.iter() {
+        let _ = big.send(BigMsg::Exit);
+    }
+    result.set(exits);
+}
+
+/// One timed iteration: creates the channels and the processes, sends the start pongs, waits for
+/// every process and checks the exits and the pongs' senders.
+fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
+    let Config { n, w } = *cfg;
+    let result = ResultSlot::new();
+    let unexpected = Arc::new(AtomicU64::new(0));
+    let (inboxes, senders): (Vec<_>, Vec<_>) = (0..w)
+        .map(|_| {
+            let (tx, rx) = channel::unbounded();
+            (rx, tx)
+        })
+        .unzip();
+    let neighbors: Neighbors = senders.into();
+    let (sink_tx, sink_rx) = channel::unbounded();
+    system.spawn(sink(sink_rx, neighbors.clone(), result.clone()));
+    for (id, inbox) in inboxes.into_iter().enumerate() {
+        let big = Big {
+            id: id as i32,
+            n,
+            inbox,
+            neighbors: neighbors.clone(),
+            sink: sink_tx.clone(),
+            unexpected_total: unexpected.clone(),
+        };
+        system.spawn(big.run());
+    }
+    drop(sink_tx);
+    for big in neighbors.iter() {
+        let _ = big.send(BigMsg::Pong(-1));
+    }
+    drop(neighbors);
+    process_support::finish(system, || {
+        check(
+            w,
+            result.take().unwrap_or(0),
+            unexpected.load(Ordering::Relaxed),
+        )
+    })
+}

@@ -1,0 +1,61 @@
+//! Fork Join (throughput) as motet processes: `a` worker processes each read `n` messages from
+//! their own channel, doing the fork-join work for each. A driver process (the counterpart of the
+//! actor version's driver actor) creates the channels and the workers, then sends the `n` rounds,
+//! one message to every worker per round, in index order.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use motet_process::channel::{self, Receiver};
+use motet_process::ProcessSystem;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::params::Params;
+use crate::process_support;
+
+/// Builds the runtime and the process system; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    process_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+/// A worker: `n` messages, the fork-join work for each, then its count into its slot.
+async fn worker(inbox: Receiver<()>, n: u64, counts: Arc<[AtomicU64]>, index: usize) {
+    let mut processed = 0;
+    while processed < n {
+        if inbox.recv().await.is_err() {
+            break;
+        }
+        perform_computation(FJ_THETA);
+        processed += 1;
+    }
+    counts[index].store(processed, Ordering::Relaxed);
+}
+
+/// The driver: creates the workers, then sends `n` rounds of one message to each.
+async fn driver(system: ProcessSystem, cfg: Config, counts: Arc<[AtomicU64]>) {
+    let Config { n, a } = cfg;
+    let workers: Vec<_> = (0..a)
+        .map(|index| {
+            let (tx, rx) = channel::unbounded();
+            system.spawn(worker(rx, n, counts.clone(), index));
+            tx
+        })
+        .collect();
+    for _ in 0..n {
+        for w in &workers {
+            let _ = w.send(());
+        }
+    }
+}
+
+/// One timed iteration: spawns the driver, waits for every process and checks every count.
+fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
+    let counts: Arc<[AtomicU64]> = (0..cfg.a).map(|_| AtomicU64::new(0)).collect();
+    system.spawn(driver(system.clone(), *cfg, counts.clone()));
+    process_support::finish(system, || {
+        let counts: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        check(cfg.n, cfg.a, &counts)
+    })
+}

@@ -1,0 +1,92 @@
+//! Thread Ring as motet processes: `n` processes, process i reading channel i and sending into
+//! channel (i+1) mod n. The ring is linked by handing each process the sending end of its
+//! successor's channel when it is spawned (Effpi's way: channels are values), where the actor
+//! version sends every actor a `Data(next)` message. The token and the exit wave follow SPEC.md:
+//! `Ping(k)` is forwarded as `Ping(k−1)` until it reaches 0, whose holder starts `Exit(n)`; a
+//! process forwards `Exit(e−1)` if e > 0 and ends. The one process that would get a second `Exit`
+//! has ended: that send finds its channel closed and is dropped.
+
+use motet_process::channel::{self, Receiver, Sender};
+use motet_process::ProcessSystem;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::ResultSlot;
+use crate::params::Params;
+use crate::process_support;
+
+/// Builds the runtime and the process system; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    process_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+/// What travels around the ring.
+enum RingMsg {
+    /// The token, with the passes left.
+    Ping(u64),
+    /// The exit wave, with the exits left to forward.
+    Exit(usize),
+}
+
+/// A member of the ring.
+struct Member {
+    index: usize,
+    n: usize,
+    inbox: Receiver<RingMsg>,
+    next: Sender<RingMsg>,
+    zero_at: ResultSlot<usize>,
+}
+
+impl Member {
+    async fn run(self) {
+        while let Ok(msg) = self.inbox.recv().await {
+            match msg {
+                RingMsg::Ping(k) if k > 0 => {
+                    let _ = self.next.send(RingMsg::Ping(k - 1));
+                }
+                RingMsg::Ping(_) => {
+                    self.zero_at.set(self.index);
+                    let _ = self.next.send(RingMsg::Exit(self.n));
+                }
+                RingMsg::Exit(e) => {
+                    if e > 0 {
+                        let _ = self.next.send(RingMsg::Exit(e - 1));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// One timed iteration: creates the channels and the ring, injects the token, waits for every
+/// process and checks where the zero ping arrived.
+fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
+    let Config { n, r } = *cfg;
+    let zero_at = ResultSlot::new();
+    let (first_tx, first_inbox) = channel::unbounded();
+    let mut inbox = Some(first_inbox);
+    for index in 0..n {
+        // Member i's successor: a new channel, or the first member's, which closes the ring.
+        let (next, next_inbox) = if index + 1 < n {
+            let (tx, rx) = channel::unbounded();
+            (tx, Some(rx))
+        } else {
+            (first_tx.clone(), None)
+        };
+        let member = Member {
+            index,
+            n,
+            inbox: inbox
+                .take()
+                .expect("each member's channel is made before it"),
+            next,
+            zero_at: zero_at.clone(),
+        };
+        inbox = next_inbox;
+        system.spawn(member.run());
+    }
+    let _ = first_tx.send(RingMsg::Ping(r));
+    drop(first_tx);
+    process_support::finish(system, || check(n, r, zero_at.take()))
+}
