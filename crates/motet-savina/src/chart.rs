@@ -131,7 +131,7 @@ fn colour(model: Model) -> RGBColor {
 }
 
 /// `model`'s colour for the `rank`-th of `of` thread counts: the first full, later ones lighter.
-fn shade(model: Model, rank: usize, of: usize) -> RGBColor {
+pub(crate) fn shade(model: Model, rank: usize, of: usize) -> RGBColor {
     let RGBColor(r, g, b) = colour(model);
     let f = if of <= 1 {
         0.0

@@ -29,6 +29,9 @@ pub enum Command {
     List(ListArgs),
     /// Run benchmarks, print a table as it goes and a summary at the end.
     Run(RunArgs),
+    /// Run one benchmark over a range of one parameter for several models (the Effpi thesis'
+    /// scaling curves by default); print a table, write JSON and a log-log plot.
+    Sweep(crate::sweep::SweepArgs),
     /// Measure one cell (benchmark, model, thread count) and report it on stdout as JSON lines:
     /// what `run` starts a child process with for every cell (see the `cell` module).
     #[command(hide = true)]

@@ -20,6 +20,8 @@
 //!   records and their JSON.
 //! - [`report`], [`console`]: the table and summary on the console; [`markdown`], [`chart`],
 //!   [`machine`]: the Markdown report, its SVG chart and the machine it names; [`listing`]: `list`.
+//! - [`sweep`]: `sweep`, one benchmark over a range of one parameter (the Effpi thesis' scaling
+//!   curves), as a table, JSON and a log-log plot.
 //!
 //! # Command line
 //! ```text
@@ -27,6 +29,9 @@
 //! motet-savina run [BENCH...|--all] [--model MODEL,...] [--threads 1,2] [--iterations N]
 //!                  [--warmup N] [--size default|small|PARAM=V]... [--json FILE] [--markdown FILE]
 //!                  [--plot FILE.svg]
+//! motet-savina sweep BENCH [--param PARAM] [--points V,...] [--model MODEL,...] [--threads N,...]
+//!                    [--iterations N] [--warmup N] [--size ...]... [--json FILE]
+//!                    [--markdown FILE] [--plot FILE.svg]
 //! ```
 
 pub mod bench;
@@ -50,3 +55,4 @@ pub mod registry;
 pub mod report;
 pub mod runner;
 pub mod sizes;
+pub mod sweep;

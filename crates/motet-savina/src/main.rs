@@ -1,5 +1,6 @@
-//! The `motet-savina` binary: `list` and `run` (see the crate documentation for the contract), and
-//! the hidden `cell` subcommand that `run` starts a child process with for every cell.
+//! The `motet-savina` binary: `list`, `run` and `sweep` (see the crate documentation for the
+//! contract), and the hidden `cell` subcommand that `run` and `sweep` start a child process with for
+//! every cell.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -10,6 +11,8 @@ use motet_savina::cli::{Cli, Command, RunArgs};
 use motet_savina::console::Console;
 use motet_savina::record::write_json;
 use motet_savina::report::{self, Summary};
+use motet_savina::runner::Isolation;
+use motet_savina::sweep::{self, SweepArgs, SweepConsole};
 use motet_savina::{cell, chart, machine, runner};
 
 /// Every model in the binary (motet's, the peers' and the floor) allocates through mimalloc, as
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Run(args) => run(&args),
+        Command::Sweep(args) => run_sweep(&args),
         Command::Cell(args) => cell::serve(&args),
     }
 }
@@ -72,6 +76,72 @@ fn run(args: &RunArgs) -> ExitCode {
         eprintln!(
             "FAILED: {} run(s) did not prepare or validate (see above)",
             summary.failures
+        );
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Runs a sweep; status 2 for a usage error, 1 if any cell failed or an output could not be
+/// written.
+fn run_sweep(args: &SweepArgs) -> ExitCode {
+    let plan = args
+        .sweep()
+        .and_then(|sweep| Isolation::current_exe().map(|isolation| (sweep, isolation)));
+    let (sweep, isolation) = match plan {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut console = SweepConsole::new(sweep.param);
+    let result = sweep::run(&sweep, isolation, &mut console);
+    console.finish();
+    let table = sweep.table(&result.records);
+    let fixed = sweep.fixed();
+    let title = format!(
+        "{} over {} ({fixed}), median ms",
+        sweep.benchmark.name, sweep.param
+    );
+    println!("\n{title}\n{table}");
+    let mut ok = result.failures == 0;
+    if let Some(path) = &args.json {
+        if let Err(e) = write_json(path, &result.records) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ok = false;
+        }
+    }
+    let setting = report::Setting {
+        machine: machine::Machine::detect(),
+        command: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+    };
+    if let Some(path) = &args.plot {
+        ok &= write(path, &sweep::svg(&sweep, &result.records, &setting));
+    }
+    if let Some(path) = &args.markdown {
+        let mut text = format!(
+            "# motet-savina sweep: {title}\n\n{}, {}, {}.\n\n`motet-savina {}`\n\n{table}",
+            setting.machine.summary(),
+            setting.machine.rustc,
+            setting.machine.date,
+            setting.command
+        );
+        if let Some(svg) = &args.plot {
+            text.push_str(&format!(
+                "\n![the sweep, log-log]({})\n",
+                relative_to(svg, path)
+            ));
+        }
+        ok &= write(path, &text);
+    }
+    if result.failures > 0 {
+        eprintln!(
+            "FAILED: {} cell(s) did not prepare or validate (see above)",
+            result.failures
         );
     }
     if ok {
