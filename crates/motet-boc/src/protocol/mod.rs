@@ -274,13 +274,6 @@ impl Slot {
         self.cown = self.cown.map_addr(|a| a | DUP_TAG);
     }
 
-    /// Sets the initial status of a lone single-cown writer (see the module docs). Only before it
-    /// is enqueued.
-    fn start_ready(&self) {
-        // Relaxed: the slot is private until the tail swap publishes it.
-        self.status.store(status_ptr(READY), Ordering::Relaxed);
-    }
-
     /// Spins while the slot's behaviour is still enqueueing; returns the status seen (acquire).
     #[inline]
     fn wait_enqueued(&self) -> *mut Slot {
@@ -425,7 +418,8 @@ unsafe fn drop_read(queue_ptr: NonNull<Queue>, runnable: &mut impl FnMut(NonNull
 }
 
 /// Links `slot` behind `prev`, a slot of another behaviour, or claims the cown if `prev` is a
-/// granted reader.
+/// granted reader. A lone writer becomes `READY` as soon as `prev` has finished enqueueing (see
+/// [`enqueue_single`]).
 ///
 /// # Safety
 /// `prev` is the slot this request's tail swap returned, so it is live until we link or close it.
@@ -439,6 +433,12 @@ unsafe fn link_behind(
     // SAFETY: the caller's contract.
     let p = unsafe { prev.as_ref() };
     let status = p.wait_enqueued();
+    if !read {
+        // SAFETY: our own slot, live until it is granted, which needs the link below.
+        unsafe { slot.as_ref() }
+            .status
+            .store(status_ptr(READY), Ordering::Release);
+    }
     if status.addr() == READY {
         // AcqRel: release publishes our slot to whoever grants through `prev`; acquire as in
         // `wait_enqueued`. Fails if a grant cascade marked `prev` READ_AVAILABLE meanwhile.
@@ -485,6 +485,15 @@ fn enqueued_status(grant: Grant) -> *mut Slot {
 /// Enqueues the only request of a behaviour spawned alone over one cown; returns whether it was
 /// granted at once (the caller then makes it runnable).
 ///
+/// Such a behaviour has no gate count to hold it back while it enqueues, so its slot must be
+/// complete before anyone can grant it. A writer can be granted only through its link (or its
+/// claim), so it becomes `READY` just before linking, once its predecessor has finished enqueueing:
+/// a successor that sees it `READY` then knows that every request before it has finished its
+/// enqueue, which is what keeps the two-phase order transitive. (Becoming `READY` any earlier would
+/// let a two-cown successor overtake, on its second cown, a two-cown predecessor still enqueueing.)
+/// A reader may be granted through the cascade, which waits for it to leave `WAIT`, so it stores
+/// its status (`READY`, or `READ_AVAILABLE` if it was granted at once) after linking.
+///
 /// # Safety
 /// `slot` and its cown are live, the slot is not enqueued yet, its gate is `single`, and the caller
 /// keeps a reference to the cown until this returns.
@@ -493,9 +502,6 @@ pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
     // SAFETY: the caller's contract.
     let s = unsafe { slot.as_ref() };
     let read = s.is_read();
-    if !read {
-        s.start_ready();
-    }
     // SAFETY: the caller holds a reference to the cown.
     let queue = unsafe { s.queue().as_ref() };
     // AcqRel: release publishes the slot's fields to the next request; acquire, when the tail was
@@ -504,6 +510,11 @@ pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
     let grant = match NonNull::new(prev) {
         None => {
             queue.retain();
+            if !read {
+                // Release: as in `link_behind`; before `claim`, which may park the writer for the
+                // last reader to grant.
+                s.status.store(status_ptr(READY), Ordering::Release);
+            }
             claim(queue, slot, read)
         }
         // SAFETY: `prev` came from our swap.
