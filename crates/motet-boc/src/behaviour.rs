@@ -38,6 +38,7 @@ use std::ptr::{self, NonNull};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use crate::alloc_cache;
+use crate::backpressure::Bound;
 use crate::completion::Completion;
 use crate::cown::CownHeader;
 use crate::error::{panic_message, WhenError};
@@ -64,7 +65,7 @@ struct Ops {
     free: unsafe fn(NonNull<Core>),
 }
 
-/// The untyped head of a behaviour block.
+/// The untyped head of a behaviour block (72 bytes on 64-bit targets).
 #[repr(C)]
 pub(crate) struct Core {
     /// At offset 0: the block is a runtime task.
@@ -73,17 +74,15 @@ pub(crate) struct Core {
     gate: Gate,
     /// The result hand-over with the promise.
     pub(crate) completion: Completion,
-    slots: NonNull<Slot>,
-    nslots: usize,
     ops: &'static Ops,
+    /// How many slots follow the block, and where they start (bytes from the block's start).
+    nslots: u32,
+    slots_offset: u32,
     phase: Cell<Phase>,
-    /// A clone of the runtime's handle when it is deterministic: a promise waiting for this
-    /// behaviour drives the runtime (thread pools need none, and so pay nothing).
-    pub(crate) deterministic: Option<Handle>,
+    /// The bounded cown's completion count when last checked (modulo 2^32: only changes matter).
+    deferred_seen: Cell<u32>,
     /// The bounded cown whose backlog defers this behaviour's release (holding one reference).
     deferred_on: Cell<Option<NonNull<CownHeader>>>,
-    /// That cown's completion count when last checked.
-    deferred_seen: Cell<usize>,
 }
 
 /// A block's head with its result cell: `Head<R>`'s layout does not depend on the closure, so a
@@ -114,8 +113,16 @@ impl Core {
     /// The slots, in the order the cowns were named.
     #[inline]
     fn slots(&self) -> &[Slot] {
-        // SAFETY: `nslots` initialised slots follow the block, alive as long as the block.
-        unsafe { std::slice::from_raw_parts(self.slots.as_ptr(), self.nslots) }
+        // SAFETY: `nslots` initialised slots follow the block at `slots_offset`, alive as long as
+        // the block.
+        unsafe {
+            std::slice::from_raw_parts(
+                (self as *const Core)
+                    .byte_add(self.slots_offset as usize)
+                    .cast::<Slot>(),
+                self.nslots as usize,
+            )
+        }
     }
 
     /// The runtime of the behaviour's first cown, where it runs.
@@ -149,14 +156,17 @@ pub(crate) fn schedule_gate(gate: NonNull<Gate>) {
 #[inline]
 fn schedule(core: NonNull<Core>) {
     // SAFETY: a runnable behaviour is alive until its task runs or is shut down.
-    let c = unsafe { core.as_ref() };
+    let runtime = unsafe { core.as_ref() }.runtime();
+    schedule_on(runtime, core);
+}
+
+/// Schedules the runnable behaviour `core` on `runtime` (its first cown's).
+#[inline]
+fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
     // SAFETY: the header is at offset 0 of a block that stays alive until the runtime calls `run`
     // or `shutdown` (the behaviour frees itself only from there), and the protocol makes a
     // behaviour runnable exactly once.
-    unsafe {
-        c.runtime()
-            .schedule(TaskRef::from_raw(NonNull::from(&c.task)))
-    };
+    unsafe { runtime.schedule(TaskRef::from_raw(core.cast())) };
 }
 
 /// The layout of a block with closure `F`, result `R` and `n` slots, and the slots' offset.
@@ -192,17 +202,15 @@ pub(crate) struct Built {
     requests: Scratch<NonNull<Slot>>,
 }
 
-/// Builds a behaviour over `cowns` running `f`: the block, its slots, duplicates resolved.
-fn build<S, F, R>(cowns: &S, f: F, alone: bool) -> Result<Built, WhenError>
+/// Allocates and fills the block of a behaviour over `n` cowns (written by `cowns`) running `f`.
+/// Returns the block and its slots.
+#[inline]
+fn allocate_block<S, F, R>(cowns: &S, f: F, n: usize, alone: bool) -> (NonNull<Core>, NonNull<Slot>)
 where
     S: CownSet,
     F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
     R: Send + 'static,
 {
-    let n = cowns.count();
-    if n == 0 {
-        return Err(WhenError::NoCowns);
-    }
     let (layout, slots_offset) = block_layout::<R, F>(n);
     let block = alloc_cache::allocate(layout).cast::<Block<R, F>>();
     // SAFETY: `block` is a fresh allocation for `Block<R, F>` followed by `n` slots.
@@ -216,13 +224,12 @@ where
                     task: TaskHeader::new(Kind::<S::Shape, F, R>::VTABLE),
                     gate: Gate::new(n, alone),
                     completion: Completion::new(),
-                    slots,
-                    nslots: n,
                     ops: Kind::<S::Shape, F, R>::OPS,
+                    nslots: u32::try_from(n).expect("too many cowns in one `when`"),
+                    slots_offset: u32::try_from(slots_offset).expect("behaviour too large"),
                     phase: Cell::new(Phase::Pending),
-                    deterministic: None,
-                    deferred_on: Cell::new(None),
                     deferred_seen: Cell::new(0),
+                    deferred_on: Cell::new(None),
                 },
                 result: UnsafeCell::new(None),
             },
@@ -231,7 +238,7 @@ where
     }
     let core = block.cast::<Core>();
     // SAFETY: the slot area is ours, uninitialised; the gate is in the block (a raw pointer: the
-    // gate is rewritten below, once the distinct cowns are known).
+    // gate may be rewritten once the distinct cowns are known).
     let (slot_area, gate) = unsafe {
         (
             std::slice::from_raw_parts_mut(slots.as_ptr().cast::<MaybeUninit<Slot>>(), n),
@@ -245,26 +252,41 @@ where
         n,
         "a cown set wrote the wrong number of slots"
     );
+    (core, slots)
+}
+
+/// Builds a behaviour over several cowns (or one, for a batch): the block, its slots, duplicates
+/// resolved.
+fn build<S, F, R>(cowns: &S, f: F, alone: bool) -> Result<Built, WhenError>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let n = cowns.count();
+    if n == 0 {
+        return Err(WhenError::NoCowns);
+    }
+    let (core, slots) = allocate_block(cowns, f, n, alone);
     // SAFETY: all `n` slots are initialised now, and still private.
     let requests = match unsafe { sort_requests(slots, n) } {
         Ok(requests) => requests,
         Err(e) => {
             // SAFETY: the block was never shared: drop the closure and free it.
             unsafe {
+                let block = core.cast::<Block<R, F>>();
                 ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
                 free::<F, R>(core);
             }
             return Err(e);
         }
     };
-    // SAFETY: still private; written through raw pointers, as the slots point to the gate.
-    unsafe {
-        gate.as_ptr()
-            .write(Gate::new(requests.as_slice().len(), alone));
-        let first = CownHeader::from_queue((*slots.as_ptr()).queue());
-        if first.deterministic {
-            ptr::addr_of_mut!((*core.as_ptr()).deterministic).write(Some(first.runtime.clone()));
-        }
+    if requests.as_slice().len() != n {
+        // SAFETY: still private; written through its raw pointer, as the slots point to it.
+        unsafe {
+            ptr::addr_of_mut!((*core.as_ptr()).gate)
+                .write(Gate::new(requests.as_slice().len(), alone))
+        };
     }
     Ok(Built { core, requests })
 }
@@ -310,17 +332,11 @@ unsafe fn sort_requests(
     Ok(requests)
 }
 
-/// Applies backpressure for a behaviour about to be enqueued (see [`crate::backpressure`]).
-fn throttle(requests: &[NonNull<Slot>]) {
-    for &slot in requests {
-        // SAFETY: the spawner holds references to the cowns it names.
-        let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
-        let Some(bound) = header.bound.as_deref() else {
-            continue;
-        };
-        if !bound.is_full() {
-            continue;
-        }
+/// Applies backpressure for a request on a bounded cown about to be enqueued (see
+/// [`crate::backpressure`]), and counts it.
+#[cold]
+fn throttle(header: &CownHeader, bound: &Bound) {
+    if bound.is_full() {
         match CURRENT.with(Cell::get) {
             Some(current) => {
                 // SAFETY: the behaviour running on this thread is alive.
@@ -338,15 +354,66 @@ fn throttle(requests: &[NonNull<Slot>]) {
             None => bound.wait_below(&header.runtime),
         }
     }
+    bound.on_enqueue();
 }
 
-/// Enqueues a behaviour spawned alone and makes it runnable if it got all its cowns.
-fn enqueue_alone(built: Built) -> NonNull<Core> {
+/// Applies backpressure to, and counts, the requests of a behaviour on bounded cowns.
+#[inline]
+fn throttle_all(requests: &[NonNull<Slot>]) {
+    for &slot in requests {
+        // SAFETY: the spawner holds references to the cowns it names.
+        let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
+        if let Some(bound) = header.bound.as_deref() {
+            throttle(header, bound);
+        }
+    }
+}
+
+/// A clone of the runtime's handle for a promise, if the runtime is deterministic (a promise
+/// waiting there drives the runtime; on a thread pool it needs nothing).
+#[inline]
+fn deterministic_runtime(header: &CownHeader) -> Option<Handle> {
+    if header.deterministic {
+        Some(header.runtime.clone())
+    } else {
+        None
+    }
+}
+
+/// Spawns a behaviour over one cown: the hot path, without sorting or scratch space.
+#[inline]
+fn spawn_one<S, F, R>(cowns: &S, f: F) -> Promise<R>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (core, slot) = allocate_block(cowns, f, 1, true);
+    // SAFETY: the spawner holds a handle to the cown.
+    let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
+    if let Some(bound) = header.bound.as_deref() {
+        throttle(header, bound);
+    }
+    let deterministic = deterministic_runtime(header);
+    // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to.
+    if unsafe { protocol::enqueue_single(slot) } {
+        schedule_on(&header.runtime, core);
+    }
+    // SAFETY: a block whose completion has its HANDLE bit set, owned by the promise.
+    unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Enqueues a behaviour over several cowns spawned alone, and makes it runnable if it got all its
+/// cowns.
+fn spawn_many<R>(built: Built) -> Promise<R> {
     let Built { core, requests } = built;
     let requests = requests.as_slice();
-    throttle(requests);
-    count_enqueued(requests);
+    throttle_all(requests);
+    // SAFETY: the spawner holds handles to the cowns.
+    let first = unsafe { CownHeader::from_queue(requests[0].as_ref().queue()) };
+    let deterministic = deterministic_runtime(first);
     if let [slot] = requests {
+        // A dynamic set naming one cown several times, read-only: one distinct request.
         // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to.
         if unsafe { protocol::enqueue_single(*slot) } {
             schedule(core);
@@ -365,23 +432,13 @@ fn enqueue_alone(built: Built) -> NonNull<Core> {
         unsafe {
             protocol::resolve(
                 NonNull::from(&(*core.as_ptr()).gate),
-                granted + 1,
+                granted as u32 + 1,
                 &mut |g| schedule_gate(g),
             )
         };
     }
-    core
-}
-
-/// Counts the requests on bounded cowns.
-fn count_enqueued(requests: &[NonNull<Slot>]) {
-    for &slot in requests {
-        // SAFETY: the spawner holds references to the cowns it names.
-        let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
-        if let Some(bound) = header.bound.as_deref() {
-            bound.on_enqueue();
-        }
-    }
+    // SAFETY: as in `spawn_one`.
+    unsafe { Promise::pending(core, deterministic) }
 }
 
 /// Spawns a behaviour that runs `f` with the cowns of `cowns` once it has acquired all of them, and
@@ -430,9 +487,11 @@ where
     F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
     R: Send + 'static,
 {
+    if cowns.count() == 1 {
+        return spawn_one(&cowns, f);
+    }
     match build(&cowns, f, true) {
-        // SAFETY: a block whose completion has its HANDLE bit set, owned by the promise.
-        Ok(built) => unsafe { Promise::pending(enqueue_alone(built)) },
+        Ok(built) => spawn_many(built),
         Err(e) => Promise::failed(e),
     }
 }
@@ -481,10 +540,15 @@ impl Batch {
                     // SAFETY: the caller holds a handle to each cown.
                     unsafe { slot.as_ref().queue().as_ref() }.retain();
                 }
+                // SAFETY: as above.
+                let first = unsafe {
+                    CownHeader::from_queue(built.requests.as_slice()[0].as_ref().queue())
+                };
+                let deterministic = deterministic_runtime(first);
                 let core = built.core;
                 self.members.push(built);
-                // SAFETY: as in `when`.
-                unsafe { Promise::pending(core) }
+                // SAFETY: as in `spawn_one`.
+                unsafe { Promise::pending(core, deterministic) }
             }
             Err(e) => Promise::failed(e),
         }
@@ -512,8 +576,7 @@ impl Batch {
         }
         let mut requests: Vec<(u64, usize, NonNull<Slot>)> = Vec::new();
         for (owner, m) in members.iter().enumerate() {
-            throttle(m.requests.as_slice());
-            count_enqueued(m.requests.as_slice());
+            throttle_all(m.requests.as_slice());
             for &slot in m.requests.as_slice() {
                 // SAFETY: the batch holds a reference to each cown.
                 let id = unsafe { CownHeader::from_queue(slot.as_ref().queue()) }.id;
@@ -526,7 +589,7 @@ impl Batch {
         // SAFETY: fresh slots sorted by (cown, behaviour), distinct per behaviour, gates not single
         // and counting the spawner's hold; the batch holds references to the cowns.
         unsafe { protocol::enqueue_batch(&slots, &mut grants) };
-        let mut counts = vec![1usize; members.len()];
+        let mut counts = vec![1u32; members.len()];
         for (r, g) in requests.iter().zip(&grants) {
             if *g != Grant::No {
                 counts[r.1] += 1;
@@ -596,7 +659,8 @@ where
         c.phase.set(Phase::Deferring);
         // SAFETY: we hold a reference to the bounded cown.
         let bound = unsafe { bounded.as_ref() }.bound.as_deref();
-        c.deferred_seen.set(bound.map_or(0, |b| b.completed()));
+        c.deferred_seen
+            .set(bound.map_or(0, |b| b.completed() as u32));
         return RunOutcome::Yield;
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
@@ -612,7 +676,7 @@ fn poll_deferred(core: NonNull<Core>) -> RunOutcome {
     if let Some(bounded) = c.deferred_on.get() {
         // SAFETY: we hold a reference to the bounded cown.
         if let Some(bound) = unsafe { bounded.as_ref() }.bound.as_deref() {
-            let completed = bound.completed();
+            let completed = bound.completed() as u32;
             if bound.is_full() && completed != c.deferred_seen.get() {
                 c.deferred_seen.set(completed);
                 return RunOutcome::Yield;
@@ -694,9 +758,8 @@ unsafe fn free<F, R>(core: NonNull<Core>) {
     // SAFETY: the last user of the block frees it: drop what it still owns (the closure was taken
     // or dropped before).
     unsafe {
-        let n = (*core.as_ptr()).nslots;
+        let n = (*core.as_ptr()).nslots as usize;
         (*core.as_ptr()).completion.clear();
-        ptr::drop_in_place(&mut (*core.as_ptr()).deterministic);
         ptr::drop_in_place((*block.as_ptr()).head.result.get());
         let (layout, _) = block_layout::<R, F>(n);
         alloc_cache::release(block.cast(), layout);

@@ -24,16 +24,16 @@ mod loom_models;
 
 use std::task::Waker;
 
-use crate::sync::atomic::{AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicU32, Ordering};
 use crate::sync::UnsafeCell;
 
-const HANDLE: usize = 0b001;
-const DONE: usize = 0b010;
-const WAKER: usize = 0b100;
+const HANDLE: u32 = 0b001;
+const DONE: u32 = 0b010;
+const WAKER: u32 = 0b100;
 
 /// The state of a behaviour's result hand-over.
 pub(crate) struct Completion {
-    state: AtomicUsize,
+    state: AtomicU32,
     waker: UnsafeCell<Option<Waker>>,
 }
 
@@ -41,7 +41,7 @@ impl Completion {
     /// A completion whose promise exists.
     pub(crate) fn new() -> Completion {
         Completion {
-            state: AtomicUsize::new(HANDLE),
+            state: AtomicU32::new(HANDLE),
             waker: UnsafeCell::new(None),
         }
     }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::behaviour::{free_core, Core, Head};
 use crate::error::WhenError;
+use motet_runtime::Handle;
 
 /// The result of a behaviour spawned by [`when`](crate::when): `.await` it, or block on it with
 /// [`wait`](Promise::wait) from outside the runtime.
@@ -33,8 +34,9 @@ pub struct Promise<R> {
 }
 
 enum State<R> {
-    /// The behaviour's block, whose completion has its HANDLE bit set for us.
-    Pending(NonNull<Core>, std::marker::PhantomData<R>),
+    /// The behaviour's block, whose completion has its HANDLE bit set for us, and its runtime's
+    /// handle if that is deterministic.
+    Pending(NonNull<Core>, Option<Handle>, std::marker::PhantomData<R>),
     /// Rejected at spawn.
     Failed(WhenError),
     /// The result was taken.
@@ -66,9 +68,9 @@ impl<R> Promise<R> {
     /// # Safety
     /// `core` is a behaviour block of result type `R` whose completion's HANDLE bit belongs to
     /// the new promise.
-    pub(crate) unsafe fn pending(core: NonNull<Core>) -> Promise<R> {
+    pub(crate) unsafe fn pending(core: NonNull<Core>, deterministic: Option<Handle>) -> Promise<R> {
         Promise {
-            state: State::Pending(core, std::marker::PhantomData),
+            state: State::Pending(core, deterministic, std::marker::PhantomData),
         }
     }
 
@@ -82,7 +84,7 @@ impl<R> Promise<R> {
     fn core(&self) -> Option<&Core> {
         match &self.state {
             // SAFETY: the HANDLE bit keeps the block alive while the promise is pending.
-            State::Pending(core, _) => Some(unsafe { core.as_ref() }),
+            State::Pending(core, _, _) => Some(unsafe { core.as_ref() }),
             _ => None,
         }
     }
@@ -96,7 +98,7 @@ impl<R> Promise<R> {
     /// Takes the result; the behaviour is done.
     fn take(&mut self) -> Result<R, WhenError> {
         match std::mem::replace(&mut self.state, State::Taken) {
-            State::Pending(core, _) => {
+            State::Pending(core, _, _) => {
                 // SAFETY: DONE was observed: the result cell is ours to take, and the block is
                 // alive until we give up the HANDLE bit below.
                 let result = unsafe { (*core.cast::<Head<R>>().as_ref().result.get()).take() };
@@ -120,10 +122,10 @@ impl<R> Promise<R> {
     /// On a deterministic runtime, runs it on this thread until the behaviour is done or nothing is
     /// left to run.
     fn drive(&self) {
-        if let Some(c) = self.core() {
-            if let Some(runtime) = &c.deterministic {
-                runtime.drive_until(|| c.completion.is_done());
-            }
+        if let State::Pending(core, Some(runtime), _) = &self.state {
+            // SAFETY: the HANDLE bit keeps the block alive while the promise is pending.
+            let c = unsafe { core.as_ref() };
+            runtime.drive_until(|| c.completion.is_done());
         }
     }
 
@@ -146,7 +148,7 @@ impl<R> Promise<R> {
     /// run.
     pub fn wait_timeout(mut self, timeout: Duration) -> Result<Result<R, WhenError>, Promise<R>> {
         self.drive();
-        let deterministic = self.core().is_some_and(|c| c.deterministic.is_some());
+        let deterministic = matches!(self.state, State::Pending(_, Some(_), _));
         let deadline = Instant::now() + timeout;
         let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
         while !self.poll_done(&waker) {
@@ -176,7 +178,8 @@ impl<R> Future for Promise<R> {
 
 impl<R> Drop for Promise<R> {
     fn drop(&mut self) {
-        if let State::Pending(core, _) = self.state {
+        if let State::Pending(core, _, _) = &self.state {
+            let core = *core;
             // SAFETY: the block is alive (HANDLE) until we give the bit up here.
             if unsafe { core.as_ref() }.completion.drop_handle() {
                 // SAFETY: the behaviour is done and we were its last user.

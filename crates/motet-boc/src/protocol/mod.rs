@@ -100,7 +100,7 @@ mod tests;
 
 use std::ptr::{self, NonNull};
 
-use crate::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
+use crate::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use crate::sync::spin;
 
 /// A slot's behaviour is still enqueueing: a successor must wait.
@@ -197,7 +197,7 @@ impl Queue {
 pub(crate) struct Gate {
     /// Grants still missing (`distinct cowns + 1` at the start, the 1 held by the spawner until its
     /// enqueue is complete). Unused when `single`.
-    pending: AtomicUsize,
+    pending: AtomicU32,
     /// A lone behaviour over one cown: its single grant schedules it without counting.
     single: bool,
 }
@@ -206,8 +206,9 @@ impl Gate {
     /// A gate for a behaviour over `cowns` distinct cowns, spawned alone (`single` when exactly one
     /// cown) or in a batch.
     pub(crate) fn new(cowns: usize, alone: bool) -> Gate {
+        let pending = u32::try_from(cowns + 1).expect("too many cowns in one behaviour");
         Gate {
-            pending: AtomicUsize::new(cowns + 1),
+            pending: AtomicU32::new(pending),
             single: alone && cowns == 1,
         }
     }
@@ -327,7 +328,7 @@ pub(crate) enum Grant {
 #[inline]
 pub(crate) unsafe fn resolve(
     gate: NonNull<Gate>,
-    n: usize,
+    n: u32,
     runnable: &mut impl FnMut(NonNull<Gate>),
 ) {
     // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
@@ -440,6 +441,12 @@ unsafe fn link_behind(
             .store(status_ptr(READY), Ordering::Release);
     }
     if status.addr() == READY {
+        if !p.is_read() {
+            // Release: publishes our slot to `prev`'s release, which acquires it. Only we write
+            // the status of a writer once it has left WAIT, so no CAS is needed.
+            p.status.store(slot.as_ptr(), Ordering::Release);
+            return Grant::No;
+        }
         // AcqRel: release publishes our slot to whoever grants through `prev`; acquire as in
         // `wait_enqueued`. Fails if a grant cascade marked `prev` READ_AVAILABLE meanwhile.
         match p
@@ -605,13 +612,19 @@ unsafe fn link_chain_behind(prev: NonNull<Slot>, first: NonNull<Slot>) -> bool {
     // SAFETY: the caller's contract.
     let p = unsafe { prev.as_ref() };
     let status = p.wait_enqueued();
-    if status.addr() == READY
-        && p.status
+    if status.addr() == READY {
+        if !p.is_read() {
+            // Release: as in `link_behind`.
+            p.status.store(first.as_ptr(), Ordering::Release);
+            return false;
+        }
+        // AcqRel: as in `link_behind`.
+        if p.status
             .compare_exchange(status, first.as_ptr(), Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
-    {
-        // AcqRel: as in `link_behind`.
-        return false;
+        {
+            return false;
+        }
     }
     // Release: as in `link_behind`.
     p.status.store(status_ptr(CHAIN_CLOSED), Ordering::Release);

@@ -199,7 +199,7 @@ pub(crate) fn spawn_deferred(batch: &[&TestBehaviour]) -> Vec<NonNull<Gate>> {
     // SAFETY: fresh behaviours over live cowns, sorted, without duplicates (the tests name a cown
     // once per behaviour), gates not single.
     unsafe { enqueue_batch(&slots, &mut grants) };
-    let mut counts = vec![1usize; batch.len()];
+    let mut counts = vec![1u32; batch.len()];
     for (r, g) in requests.iter().zip(&grants) {
         if *g != Grant::No {
             counts[r.1] += 1;
