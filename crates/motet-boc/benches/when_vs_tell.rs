@@ -3,7 +3,8 @@
 //! and Ping Pong (a message bounces between two parties, each hop a whole scheduling).
 //!
 //! `cargo bench -p motet-boc --bench when_vs_tell` (one worker, as the goal is stated). Compare the
-//! `tell` and `when` lines of one group, measured in the same run.
+//! `tell` and `when` lines of one group, measured in the same run. The allocator is mimalloc, as in
+//! the Savina harness.
 
 use std::time::Duration;
 
@@ -11,6 +12,9 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_boc::{when, Cown};
 use motet_runtime::Runtime;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const COUNT: u64 = 100_000;
 const HOPS: u64 = 100_000;

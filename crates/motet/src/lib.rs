@@ -3,10 +3,10 @@
 //! This facade re-exports the pieces behind features:
 //!
 //! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
-//! - [`actor`] (feature `actor`, on by default): typed actors after CAF.
+//! - [`actor`] (feature `actor`, on by default): typed actors after CAF;
+//! - [`boc`] (feature `boc`): behaviour-oriented concurrency after Verona, cowns and `when`.
 //!
-//! Behaviour-oriented concurrency, deterministic reactors and typed processes join as their crates
-//! land.
+//! Deterministic reactors and typed processes join as their crates land.
 //!
 //! ```
 //! use motet::actor::{spawn, Actor, Context};
@@ -37,6 +37,12 @@ pub mod runtime {
 #[cfg(feature = "actor")]
 pub mod actor {
     pub use motet_actor::*;
+}
+
+/// Behaviour-oriented concurrency: cowns and `when` (re-export of `motet-boc`).
+#[cfg(feature = "boc")]
+pub mod boc {
+    pub use motet_boc::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};
