@@ -52,12 +52,18 @@ use crate::set::{CownSet, Shape, SlotView, SlotWriter};
 enum Phase {
     /// Waiting for its cowns, or runnable.
     Pending,
-    /// The closure ran; the release of its cowns is deferred by backpressure.
+    /// The closure ran; the release of its cowns is deferred by backpressure, and the task has not
+    /// yet let the rest of the worker's queue run.
+    Deferred,
+    /// As `Deferred`, after at least one turn at the back of the queue: a check that finds the
+    /// bounded cown without progress since the previous one releases.
     Deferring,
 }
 
 /// The type-specific operations of a behaviour, for code that does not know its types.
 struct Ops {
+    /// Runs the behaviour once it is runnable (see [`step`]).
+    step: unsafe fn(NonNull<Core>) -> Step,
     /// Drops the closure unrun and completes with `Cancelled` (or, once the closure ran, just
     /// completes).
     cancel: unsafe fn(NonNull<Core>),
@@ -190,6 +196,7 @@ where
         shutdown,
     };
     const OPS: &'static Ops = &Ops {
+        step: step::<Sh, F, R>,
         cancel: cancel::<F, R>,
         free: free::<F, R>,
     };
@@ -629,17 +636,77 @@ impl std::fmt::Debug for Batch {
     }
 }
 
-/// The task's `run`: runs the closure, then releases (or defers the release, under backpressure).
+/// How many behaviours a worker runs in a row inside one task turn, each made runnable by the
+/// previous one (see [`run`]).
+const INLINE_CHAIN: u32 = 16;
+
+/// What running a behaviour left to do.
+enum Step {
+    /// Done; the one successor its release made runnable and kept for this thread, if any.
+    Done(Option<NonNull<Core>>),
+    /// The release is deferred by backpressure: the task must yield and come back.
+    Deferred,
+}
+
+/// The task's `run`: runs the behaviour, then the chain of successors it makes runnable one at a
+/// time, up to [`INLINE_CHAIN`] behaviours.
+///
+/// A behaviour whose release makes exactly one successor runnable (a chain of behaviours on one
+/// cown, a ping-pong between two) hands it to its own worker. Going through the runtime, that is
+/// a schedule into the worker's next-task slot and a turn of the worker loop; running it here
+/// directly saves both, as Verona's worker runs its `next_work` and an actor runs a batch of
+/// messages per turn. The chain is bounded so that a worker still serves its queues and the
+/// runtime's fairness rules; on a deterministic runtime there is no chaining, so that the seeded
+/// scheduler chooses every step.
 unsafe fn run<Sh, F, R>(task: NonNull<TaskHeader>) -> RunOutcome
 where
     Sh: Shape,
     F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
     R: Send + 'static,
 {
-    let core = task.cast::<Core>();
     // SAFETY: the runtime runs a scheduled behaviour once per scheduling, on one thread.
+    let mut next = match unsafe { step::<Sh, F, R>(task.cast()) } {
+        Step::Done(next) => next,
+        Step::Deferred => return RunOutcome::Yield,
+    };
+    let mut budget = INLINE_CHAIN;
+    while let Some(core) = next {
+        // SAFETY: a runnable behaviour, alive until it runs.
+        let c = unsafe { core.as_ref() };
+        // SAFETY: its first cown is alive while it waits or runs.
+        let first = unsafe { CownHeader::from_queue(c.slots()[0].queue()) };
+        if budget == 0 || first.deterministic || !first.runtime.on_worker() {
+            schedule_on(&first.runtime, core);
+            break;
+        }
+        budget -= 1;
+        // SAFETY: runnable, and not scheduled anywhere: this thread runs it now.
+        next = match unsafe { (c.ops.step)(core) } {
+            Step::Done(next) => next,
+            Step::Deferred => {
+                // Its task must come back for the deferred release: give it to the runtime.
+                schedule_on(&first.runtime, core);
+                None
+            }
+        };
+    }
+    RunOutcome::Idle
+}
+
+/// Runs a runnable behaviour: its closure, then its release (or defers the release, under
+/// backpressure), or only the release if the closure already ran.
+///
+/// # Safety
+/// `core` is a runnable behaviour of this type, run by this thread only.
+unsafe fn step<Sh, F, R>(core: NonNull<Core>) -> Step
+where
+    Sh: Shape,
+    F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    // SAFETY: the caller's contract.
     let c = unsafe { core.as_ref() };
-    if c.phase.get() == Phase::Deferring {
+    if c.phase.get() != Phase::Pending {
         return poll_deferred(core);
     }
     let block = core.cast::<Block<R, F>>();
@@ -656,45 +723,54 @@ where
     // SAFETY: only the running behaviour writes the result before completion.
     unsafe { *(*block.as_ptr()).head.result.get() = Some(result) };
     if let Some(bounded) = c.deferred_on.get() {
-        c.phase.set(Phase::Deferring);
+        c.phase.set(Phase::Deferred);
         // SAFETY: we hold a reference to the bounded cown.
         let bound = unsafe { bounded.as_ref() }.bound.as_deref();
         c.deferred_seen
             .set(bound.map_or(0, |b| b.completed() as u32));
-        return RunOutcome::Yield;
+        return Step::Deferred;
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
-    unsafe { finish(core) };
-    RunOutcome::Idle
+    Step::Done(unsafe { finish(core) })
 }
 
 /// A turn of a behaviour whose release is deferred: release once the bounded cown is below its
-/// bound or made no progress since the last turn (see [`crate::backpressure`]).
-fn poll_deferred(core: NonNull<Core>) -> RunOutcome {
+/// bound or made no progress since the last turn (see [`crate::backpressure`]). The first turn
+/// after the deferral only yields: the task may have come straight back through the worker's
+/// next-task slot, before anything else could run.
+fn poll_deferred(core: NonNull<Core>) -> Step {
     // SAFETY: the task runs on one thread.
     let c = unsafe { core.as_ref() };
     if let Some(bounded) = c.deferred_on.get() {
         // SAFETY: we hold a reference to the bounded cown.
         if let Some(bound) = unsafe { bounded.as_ref() }.bound.as_deref() {
             let completed = bound.completed() as u32;
-            if bound.is_full() && completed != c.deferred_seen.get() {
+            let first = c.phase.replace(Phase::Deferring) == Phase::Deferred;
+            if bound.is_full() && (first || completed != c.deferred_seen.get()) {
                 c.deferred_seen.set(completed);
-                return RunOutcome::Yield;
+                return Step::Deferred;
             }
         }
     }
     // SAFETY: the closure ran.
-    unsafe { finish(core) };
-    RunOutcome::Idle
+    Step::Done(unsafe { finish(core) })
 }
 
-/// Releases every cown, hands the result over and frees the block if the promise is gone.
+/// Releases every cown, hands the result over and frees the block if the promise is gone. Returns
+/// the first behaviour the releases made runnable, for the caller to run or schedule; the others
+/// are scheduled.
 ///
 /// # Safety
 /// The behaviour ran (or was cancelled) and its result is written; the block is not used after.
-unsafe fn finish(core: NonNull<Core>) {
+#[must_use]
+unsafe fn finish(core: NonNull<Core>) -> Option<NonNull<Core>> {
     // SAFETY: the behaviour holds its cowns until the loop below releases them.
     let c = unsafe { core.as_ref() };
+    let mut kept: Option<NonNull<Gate>> = None;
+    let mut runnable = |g: NonNull<Gate>| match kept {
+        None => kept = Some(g),
+        Some(_) => schedule_gate(g),
+    };
     for slot in c.slots() {
         if slot.is_dup() {
             continue;
@@ -707,7 +783,7 @@ unsafe fn finish(core: NonNull<Core>) {
             bound.on_release();
         }
         // SAFETY: granted, finished with, and not used again.
-        unsafe { protocol::release(NonNull::from(slot), &mut |g| schedule_gate(g)) };
+        unsafe { protocol::release(NonNull::from(slot), &mut runnable) };
     }
     if let Some(bounded) = c.deferred_on.take() {
         // SAFETY: the reference taken when the release was deferred.
@@ -717,6 +793,7 @@ unsafe fn finish(core: NonNull<Core>) {
         // SAFETY: the promise is gone and the behaviour is done: the block is ours.
         unsafe { (c.ops.free)(core) };
     }
+    kept.map(Core::from_gate)
 }
 
 /// The task's `shutdown`: the runtime will not run it.
@@ -743,14 +820,16 @@ unsafe fn cancel<F, R>(core: NonNull<Core>) {
     let c = unsafe { core.as_ref() };
     if c.phase.get() == Phase::Pending {
         let block = core.cast::<Block<R, F>>();
-        // SAFETY: the closure was never taken.
+        // SAFETY: the closure was never taken (in the other phases, it ran).
         unsafe {
             ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
             *(*block.as_ptr()).head.result.get() = Some(Err(WhenError::Cancelled));
         }
     }
     // SAFETY: the result is written.
-    unsafe { finish(core) };
+    if let Some(next) = unsafe { finish(core) } {
+        schedule(next);
+    }
 }
 
 unsafe fn free<F, R>(core: NonNull<Core>) {
