@@ -121,13 +121,20 @@ impl Actor for Forward {
     }
 }
 
-/// A hop of the BoC ping pong: a behaviour on `me` that spawns the next one on `other`.
-fn hop(me: Cown<u64>, other: Cown<u64>, left: u64) {
-    let (m, o) = (me.clone(), other.clone());
-    when(&me, move |hits| {
-        *hits += 1;
-        if left > 0 {
-            hop(o, m, left - 1);
+/// A BoC ping-pong party: its hit count and the partner's cown (as the actors hold addresses).
+struct Party {
+    hits: u64,
+    partner: Option<Cown<Party>>,
+}
+
+/// A hop: a behaviour on `me` that spawns the next hop on its partner.
+fn hop(me: &Cown<Party>, left: u64) {
+    when(me, move |p| {
+        p.hits += 1;
+        match (&p.partner, left) {
+            (Some(partner), 1..) => hop(partner, left - 1),
+            // The last hop breaks the reference cycle between the two cowns.
+            _ => p.partner = None,
         }
     });
 }
@@ -148,9 +155,26 @@ fn pingpong(c: &mut Criterion) {
     g.bench_function("when", |b| {
         let rt = runtime();
         b.iter(|| {
-            let ping = Cown::new(rt.handle(), 0u64);
-            let pong = Cown::new(rt.handle(), 0u64);
-            hop(ping, pong, HOPS);
+            let ping = Cown::new(
+                rt.handle(),
+                Party {
+                    hits: 0,
+                    partner: None,
+                },
+            );
+            let pong = Cown::new(
+                rt.handle(),
+                Party {
+                    hits: 0,
+                    partner: Some(ping.clone()),
+                },
+            );
+            let p = pong.clone();
+            when(&ping, move |party| party.partner = Some(p));
+            hop(&ping, HOPS);
+            rt.wait_quiescent();
+            // The pong side's cycle: cleared so that both cowns are freed.
+            when(&pong, |party| party.partner = None);
             rt.wait_quiescent();
         })
     });

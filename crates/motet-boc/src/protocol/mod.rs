@@ -360,11 +360,15 @@ fn add_read(queue: &Queue) {
 /// in `next_writer` for the last reader to grant.
 #[inline]
 fn try_write(queue: &Queue, slot: NonNull<Slot>) -> bool {
-    // Relaxed: published by the release CAS below that sets WRITER_WAITING; irrelevant if granted.
-    queue.next_writer.store(slot.as_ptr(), Ordering::Relaxed);
     // Acquire: if no reader runs, the last reader's release decrement is acquired, so its reads of
     // the cown happen before this writer's accesses.
     let mut count = queue.read_count.load(Ordering::Acquire);
+    if count == 0 {
+        return true;
+    }
+    // Relaxed: published by the release CAS below that sets WRITER_WAITING; irrelevant if the
+    // readers finish first and the writer is granted after all.
+    queue.next_writer.store(slot.as_ptr(), Ordering::Relaxed);
     loop {
         if count == 0 {
             return true;
