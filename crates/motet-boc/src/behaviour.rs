@@ -474,8 +474,9 @@ fn spawn_many<R>(built: Built) -> Promise<R> {
 ///
 /// # The promise
 ///
-/// Dropping the [`Promise`] (fire and forget) costs nothing more: the result is then dropped when
-/// the behaviour completes. Keep it to `.await` the result or [`wait`](Promise::wait) for it.
+/// The result stays in the behaviour's own allocation: a [`Promise`] allocates nothing. Dropping it
+/// (fire and forget) is one atomic operation on that allocation, and the result is then dropped
+/// when the behaviour completes. Keep it to `.await` the result or [`wait`](Promise::wait) for it.
 ///
 /// ```
 /// use motet_boc::{when, Cown};

@@ -55,7 +55,8 @@
 //!   wait on by naming it.
 //! - **Promises of results**: `when` returns a [`Promise`] of the closure's result that is a
 //!   future and can be waited for from outside the runtime (also on a deterministic runtime).
-//!   A fire-and-forget `when` allocates nothing for it.
+//!   It lives in the behaviour's own allocation: a fire-and-forget `when` allocates nothing for it
+//!   (dropping it is one atomic operation).
 //! - **Backpressure** (see below).
 //!
 //! # Backpressure

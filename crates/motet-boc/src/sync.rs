@@ -28,13 +28,30 @@ impl<T> UnsafeCell<T> {
 #[cfg(loom)]
 pub(crate) use loom::cell::UnsafeCell;
 
-/// A busy-wait hint for the short waits of the protocol (a predecessor finishing its two-phase
-/// enqueue, a successor finishing its link); under loom, a yield so that the model lets the other
-/// thread progress.
-#[inline(always)]
-pub(crate) fn spin() {
+/// Backoff for the short waits of the protocol (a predecessor finishing its two-phase enqueue, a
+/// successor finishing its link): spins first, then yields the thread, so that a waiter does not
+/// keep the CPU from the preempted thread it waits for when threads outnumber cores. Under loom,
+/// every step is a yield, so that the model lets the other thread progress.
+pub(crate) struct Backoff {
     #[cfg(not(loom))]
-    std::hint::spin_loop();
-    #[cfg(loom)]
-    loom::thread::yield_now();
+    inner: crossbeam_utils::Backoff,
+}
+
+impl Backoff {
+    #[inline(always)]
+    pub(crate) fn new() -> Backoff {
+        Backoff {
+            #[cfg(not(loom))]
+            inner: crossbeam_utils::Backoff::new(),
+        }
+    }
+
+    /// Waits a little, a little longer each time.
+    #[inline(always)]
+    pub(crate) fn snooze(&self) {
+        #[cfg(not(loom))]
+        self.inner.snooze();
+        #[cfg(loom)]
+        loom::thread::yield_now();
+    }
 }

@@ -2,8 +2,9 @@
 //!
 //! Closures, cown values and results are `Tracked` values that count themselves; after each
 //! scenario (runtime quiescent or shut down, handles dropped) the count is back to zero. A counting
-//! allocator checks the same for whole blocks: after a warm-up, a mixed scenario leaves no bytes
-//! behind once the runtime is gone and this thread's block cache is released.
+//! allocator checks the same for whole blocks: after a warm-up, a mixed scenario on the
+//! deterministic runtime leaves no bytes behind once the runtime is gone and this thread's block
+//! cache is released.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::num::NonZeroUsize;
@@ -199,26 +200,25 @@ fn cancelled_behaviours_drop_their_closures() {
 #[test]
 fn no_bytes_are_left_behind() {
     let _serial = serial();
+    // On the deterministic runtime: a thread pool's deques free their old buffers through
+    // epoch-based reclamation, at times of its own, which would blur an exact byte count. The
+    // pools' behaviours are covered by the census of the other tests.
     let run = || {
-        for deterministic in [false, true] {
-            let census = Census::default();
-            let rt = if deterministic {
-                Runtime::builder().deterministic(9).build().unwrap()
-            } else {
-                Runtime::builder().workers(2).build().unwrap()
-            };
-            mixed(&rt, &census);
-            drop(rt);
-            assert_eq!(census.live(), 0);
-        }
+        let census = Census::default();
+        let rt = Runtime::builder().deterministic(9).build().unwrap();
+        mixed(&rt, &census);
+        drop(rt);
+        assert_eq!(census.live(), 0);
         release_thread_cache();
     };
     // The default hook may capture a backtrace for the scenario's panic, and caches what it
     // loads for that: keep panics quiet here.
+    let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     run(); // warm-up: lazily initialised state of the process
     let before = LIVE_BYTES.load(SeqCst);
     run();
     let after = LIVE_BYTES.load(SeqCst);
+    std::panic::set_hook(hook);
     assert_eq!(after, before, "{} bytes leaked", after - before);
 }

@@ -101,7 +101,7 @@ mod tests;
 use std::ptr::{self, NonNull};
 
 use crate::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
-use crate::sync::spin;
+use crate::sync::Backoff;
 
 /// A slot's behaviour is still enqueueing: a successor must wait.
 pub(crate) const WAIT: usize = 0;
@@ -278,6 +278,7 @@ impl Slot {
     /// Spins while the slot's behaviour is still enqueueing; returns the status seen (acquire).
     #[inline]
     fn wait_enqueued(&self) -> *mut Slot {
+        let backoff = Backoff::new();
         loop {
             // Acquire: pairs with the owner's release store ending its enqueue (or a link), so the
             // fields behind a successor pointer read afterwards are visible.
@@ -285,20 +286,21 @@ impl Slot {
             if s.addr() != WAIT {
                 return s;
             }
-            spin();
+            backoff.snooze();
         }
     }
 
     /// Spins until a successor has linked in or closed the chain; returns the status (acquire).
     #[inline]
     fn wait_successor(&self) -> *mut Slot {
+        let backoff = Backoff::new();
         loop {
             // Acquire: pairs with the successor's release link, before its slot is dereferenced.
             let s = self.status.load(Ordering::Acquire);
             if s.addr() >= CHAIN_CLOSED {
                 return s;
             }
-            spin();
+            backoff.snooze();
         }
     }
 
