@@ -4,6 +4,8 @@
 //!
 //! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
 //! - [`actor`] (feature `actor`, on by default): typed actors after CAF;
+//! - [`boc`] (feature `boc`, on by default): behaviour-oriented concurrency after Verona, cowns
+//!   and `when`;
 //! - [`reactor`] (feature `reactor`, on by default): deterministic reactors after Lingua Franca;
 //! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
 //!   session types after Effpi.
@@ -37,6 +39,12 @@ pub mod runtime {
 #[cfg(feature = "actor")]
 pub mod actor {
     pub use motet_actor::*;
+}
+
+/// Behaviour-oriented concurrency: cowns and `when` (re-export of `motet-boc`).
+#[cfg(feature = "boc")]
+pub mod boc {
+    pub use motet_boc::*;
 }
 
 /// Deterministic reactors (re-export of `motet-reactor`, which re-exports the builder of
