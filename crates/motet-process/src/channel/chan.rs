@@ -29,7 +29,9 @@ use std::ptr::{self, NonNull};
 use std::task::Context;
 
 use super::error::{SendError, TrySendError};
-use super::waiter::{WaitList, WaitWaker, Waiter, Wakes, CLOSED, DONE, SKIPPED, UNLINKED, WAITING};
+use super::waiter::{
+    wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, SKIPPED, UNLINKED, WAITING,
+};
 use crate::lock::SpinLock;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
@@ -74,27 +76,33 @@ pub(crate) enum TryRecv<T> {
 }
 
 impl<T> State<T> {
-    /// Takes the next value: from the queue (refilling it from a waiting sender), or straight from a
-    /// waiting sender (rendezvous).
-    fn take(&mut self, wakes: &mut Wakes) -> Option<T> {
+    /// Takes the next value: from the queue (refilling it from a waiting sender, whose wake-up is
+    /// returned), or straight from a waiting sender (rendezvous).
+    #[inline]
+    fn take(&mut self) -> (Option<T>, Option<Wake>) {
         match self.queue.pop_front() {
             Some(value) => {
-                if let Some(refill) = self.take_from_sender(wakes) {
+                if self.senders.is_empty() {
+                    return (Some(value), None);
+                }
+                let (refill, wake) = self.take_from_sender();
+                if let Some(refill) = refill {
                     self.queue.push_back(refill);
                 }
-                Some(value)
+                (Some(value), wake)
             }
-            None => self.take_from_sender(wakes),
+            None => self.take_from_sender(),
         }
     }
 
-    fn take_from_sender(&mut self, wakes: &mut Wakes) -> Option<T> {
+    fn take_from_sender(&mut self) -> (Option<T>, Option<Wake>) {
         // SAFETY: we hold the lock; a waiting sender's entry holds its value.
         unsafe {
-            let entry = self.senders.pop_front()?;
+            let Some(entry) = self.senders.pop_front() else {
+                return (None, None);
+            };
             let value = entry.take_value();
-            entry.finish(DONE, wakes);
-            Some(value)
+            (Some(value), entry.finish(DONE))
         }
     }
 
@@ -107,25 +115,30 @@ impl<T> State<T> {
         self.closed || self.no_senders
     }
 
-    /// Wakes every waiter because the channel closed (or lost its last sender).
-    fn wake_all(&mut self, wakes: &mut Wakes) {
+    /// Wakes every waiter because the channel closed (or lost its last sender); returns the
+    /// wake-ups, to be carried out after unlocking.
+    fn wake_all(&mut self) -> Vec<Wake> {
+        let mut wakes = Vec::new();
         // SAFETY: we hold the lock; linked entries are alive.
         unsafe {
             while let Some(entry) = self.receivers.pop_front() {
                 if entry.claim() {
-                    entry.finish(CLOSED, wakes);
+                    wakes.extend(entry.finish(CLOSED));
                 } else {
                     entry.set_state(SKIPPED);
                 }
             }
             while let Some(entry) = self.senders.pop_front() {
-                entry.finish(CLOSED, wakes);
+                wakes.extend(entry.finish(CLOSED));
             }
         }
+        wakes
     }
 
-    /// Hands `value` to the first waiting receiver whose select is still open, or gives it back.
-    fn hand_to_receiver(&mut self, value: T, wakes: &mut Wakes) -> Result<(), T> {
+    /// Hands `value` to the first waiting receiver whose select is still open (returning its
+    /// wake-up), or gives the value back.
+    #[inline]
+    fn hand_to_receiver(&mut self, value: T) -> Result<Option<Wake>, T> {
         // SAFETY: we hold the lock; linked entries are alive.
         unsafe {
             while let Some(entry) = self.receivers.pop_front() {
@@ -134,8 +147,7 @@ impl<T> State<T> {
                     continue;
                 }
                 entry.put_value(value);
-                entry.finish(DONE, wakes);
-                return Ok(());
+                return Ok(entry.finish(DONE));
             }
         }
         Err(value)
@@ -144,9 +156,13 @@ impl<T> State<T> {
     /// Puts back a value a receiver was handed but gave up (cancelled, timed out): to the next
     /// waiting receiver, or the front of the queue (so it is received next; a bounded channel may
     /// hold one value over its capacity for that).
-    fn give_back(&mut self, value: T, wakes: &mut Wakes) {
-        if let Err(value) = self.hand_to_receiver(value, wakes) {
-            self.queue.push_front(value);
+    fn give_back(&mut self, value: T) -> Option<Wake> {
+        match self.hand_to_receiver(value) {
+            Ok(wake) => wake,
+            Err(value) => {
+                self.queue.push_front(value);
+                None
+            }
         }
     }
 }
@@ -208,7 +224,35 @@ impl<T> Chan<T> {
     /// # Safety
     /// The caller owns a handle of kind `one` to the live channel at `this` and does not use it
     /// afterwards.
+    #[inline]
     pub(crate) unsafe fn release(this: NonNull<Chan<T>>, one: u64) {
+        // SAFETY: the caller's handle keeps the channel alive until it is given up below.
+        let chan = unsafe { this.as_ref() };
+        let mut cur = chan.handles.load(Ordering::Relaxed);
+        // Not the last of its kind, so the word stays non-zero: a plain decrement. Release orders our
+        // uses of the channel before whoever frees it (its decrement acquires).
+        while (cur / one) & 0xFFFF_FFFF > 1 {
+            match chan.handles.compare_exchange_weak(
+                cur,
+                cur - one,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(actual) => cur = actual,
+            }
+        }
+        // SAFETY: the caller's contract.
+        unsafe { Self::release_last_of_kind(this, one) }
+    }
+
+    /// [`release`](Chan::release) of what looked like the last handle of its kind.
+    ///
+    /// # Safety
+    /// As for `release`.
+    #[cold]
+    #[inline(never)]
+    unsafe fn release_last_of_kind(this: NonNull<Chan<T>>, one: u64) {
         // SAFETY: the caller's handle keeps the channel alive until it is given up below.
         let chan = unsafe { this.as_ref() };
         let mut cur = chan.handles.load(Ordering::Acquire);
@@ -234,11 +278,11 @@ impl<T> Chan<T> {
                 }
                 return;
             }
-            // Not the last of its kind, so the word stays non-zero: a plain decrement.
+            // Not the last of its kind (a sender was minted meanwhile): a plain decrement.
             match chan.handles.compare_exchange_weak(
                 cur,
                 cur - one,
-                Ordering::AcqRel,
+                Ordering::Release,
                 Ordering::Acquire,
             ) {
                 Ok(_) => return,
@@ -250,8 +294,7 @@ impl<T> Chan<T> {
     /// The last sender is going: marks the channel sender-less and wakes the waiting receivers.
     /// Returns false if a sender was minted meanwhile (the caller is not the last any more).
     fn last_sender_gone(&self) -> bool {
-        let mut wakes = Wakes::new();
-        {
+        let wakes = {
             let mut st = self.state.lock();
             // Mints happen under the lock: if we are still the only sender, we stay so until the
             // caller's decrement (no other sender exists to clone).
@@ -259,44 +302,46 @@ impl<T> Chan<T> {
                 return false;
             }
             st.no_senders = true;
-            st.wake_all(&mut wakes);
-        }
-        wakes.run();
+            st.wake_all()
+        };
+        wakes.into_iter().for_each(Wake::run);
         true
     }
 
     /// Sends without waiting.
     #[inline]
     pub(crate) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        let mut wakes = Wakes::new();
-        {
+        let woken = {
             let mut st = self.state.lock();
             if st.closed {
                 return Err(TrySendError::Closed(value));
             }
-            if let Err(value) = st.hand_to_receiver(value, &mut wakes) {
-                if st.queue.len() >= st.cap {
-                    return Err(TrySendError::Full(value));
+            match st.hand_to_receiver(value) {
+                Ok(woken) => woken,
+                Err(value) => {
+                    if st.queue.len() >= st.cap {
+                        return Err(TrySendError::Full(value));
+                    }
+                    st.queue.push_back(value);
+                    None
                 }
-                st.queue.push_back(value);
             }
-        }
-        wakes.run();
+        };
+        wake(woken);
         Ok(())
     }
 
     /// Receives without waiting.
     pub(crate) fn try_recv(&self) -> TryRecv<T> {
-        let mut wakes = Wakes::new();
-        let result = {
+        let (result, woken) = {
             let mut st = self.state.lock();
-            match st.take(&mut wakes) {
-                Some(value) => TryRecv::Value(value),
-                None if st.ended() => TryRecv::Closed,
-                None => TryRecv::Empty,
+            match st.take() {
+                (Some(value), woken) => (TryRecv::Value(value), woken),
+                (None, _) if st.ended() => (TryRecv::Closed, None),
+                (None, _) => (TryRecv::Empty, None),
             }
         };
-        wakes.run();
+        wake(woken);
         result
     }
 
@@ -317,7 +362,7 @@ impl<T> Chan<T> {
             return RecvPoll::Ready(Some(unsafe { entry.take_value() }));
         }
         let waker = WaitWaker::for_entry(cx.waker(), entry as *const Waiter<T> as *const ());
-        let mut wakes = Wakes::new();
+        let mut woken = None;
         let mut replaced = None;
         let result = {
             let mut st = self.state.lock();
@@ -343,7 +388,9 @@ impl<T> Chan<T> {
                             RecvPoll::Lost
                         } else {
                             entry.set_state(UNLINKED);
-                            RecvPoll::Ready(st.take(&mut wakes))
+                            let (value, wake) = st.take();
+                            woken = wake;
+                            RecvPoll::Ready(value)
                         }
                     } else {
                         // SAFETY: we hold the lock; the entry is pinned in its future, whose drop
@@ -357,7 +404,7 @@ impl<T> Chan<T> {
                 }
             }
         };
-        wakes.run();
+        wake(woken);
         drop(replaced);
         result
     }
@@ -408,9 +455,8 @@ impl<T> Chan<T> {
 
     /// Puts a value back at the front of the channel (see [`State::give_back`]).
     pub(crate) fn give_back(&self, value: T) {
-        let mut wakes = Wakes::new();
-        self.state.lock().give_back(value, &mut wakes);
-        wakes.run();
+        let woken = self.state.lock().give_back(value);
+        wake(woken);
     }
 
     /// A send attempt for the (pinned) `entry`: delivers `value` (taken out of the option), or parks
@@ -425,7 +471,7 @@ impl<T> Chan<T> {
             return Some(done);
         }
         let waker = WaitWaker::for_entry(cx.waker(), entry as *const Waiter<T> as *const ());
-        let mut wakes = Wakes::new();
+        let mut woken = None;
         let mut replaced = None;
         let result = {
             let mut st = self.state.lock();
@@ -443,8 +489,11 @@ impl<T> Chan<T> {
                 _ => match value.take() {
                     None => Some(Ok(())),
                     Some(v) if st.closed => Some(Err(SendError(v))),
-                    Some(v) => match st.hand_to_receiver(v, &mut wakes) {
-                        Ok(()) => Some(Ok(())),
+                    Some(v) => match st.hand_to_receiver(v) {
+                        Ok(wake) => {
+                            woken = wake;
+                            Some(Ok(()))
+                        }
                         Err(v) if st.queue.len() < st.cap => {
                             st.queue.push_back(v);
                             Some(Ok(()))
@@ -463,7 +512,7 @@ impl<T> Chan<T> {
                 },
             }
         };
-        wakes.run();
+        wake(woken);
         drop(replaced);
         result
     }
@@ -514,16 +563,15 @@ impl<T> Chan<T> {
     /// Closes the channel: sends fail from now on, receivers get what is queued and then an error,
     /// every waiter is woken. Returns whether this call closed it.
     pub(crate) fn close(&self) -> bool {
-        let mut wakes = Wakes::new();
-        {
+        let wakes = {
             let mut st = self.state.lock();
             if st.closed {
                 return false;
             }
             st.closed = true;
-            st.wake_all(&mut wakes);
-        }
-        wakes.run();
+            st.wake_all()
+        };
+        wakes.into_iter().for_each(Wake::run);
         true
     }
 

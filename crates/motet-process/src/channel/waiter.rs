@@ -83,7 +83,9 @@ impl WaitWaker {
     }
 }
 
-/// A wake-up decided under a channel's lock and carried out after unlocking.
+/// A wake-up decided under a channel's lock and carried out after unlocking. An operation decides
+/// at most one (a send wakes one receiver, a receive at most one waiting sender), so it returns an
+/// `Option<Wake>`; only closing a channel wakes many (a `Vec<Wake>`).
 pub(crate) enum Wake {
     /// Schedule this process (the caller won its idle-to-notified transition).
     Process(NonNull<Header>),
@@ -91,49 +93,24 @@ pub(crate) enum Wake {
     Other(Waker),
 }
 
-/// The wake-ups one channel operation decided.
-pub(crate) struct Wakes {
-    first: Option<Wake>,
-    rest: Vec<Wake>,
-}
-
-impl Wakes {
-    #[inline]
-    pub(crate) fn new() -> Wakes {
-        Wakes {
-            first: None,
-            rest: Vec::new(),
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, wake: Wake) {
-        if self.first.is_none() {
-            self.first = Some(wake);
-        } else {
-            self.rest.push(wake);
-        }
-    }
-
-    /// Carries the wake-ups out. Call after unlocking.
+impl Wake {
+    /// Carries the wake-up out. Call after unlocking.
     #[inline]
     pub(crate) fn run(self) {
-        if let Some(first) = self.first {
-            run_wake(first);
-            for wake in self.rest {
-                run_wake(wake);
-            }
+        match self {
+            // SAFETY: `Wake::Process` is only made for a process whose idle-to-notified transition
+            // this operation won (see `Waiter::finish`).
+            Wake::Process(header) => unsafe { process::schedule(header) },
+            Wake::Other(waker) => waker.wake(),
         }
     }
 }
 
+/// Carries out the wake-up an operation decided, if any. Call after unlocking.
 #[inline]
-fn run_wake(wake: Wake) {
-    match wake {
-        // SAFETY: `Wake::Process` is only recorded for a process whose idle-to-notified transition
-        // this operation won (see `Waiter::finish`).
-        Wake::Process(header) => unsafe { process::schedule(header) },
-        Wake::Other(waker) => waker.wake(),
+pub(crate) fn wake(wake: Option<Wake>) {
+    if let Some(wake) = wake {
+        wake.run();
     }
 }
 
@@ -273,26 +250,26 @@ impl<T> Waiter<T> {
         self.value.with_mut(|p| unsafe { (*p).assume_init_read() })
     }
 
-    /// Completes an entry just unlinked by the channel: records the wake-up and publishes `state`
-    /// (`DONE` or `CLOSED`). After this the entry and its owner must not be touched: the owner may
-    /// already be running.
+    /// Completes an entry just unlinked by the channel: decides the wake-up (returned, to be carried
+    /// out after unlocking) and publishes `state` (`DONE` or `CLOSED`). After this the entry and its
+    /// owner must not be touched: the owner may already be running.
     ///
     /// # Safety
     /// The caller holds the channel's lock and has just unlinked the entry (and moved the value in or
     /// out as the operation requires).
     #[inline]
-    pub(crate) unsafe fn finish(&self, state: u8, wakes: &mut Wakes) {
+    pub(crate) unsafe fn finish(&self, state: u8) -> Option<Wake> {
         // SAFETY: the caller's contract.
-        match unsafe { self.take_waker() } {
+        let wake = match unsafe { self.take_waker() } {
             // SAFETY: the entry was linked, so its process (whose allocation holds it) is alive.
             Some(WaitWaker::Process(header)) if unsafe { header.as_ref() }.notify() => {
-                wakes.push(Wake::Process(header));
+                Some(Wake::Process(header))
             }
-            Some(WaitWaker::Process(_)) => {}
-            Some(WaitWaker::Other(waker)) => wakes.push(Wake::Other(waker)),
-            None => {}
-        }
+            Some(WaitWaker::Process(_)) | None => None,
+            Some(WaitWaker::Other(waker)) => Some(Wake::Other(waker)),
+        };
         self.set_state(state);
+        wake
     }
 }
 
