@@ -30,9 +30,14 @@
 //! | event | operation | effect |
 //! | --- | --- | --- |
 //! | wake | `fetch_or(NOTIFIED)` | schedules the process if it was idle |
-//! | run starts | `fetch_xor(NOTIFIED \| RUNNING)` | consumes the wake-up, marks running |
-//! | poll returned `Pending` | `fetch_and(!RUNNING)` | idle, or notified again: poll again or yield |
+//! | run starts | `fetch_add(RUNNING - NOTIFIED)` | consumes the wake-up, marks running |
+//! | poll returned `Pending` | `fetch_sub(RUNNING)` | idle, or notified again: poll again or yield |
 //! | future done | `fetch_add(COMPLETE - RUNNING - REF_ONE)` | complete, drops the process's reference |
+//!
+//! The run's two transitions are additions, not `fetch_xor`/`fetch_and`: the flags they change are
+//! known (notified and not running; running), so an addition does the same, and an addition whose
+//! result is used is one `lock xadd` on x86, where a `fetch_xor` or `fetch_and` whose result is used
+//! is a compare-and-swap loop.
 //!
 //! # Waking without a reference
 //!
@@ -117,9 +122,19 @@ impl Header {
     #[inline]
     pub(crate) fn notify(&self) -> bool {
         // AcqRel: Release publishes what the waker did before waking to the run that consumes the
-        // wake-up (its `fetch_xor` acquires); Acquire orders our later use of the process after it.
+        // wake-up (its `start_run` acquires); Acquire orders our later use of the process after it.
         let prev = self.state.fetch_or(NOTIFIED, Ordering::AcqRel);
         prev & (NOTIFIED | RUNNING | COMPLETE) == 0
+    }
+
+    /// Starts a run: consumes the wake-up and marks the process running. Returns the previous
+    /// state. The process must be notified and not running (scheduled, or woken during its poll).
+    #[inline]
+    fn start_run(&self) -> usize {
+        // NOTIFIED is set and RUNNING clear, so adding RUNNING - NOTIFIED clears one and sets the
+        // other (see the module docs). Acquire: sees what the wakers published before their
+        // `fetch_or`.
+        self.state.fetch_add(RUNNING - NOTIFIED, Ordering::Acquire)
     }
 
     /// Asks the process to stop; true if the caller must schedule it (so that its run cancels it).
@@ -290,10 +305,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         let header = task.cast::<Header>();
         // SAFETY: scheduled, hence notified and alive; the runtime will not run it again.
         unsafe {
-            header
-                .as_ref()
-                .state
-                .fetch_xor(NOTIFIED | RUNNING, Ordering::Acquire);
+            header.as_ref().start_run();
             Self::finish(header, End::Cancelled);
         }
     }
@@ -305,10 +317,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     pub(crate) unsafe fn run(this: NonNull<Header>) -> RunOutcome {
         // SAFETY: scheduled processes are alive (see `schedule`).
         let header = unsafe { this.as_ref() };
-        // Acquire: sees what the wakers published before their `fetch_or`.
-        let prev = header
-            .state
-            .fetch_xor(NOTIFIED | RUNNING, Ordering::Acquire);
+        let prev = header.start_run();
         debug_assert!(prev & NOTIFIED != 0 && prev & (RUNNING | COMPLETE) == 0);
         if prev & CANCELLED != 0 {
             // SAFETY: running: ours to finish.
@@ -339,7 +348,8 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
             }
             // AcqRel: Release publishes the poll's effects to the next run; Acquire sees what a
             // waker published if it notified us meanwhile.
-            let prev = header.state.fetch_and(!RUNNING, Ordering::AcqRel);
+            // `fetch_sub`, as `fetch_and(!RUNNING)`: RUNNING is set (see the module docs).
+            let prev = header.state.fetch_sub(RUNNING, Ordering::AcqRel);
             if prev & NOTIFIED == 0 {
                 // Parked: from here on a waker may schedule (and another worker run) the process.
                 return RunOutcome::Idle;
@@ -349,9 +359,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
                 // Step budget spent: back of the queue, still notified.
                 return RunOutcome::Yield;
             }
-            header
-                .state
-                .fetch_xor(NOTIFIED | RUNNING, Ordering::Acquire);
+            header.start_run();
             if prev & CANCELLED != 0 {
                 // SAFETY: running again: ours to finish.
                 unsafe { Self::finish(this, End::Cancelled) };

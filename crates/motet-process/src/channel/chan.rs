@@ -119,6 +119,9 @@ impl<T> State<T> {
     /// wake-ups, to be carried out after unlocking.
     fn wake_all(&mut self) -> Vec<Wake> {
         let mut wakes = Vec::new();
+        if self.receivers.is_empty() && self.senders.is_empty() {
+            return wakes;
+        }
         // SAFETY: we hold the lock; linked entries are alive.
         unsafe {
             while let Some(entry) = self.receivers.pop_front() {
@@ -256,6 +259,14 @@ impl<T> Chan<T> {
         // SAFETY: the caller's handle keeps the channel alive until it is given up below.
         let chan = unsafe { this.as_ref() };
         let mut cur = chan.handles.load(Ordering::Acquire);
+        if cur == one {
+            // The only handle left, of either kind: nobody else can reach the channel, mint a handle
+            // or wait on it (a wait-queue entry lives in a future that borrows a handle), so there is
+            // no one to tell that it closes. The Acquire load saw every other holder's release.
+            // SAFETY: no other handle exists.
+            drop(unsafe { Box::from_raw(this.as_ptr()) });
+            return;
+        }
         loop {
             if (cur / one) & 0xFFFF_FFFF == 1 {
                 // Perhaps the last of its kind: only a holder of this kind could add one (or a
@@ -575,10 +586,20 @@ impl<T> Chan<T> {
         true
     }
 
-    /// Closes the channel and drops every queued value (no receiver is left to take them).
+    /// Closes the channel and drops every queued value (no receiver is left to take them), in one
+    /// critical section; the values are dropped after unlocking.
     fn close_and_drain(&self) {
-        self.close();
-        let values = std::mem::take(&mut self.state.lock().queue);
+        let (wakes, values) = {
+            let mut st = self.state.lock();
+            let wakes = if st.closed {
+                Vec::new()
+            } else {
+                st.closed = true;
+                st.wake_all()
+            };
+            (wakes, std::mem::take(&mut st.queue))
+        };
+        wakes.into_iter().for_each(Wake::run);
         drop(values);
     }
 
