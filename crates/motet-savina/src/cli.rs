@@ -76,6 +76,15 @@ pub struct RunArgs {
     #[arg(value_name = "BENCH", conflicts_with = "all")]
     pub benchmarks: Vec<String>,
 
+    /// Benchmarks to run, comma-separated or repeated (added to the names given as arguments).
+    #[arg(
+        long = "bench",
+        value_name = "BENCH,...",
+        value_delimiter = ',',
+        conflicts_with = "all"
+    )]
+    pub bench: Vec<String>,
+
     /// Run every benchmark.
     #[arg(long)]
     pub all: bool,
@@ -125,7 +134,8 @@ pub struct RunArgs {
 impl RunArgs {
     /// The plan these arguments ask for, or a usage error naming what is valid.
     pub fn plan(&self) -> Result<Plan, String> {
-        let benchmarks = select_benchmarks(&self.benchmarks, self.all)?;
+        let names: Vec<String> = self.benchmarks.iter().chain(&self.bench).cloned().collect();
+        let benchmarks = select_benchmarks(&names, self.all)?;
         let models = if self.models.is_empty() {
             registry::models()
         } else {
@@ -284,6 +294,26 @@ mod tests {
         assert_eq!(plan.threads, [1, 2]);
         assert_eq!((plan.iterations, plan.warmup), (3, 2));
         assert_eq!(plan.benchmarks[0].1.to_string(), "n=100 r=1000");
+    }
+
+    #[test]
+    fn benchmarks_by_option_join_those_by_argument() {
+        let plan = plan_of(&[
+            "motet-savina",
+            "run",
+            "big",
+            "--bench",
+            "pingpong,count",
+            "--bench",
+            "big",
+        ])
+        .unwrap();
+        let names: Vec<_> = plan.benchmarks.iter().map(|(b, _)| b.name).collect();
+        assert_eq!(names, ["big", "pingpong", "count"]);
+        assert!(plan_of(&["motet-savina", "run", "--bench", "count", "--all"]).is_err());
+        assert!(plan_of(&["motet-savina", "run", "--bench", "nosuch"])
+            .unwrap_err()
+            .contains("unknown benchmark `nosuch`"));
     }
 
     #[test]
