@@ -15,6 +15,7 @@
 mod peers;
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -52,6 +53,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,

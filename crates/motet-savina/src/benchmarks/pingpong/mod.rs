@@ -13,6 +13,7 @@
 mod peers;
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -43,6 +44,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
