@@ -69,27 +69,35 @@ struct Ops {
     cancel: unsafe fn(NonNull<Core>),
     /// Drops what the block still holds and frees it.
     free: unsafe fn(NonNull<Core>),
+    /// Where the slots start (bytes from the block's start): the same for every block of one
+    /// closure and result type, so it is kept here rather than in every block.
+    slots_offset: usize,
 }
 
-/// The untyped head of a behaviour block (72 bytes on 64-bit targets).
+/// The untyped head of a behaviour block (64 bytes on 64-bit targets; the fields are ordered so
+/// that the 4-byte ones pair up without padding).
 #[repr(C)]
 pub(crate) struct Core {
     /// At offset 0: the block is a runtime task.
     task: TaskHeader,
     /// The behaviour's grant count (the protocol points to it).
     gate: Gate,
+    /// How many slots follow the block (where they start is in `ops`).
+    nslots: u32,
     /// The result hand-over with the promise.
     pub(crate) completion: Completion,
     ops: &'static Ops,
-    /// How many slots follow the block, and where they start (bytes from the block's start).
-    nslots: u32,
-    slots_offset: u32,
-    phase: Cell<Phase>,
     /// The bounded cown's completion count when last checked (modulo 2^32: only changes matter).
     deferred_seen: Cell<u32>,
+    phase: Cell<Phase>,
     /// The bounded cown whose backlog defers this behaviour's release (holding one reference).
     deferred_on: Cell<Option<NonNull<CownHeader>>>,
 }
+
+// Keeps the head at one 64-byte line on 64-bit targets (a count-style `when` is then a 112-byte
+// block: head, a unit result, one slot).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Core>() == 64);
 
 /// A block's head with its result cell: `Head<R>`'s layout does not depend on the closure, so a
 /// `Promise<R>` finds the result.
@@ -124,7 +132,7 @@ impl Core {
         unsafe {
             std::slice::from_raw_parts(
                 (self as *const Core)
-                    .byte_add(self.slots_offset as usize)
+                    .byte_add(self.ops.slots_offset)
                     .cast::<Slot>(),
                 self.nslots as usize,
             )
@@ -180,7 +188,14 @@ fn block_layout<R, F>(n: usize) -> (Layout, usize) {
     let (layout, offset) = Layout::new::<Block<R, F>>()
         .extend(Layout::array::<Slot>(n).expect("too many cowns in one `when`"))
         .expect("behaviour too large");
+    debug_assert_eq!(offset, slots_offset::<R, F>());
     (layout.pad_to_align(), offset)
+}
+
+/// Where the slots follow a `Block<R, F>`: its size, rounded up to a slot's alignment (as
+/// `Layout::extend` places them, whatever their number).
+const fn slots_offset<R, F>() -> usize {
+    std::mem::size_of::<Block<R, F>>().next_multiple_of(std::mem::align_of::<Slot>())
 }
 
 struct Kind<Sh, F, R>(std::marker::PhantomData<(Sh, F, R)>);
@@ -199,6 +214,7 @@ where
         step: step::<Sh, F, R>,
         cancel: cancel::<F, R>,
         free: free::<F, R>,
+        slots_offset: slots_offset::<R, F>(),
     };
 }
 
@@ -233,9 +249,8 @@ where
                     completion: Completion::new(),
                     ops: Kind::<S::Shape, F, R>::OPS,
                     nslots: u32::try_from(n).expect("too many cowns in one `when`"),
-                    slots_offset: u32::try_from(slots_offset).expect("behaviour too large"),
-                    phase: Cell::new(Phase::Pending),
                     deferred_seen: Cell::new(0),
+                    phase: Cell::new(Phase::Pending),
                     deferred_on: Cell::new(None),
                 },
                 result: UnsafeCell::new(None),
@@ -314,6 +329,18 @@ unsafe fn sort_requests(
     }
     // SAFETY: the caller holds handles to the cowns.
     let id = |i: usize| unsafe { CownHeader::from_queue(slot(i).as_ref().queue()) }.id;
+    if n == 2 {
+        // Two distinct cowns (the common multi-cown `when`): one comparison, no sort buffer. The
+        // same cown twice takes the general path below.
+        let (a, b) = (id(0), id(1));
+        if a != b {
+            let (first, second) = if a < b { (0, 1) } else { (1, 0) };
+            let mut requests = Scratch::with_capacity(2);
+            requests.push(slot(first));
+            requests.push(slot(second));
+            return Ok(requests);
+        }
+    }
     let mut order: Scratch<(u64, usize)> = Scratch::from_exact((0..n).map(|i| (id(i), i)));
     order.as_mut_slice().sort_unstable();
     let mut requests = Scratch::with_capacity(n);
