@@ -71,7 +71,11 @@ struct Ops {
     free: unsafe fn(NonNull<Core>),
 }
 
-/// The untyped head of a behaviour block (72 bytes on 64-bit targets).
+/// The untyped head of a behaviour block (72 bytes on 64-bit targets). A 64-byte head (the slots'
+/// offset moved to `Ops`, the 4-byte fields paired) makes a single-cown unit `when` a 112-byte
+/// block instead of 120, but measured worse with mimalloc: its aligned allocation leaves the fast
+/// path for 112-byte blocks far more often (about 110 more instructions per `when` under
+/// callgrind), and the peak memory of 1M pending behaviours did not change.
 #[repr(C)]
 pub(crate) struct Core {
     /// At offset 0: the block is a runtime task.
@@ -314,6 +318,18 @@ unsafe fn sort_requests(
     }
     // SAFETY: the caller holds handles to the cowns.
     let id = |i: usize| unsafe { CownHeader::from_queue(slot(i).as_ref().queue()) }.id;
+    if n == 2 {
+        // Two distinct cowns (the common multi-cown `when`): one comparison, no sort buffer. The
+        // same cown twice takes the general path below.
+        let (a, b) = (id(0), id(1));
+        if a != b {
+            let (first, second) = if a < b { (0, 1) } else { (1, 0) };
+            let mut requests = Scratch::with_capacity(2);
+            requests.push(slot(first));
+            requests.push(slot(second));
+            return Ok(requests);
+        }
+    }
     let mut order: Scratch<(u64, usize)> = Scratch::from_exact((0..n).map(|i| (id(i), i)));
     order.as_mut_slice().sort_unstable();
     let mut requests = Scratch::with_capacity(n);

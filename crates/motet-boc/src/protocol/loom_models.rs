@@ -10,6 +10,8 @@
 //! (no writer beside anything, readers only beside readers) and records the behaviour's position
 //! in each cown's order. The models then check the orders, that every behaviour ran once, and that
 //! every cown ends idle with only the test's reference left, and is freed when that is dropped.
+//! The last models drop the last handle while behaviours still run or wait: the cown is then freed
+//! exactly once, by whoever finishes last.
 
 use loom::sync::Arc;
 use loom::thread;
@@ -204,5 +206,69 @@ fn loom_batch_is_not_interleaved() {
         assert_eq!(y.position(0), x.position(0) + 1);
         a.drop_handle();
         b.drop_handle();
+    });
+}
+
+/// The last handle goes while a writer runs on another thread: the cown is freed once, after it.
+#[test]
+fn loom_last_handle_races_writer() {
+    loom::model(|| {
+        let a = cown();
+        let w = behaviour(&[(&a, false)], true);
+        let ready = Ready(spawn_deferred(&[&w]));
+        let runner = thread::spawn(move || {
+            let ready = ready;
+            run_all(ready.0)
+        });
+        a.drop_handle_in_use();
+        runner.join().unwrap();
+        assert_eq!(w.runs(), 1);
+        assert!(a.is_freed());
+    });
+}
+
+/// The last handle goes while two readers run on two threads: the last of them frees the cown.
+#[test]
+fn loom_last_handle_races_readers() {
+    loom::model(|| {
+        let a = cown();
+        let r1 = behaviour(&[(&a, true)], true);
+        let r2 = behaviour(&[(&a, true)], true);
+        let first = Ready(spawn_deferred(&[&r1]));
+        let second = Ready(spawn_deferred(&[&r2]));
+        let t1 = thread::spawn(move || {
+            let ready = first;
+            run_all(ready.0)
+        });
+        let t2 = thread::spawn(move || {
+            let ready = second;
+            run_all(ready.0)
+        });
+        a.drop_handle_in_use();
+        t1.join().unwrap();
+        t2.join().unwrap();
+        assert_eq!((r1.runs(), r2.runs()), (1, 1));
+        assert!(a.is_freed());
+    });
+}
+
+/// The last handle goes while a writer runs with a reader queued behind it: the writer's release
+/// cascades to the reader, and the cown is freed once, after both.
+#[test]
+fn loom_last_handle_races_writer_then_reader() {
+    loom::model(|| {
+        let a = cown();
+        let w = behaviour(&[(&a, false)], true);
+        let r = behaviour(&[(&a, true)], true);
+        let ready = Ready(spawn_deferred(&[&w]));
+        assert!(spawn_deferred(&[&r]).is_empty());
+        let runner = thread::spawn(move || {
+            let ready = ready;
+            run_all(ready.0)
+        });
+        a.drop_handle_in_use();
+        runner.join().unwrap();
+        assert_eq!((w.runs(), r.runs()), (1, 1));
+        assert!(a.is_freed());
     });
 }

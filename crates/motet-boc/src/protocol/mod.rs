@@ -30,8 +30,8 @@
 //! the spawner until its second phase is complete, so a behaviour never runs (and is never freed)
 //! half-enqueued. Whoever takes the count to zero makes the behaviour runnable. A lone behaviour
 //! over a single cown (the common case) skips the count: its one grant comes from exactly one place,
-//! which schedules it directly ([`Gate::single`]); its writer slot starts [`READY`] since it has
-//! no other cown to finish enqueueing on.
+//! which schedules it directly (the gate holds [`SINGLE`] instead of a count); its writer slot
+//! becomes [`READY`] as it links in (see [`enqueue_single`]).
 //!
 //! # Slot status
 //!
@@ -74,12 +74,28 @@
 //! readers after it were granted by the cascade or by joining, and a writer after it waits on the
 //! read count.
 //!
-//! # Reference counts
+//! # Reference counts and freeing
 //!
-//! [`Queue::refs`] counts the handles to the cown and the protocol's own holds: the queue holds one
-//! reference while its tail is non-null (taken by the request that finds it null, given back by
-//! the release that swings it to null), and a read phase holds one while readers run (taken by the
-//! first reader, given back by the last). Behaviours take no reference per request, as in Verona.
+//! [`Queue::refs`] counts the handles to the cown (and the holds that act like handles: a batch
+//! being built, a producer deferred by backpressure). Neither the queue nor a read phase holds a
+//! reference: a request is only ever enqueued through a handle, so while a handle exists the cown
+//! lives, and once the last one is gone nothing can be enqueued any more and the cown only has to
+//! outlive the requests already queued and the readers still running. Verona's queue holds one
+//! reference while it is non-empty; here an idle cown's behaviour costs no reference-count
+//! operation at all, which is two atomic operations less per behaviour on an idle cown.
+//!
+//! So the last handle's release ([`Queue::release_ref`]) frees the cown only if the queue is empty
+//! and no reader runs. Otherwise it hands the freeing on, with a tag set by one atomic operation:
+//!
+//! - a non-null tail gets the [`ORPHAN`] tag. The request at the tail is the last one the cown will
+//!   ever have; its release finds its compare-and-swap of the tail failing on its own tagged
+//!   address, and frees the cown itself (after the last reader, if it is a reader: next point).
+//!   Earlier requests see a tail that is not theirs and wait for their successor as usual.
+//! - with the tail null, a read count that is not zero gets [`ORPHAN_READERS`]: the reader that
+//!   takes the count to zero frees the cown.
+//!
+//! Each tag is set once, when the last handle is gone, and read by exactly one party, so the cown
+//! is freed exactly once and after everything that used it.
 //!
 //! # Memory ordering
 //!
@@ -114,8 +130,16 @@ pub(crate) const CHAIN_CLOSED: usize = 3;
 
 /// `read_count` counts running readers in steps of 2 ...
 const ONE_READER: usize = 2;
-/// ... and bit 0 says that a writer waits in `next_writer` for them to finish.
+/// ... and bit 0 says that a writer waits in `next_writer` for them to finish ...
 pub(crate) const WRITER_WAITING: usize = 1;
+/// ... and the top bit that the last handle is gone: the last reader frees the cown.
+pub(crate) const ORPHAN_READERS: usize = 1 << (usize::BITS - 1);
+
+/// Tail tag: the last handle is gone, and the request at the tail frees the cown on release.
+pub(crate) const ORPHAN: usize = 0b001;
+
+/// The gate value of a lone behaviour over one cown: no count, its one grant schedules it.
+const SINGLE: u32 = u32::MAX;
 
 /// Slot tag bit: the request is read-only.
 const READ_TAG: usize = 0b01;
@@ -131,11 +155,11 @@ const TAGS: usize = READ_TAG | DUP_TAG;
 pub(crate) struct Queue {
     /// The last request enqueued, or null when no behaviour uses or waits for the cown.
     tail: AtomicPtr<Slot>,
-    /// `2 * running readers + WRITER_WAITING`.
+    /// `2 * running readers + WRITER_WAITING (+ ORPHAN_READERS)`.
     read_count: AtomicUsize,
     /// The writer waiting for the running readers to finish, valid while `WRITER_WAITING` is set.
     next_writer: AtomicPtr<Slot>,
-    /// Handles plus the protocol's holds (see the module docs).
+    /// Handles (see the module docs).
     refs: AtomicUsize,
     /// Frees the cown that embeds this queue, once `refs` reaches zero.
     free: unsafe fn(NonNull<Queue>),
@@ -161,7 +185,8 @@ impl Queue {
         self.refs.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Gives up one reference; the last one frees the cown.
+    /// Gives up one reference; the last one frees the cown, or hands the freeing on to the queue's
+    /// last request or last reader (see the module docs).
     ///
     /// # Safety
     /// The caller owns one reference to the live cown embedding `this` and does not use the cown
@@ -174,10 +199,62 @@ impl Queue {
         // the last holder pairs with every other holder's release decrement.
         if queue.refs.fetch_sub(1, Ordering::Release) == 1 {
             fence(Ordering::Acquire);
-            let free = queue.free;
-            // SAFETY: no reference is left, so nobody else can reach the cown.
-            unsafe { free(this) };
+            // SAFETY: that was the last reference.
+            unsafe { Queue::orphan(this) };
         }
+    }
+
+    /// The last reference is gone: frees the cown if nothing uses it, otherwise tags the tail or
+    /// the read count so that the last request or reader frees it.
+    ///
+    /// # Safety
+    /// No reference is left, and the caller does not use the cown afterwards.
+    #[cold]
+    unsafe fn orphan(this: NonNull<Queue>) {
+        // SAFETY: not freed before one of the paths below decides so.
+        let queue = unsafe { this.as_ref() };
+        // Acquire: a null tail was left by a release CAS, whose behaviour's writes we need before
+        // dropping the value. No handle is left, so no request can be enqueued: only the release
+        // of the request at the tail (a CAS to null) changes the tail now.
+        let mut tail = queue.tail.load(Ordering::Acquire);
+        while !tail.is_null() {
+            // AcqRel: release hands this thread's history (every holder's uses, through the fence
+            // above) to the request that will free the cown; acquire as above when it fails on
+            // a tail the last request has just left.
+            match queue.tail.compare_exchange_weak(
+                tail,
+                tail.map_addr(|a| a | ORPHAN),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return,
+                Err(actual) => tail = actual,
+            }
+        }
+        // SAFETY: the queue is empty for good.
+        unsafe { Queue::free_after_readers(this) };
+    }
+
+    /// With the queue empty for good and no reference left: frees the cown now if no reader runs,
+    /// otherwise leaves that to the last reader.
+    ///
+    /// # Safety
+    /// As for [`Queue::orphan`], with the tail null or tagged for the caller.
+    unsafe fn free_after_readers(this: NonNull<Queue>) {
+        // SAFETY: not freed before this decides so.
+        let queue = unsafe { this.as_ref() };
+        // Acquire: the readers' reads of the value happen before it is dropped.
+        if queue.read_count.load(Ordering::Acquire) != 0 {
+            // AcqRel: release hands our history to the last reader; acquire its reads if the
+            // count reached zero meanwhile.
+            let prev = queue.read_count.fetch_or(ORPHAN_READERS, Ordering::AcqRel);
+            if prev != 0 {
+                return;
+            }
+        }
+        let free = queue.free;
+        // SAFETY: no reference, no request and no reader is left: nobody else can reach the cown.
+        unsafe { free(this) };
     }
 
     /// The number of references (for tests and debug checks).
@@ -193,30 +270,35 @@ impl Queue {
     }
 }
 
-/// What a behaviour waits for before it can run.
+/// What a behaviour waits for before it can run: the grants still missing (`distinct cowns + 1` at
+/// the start, the 1 held by the spawner until its enqueue is complete), or [`SINGLE`] for a lone
+/// behaviour over one cown, whose single grant schedules it without counting.
 pub(crate) struct Gate {
-    /// Grants still missing (`distinct cowns + 1` at the start, the 1 held by the spawner until its
-    /// enqueue is complete). Unused when `single`.
     pending: AtomicU32,
-    /// A lone behaviour over one cown: its single grant schedules it without counting.
-    single: bool,
 }
 
 impl Gate {
     /// A gate for a behaviour over `cowns` distinct cowns, spawned alone (`single` when exactly one
     /// cown) or in a batch.
     pub(crate) fn new(cowns: usize, alone: bool) -> Gate {
-        let pending = u32::try_from(cowns + 1).expect("too many cowns in one behaviour");
+        let pending = if alone && cowns == 1 {
+            SINGLE
+        } else {
+            u32::try_from(cowns + 1)
+                .ok()
+                .filter(|&n| n != SINGLE)
+                .expect("too many cowns in one behaviour")
+        };
         Gate {
             pending: AtomicU32::new(pending),
-            single: alone && cowns == 1,
         }
     }
 
-    /// Whether this gate skips counting (see [`Gate::single`]).
-    #[cfg(test)]
+    /// Whether this gate skips counting.
+    #[inline]
     pub(crate) fn is_single(&self) -> bool {
-        self.single
+        // Relaxed: a single gate never changes, and a counting one never holds `SINGLE`.
+        self.pending.load(Ordering::Relaxed) == SINGLE
     }
 }
 
@@ -335,7 +417,7 @@ pub(crate) unsafe fn resolve(
 ) {
     // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
     let g = unsafe { gate.as_ref() };
-    if g.single {
+    if g.is_single() {
         runnable(gate);
         return;
     }
@@ -347,15 +429,12 @@ pub(crate) unsafe fn resolve(
     }
 }
 
-/// Counts a reader into the read phase; the first reader takes the phase's reference.
+/// Counts a reader into the read phase.
 #[inline]
 fn add_read(queue: &Queue) {
     // AcqRel: acquire the writes of the writer that completed before this read phase (through the
     // count's release sequence); release is needed for the read count's own sequence.
-    let prev = queue.read_count.fetch_add(ONE_READER, Ordering::AcqRel);
-    if prev & !WRITER_WAITING == 0 {
-        queue.retain();
-    }
+    queue.read_count.fetch_add(ONE_READER, Ordering::AcqRel);
 }
 
 /// A writer at the front of the queue claims the cown: granted if no reader runs, otherwise parked
@@ -393,18 +472,19 @@ fn try_write(queue: &Queue, slot: NonNull<Slot>) -> bool {
     }
 }
 
-/// A reader finished: leaves the read phase; the last reader grants a waiting writer and gives back
-/// the phase's reference.
+/// A reader finished: leaves the read phase; the last reader grants a waiting writer, or frees a
+/// cown whose last handle is gone.
 ///
 /// # Safety
-/// The queue is live, the caller was a counted reader, and it holds no other obligation towards the
-/// cown afterwards (the phase's reference may be the last).
+/// The queue is live, the caller was a counted reader, and it does not use the cown afterwards (it
+/// may be freed here).
 #[inline]
 unsafe fn drop_read(queue_ptr: NonNull<Queue>, runnable: &mut impl FnMut(NonNull<Gate>)) {
-    // SAFETY: the read phase's reference keeps the queue alive until `release_ref` below.
+    // SAFETY: a counted reader keeps the cown alive until it leaves the count.
     let queue = unsafe { queue_ptr.as_ref() };
-    // AcqRel: release our reads to the writer that will be granted; acquire `next_writer`, which
-    // the writer published with its release CAS setting WRITER_WAITING.
+    // AcqRel: release our reads to the writer that will be granted (or to whoever frees the
+    // cown); acquire `next_writer`, which the writer published with its release CAS setting
+    // WRITER_WAITING, or the history of the last handle's release that set ORPHAN_READERS.
     let prev = queue.read_count.fetch_sub(ONE_READER, Ordering::AcqRel);
     if prev == ONE_READER | WRITER_WAITING {
         let writer = queue.next_writer.load(Ordering::Relaxed);
@@ -417,10 +497,11 @@ unsafe fn drop_read(queue_ptr: NonNull<Queue>, runnable: &mut impl FnMut(NonNull
         let gate = unsafe { (*writer).gate() };
         // SAFETY: the writer's behaviour waits for this grant.
         unsafe { resolve(gate, 1, runnable) };
-    }
-    if prev & !WRITER_WAITING == ONE_READER {
-        // SAFETY: the last reader gives back the phase's reference and touches the cown no more.
-        unsafe { Queue::release_ref(queue_ptr) };
+    } else if prev == ONE_READER | ORPHAN_READERS {
+        let free = queue.free;
+        // SAFETY: the last handle is gone, the queue is empty for good, and we were the last
+        // reader: nobody else can reach the cown.
+        unsafe { free(queue_ptr) };
     }
 }
 
@@ -522,7 +603,6 @@ pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
     let prev = queue.tail.swap(slot.as_ptr(), Ordering::AcqRel);
     let grant = match NonNull::new(prev) {
         None => {
-            queue.retain();
             if !read {
                 // Release: as in `link_behind`; before `claim`, which may park the writer for the
                 // last reader to grant.
@@ -583,10 +663,7 @@ pub(crate) unsafe fn enqueue_batch(requests: &[NonNull<Slot>], grants: &mut [Gra
             .tail
             .swap(chain[chain.len() - 1].as_ptr(), Ordering::AcqRel);
         let front = match NonNull::new(prev) {
-            None => {
-                queue.retain();
-                true
-            }
+            None => true,
             // SAFETY: `prev` came from our swap.
             Some(prev) => unsafe { link_chain_behind(prev, first) },
         };
@@ -671,27 +748,31 @@ pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonN
     debug_assert_ne!(status.addr(), WAIT, "released before its enqueue finished");
     if status.addr() < CHAIN_CLOSED {
         // No successor: leave the queue if we are its tail. Release on success: the next request
-        // to find the tail null acquires this behaviour's writes through its swap.
-        if queue
-            .tail
-            .compare_exchange(
-                slot.as_ptr(),
-                ptr::null_mut(),
-                Ordering::Release,
-                Ordering::Relaxed,
-            )
-            .is_ok()
-        {
-            if s.is_read() {
-                // SAFETY: a counted reader; the queue's hold (released next) keeps the cown alive.
-                unsafe { drop_read(queue_ptr, runnable) };
+        // to find the tail null acquires this behaviour's writes through its swap (or the release
+        // of the last handle through its load).
+        match queue.tail.compare_exchange(
+            slot.as_ptr(),
+            ptr::null_mut(),
+            Ordering::Release,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                if s.is_read() {
+                    // SAFETY: a counted reader.
+                    unsafe { drop_read(queue_ptr, runnable) };
+                }
+                return;
             }
-            // SAFETY: the queue's hold, taken by the request that found the tail null.
-            unsafe { Queue::release_ref(queue_ptr) };
-            return;
+            Err(actual) if actual == slot.as_ptr().map_addr(|a| a | ORPHAN) => {
+                // The last handle is gone and this is the cown's last request (acquired: the
+                // history of that release): free the cown, after the readers still running.
+                // SAFETY: no reference is left and the queue is empty for good.
+                unsafe { release_orphan(queue_ptr, s.is_read(), runnable) };
+                return;
+            }
+            // A successor swapped the tail and is linking in.
+            Err(_) => status = s.wait_successor(),
         }
-        // A successor swapped the tail and is linking in.
-        status = s.wait_successor();
     }
     if s.is_read() {
         // Readers owe their successor nothing (see the module docs).
@@ -714,6 +795,32 @@ pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonN
     } else {
         // SAFETY: `next` waits for this grant.
         unsafe { resolve(n.gate(), 1, runnable) };
+    }
+}
+
+/// Frees a cown whose last request is being released and whose last handle is gone: at once for a
+/// writer (no reader runs beside it), by the last reader for a reader.
+///
+/// # Safety
+/// The caller's slot is the last request of the cown, tagged [`ORPHAN`] at the tail, and the caller
+/// does not use the cown afterwards.
+#[cold]
+unsafe fn release_orphan(
+    queue_ptr: NonNull<Queue>,
+    read: bool,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
+    if read {
+        // SAFETY: alive: our read is still counted.
+        let queue = unsafe { queue_ptr.as_ref() };
+        // Release: hands the last handle's history (acquired by our failed CAS) to the reader that
+        // frees. Our own read is still counted, so the last reader is the one to free.
+        queue.read_count.fetch_or(ORPHAN_READERS, Ordering::AcqRel);
+        // SAFETY: a counted reader; the cown is not used afterwards.
+        unsafe { drop_read(queue_ptr, runnable) };
+    } else {
+        // SAFETY: the caller's contract; a writer runs alone, so no reader is counted.
+        unsafe { Queue::free_after_readers(queue_ptr) };
     }
 }
 
@@ -788,12 +895,27 @@ pub(crate) unsafe fn enqueue_blocker(slot: NonNull<Slot>) {
 }
 
 impl Queue {
-    /// Takes the last reference if it is the only one (so no request is queued, since the queue
-    /// holds one while it has any); returns whether it did.
+    /// Takes the last reference if it is the only one and no request is queued and no reader runs;
+    /// returns whether it did.
     pub(crate) fn try_take_last(&self) -> bool {
-        // Acquire: the completed behaviours' writes to the value happen before it is taken.
-        self.refs
+        // Acquire: the other holders' uses happen before the value is taken.
+        if self
+            .refs
             .compare_exchange(1, 0, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+            .is_err()
+        {
+            return false;
+        }
+        // No handle is left now, so nothing can be enqueued. Acquire: the completed behaviours'
+        // writes (release CAS of the tail) and reads (read count) happen before the value is taken.
+        if self.tail.load(Ordering::Acquire).is_null()
+            && self.read_count.load(Ordering::Acquire) == 0
+        {
+            return true;
+        }
+        // Still in use: give the reference back. Relaxed: nobody else touches the count while it
+        // is zero (every other holder is gone, and the protocol holds none).
+        self.refs.store(1, Ordering::Relaxed);
+        false
     }
 }

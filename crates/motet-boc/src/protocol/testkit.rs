@@ -59,6 +59,20 @@ impl TestCown {
         assert!(self.freed.load(SeqCst), "the cown was not freed");
     }
 
+    /// Gives up the test's reference while behaviours may still use the cown: the protocol then
+    /// frees it after the last of them (checked with [`TestCown::is_freed`]).
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub(crate) fn drop_handle_in_use(&self) {
+        // SAFETY: the test's own reference, not used again.
+        unsafe { Queue::release_ref(self.queue()) };
+    }
+
+    /// Whether the protocol has freed the cown (at most once: freeing twice panics).
+    #[cfg_attr(not(loom), allow(dead_code))]
+    pub(crate) fn is_freed(&self) -> bool {
+        self.freed.load(SeqCst)
+    }
+
     /// How many behaviours ran on this cown.
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn runs(&self) -> usize {

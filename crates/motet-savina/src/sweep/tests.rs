@@ -70,7 +70,10 @@ fn a_preset_sweep_resolves_with_its_fixed_parameters() {
     assert_eq!(s.points.len(), 5);
     assert_eq!(s.points[4].1.to_string(), "c=50000 m=25000");
     assert_eq!(s.fixed(), "m=25000");
-    assert_eq!(s.models, [Model::Actor, Model::Process, Model::Floor]);
+    assert_eq!(
+        s.models,
+        [Model::Actor, Model::Boc, Model::Process, Model::Floor]
+    );
     assert_eq!(s.threads, [2]);
     assert_eq!((s.iterations, s.warmup), (5, 1));
     let s = sweep_of(&["pingpong", "--size", "n=7"]).unwrap();

@@ -15,6 +15,7 @@
 mod peers;
 
 mod actor;
+mod boc;
 mod floor;
 mod process;
 
@@ -57,6 +58,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Process,
             prepare: process::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,

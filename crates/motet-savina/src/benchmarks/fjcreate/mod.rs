@@ -10,6 +10,7 @@
 mod peers;
 
 mod actor;
+mod boc;
 mod floor;
 mod process;
 
@@ -44,6 +45,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Process,
             prepare: process::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,

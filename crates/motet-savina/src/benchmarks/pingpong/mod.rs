@@ -18,6 +18,7 @@
 mod peers;
 
 mod actor;
+mod boc;
 mod floor;
 mod process;
 
@@ -65,6 +66,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Process,
             prepare: process::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -219,6 +224,8 @@ mod tests {
             (Model::Actor, 2),
             (Model::Process, 1),
             (Model::Process, 2),
+            (Model::Boc, 1),
+            (Model::Boc, 2),
             (Model::Floor, 1),
         ] {
             let outcome = testing::run(&BENCHMARK, model, threads, &[("n", 200.0), ("p", 37.0)]);

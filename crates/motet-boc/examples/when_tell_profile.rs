@@ -1,0 +1,171 @@
+//! The workloads of the `when_vs_tell` bench as one program, for instruction counts under
+//! callgrind (`valgrind --tool=callgrind`) and quick interleaved timings:
+//!
+//! ```sh
+//! cargo build --release -p motet-boc --example when_tell_profile
+//! target/release/examples/when_tell_profile count when 100000
+//! ```
+//!
+//! Arguments: `count|pingpong`, `when|tell`, the number of messages (default 100,000) and of
+//! repetitions (default 1). Prints the median wall time of the repetitions.
+
+use std::time::{Duration, Instant};
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_boc::{when, Cown};
+use motet_runtime::Runtime;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+enum CounterMsg {
+    Increment,
+}
+
+struct Counter(u64);
+
+impl Actor for Counter {
+    type Msg = CounterMsg;
+    fn handle(&mut self, _ctx: &mut Context<'_, Self>, msg: CounterMsg) {
+        match msg {
+            CounterMsg::Increment => self.0 += 1,
+        }
+    }
+}
+
+struct Producer(Addr<CounterMsg>);
+
+impl Actor for Producer {
+    type Msg = u64;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, n: u64) {
+        for _ in 0..n {
+            let _ = self.0.tell(CounterMsg::Increment);
+        }
+        ctx.stop();
+    }
+}
+
+fn count_tell(rt: &Runtime, n: u64) {
+    let counter = spawn(rt.handle(), Counter(0));
+    let producer = spawn(rt.handle(), Producer(counter));
+    let _ = producer.tell(n);
+    drop(producer);
+    rt.wait_quiescent();
+}
+
+fn count_when(rt: &Runtime, n: u64) {
+    let counter = Cown::new(rt.handle(), 0u64);
+    let producer = Cown::new(rt.handle(), ());
+    let c = counter.clone();
+    when(&producer, move |_| {
+        for _ in 0..n {
+            when(&c, |n| *n += 1);
+        }
+    });
+    rt.wait_quiescent();
+    assert_eq!(counter.try_unwrap().ok(), Some(n));
+}
+
+enum Setup {
+    Partner(Addr<u64>),
+    Ball(u64),
+}
+
+struct Pong {
+    ping: Option<Addr<u64>>,
+}
+
+impl Actor for Pong {
+    type Msg = Setup;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: Setup) {
+        match msg {
+            Setup::Partner(ping) => self.ping = Some(ping),
+            Setup::Ball(0) => ctx.stop(),
+            Setup::Ball(left) => {
+                if let Some(ping) = &self.ping {
+                    let _ = ping.tell(left - 1);
+                }
+            }
+        }
+    }
+}
+
+struct Forward(Addr<Setup>);
+
+impl Actor for Forward {
+    type Msg = u64;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, left: u64) {
+        if left == 0 {
+            ctx.stop();
+            return;
+        }
+        let _ = self.0.tell(Setup::Ball(left - 1));
+    }
+}
+
+fn pingpong_tell(rt: &Runtime, n: u64) {
+    let pong = spawn(rt.handle(), Pong { ping: None });
+    let ping = spawn(rt.handle(), Forward(pong.clone()));
+    let _ = pong.tell(Setup::Partner(ping.clone()));
+    let _ = ping.tell(n);
+    drop((pong, ping));
+    rt.wait_quiescent();
+}
+
+struct Party {
+    hits: u64,
+    partner: Option<Cown<Party>>,
+}
+
+fn hop(me: &Cown<Party>, left: u64) {
+    when(me, move |p| {
+        p.hits += 1;
+        match (&p.partner, left) {
+            (Some(partner), 1..) => hop(partner, left - 1),
+            _ => p.partner = None,
+        }
+    });
+}
+
+fn pingpong_when(rt: &Runtime, n: u64) {
+    let party = |partner| Party { hits: 0, partner };
+    let ping = Cown::new(rt.handle(), party(None));
+    let pong = Cown::new(rt.handle(), party(Some(ping.clone())));
+    let p = pong.clone();
+    when(&ping, move |party| party.partner = Some(p));
+    hop(&ping, n);
+    rt.wait_quiescent();
+    when(&pong, |party| party.partner = None);
+    rt.wait_quiescent();
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let bench = args.get(1).map_or("count", String::as_str);
+    let model = args.get(2).map_or("when", String::as_str);
+    let n: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let reps: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let run: fn(&Runtime, u64) = match (bench, model) {
+        ("count", "when") => count_when,
+        ("count", "tell") => count_tell,
+        ("pingpong", "when") => pingpong_when,
+        ("pingpong", "tell") => pingpong_tell,
+        _ => {
+            eprintln!("usage: when_tell_profile count|pingpong when|tell [N] [REPS]");
+            std::process::exit(2);
+        }
+    };
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let mut times: Vec<Duration> = (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            run(&rt, n);
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    println!(
+        "{bench} {model} n={n}: median {:.3} ms over {reps}",
+        times[reps / 2].as_secs_f64() * 1e3
+    );
+}

@@ -1,0 +1,72 @@
+//! Counting Actor in behaviour-oriented concurrency (motet-boc), after Verona's BoC(Full) port: the
+//! counter is a cown, and the producer, a behaviour on its own cown, spawns one `when` per increment
+//! on the counter, then a last `when` over the counter and itself that reads the count.
+
+use motet_boc::{when, Cown};
+use motet_runtime::Runtime;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+/// One timed iteration: spawns the producer, runs it to quiescence and checks the count.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let result = ResultSlot::new();
+    let h = rt.handle();
+    let counter = Cown::new(h, 0u64);
+    let producer = Cown::new(h, ());
+    let me = producer.clone();
+    let (n, slot) = (cfg.n, result.clone());
+    when(&producer, move |_| {
+        for _ in 0..n {
+            when(&counter, |count| *count += 1);
+        }
+        // Spawned after every increment and naming the counter, so it runs after them all.
+        when((&counter, &me), move |(count, _)| slot.set(*count));
+    });
+    drop(producer);
+    rt.wait_quiescent();
+    check(cfg.n, result.take().unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BENCHMARK;
+    use crate::bench::Model;
+    use crate::benchmarks::test_support::{params, run};
+
+    /// Two iterations on one prepared program, on one and on two workers, and an edge size: each
+    /// validates with the expected result.
+    #[test]
+    fn boc_validates() {
+        for (sets, threads) in [
+            (&[("n", 1_000.0)][..], 1),
+            (&[("n", 1_000.0)][..], 2),
+            (&[("n", 0.0)][..], 2),
+        ] {
+            for outcome in run(
+                &BENCHMARK,
+                Model::Boc,
+                threads,
+                &params(&BENCHMARK, sets),
+                2,
+            ) {
+                assert_eq!(outcome.check, Ok(()), "threads={threads} {sets:?}");
+            }
+        }
+        let outcome = run(
+            &BENCHMARK,
+            Model::Boc,
+            2,
+            &params(&BENCHMARK, &[("n", 1_000.0)]),
+            1,
+        );
+        assert_eq!(outcome[0].result, serde_json::json!(1_000));
+    }
+}

@@ -1,0 +1,102 @@
+//! Fork Join (actor creation) in behaviour-oriented concurrency (motet-boc), after Verona's
+//! BoC(Full) port: the driver, a behaviour on the master's cown, creates N cowns, spawns the sin²
+//! work on each, then a `when` over the master and each of them that counts the completed work.
+
+use motet_boc::{when, Cown};
+use motet_runtime::Runtime;
+
+use super::{check, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::{perform_computation, FJ_THETA};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+/// The master: completed work so far, out of `n`.
+struct Master {
+    done: u64,
+    n: u64,
+    result: ResultSlot<u64>,
+}
+
+/// One timed iteration: spawns the driver, runs to quiescence and checks the completions.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let result = ResultSlot::new();
+    let h = rt.handle().clone();
+    let master = Cown::new(
+        &h,
+        Master {
+            done: 0,
+            n: cfg.n,
+            result: result.clone(),
+        },
+    );
+    let me = master.clone();
+    let n = cfg.n;
+    when(&master, move |m| {
+        if m.n == 0 {
+            m.result.set(0);
+        }
+        let forked: Vec<Cown<bool>> = (0..n)
+            .map(|_| {
+                let f = Cown::new(&h, false);
+                when(&f, |computed| {
+                    perform_computation(FJ_THETA);
+                    *computed = true;
+                });
+                f
+            })
+            .collect();
+        for f in &forked {
+            when((&me, f), |(master, computed)| {
+                master.done += u64::from(*computed);
+                if master.done == master.n {
+                    master.result.set(master.done);
+                }
+            });
+        }
+    });
+    drop(master);
+    rt.wait_quiescent();
+    check(cfg.n, result.take().unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BENCHMARK;
+    use crate::bench::Model;
+    use crate::benchmarks::test_support::{params, run};
+
+    /// Two iterations on one prepared program, on one and on two workers, and an edge size: each
+    /// validates with the expected result.
+    #[test]
+    fn boc_validates() {
+        for (sets, threads) in [
+            (&[("n", 500.0)][..], 1),
+            (&[("n", 500.0)][..], 2),
+            (&[("n", 0.0)][..], 2),
+        ] {
+            for outcome in run(
+                &BENCHMARK,
+                Model::Boc,
+                threads,
+                &params(&BENCHMARK, sets),
+                2,
+            ) {
+                assert_eq!(outcome.check, Ok(()), "threads={threads} {sets:?}");
+            }
+        }
+        let outcome = run(
+            &BENCHMARK,
+            Model::Boc,
+            2,
+            &params(&BENCHMARK, &[("n", 500.0)]),
+            1,
+        );
+        assert_eq!(outcome[0].result, serde_json::json!(500));
+    }
+}

@@ -1,0 +1,145 @@
+//! Ping Pong in behaviour-oriented concurrency (motet-boc): a cown per player, each holding its
+//! partner's cown as the actors hold addresses; a message is a `when` on the receiver's cown that
+//! the sender spawns. The last round trip breaks the cycle between the two cowns.
+
+use motet_boc::{when, Cown};
+use motet_runtime::Runtime;
+
+use super::{check_pairs, Config};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+struct Ping {
+    pong: Option<Cown<Pong>>,
+    pings_left: u64,
+    pongs: u64,
+    result: ResultSlot<u64>,
+}
+
+struct Pong {
+    ping: Option<Cown<Ping>>,
+    count: u64,
+    result: ResultSlot<u64>,
+}
+
+impl Ping {
+    /// Sends the next ping, counting it.
+    fn ping(&mut self) {
+        self.pings_left -= 1;
+        if let Some(pong) = &self.pong {
+            send_ping(pong);
+        }
+    }
+}
+
+/// `SendPing` to Pong: it counts the ping and answers with `SendPong`.
+fn send_ping(pong: &Cown<Pong>) {
+    when(pong, |pong| {
+        pong.count += 1;
+        if let Some(ping) = &pong.ping {
+            send_pong(ping);
+        }
+    });
+}
+
+/// `SendPong` to Ping: it pings again while pings are left, otherwise stops both players.
+fn send_pong(ping: &Cown<Ping>) {
+    when(ping, |ping| {
+        ping.pongs += 1;
+        if ping.pings_left > 0 {
+            ping.ping();
+        } else {
+            if let Some(pong) = ping.pong.take() {
+                // `Stop`: Pong reports its count and lets go of Ping's cown.
+                when(&pong, |pong| {
+                    pong.result.set(pong.count);
+                    pong.ping = None;
+                });
+            }
+            ping.result.set(ping.pongs);
+        }
+    });
+}
+
+/// One timed iteration: creates `p` pairs of players, runs them to quiescence and checks every
+/// pair's counts.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let h = rt.handle();
+    let slots: Vec<_> = (0..cfg.p)
+        .map(|_| {
+            let (pongs, count) = (ResultSlot::new(), ResultSlot::new());
+            let pong = Cown::new(
+                h,
+                Pong {
+                    ping: None,
+                    count: 0,
+                    result: count.clone(),
+                },
+            );
+            let ping = Cown::new(
+                h,
+                Ping {
+                    pong: Some(pong.clone()),
+                    pings_left: cfg.n,
+                    pongs: 0,
+                    result: pongs.clone(),
+                },
+            );
+            let partner = ping.clone();
+            // Spawned before the first ping, so Pong knows Ping before it is pinged.
+            when(&pong, move |pong| pong.ping = Some(partner));
+            when(&ping, Ping::ping);
+            (count, pongs)
+        })
+        .collect();
+    rt.wait_quiescent();
+    check_pairs(
+        cfg.n,
+        cfg.p,
+        slots
+            .iter()
+            .map(|(count, pongs)| (count.take().unwrap_or(0), pongs.take().unwrap_or(0))),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BENCHMARK;
+    use crate::bench::Model;
+    use crate::benchmarks::test_support::{params, run};
+
+    /// Two iterations on one prepared program, on one and on two workers, and an edge size: each
+    /// validates with the expected result.
+    #[test]
+    fn boc_validates() {
+        for (sets, threads) in [
+            (&[("n", 1_000.0)][..], 1),
+            (&[("n", 1_000.0)][..], 2),
+            (&[("n", 1.0)][..], 2),
+        ] {
+            for outcome in run(
+                &BENCHMARK,
+                Model::Boc,
+                threads,
+                &params(&BENCHMARK, sets),
+                2,
+            ) {
+                assert_eq!(outcome.check, Ok(()), "threads={threads} {sets:?}");
+            }
+        }
+        let outcome = run(
+            &BENCHMARK,
+            Model::Boc,
+            2,
+            &params(&BENCHMARK, &[("n", 1_000.0)]),
+            1,
+        );
+        assert_eq!(outcome[0].result, serde_json::json!(1_000));
+    }
+}
