@@ -39,6 +39,7 @@ pub mod threadring;
 pub mod trapezoid;
 pub mod uct;
 
+mod boc_driver;
 mod busy_wait;
 #[cfg(test)]
 mod test_support;
