@@ -20,6 +20,8 @@
 //!   records and their JSON.
 //! - [`report`], [`console`]: the table and summary on the console; [`markdown`], [`chart`],
 //!   [`machine`]: the Markdown report, its SVG chart and the machine it names; [`listing`]: `list`.
+//! - [`dining_scaling`]: the BoC paper's Dining Philosophers scaling experiment (section 5.4), run
+//!   by the `dining_scaling` example.
 //!
 //! # Command line
 //! ```text
@@ -35,6 +37,7 @@ pub mod cell;
 pub mod chart;
 pub mod cli;
 pub mod console;
+pub mod dining_scaling;
 pub mod floor;
 pub mod listing;
 pub mod machine;
