@@ -32,6 +32,7 @@ pub mod pingpong;
 pub mod piprecision;
 pub mod quicksort;
 pub mod radixsort;
+pub mod reasonablebanking;
 pub mod recmatmul;
 pub mod sieve;
 pub mod sor;
