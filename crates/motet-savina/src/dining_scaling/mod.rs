@@ -3,7 +3,8 @@
 //!
 //! N philosophers (100 by default, so at most 50 eat at once) sit at a round table with a fork
 //! between each two neighbours; each eats M times, and eating is a busy-wait of E (1 ms) while
-//! holding both forks. Three figures per worker count W:
+//! holding both forks (E of the thread's CPU time, so that preemption does not count as eating).
+//! Three figures per worker count W:
 //!
 //! - **BoC** ([`boc`]): the forks are cowns and a meal is one behaviour over both of a
 //!   philosopher's forks, on a motet runtime with W workers. The meals are spawned up front round
