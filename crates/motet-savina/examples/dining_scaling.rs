@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
-use motet_savina::dining_scaling::{boc, threads, Config};
+use motet_savina::dining_scaling::{boc, threads, Clock, Config};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Size {
@@ -40,6 +40,10 @@ struct Args {
     /// Microseconds a meal busy-waits (overrides the size's 1,000).
     #[arg(long)]
     eat_us: Option<u64>,
+    /// Meals spin on wall-clock time rather than the thread's CPU time: BoC's time then shows the
+    /// meals the runtime keeps in flight, whatever the machine's load.
+    #[arg(long)]
+    wall_clock: bool,
 }
 
 fn main() -> ExitCode {
@@ -51,6 +55,9 @@ fn main() -> ExitCode {
     cfg.philosophers = args.philosophers.unwrap_or(cfg.philosophers);
     cfg.meals = args.meals.unwrap_or(cfg.meals);
     cfg.eat = args.eat_us.map(Duration::from_micros).unwrap_or(cfg.eat);
+    if args.wall_clock {
+        cfg.clock = Clock::Wall;
+    }
     if let Err(e) = cfg.validate() {
         eprintln!("dining_scaling: {e}");
         return ExitCode::FAILURE;
@@ -60,10 +67,14 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     println!(
-        "{} philosophers, {} meals each, {} µs per meal: {:.3} s of eating",
+        "{} philosophers, {} meals each, {} µs of {} time per meal: {:.3} s of eating",
         cfg.philosophers,
         cfg.meals,
         cfg.eat.as_micros(),
+        match cfg.clock {
+            Clock::Cpu => "CPU",
+            Clock::Wall => "wall-clock",
+        },
         cfg.total_eating().as_secs_f64()
     );
     println!(

@@ -23,14 +23,14 @@ pub fn run(cfg: &Config, workers: usize) -> Result<Duration, String> {
     let forks: Vec<Cown<Fork>> = (0..cfg.philosophers)
         .map(|_| Cown::new(rt.handle(), Fork::default()))
         .collect();
-    let eat = cfg.eat;
+    let (eat, clock) = (cfg.eat, cfg.clock);
     let start = Instant::now();
     for _ in 0..cfg.meals {
         for parity in [1, 0] {
             for i in (parity..cfg.philosophers).step_by(2) {
                 let (l, r) = cfg.forks_of(i);
                 when((&forks[l], &forks[r]), move |(left, right)| {
-                    meal(left, right, eat)
+                    meal(left, right, eat, clock)
                 });
             }
         }

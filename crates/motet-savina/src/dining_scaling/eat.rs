@@ -1,7 +1,9 @@
 //! A fork's record and the meal's busy-wait, shared by both versions.
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use super::Clock;
 
 /// What a fork saw: the meals it served and the times it was taken while another meal held it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -32,10 +34,13 @@ impl Fork {
 }
 
 /// One meal: takes both forks, busy-waits `eat`, puts them down.
-pub(crate) fn meal(left: &mut Fork, right: &mut Fork, eat: Duration) {
+pub(crate) fn meal(left: &mut Fork, right: &mut Fork, eat: Duration, clock: Clock) {
     left.take();
     right.take();
-    spin(eat);
+    match clock {
+        Clock::Cpu => spin(eat),
+        Clock::Wall => spin_wall(eat),
+    }
     left.put_down();
     right.put_down();
 }
@@ -47,6 +52,14 @@ pub(crate) fn meal(left: &mut Fork, right: &mut Fork, eat: Duration) {
 fn spin(length: Duration) {
     let start = thread_cpu_time();
     while thread_cpu_time().saturating_sub(start) < length {
+        std::hint::spin_loop();
+    }
+}
+
+/// Busy-waits for `length` of wall-clock time.
+fn spin_wall(length: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < length {
         std::hint::spin_loop();
     }
 }
@@ -68,7 +81,6 @@ fn thread_cpu_time() -> Duration {
 #[cfg(not(target_os = "linux"))]
 fn thread_cpu_time() -> Duration {
     use std::sync::OnceLock;
-    use std::time::Instant;
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     EPOCH.get_or_init(Instant::now).elapsed()
 }

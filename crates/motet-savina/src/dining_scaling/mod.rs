@@ -3,7 +3,8 @@
 //!
 //! N philosophers (100 by default, so at most 50 eat at once) sit at a round table with a fork
 //! between each two neighbours; each eats M times, and eating is a busy-wait of E (1 ms) while
-//! holding both forks (E of the thread's CPU time, so that preemption does not count as eating).
+//! holding both forks (E of the thread's CPU time, so that preemption does not count as eating;
+//! [`Clock::Wall`] spins on wall-clock time instead).
 //! Three figures per worker count W:
 //!
 //! - **BoC** ([`boc`]): the forks are cowns and a meal is one behaviour over both of a
@@ -40,6 +41,20 @@ pub struct Config {
     pub meals: u64,
     /// How long a meal busy-waits while holding both forks.
     pub eat: Duration,
+    /// Which clock the busy-wait reads.
+    pub clock: Clock,
+}
+
+/// The clock a meal's busy-wait reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// The eating thread's CPU time: a preempted meal does not eat, so the times are the real cost
+    /// of the meals on W CPUs (and grow with the machine's load).
+    Cpu,
+    /// Wall-clock time: a meal eats while preempted too, so BoC's time shows how many meals the
+    /// runtime keeps in flight, whatever the load (for the mutex version, whose hundred threads
+    /// share W CPUs, preempted meals overlap and the time can fall below the ideal).
+    Wall,
 }
 
 impl Config {
@@ -48,6 +63,7 @@ impl Config {
         philosophers: 100,
         meals: 100,
         eat: Duration::from_millis(1),
+        clock: Clock::Cpu,
     };
 
     /// A tenth of [`Config::DEFAULT`]'s meals: 1 s of eating.
@@ -116,7 +132,7 @@ pub fn check(cfg: &Config, forks: &[Fork]) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{boc, check, threads, Config, Fork};
+    use super::{boc, check, threads, Clock, Config, Fork};
     use std::time::Duration;
 
     fn tiny() -> Config {
@@ -124,6 +140,7 @@ mod tests {
             philosophers: 7,
             meals: 20,
             eat: Duration::from_micros(20),
+            clock: Clock::Cpu,
         }
     }
 
@@ -143,6 +160,7 @@ mod tests {
             philosophers: 2,
             meals: 3,
             eat: Duration::ZERO,
+            clock: Clock::Cpu,
         };
         let good = Fork {
             meals: 6,
@@ -178,6 +196,11 @@ mod tests {
         for workers in [1, 2, 3] {
             boc::run(&tiny(), workers).unwrap();
         }
+        let wall = Config {
+            clock: Clock::Wall,
+            ..tiny()
+        };
+        boc::run(&wall, 2).unwrap();
         let pair = Config {
             philosophers: 2,
             ..tiny()
@@ -190,6 +213,11 @@ mod tests {
         for workers in [1, 2, 3] {
             threads::run(&tiny(), workers).unwrap();
         }
+        let wall = Config {
+            clock: Clock::Wall,
+            ..tiny()
+        };
+        threads::run(&wall, 2).unwrap();
         let pair = Config {
             philosophers: 2,
             ..tiny()

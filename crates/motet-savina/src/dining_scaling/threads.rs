@@ -35,7 +35,7 @@ pub fn run(cfg: &Config, workers: usize) -> Result<Duration, String> {
                 let (l, r) = cfg.forks_of(i);
                 for _ in 0..cfg.meals {
                     let (mut left, mut right) = lock_both(&forks[l], &forks[r])?;
-                    meal(&mut left, &mut right, cfg.eat);
+                    meal(&mut left, &mut right, cfg.eat, cfg.clock);
                 }
                 Ok::<(), String>(())
             });
