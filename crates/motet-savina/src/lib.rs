@@ -22,6 +22,8 @@
 //!   [`machine`]: the Markdown report, its SVG chart and the machine it names; [`listing`]: `list`.
 //! - [`sweep`]: `sweep`, one benchmark over a range of one parameter (the Effpi thesis' scaling
 //!   curves), as a table, JSON and a log-log plot.
+//! - [`dining_scaling`]: the BoC paper's Dining Philosophers scaling experiment (section 5.4), run
+//!   by the `dining_scaling` example.
 //!
 //! # Command line
 //! ```text
@@ -40,6 +42,7 @@ pub mod cell;
 pub mod chart;
 pub mod cli;
 pub mod console;
+pub mod dining_scaling;
 pub mod floor;
 pub mod listing;
 pub mod machine;

@@ -4,8 +4,8 @@ use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
     actorcreation, apsp, astar, banking, barber, big, bitonicsort, bndbuffer, chameneos, cigsmok,
     concdict, concsll, count, facloc, fib, filterbank, fjcreate, fjthrput, logmap, mailbox,
-    mixedload, nqueenk, philosopher, pingpong, piprecision, quicksort, radixsort, recmatmul, sieve,
-    sor, threadring, trapezoid, uct,
+    mixedload, nqueenk, philosopher, pingpong, piprecision, quicksort, radixsort,
+    reasonablebanking, recmatmul, sieve, sor, threadring, trapezoid, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -44,6 +44,8 @@ static BENCHMARKS: &[&Benchmark] = &[
     &actorcreation::BENCHMARK,
     &mailbox::BENCHMARK,
     &mixedload::BENCHMARK,
+    // The BoC paper's ReasonableBanking (section 5.3).
+    &reasonablebanking::BENCHMARK,
 ];
 
 /// Every benchmark, by Savina id.

@@ -32,6 +32,7 @@ pub mod pingpong;
 pub mod piprecision;
 pub mod quicksort;
 pub mod radixsort;
+pub mod reasonablebanking;
 pub mod recmatmul;
 pub mod sieve;
 pub mod sor;
@@ -39,6 +40,7 @@ pub mod threadring;
 pub mod trapezoid;
 pub mod uct;
 
+mod boc_driver;
 mod busy_wait;
 #[cfg(test)]
 mod test_support;

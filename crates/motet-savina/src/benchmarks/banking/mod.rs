@@ -21,6 +21,7 @@
 //! [`PseudoRandom`]: crate::random::PseudoRandom
 
 mod actor;
+mod boc;
 mod floor;
 
 use std::sync::Arc;
@@ -67,6 +68,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -252,6 +257,7 @@ fn check_balances(expected: &Expected, accounts: &[AccountReport]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::{check, AccountReport, Config, Workload, BENCHMARK, INITIAL_BALANCE};
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::{params, rejects, validates};
 
     fn workload(a: f64, n: f64) -> Workload {
@@ -312,6 +318,14 @@ mod tests {
             assert_eq!(outcome.result, serde_json::json!(2_000));
         }
         validates(&BENCHMARK, &[("a", 10.0), ("n", 500.0)]);
+    }
+
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        for outcome in boc_driver::validates(&BENCHMARK, &[("a", 50.0), ("n", 2_000.0)]) {
+            assert_eq!(outcome.result, serde_json::json!(2_000));
+        }
+        boc_driver::validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0)]);
     }
 
     #[test]

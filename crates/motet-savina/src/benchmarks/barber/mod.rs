@@ -18,6 +18,7 @@
 //! [`PseudoRandom`]: crate::random::PseudoRandom
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -67,6 +68,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -194,6 +199,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Tally, BENCHMARK};
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::{params, rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
@@ -254,6 +260,19 @@ mod tests {
             &BENCHMARK,
             &[("n", 50.0), ("w", 1.0), ("pr", 5.0), ("hr", 5.0)],
         );
+    }
+
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        let sets = [("n", 300.0), ("w", 20.0), ("pr", 50.0), ("hr", 80.0)];
+        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+            assert_eq!(outcome.result["haircuts"], serde_json::json!(300));
+        }
+        boc_driver::validates(
+            &BENCHMARK,
+            &[("n", 50.0), ("w", 1.0), ("pr", 5.0), ("hr", 5.0)],
+        );
+        boc_driver::validates(&BENCHMARK, &[("n", 0.0)]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! Validation: the root's result is fib(N) (75,025 at N = 25), computed directly in `prepare`.
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -40,6 +41,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -91,6 +96,7 @@ pub(crate) fn check(cfg: &Config, result: Option<u64>) -> Outcome {
 mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::{params, rejects, run, validates};
 
     /// fib by the closed form (Binet), rounded: independent of the recursion and of the iteration in
@@ -118,16 +124,31 @@ mod tests {
         validates(&BENCHMARK, &[("n", 2.0)]);
     }
 
-    /// The actor tree's result against a direct computation at two sizes other than the default.
+    /// The actor tree's and the BoC cowns' results against a direct computation at two sizes other
+    /// than the default.
     #[test]
-    fn actor_result_matches_a_direct_computation() {
+    fn actor_and_boc_results_match_a_direct_computation() {
         for n in [15u32, 18] {
             let p = params(&BENCHMARK, &[("n", n as f64)]);
-            for threads in [1, 2] {
-                let outcome = &run(&BENCHMARK, Model::Actor, threads, &p, 1)[0];
-                assert_eq!(outcome.result, serde_json::json!(binet(n)), "n={n}");
+            for (model, threads) in [
+                (Model::Actor, 1),
+                (Model::Actor, 2),
+                (Model::Boc, 1),
+                (Model::Boc, 2),
+            ] {
+                let outcome = &run(&BENCHMARK, model, threads, &p, 1)[0];
+                assert_eq!(outcome.result, serde_json::json!(binet(n)), "{model} n={n}");
             }
         }
+    }
+
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        for outcome in boc_driver::validates(&BENCHMARK, &[("n", 12.0)]) {
+            assert_eq!(outcome.result, serde_json::json!(144));
+        }
+        boc_driver::validates(&BENCHMARK, &[("n", 1.0)]);
+        boc_driver::validates(&BENCHMARK, &[("n", 3.0)]);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! final terms differs between runs, hence a relative tolerance of 1e-12. The result is the sum.
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -61,6 +62,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -169,6 +174,7 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, direct_sum, Config, BENCHMARK};
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::{params, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
@@ -208,5 +214,16 @@ mod tests {
         }
         validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
         validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
+    }
+
+    /// The BoC version adds the final terms in series order: exactly the direct sum.
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        let cfg = config(&[("t", 300.0), ("s", 4.0)]);
+        for outcome in boc_driver::validates(&BENCHMARK, &[("t", 300.0), ("s", 4.0)]) {
+            assert_eq!(outcome.result.as_f64(), Some(cfg.expected));
+        }
+        boc_driver::validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
+        boc_driver::validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
     }
 }

@@ -13,6 +13,7 @@
 //! the end. The result is the number of meals and of denials (which depends on the schedule).
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -64,6 +65,10 @@ fn variants() -> Vec<Variant> {
             prepare: actor::prepare,
         },
         Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
+        },
+        Variant {
             model: Model::Floor,
             prepare: floor::prepare,
         },
@@ -111,6 +116,16 @@ impl Forks {
             holders: vec![None; n],
             grants: 0,
             violations: 0,
+        }
+    }
+
+    /// Forks as the BoC version's fork cowns report them: each one's holder at the end, the meals
+    /// granted, and the grants of a held fork or releases of another's seen.
+    pub(crate) fn from_parts(holders: Vec<Option<u32>>, grants: u64, violations: u64) -> Forks {
+        Forks {
+            holders,
+            grants,
+            violations,
         }
     }
 
@@ -178,6 +193,7 @@ pub(crate) fn check(cfg: &Config, meals: u64, denials: u64, forks: Option<&Forks
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Forks, BENCHMARK};
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::{rejects, validates};
 
     #[test]
@@ -220,6 +236,28 @@ mod tests {
             assert_eq!(outcome.result["meals"], serde_json::json!(1_500));
         }
         validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
+    }
+
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        for outcome in boc_driver::validates(&BENCHMARK, &[("n", 5.0), ("m", 300.0)]) {
+            assert_eq!(outcome.result["meals"], serde_json::json!(1_500));
+            assert_eq!(outcome.result["denials"], serde_json::json!(0));
+        }
+        boc_driver::validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
+    }
+
+    #[test]
+    fn forks_from_parts_are_checked_like_the_arbitrators() {
+        let cfg = Config { n: 2, m: 1 };
+        let ok = Forks::from_parts(vec![None, None], 2, 0);
+        assert!(check(&cfg, 2, 0, Some(&ok)).check.is_ok());
+        let held = Forks::from_parts(vec![Some(0), None], 2, 0);
+        assert!(check(&cfg, 2, 0, Some(&held)).check.is_err());
+        let shared = Forks::from_parts(vec![None, None], 2, 1);
+        assert!(check(&cfg, 2, 0, Some(&shared)).check.is_err());
+        let short = Forks::from_parts(vec![None, None], 1, 0);
+        assert!(check(&cfg, 2, 0, Some(&short)).check.is_err());
     }
 
     #[test]

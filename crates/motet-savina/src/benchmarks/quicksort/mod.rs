@@ -16,6 +16,7 @@
 //! [`PseudoRandom`]: crate::random::PseudoRandom
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -65,6 +66,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -239,6 +244,7 @@ pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u6
 #[cfg(test)]
 mod tests {
     use super::{check, merge, partition, quicksort_seq, Config, Position, BENCHMARK, DEFAULTS};
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::validates;
 
     #[test]
@@ -298,5 +304,17 @@ mod tests {
         }
         validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
         validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
+    }
+
+    /// The BoC decomposition has the actor tree's sorters, one cown or merge per sorter.
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        let sets = [("n", 20_000.0), ("t", 500.0)];
+        let actor = &validates(&BENCHMARK, &sets)[0].result["sorters"];
+        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+            assert_eq!(&outcome.result["sorters"], actor);
+        }
+        boc_driver::validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
+        boc_driver::validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
     }
 }

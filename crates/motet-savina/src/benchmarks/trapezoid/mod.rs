@@ -12,6 +12,7 @@
 //! check allows 1e-12 relative. The result is the area.
 
 mod actor;
+mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -60,6 +61,10 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Boc,
+            prepare: boc::prepare,
         },
         Variant {
             model: Model::Floor,
@@ -183,6 +188,7 @@ pub(crate) fn check(cfg: &Config, area: Option<f64>) -> Outcome {
 mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
+    use crate::benchmarks::boc_driver;
     use crate::benchmarks::test_support::{params, rejects, run, validates};
 
     /// The composite trapezoid rule over the whole interval, written independently of the workers:
@@ -246,6 +252,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The BoC reduction adds the workers' areas in worker order: exactly the expected sum.
+    #[test]
+    fn boc_validates_at_a_reduced_size() {
+        let sets = [("n", 20_000.0), ("w", 7.0)];
+        let cfg = Config::from_params(&params(&BENCHMARK, &sets)).unwrap();
+        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+            assert_eq!(outcome.result.as_f64(), Some(cfg.expected));
+        }
+        boc_driver::validates(
+            &BENCHMARK,
+            &[("n", 3.0), ("w", 1.0), ("l", 0.0), ("r", 0.5)],
+        );
     }
 
     #[test]

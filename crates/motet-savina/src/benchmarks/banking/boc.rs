@@ -1,0 +1,85 @@
+//! Bank Transaction in BoC(Full), after the BoC paper's port: a transfer is one behaviour over both
+//! account cowns, so the two-phase protocol of the actor version (credit, debit, reply, stash)
+//! disappears; the transfer then tells the Teller, one behaviour on the Teller's cown.
+//!
+//! The Teller's behaviour spawns the N transfers, drawn as in every variant. Per transfer: one
+//! two-cown behaviour and one on the Teller (50,000 of each at the defaults, and the Teller's
+//! first). The balances are read after the run, by one behaviour over every account.
+
+use std::sync::Arc;
+
+use motet_boc::{when, Cown};
+use motet_runtime::Runtime;
+
+use super::{check, AccountReport, Workload, INITIAL_BALANCE};
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::boc_driver::{failed, read};
+use crate::motet_support;
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Workload::from_params(params)?, threads, run)
+}
+
+/// An account: its balance and the lowest it ever was.
+struct Account {
+    balance: f64,
+    lowest: f64,
+}
+
+/// The Teller: how many transfers told it they are done.
+struct Teller {
+    replies: u64,
+}
+
+/// One timed iteration: creates the cowns, lets the Teller spawn the transfers, runs them to
+/// quiescence and checks the balances.
+fn run(work: &Workload, rt: &Runtime) -> Outcome {
+    let h = rt.handle();
+    let accounts: Arc<[Cown<Account>]> = (0..work.cfg.accounts)
+        .map(|_| {
+            Cown::new(
+                h,
+                Account {
+                    balance: INITIAL_BALANCE,
+                    lowest: INITIAL_BALANCE,
+                },
+            )
+        })
+        .collect();
+    let teller = Cown::new(h, Teller { replies: 0 });
+    let cfg = work.cfg;
+    let (all, me) = (accounts.clone(), teller.clone());
+    when(&teller, move |_| {
+        for t in cfg.transactions() {
+            let teller = me.clone();
+            let amount = t.amount;
+            when((&all[t.src], &all[t.dst]), move |(src, dst)| {
+                src.balance -= amount;
+                src.lowest = src.lowest.min(src.balance);
+                dst.balance += amount;
+                when(&teller, |t| t.replies += 1);
+            });
+        }
+    });
+    rt.wait_quiescent();
+    let replies = match read(&teller, |t| t.replies) {
+        Ok(r) => r,
+        Err(e) => return failed(e),
+    };
+    let reports = when(&accounts[..], |accounts| {
+        accounts
+            .iter()
+            .map(|a| AccountReport {
+                balance: a.balance,
+                lowest: a.lowest,
+            })
+            .collect::<Vec<_>>()
+    })
+    .wait();
+    match reports {
+        Ok(reports) => check(work, replies, &reports),
+        Err(e) => failed(format!("reading the balances failed: {e}")),
+    }
+}

@@ -1,0 +1,157 @@
+//! Dining Philosophers in BoC(Full), after the BoC paper's port: the forks are cowns and a meal is
+//! one behaviour over both of a philosopher's forks, so there is no Arbitrator, no denial and no
+//! retry. Deadlock freedom is the runtime's: a `when` acquires its cowns atomically.
+//!
+//! Each philosopher is a cown too. Its behaviour, while rounds are left, spawns the meal over its
+//! two forks and then its own next behaviour (so the next meal is requested in the order the
+//! philosopher asks, as in the paper's port); after M rounds it tells the Table. Per meal: one
+//! behaviour on the philosopher and one on two forks (200,000 of each at the defaults).
+//!
+//! What the check reads: every fork counts the meals it served as a philosopher's left fork and as
+//! its right one (the meals eaten and the meals granted), and marks itself held for the length of
+//! a meal, through [`black_box`] so that the marks are real stores: a meal that finds a fork
+//! marked, or leaves one marked by another, is a violation (it would mean two behaviours ran on
+//! one cown at once).
+
+use std::hint::black_box;
+
+use motet_boc::{when, Cown};
+use motet_runtime::{Handle, Runtime};
+
+use super::{check, Config, Forks};
+use crate::bench::{Iteration, Outcome};
+use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::motet_support;
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+/// A fork: who holds it during a meal, and what it saw.
+#[derive(Default)]
+struct Fork {
+    holder: Option<u32>,
+    /// Meals served as the left fork of the philosopher with the same index.
+    as_left: u64,
+    /// Meals served as the right fork of the philosopher to its left.
+    as_right: u64,
+    violations: u64,
+}
+
+impl Fork {
+    /// Takes the fork for philosopher `id`.
+    fn take(&mut self, id: u32) {
+        if black_box(&mut *self).holder.is_some() {
+            self.violations += 1;
+        }
+        self.holder = Some(id);
+        black_box(&mut *self);
+    }
+
+    /// Puts the fork down after philosopher `id`'s meal.
+    fn put_down(&mut self, id: u32) {
+        if black_box(&mut *self).holder != Some(id) {
+            self.violations += 1;
+        }
+        self.holder = None;
+    }
+}
+
+struct Philosopher {
+    id: u32,
+    rounds_left: u64,
+    left: Cown<Fork>,
+    right: Cown<Fork>,
+    table: Cown<Table>,
+}
+
+/// Counts the philosophers that are done.
+struct Table {
+    done: usize,
+}
+
+/// A meal: philosopher `id` holds both forks for the length of the behaviour.
+fn meal(id: u32, left: &mut Fork, right: &mut Fork) {
+    left.take(id);
+    right.take(id);
+    left.as_left += 1;
+    right.as_right += 1;
+    left.put_down(id);
+    right.put_down(id);
+}
+
+/// The philosopher's behaviour: requests a meal and its own next turn, or reports to the Table.
+fn hungry(philosopher: Cown<Philosopher>) {
+    when(&philosopher.clone(), move |p| {
+        if p.rounds_left > 0 {
+            p.rounds_left -= 1;
+            let id = p.id;
+            when((&p.left, &p.right), move |(left, right)| {
+                meal(id, left, right)
+            });
+            hungry(philosopher);
+        } else {
+            when(&p.table, |t| t.done += 1);
+        }
+    });
+}
+
+/// Seats the philosophers: philosopher i eats with forks i and (i + 1) mod N.
+fn seat(h: &Handle, cfg: &Config) -> (Vec<Cown<Fork>>, Cown<Table>) {
+    let forks: Vec<Cown<Fork>> = (0..cfg.n).map(|_| Cown::new(h, Fork::default())).collect();
+    let table = Cown::new(h, Table { done: 0 });
+    for i in 0..cfg.n {
+        hungry(Cown::new(
+            h,
+            Philosopher {
+                id: i as u32,
+                rounds_left: cfg.m,
+                left: forks[i].clone(),
+                right: forks[(i + 1) % cfg.n].clone(),
+                table: table.clone(),
+            },
+        ));
+    }
+    (forks, table)
+}
+
+/// One timed iteration: seats the philosophers (in a driver behaviour), runs them to quiescence and checks the forks.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let seating = *cfg;
+    let (forks, table) = match start(rt, move |h| seat(h, &seating)) {
+        Ok(seated) => seated,
+        Err(e) => return failed(e),
+    };
+    rt.wait_quiescent();
+    let done = match read(&table, |t| t.done) {
+        Ok(done) => done,
+        Err(e) => return failed(e),
+    };
+    let seen = when(&forks[..], |forks| {
+        let mut meals = 0;
+        let mut grants = 0;
+        let mut violations = 0;
+        let holders = forks
+            .iter()
+            .map(|f| {
+                meals += f.as_left;
+                grants += f.as_right;
+                violations += f.violations;
+                f.holder
+            })
+            .collect();
+        (meals, Forks::from_parts(holders, grants, violations))
+    })
+    .wait();
+    let (meals, forks) = match seen {
+        Ok(seen) => seen,
+        Err(e) => return failed(format!("reading the forks failed: {e}")),
+    };
+    let mut outcome = check(cfg, meals, 0, Some(&forks));
+    if outcome.check.is_ok() && done != cfg.n {
+        outcome.check = Err(format!("{done} philosophers finished, expected {}", cfg.n));
+    }
+    outcome
+}
