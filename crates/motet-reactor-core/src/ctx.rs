@@ -14,9 +14,9 @@
 use core::cell::UnsafeCell;
 use core::time::Duration;
 
-use crate::cells::{action_as, slot_as};
+use crate::cells::{action_as, present_at, slot_as};
 use crate::ids::{Action, Element, ModeId, Multiport, Port, Presence, ReadRef, Readable};
-use crate::program::{Clock, Fault, Item, Program, Scratch, TagInfo};
+use crate::program::{Clock, Fault, Item, Program, ReactionCell, Scratch, TagInfo};
 use crate::time::{nanos, Tag};
 
 /// How a reaction enters a mode.
@@ -32,38 +32,50 @@ pub enum Transition {
 /// The reaction's view of the program at its tag (see the module docs).
 pub struct Ctx<'a> {
     prog: &'a Program,
-    reaction: &'a crate::graph::ReactionInfo,
+    cell: &'a ReactionCell,
     r: u32,
-    info: TagInfo,
+    info: &'a TagInfo,
     clock: &'a dyn Clock,
-    scratch: &'a UnsafeCell<Scratch>,
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(prog: &'a Program, r: u32, info: TagInfo, clock: &'a dyn Clock) -> Ctx<'a> {
+    #[inline]
+    pub(crate) fn new(
+        prog: &'a Program,
+        cell: &'a ReactionCell,
+        r: u32,
+        info: &'a TagInfo,
+        clock: &'a dyn Clock,
+    ) -> Ctx<'a> {
         Ctx {
             prog,
-            reaction: &prog.graph.reactions[r as usize],
+            cell,
             r,
             info,
             clock,
-            scratch: &prog.reactions[r as usize].scratch,
-        }
-    }
-
-    fn fault(&self, fault: Fault) {
-        // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a method.
-        let s = unsafe { &mut *self.scratch.get() };
-        if s.fault.is_none() {
-            s.fault = Some(fault);
         }
     }
 
     #[inline]
-    fn info(&self) -> &crate::graph::ReactionInfo {
-        self.reaction
+    fn scratch(&self) -> &UnsafeCell<Scratch> {
+        &self.cell.scratch
     }
 
+    #[cold]
+    fn fault(&self, fault: Fault) {
+        // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a method.
+        let s = unsafe { &mut *self.scratch().get() };
+        if s.fault.is_none() {
+            s.fault = Some(fault);
+            s.rare = true;
+        }
+    }
+
+    fn info(&self) -> &crate::graph::ReactionInfo {
+        &self.prog.graph.reactions[self.r as usize]
+    }
+
+    #[inline]
     fn mine(&self, prog: u32) -> bool {
         if prog == self.prog.id {
             true
@@ -100,8 +112,12 @@ impl<'a> Ctx<'a> {
 
     /// How far physical time is ahead of the current tag's logical time (zero if behind).
     pub fn lag(&self) -> Duration {
+        Duration::from_nanos(self.lag_nanos())
+    }
+
+    pub(crate) fn lag_nanos(&self) -> u64 {
         let logical = self.info.start.saturating_add(self.info.tag.nanos());
-        Duration::from_nanos(self.clock.now().saturating_sub(logical))
+        self.clock.now().saturating_sub(logical)
     }
 
     /// The running reaction's index (declaration order in the program).
@@ -124,18 +140,29 @@ impl<'a> Ctx<'a> {
         &self.prog.graph.reactors[self.info().reactor as usize].name
     }
 
-    fn reads_port(&self, p: u32) -> bool {
-        self.info()
-            .reads
-            .iter()
-            .any(|&(s, l)| p.wrapping_sub(s) < l)
+    /// Whether the reaction declared port `p` as a trigger or source: one bit test, or the
+    /// declarations one by one for reactions without a bit.
+    #[inline]
+    fn may_read(&self, p: u32) -> bool {
+        let acc = &self.prog.ports[p as usize];
+        (acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
+            || self
+                .info()
+                .reads
+                .iter()
+                .any(|&(s, l)| p.wrapping_sub(s) < l)
     }
 
-    fn writes_port(&self, p: u32) -> bool {
-        self.info()
-            .writes
-            .iter()
-            .any(|&(s, l)| p.wrapping_sub(s) < l)
+    /// Whether the reaction declared port `p` as an effect (as `may_read`).
+    #[inline]
+    fn may_write(&self, p: u32) -> bool {
+        let acc = &self.prog.ports[p as usize];
+        (acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0)
+            || self
+                .info()
+                .writes
+                .iter()
+                .any(|&(s, l)| p.wrapping_sub(s) < l)
     }
 
     /// The value of a port or action the reaction declared as a trigger or source, if present at
@@ -151,27 +178,38 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    #[inline]
     fn get_port<T: 'static>(&self, p: u32) -> Option<&T> {
-        if !self.reads_port(p) {
+        if !self.may_read(p) {
             self.fault(Fault::Undeclared("read", Item::Port(p)));
             return None;
         }
-        let s = self.prog.slot_of[p as usize];
-        let slot = self.prog.slots[s as usize].as_deref()?;
         // SAFETY: the handle's type parameter is the port's declared type (handles are made only by
-        // the builder, and connections join ports of one type), so the slot is a `SlotCell<T>`;
-        // the writers of this slot completed before this reader started and none runs now.
-        unsafe { (*slot_as::<T>(slot).value.get()).as_ref() }
+        // the builder, and connections join ports of one type), so the slot is a `SlotCell<T>`,
+        // owned by the program; the writers of this slot completed before this reader started and
+        // none runs now.
+        unsafe {
+            let slot = slot_as::<T>(self.prog.ports[p as usize].cell);
+            if *slot.seq.get() == self.info.seq {
+                (*slot.value.get()).as_ref()
+            } else {
+                None
+            }
+        }
     }
 
+    #[inline]
     fn get_action<T: Send + 'static>(&self, a: u32) -> Option<&T> {
-        if !self.info().read_actions.contains(&a) {
+        let acc = &self.prog.action_rt[a as usize];
+        let declared = (acc.owner == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
+            || self.info().read_actions.contains(&a);
+        if !declared {
             self.fault(Fault::Undeclared("read", Item::Action(a)));
             return None;
         }
         // SAFETY: the handle's type is the action's declared type; the current value changes only
         // between tags.
-        unsafe { action_as::<T>(&*self.prog.actions[a as usize]).current() }
+        unsafe { action_as::<T>(acc.cell).current(self.info.seq) }
     }
 
     /// Whether a trigger or source is present at this tag: a port (or, for the reaction's own
@@ -182,31 +220,32 @@ impl<'a> Ctx<'a> {
         if prog.is_some_and(|p| !self.mine(p)) {
             return false;
         }
-        let info = self.info();
         match el {
             Element::Ports { start: p, .. } => {
-                if !self.reads_port(p) && !self.writes_port(p) {
+                if !self.may_read(p) && !self.may_write(p) {
                     self.fault(Fault::Undeclared("test", Item::Port(p)));
                     return false;
                 }
-                let s = self.prog.slot_of[p as usize];
-                match self.prog.slots[s as usize].as_deref() {
-                    // SAFETY: only the discriminant is read, and no writer of the slot runs now
-                    // (earlier writers of this reactor completed; others precede this reader).
-                    Some(slot) => unsafe { slot_present(slot) },
-                    None => false,
-                }
+                // SAFETY: the cell is the port's slot, owned by the program; no writer of it runs
+                // now (earlier writers of this reactor completed; others precede this reader).
+                unsafe { present_at(self.prog.ports[p as usize].cell, self.info.seq) }
             }
             Element::Action(a) => {
-                if !info.read_actions.contains(&a) && !info.scheduled_actions.contains(&a) {
+                let acc = &self.prog.action_rt[a as usize];
+                let declared = (acc.owner == self.cell.reactor
+                    && (acc.read_mask | acc.schedule_mask) & self.cell.bit != 0)
+                    || self.info().read_actions.contains(&a)
+                    || self.info().scheduled_actions.contains(&a);
+                if !declared {
                     self.fault(Fault::Undeclared("test", Item::Action(a)));
                     return false;
                 }
-                // SAFETY: the current value changes only between tags.
-                unsafe { self.prog.actions[a as usize].is_present() }
+                // SAFETY: the cell is the action's, owned by the program; its current value changes
+                // only between tags.
+                unsafe { present_at(acc.cell, self.info.seq) }
             }
             Element::Timer(t) => {
-                if !info.timers.contains(&t) {
+                if !self.info().timers.contains(&t) {
                     self.fault(Fault::Undeclared("test", Item::Timer(t)));
                     return false;
                 }
@@ -222,49 +261,52 @@ impl<'a> Ctx<'a> {
 
     /// Sets a port the reaction declared as an effect; setting it again at the same tag replaces
     /// the value.
+    #[inline]
     pub fn set<T: 'static>(&self, port: impl Port<T>, value: T) {
         let (prog, p) = port.port();
         if !self.mine(prog) {
             return;
         }
-        if !self.writes_port(p) {
+        if !self.may_write(p) {
             self.fault(Fault::Undeclared("set", Item::Port(p)));
             return;
         }
-        let Some(slot) = self.prog.slots[p as usize].as_deref() else {
-            return; // unreachable: written ports head their chains (checked at build)
-        };
-        // SAFETY: as in `get` for the type; this reaction is the only writer running, and no
-        // reader of the slot runs until it completes. The previous value (set earlier at this tag)
-        // is dropped in place; no reference to it is alive (`get` never reads a written slot).
+        // SAFETY: as in `get` for the type (written ports head their chains, checked at build, so
+        // the cell is this port's own slot); this reaction is the only writer running, and no
+        // reader of the slot runs until it completes. The previous value is dropped in place; no
+        // reference to it is alive (`get` never reads a written slot).
         let first = unsafe {
-            let v = &mut *slot_as::<T>(slot).value.get();
-            let first = v.is_none();
-            *v = Some(value);
+            let slot = slot_as::<T>(self.prog.ports[p as usize].cell);
+            *slot.value.get() = Some(value);
+            let seq = &mut *slot.seq.get();
+            let first = *seq != self.info.seq;
+            *seq = self.info.seq;
             first
         };
         if first {
             // SAFETY: see `fault`.
-            unsafe { (*self.scratch.get()).set_slots.push(p) };
+            unsafe { (*self.scratch().get()).set_slots.push(p) };
         }
     }
 
     /// Schedules an action the reaction declared as an effect, `delay` after the action's minimum
     /// delay (logical actions: relative to the current tag; physical: to the physical clock). With a
     /// total delay of zero the event comes one microstep later.
+    #[inline]
     pub fn schedule<T: Send + 'static>(&self, action: impl Action<T>, value: T, delay: Duration) {
         let (prog, a) = action.action();
         if !self.mine(prog) {
             return;
         }
-        let info = self.info();
-        if !info.scheduled_actions.contains(&a) {
+        let acc = &self.prog.action_rt[a as usize];
+        let declared = (acc.owner == self.cell.reactor && acc.schedule_mask & self.cell.bit != 0)
+            || self.info().scheduled_actions.contains(&a);
+        if !declared {
             self.fault(Fault::Undeclared("schedule", Item::Action(a)));
             return;
         }
-        let meta = &self.prog.graph.actions[a as usize];
-        let extra = meta.min_delay.saturating_add(nanos(delay));
-        let tag = if meta.physical {
+        let extra = acc.min_delay.saturating_add(nanos(delay));
+        let tag = if acc.physical {
             let phys = self
                 .clock
                 .now()
@@ -281,17 +323,11 @@ impl<'a> Ctx<'a> {
         };
         // SAFETY: the type matches (as in `get`); only this reactor's reactions schedule its
         // actions and they do not run concurrently.
-        let scheduled = unsafe {
-            action_as::<T>(&*self.prog.actions[a as usize]).schedule(
-                tag,
-                value,
-                meta.min_spacing,
-                meta.policy,
-            )
-        };
+        let scheduled =
+            unsafe { action_as::<T>(acc.cell).schedule(tag, value, acc.min_spacing, acc.policy) };
         if let Some(tag) = scheduled {
             // SAFETY: see `fault`.
-            unsafe { (*self.scratch.get()).scheduled.push((a, tag)) };
+            unsafe { (*self.scratch().get()).scheduled.push((a, tag)) };
         }
     }
 
@@ -299,7 +335,11 @@ impl<'a> Ctx<'a> {
     /// runs after that tag. Requesting again changes nothing.
     pub fn request_stop(&self) {
         // SAFETY: see `fault`.
-        unsafe { (*self.scratch.get()).stop = true };
+        unsafe {
+            let s = &mut *self.scratch().get();
+            s.stop = true;
+            s.rare = true;
+        }
     }
 
     /// Switches the reactor to `mode` (declared as an effect) at the end of this tag; the mode is
@@ -313,7 +353,11 @@ impl<'a> Ctx<'a> {
             return;
         }
         // SAFETY: see `fault`.
-        unsafe { (*self.scratch.get()).mode = Some((mode.ix, transition)) };
+        unsafe {
+            let s = &mut *self.scratch().get();
+            s.mode = Some((mode.ix, transition));
+            s.rare = true;
+        }
     }
 
     fn present_list<T>(
@@ -344,6 +388,7 @@ impl<'a> Ctx<'a> {
         let list = self.present_list(&mp);
         Present {
             prog: self.prog,
+            seq: self.info.seq,
             list: list.map(|(cell, _)| cell),
             base: list.map_or(0, |(_, b)| b),
             next: 0,
@@ -376,6 +421,7 @@ impl<'a> Ctx<'a> {
 /// Iterator over the present channels of a multiport: `(channel, &value)`.
 pub struct Present<'a, T> {
     prog: &'a Program,
+    seq: u64,
     list: Option<&'a UnsafeCell<alloc::vec::Vec<u32>>>,
     base: u32,
     next: usize,
@@ -391,24 +437,17 @@ impl<'a, T: 'static> Iterator for Present<'a, T> {
             // SAFETY: see `Ctx::present_sorted`: a short borrow on the reaction's own thread.
             let c = *unsafe { &*cell.get() }.get(self.next)?;
             self.next += 1;
-            let s = self.prog.slot_of[(self.base + c) as usize];
-            let Some(slot) = self.prog.slots[s as usize].as_deref() else {
-                continue;
-            };
+            let cell = self.prog.ports[(self.base + c) as usize].cell;
             // SAFETY: as in `Ctx::get`: the multiport handle carries the channels' type, and the
             // writers completed before this reader started.
-            if let Some(v) = unsafe { (*slot_as::<T>(slot).value.get()).as_ref() } {
-                return Some((c as usize, v));
+            unsafe {
+                let slot = slot_as::<T>(cell);
+                if *slot.seq.get() == self.seq {
+                    if let Some(v) = (*slot.value.get()).as_ref() {
+                        return Some((c as usize, v));
+                    }
+                }
             }
         }
     }
-}
-
-/// Whether a slot holds a value, without knowing its type.
-///
-/// # Safety
-/// No writer of the slot runs concurrently.
-unsafe fn slot_present(slot: &dyn crate::cells::SlotDyn) -> bool {
-    // SAFETY: forwarded.
-    unsafe { slot.is_set() }
 }

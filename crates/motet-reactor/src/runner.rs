@@ -5,7 +5,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
+use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::Handle;
 
 use crate::clock::{StdClock, StdPlatform};
@@ -170,6 +170,11 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// The single-threaded path (core's sequential scheduler, with panics contained and tracing).
+///
+/// Panics are caught once per tag rather than once per reaction: the reactions of a tag run inside
+/// one `catch_unwind`, and a panic in a body completes that reaction, records the error and goes
+/// on with the tag's other reactions under a fresh `catch_unwind` (the run stops at the end of the
+/// tag, as on the parallel paths).
 fn run_here(
     program: &mut Program,
     options: &RunOptions,
@@ -178,8 +183,7 @@ fn run_here(
     let prog: &Program = program;
     let mut platform = StdPlatform::new(prog.inbox());
     let mut engine = Engine::new(prog, crate::clock::now_ns(), options);
-    let mut ready = std::collections::BinaryHeap::new();
-    let key = |r: u32| std::cmp::Reverse(((prog.level(r as usize) as u64) << 32) | r as u64);
+    let mut ready = LevelQueue::new(prog);
     loop {
         match engine.next(prog, &StdClock) {
             Next::Done => break,
@@ -193,15 +197,34 @@ fn run_here(
                 if let Some(rec) = recorder {
                     rec.tag(tag);
                 }
-                engine.enter_tag(prog, tag, &mut |r| ready.push(key(r)));
-                while let Some(std::cmp::Reverse(k)) = ready.pop() {
-                    let r = k as u32;
-                    // SAFETY: reactions run one at a time in (level, index) order, so every triggered
-                    // predecessor has completed.
-                    let panicked = unsafe { execute_guarded(prog, r as usize, recorder) };
-                    engine.complete(prog, r, &mut |s| ready.push(key(s)));
-                    if let Some(e) = panicked {
-                        engine.fail(e);
+                engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
+                loop {
+                    // The reaction whose body is running, if any (a panic elsewhere is a bug of
+                    // the scheduler and is not contained).
+                    let mut running = None;
+                    let outcome = catch_unwind(AssertUnwindSafe(|| {
+                        engine.run_ready(prog, &mut ready, |r| {
+                            running = Some(r);
+                            let start = recorder.map(Recorder::now);
+                            // SAFETY: reactions run one at a time in level order, so every
+                            // triggered predecessor has completed.
+                            unsafe { prog.execute(r as usize, &StdClock) };
+                            if let (Some(rec), Some(start)) = (recorder, start) {
+                                rec.span(r, tag, start);
+                            }
+                            running = None;
+                        })
+                    }));
+                    match (outcome, running) {
+                        (Ok(()), _) => break,
+                        (Err(payload), Some(r)) => {
+                            engine.complete(prog, r, &mut |s| ready.push(prog, s));
+                            engine.fail(RunError::Panicked {
+                                reaction: prog.graph().reactions[r as usize].name.clone(),
+                                message: panic_message(&*payload),
+                            });
+                        }
+                        (Err(payload), None) => std::panic::resume_unwind(payload),
                     }
                 }
                 engine.finish_tag(prog);
