@@ -660,9 +660,14 @@ impl ProgramBuilder {
                 ReactionCell {
                     body: UnsafeCell::new(body),
                     scratch: UnsafeCell::new(Scratch {
-                        set_slots: Vec::with_capacity(a.writes.len()),
+                        set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
+                            .into_boxed_slice(),
+                        set_len: 0,
                         scheduled: Vec::with_capacity(a.scheduled_actions.len()),
-                        ..Scratch::default()
+                        stop: false,
+                        mode: None,
+                        fault: None,
+                        rare: false,
                     }),
                     state: states[r.reactor as usize].ptr(),
                     reactor: r.reactor,

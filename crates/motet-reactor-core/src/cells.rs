@@ -191,7 +191,35 @@ impl<T: Send + 'static> ActionCell<T> {
     ///
     /// # Safety
     /// Called by one of the owner's reactions or by the scheduler between tags, never concurrently.
+    #[inline]
     pub(crate) unsafe fn schedule(
+        &self,
+        tag: Tag,
+        value: T,
+        spacing: u64,
+        policy: SpacingPolicy,
+    ) -> Option<Tag> {
+        if spacing != 0 {
+            // SAFETY: forwarded.
+            return unsafe { self.schedule_spaced(tag, value, spacing, policy) };
+        }
+        // SAFETY: exclusive access by the caller's contract.
+        let pending = unsafe { &mut *self.pending.get() };
+        if pending.back().is_none_or(|last| last.0 < tag) {
+            // Delays are mostly constant, so the new tag usually goes at the back.
+            pending.push_back((tag, value));
+        } else {
+            insert_sorted_slow(pending, tag, value);
+        }
+        Some(tag)
+    }
+
+    /// `schedule` for an action with a minimum spacing.
+    ///
+    /// # Safety
+    /// As for `schedule`.
+    #[inline(never)]
+    unsafe fn schedule_spaced(
         &self,
         mut tag: Tag,
         value: T,
@@ -200,25 +228,19 @@ impl<T: Send + 'static> ActionCell<T> {
     ) -> Option<Tag> {
         // SAFETY: exclusive access by the caller's contract.
         let (pending, last) = unsafe { (&mut *self.pending.get(), &mut *self.last.get()) };
-        if spacing == 0 {
-            insert_sorted(pending, tag, value);
-            return Some(tag);
-        }
-        {
-            if let Some(prev) = *last {
-                let earliest = prev.nanos().saturating_add(spacing);
-                if tag.nanos() < earliest {
-                    match policy {
-                        SpacingPolicy::Drop => return None,
-                        SpacingPolicy::Replace => {
-                            if let Some(slot) = pending.iter_mut().find(|(t, _)| *t == prev) {
-                                slot.1 = value;
-                                return None;
-                            }
-                            tag = Tag::from_nanos(earliest, 0);
+        if let Some(prev) = *last {
+            let earliest = prev.nanos().saturating_add(spacing);
+            if tag.nanos() < earliest {
+                match policy {
+                    SpacingPolicy::Drop => return None,
+                    SpacingPolicy::Replace => {
+                        if let Some(slot) = pending.iter_mut().find(|(t, _)| *t == prev) {
+                            slot.1 = value;
+                            return None;
                         }
-                        SpacingPolicy::Defer => tag = Tag::from_nanos(earliest, 0),
+                        tag = Tag::from_nanos(earliest, 0);
                     }
+                    SpacingPolicy::Defer => tag = Tag::from_nanos(earliest, 0),
                 }
             }
         }
@@ -239,6 +261,7 @@ fn insert_sorted<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
 }
 
 #[cold]
+#[inline(never)]
 fn insert_sorted_slow<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
     let mut i = pending.len();
     while i > 0 && pending[i - 1].0 > tag {
@@ -252,25 +275,29 @@ fn insert_sorted_slow<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
 }
 
 impl<T: Send + 'static> ActionDyn for ActionCell<T> {
+    #[inline]
     unsafe fn take_at(&self, tag: Tag, seq: u64) -> bool {
         // SAFETY: between tags, exclusive by the caller's contract.
         let pending = unsafe { &mut *self.pending.get() };
-        while let Some((t, _)) = pending.front() {
-            if *t < tag {
-                pending.pop_front(); // stale (suspended and cancelled): never delivered
-            } else {
-                break;
+        match pending.front() {
+            Some((t, _)) if *t == tag => {}
+            Some((t, _)) if *t < tag => {
+                // Stale values (suspended with their mode and cancelled): never delivered.
+                while pending.front().is_some_and(|(t, _)| *t < tag) {
+                    pending.pop_front();
+                }
+                if pending.front().is_none_or(|(t, _)| *t != tag) {
+                    return false;
+                }
             }
+            _ => return false,
         }
-        if pending.front().is_some_and(|(t, _)| *t == tag) {
-            // SAFETY: as above.
-            unsafe {
-                *self.current.get() = pending.pop_front().map(|(_, v)| v);
-                *self.seq.get() = seq;
-            }
-            return true;
+        // SAFETY: as above.
+        unsafe {
+            *self.current.get() = pending.pop_front().map(|(_, v)| v);
+            *self.seq.get() = seq;
         }
-        false
+        true
     }
 
     unsafe fn clear_current(&self) {

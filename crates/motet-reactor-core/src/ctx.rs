@@ -16,7 +16,7 @@ use core::time::Duration;
 
 use crate::cells::{action_as, present_at, slot_as};
 use crate::ids::{Action, Element, ModeId, Multiport, Port, Presence, ReadRef, Readable};
-use crate::program::{Clock, Fault, Item, Program, ReactionCell, Scratch, TagInfo};
+use crate::program::{ActionRt, Clock, Fault, Item, Program, ReactionCell, Scratch, TagInfo};
 use crate::time::{nanos, Tag};
 
 /// How a reaction enters a mode.
@@ -146,11 +146,7 @@ impl<'a> Ctx<'a> {
     fn may_read(&self, p: u32) -> bool {
         let acc = &self.prog.ports[p as usize];
         (acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
-            || self
-                .info()
-                .reads
-                .iter()
-                .any(|&(s, l)| p.wrapping_sub(s) < l)
+            || self.declared(p, false)
     }
 
     /// Whether the reaction declared port `p` as an effect (as `may_read`).
@@ -158,38 +154,82 @@ impl<'a> Ctx<'a> {
     fn may_write(&self, p: u32) -> bool {
         let acc = &self.prog.ports[p as usize];
         (acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0)
-            || self
-                .info()
-                .writes
-                .iter()
-                .any(|&(s, l)| p.wrapping_sub(s) < l)
+            || self.declared(p, true)
+    }
+
+    /// The slow check: port `p` among the reaction's declared reads (or writes), range by range.
+    #[inline(never)]
+    fn declared(&self, p: u32, write: bool) -> bool {
+        let info = self.info();
+        let ranges = if write { &info.writes } else { &info.reads };
+        ranges.iter().any(|&(s, l)| p.wrapping_sub(s) < l)
+    }
+
+    /// The slow check for actions: `a` among the reaction's declared reads (or schedules).
+    #[inline(never)]
+    fn declared_action(&self, a: u32, schedule: bool) -> bool {
+        let info = self.info();
+        if schedule {
+            info.scheduled_actions.contains(&a)
+        } else {
+            info.read_actions.contains(&a)
+        }
     }
 
     /// The value of a port or action the reaction declared as a trigger or source, if present at
     /// this tag.
+    #[inline]
     pub fn get<T: Send + 'static>(&self, what: impl Readable<T>) -> Option<&T> {
-        let (prog, r) = what.readable();
-        if !self.mine(prog) {
-            return None;
-        }
-        match r {
-            ReadRef::Port(p) => self.get_port(p),
-            ReadRef::Action(a) => self.get_action(a),
+        match what.readable() {
+            (prog, ReadRef::Port(p)) => {
+                if prog == self.prog.id {
+                    if let Some(acc) = self.prog.ports.get(p as usize) {
+                        if acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0 {
+                            // SAFETY: see `read_port`; `p` was declared by this reaction.
+                            return unsafe { self.read_port(acc.cell) };
+                        }
+                    }
+                }
+                self.get_port_checked(prog, p)
+            }
+            (prog, ReadRef::Action(a)) => {
+                if !self.mine(prog) {
+                    return None;
+                }
+                self.get_action(a)
+            }
         }
     }
 
-    #[inline]
-    fn get_port<T: 'static>(&self, p: u32) -> Option<&T> {
+    /// `get` of a port without the fast bit test: a foreign handle, a reaction without a bit, or
+    /// an undeclared read.
+    #[cold]
+    #[inline(never)]
+    fn get_port_checked<T: 'static>(&self, prog: u32, p: u32) -> Option<&T> {
+        if !self.mine(prog) {
+            return None;
+        }
         if !self.may_read(p) {
             self.fault(Fault::Undeclared("read", Item::Port(p)));
             return None;
         }
-        // SAFETY: the handle's type parameter is the port's declared type (handles are made only by
-        // the builder, and connections join ports of one type), so the slot is a `SlotCell<T>`,
-        // owned by the program; the writers of this slot completed before this reader started and
-        // none runs now.
+        // SAFETY: as in `read_port`.
+        unsafe { self.read_port(self.prog.ports[p as usize].cell) }
+    }
+
+    /// The value of the slot `cell` at this tag.
+    ///
+    /// # Safety
+    /// `cell` is the slot of a port of this program that the reaction declared as a trigger or
+    /// source, of type `T`. (The handle's type parameter is the port's declared type: handles are
+    /// made only by the builder, and connections join ports of one type, so the slot is a
+    /// `SlotCell<T>` owned by the program; the writers of this slot completed before this reader
+    /// started and none runs now.)
+    #[inline(always)]
+    unsafe fn read_port<T: 'static>(&self, cell: *const ()) -> Option<&T> {
+        // SAFETY: forwarded from the caller.
         unsafe {
-            let slot = slot_as::<T>(self.prog.ports[p as usize].cell);
+            let slot = slot_as::<T>(cell);
             if *slot.seq.get() == self.info.seq {
                 (*slot.value.get()).as_ref()
             } else {
@@ -202,7 +242,7 @@ impl<'a> Ctx<'a> {
     fn get_action<T: Send + 'static>(&self, a: u32) -> Option<&T> {
         let acc = &self.prog.action_rt[a as usize];
         let declared = (acc.owner == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
-            || self.info().read_actions.contains(&a);
+            || self.declared_action(a, false);
         if !declared {
             self.fault(Fault::Undeclared("read", Item::Action(a)));
             return None;
@@ -264,6 +304,21 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn set<T: 'static>(&self, port: impl Port<T>, value: T) {
         let (prog, p) = port.port();
+        if prog == self.prog.id {
+            if let Some(acc) = self.prog.ports.get(p as usize) {
+                if acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0 {
+                    // SAFETY: see `write_port`; `p` was declared by this reaction.
+                    return unsafe { self.write_port(acc.cell, p, value) };
+                }
+            }
+        }
+        self.set_checked(prog, p, value);
+    }
+
+    /// `set` without the fast bit test (as `get_port_checked`).
+    #[cold]
+    #[inline(never)]
+    fn set_checked<T: 'static>(&self, prog: u32, p: u32, value: T) {
         if !self.mine(prog) {
             return;
         }
@@ -271,21 +326,33 @@ impl<'a> Ctx<'a> {
             self.fault(Fault::Undeclared("set", Item::Port(p)));
             return;
         }
-        // SAFETY: as in `get` for the type (written ports head their chains, checked at build, so
-        // the cell is this port's own slot); this reaction is the only writer running, and no
-        // reader of the slot runs until it completes. The previous value is dropped in place; no
-        // reference to it is alive (`get` never reads a written slot).
-        let first = unsafe {
-            let slot = slot_as::<T>(self.prog.ports[p as usize].cell);
+        // SAFETY: as in `write_port`.
+        unsafe { self.write_port(self.prog.ports[p as usize].cell, p, value) }
+    }
+
+    /// Sets port `p`, whose slot is `cell`, to `value`.
+    ///
+    /// # Safety
+    /// `p` is a port of this program of type `T` that the reaction declared as an effect, and
+    /// `cell` its slot. (Written ports head their chains, checked at build, so the cell is the
+    /// port's own slot; this reaction is the only writer running, and no reader of the slot runs
+    /// until it completes. The previous value is dropped in place; no reference to it is alive,
+    /// since `get` never reads a written slot.)
+    #[inline(always)]
+    unsafe fn write_port<T: 'static>(&self, cell: *const (), p: u32, value: T) {
+        // SAFETY: forwarded from the caller; the scratch belongs to this running reaction.
+        unsafe {
+            let slot = slot_as::<T>(cell);
             *slot.value.get() = Some(value);
             let seq = &mut *slot.seq.get();
-            let first = *seq != self.info.seq;
-            *seq = self.info.seq;
-            first
-        };
-        if first {
-            // SAFETY: see `fault`.
-            unsafe { (*self.scratch().get()).set_slots.push(p) };
+            if *seq != self.info.seq {
+                *seq = self.info.seq;
+                let scratch = &mut *self.scratch().get();
+                // In bounds: the buffer holds every declared effect port, each entering at most
+                // once per tag (see `Scratch::set_slots`).
+                scratch.set_slots[scratch.set_len as usize] = p;
+                scratch.set_len += 1;
+            }
         }
     }
 
@@ -295,16 +362,45 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub fn schedule<T: Send + 'static>(&self, action: impl Action<T>, value: T, delay: Duration) {
         let (prog, a) = action.action();
+        if prog == self.prog.id {
+            if let Some(acc) = self.prog.action_rt.get(a as usize) {
+                if acc.owner == self.cell.reactor && acc.schedule_mask & self.cell.bit != 0 {
+                    // SAFETY: see `schedule_action`; `a` was declared by this reaction.
+                    return unsafe { self.schedule_action(acc, a, value, delay) };
+                }
+            }
+        }
+        self.schedule_checked(prog, a, value, delay);
+    }
+
+    /// `schedule` without the fast bit test (as `get_port_checked`).
+    #[cold]
+    #[inline(never)]
+    fn schedule_checked<T: Send + 'static>(&self, prog: u32, a: u32, value: T, delay: Duration) {
         if !self.mine(prog) {
             return;
         }
-        let acc = &self.prog.action_rt[a as usize];
-        let declared = (acc.owner == self.cell.reactor && acc.schedule_mask & self.cell.bit != 0)
-            || self.info().scheduled_actions.contains(&a);
-        if !declared {
+        if !self.declared_action(a, true) {
             self.fault(Fault::Undeclared("schedule", Item::Action(a)));
             return;
         }
+        // SAFETY: as in `schedule_action`.
+        unsafe { self.schedule_action(&self.prog.action_rt[a as usize], a, value, delay) }
+    }
+
+    /// Schedules action `a` (its record `acc`).
+    ///
+    /// # Safety
+    /// `a` is an action of this program of type `T` that the reaction declared as an effect. (Only
+    /// its reactor's reactions schedule it, and they do not run concurrently.)
+    #[inline(always)]
+    unsafe fn schedule_action<T: Send + 'static>(
+        &self,
+        acc: &ActionRt,
+        a: u32,
+        value: T,
+        delay: Duration,
+    ) {
         let extra = acc.min_delay.saturating_add(nanos(delay));
         let tag = if acc.physical {
             let phys = self
@@ -321,13 +417,13 @@ impl<'a> Ctx<'a> {
         } else {
             self.info.tag.delay_nanos(extra)
         };
-        // SAFETY: the type matches (as in `get`); only this reactor's reactions schedule its
-        // actions and they do not run concurrently.
-        let scheduled =
-            unsafe { action_as::<T>(acc.cell).schedule(tag, value, acc.min_spacing, acc.policy) };
-        if let Some(tag) = scheduled {
-            // SAFETY: see `fault`.
-            unsafe { (*self.scratch().get()).scheduled.push((a, tag)) };
+        // SAFETY: forwarded from the caller; the scratch belongs to this running reaction.
+        unsafe {
+            let scheduled =
+                action_as::<T>(acc.cell).schedule(tag, value, acc.min_spacing, acc.policy);
+            if let Some(tag) = scheduled {
+                (*self.scratch().get()).scheduled.push((a, tag));
+            }
         }
     }
 

@@ -419,22 +419,24 @@ impl Engine {
         if act.drops {
             self.present_actions.push(ix);
         }
-        let (start, len) = act.triggers;
-        for &r in &prog.trigger_list[start as usize..(start + len) as usize] {
+        for &r in prog.triggers_of(act.triggers) {
             self.trigger(prog, r, sink);
         }
     }
 
     #[inline(always)]
     fn trigger(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
-        let (seen, m) = self.triggered[r as usize];
-        if seen == self.info.seq {
+        debug_assert!((r as usize) < self.triggered.len());
+        // SAFETY: `r` comes from the trigger lists built at assembly, which hold reaction indices
+        // only, and `triggered` has one entry per reaction.
+        let state = unsafe { self.triggered.get_unchecked_mut(r as usize) };
+        if state.0 == self.info.seq {
             return;
         }
-        if m != u32::MAX && !prog.graph.mode_active(m, &self.current_mode) {
+        if state.1 != u32::MAX && !prog.graph.mode_active(state.1, &self.current_mode) {
             return;
         }
-        self.triggered[r as usize].0 = self.info.seq;
+        state.0 = self.info.seq;
         sink(r);
     }
 
@@ -443,28 +445,37 @@ impl Engine {
     /// noted, a fault fails the run.
     #[inline]
     pub fn complete(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
+        let cell = &prog.reactions[r as usize];
+        self.complete_cell(prog, r, cell, sink);
+    }
+
+    /// `complete` with the reaction's cell looked up already.
+    #[inline(always)]
+    fn complete_cell(
+        &mut self,
+        prog: &Program,
+        r: u32,
+        cell: &crate::program::ReactionCell,
+        sink: &mut impl FnMut(u32),
+    ) {
         self.metrics.reactions_executed += 1;
         // SAFETY: `r` has finished running; the caller serialises completions.
-        let scratch = unsafe { &mut *prog.reactions[r as usize].scratch.get() };
+        let scratch = unsafe { &mut *cell.scratch.get() };
         if scratch.rare {
             self.complete_rare(prog, r, scratch);
         }
-        if !scratch.set_slots.is_empty() {
-            self.metrics.ports_set += scratch.set_slots.len() as u64;
-            for &s in &scratch.set_slots {
+        if scratch.set_len != 0 {
+            self.metrics.ports_set += u64::from(scratch.set_len);
+            for &s in &scratch.set_slots[..scratch.set_len as usize] {
                 let port = &prog.ports[s as usize];
-                if port.drops {
-                    self.set_slots.push(s);
+                if port.drops | port.observed {
+                    self.slot_extras(prog, s, port.drops, port.observed);
                 }
-                if port.observed {
-                    self.observe(prog, s);
-                }
-                let (start, len) = port.triggers;
-                for &t in &prog.trigger_list[start as usize..(start + len) as usize] {
+                for &t in prog.triggers_of(port.triggers) {
                     self.trigger(prog, t, sink);
                 }
             }
-            scratch.set_slots.clear();
+            scratch.set_len = 0;
         }
         if !scratch.scheduled.is_empty() {
             let next_microstep = self.info.tag.delay_nanos(0);
@@ -498,6 +509,18 @@ impl Engine {
         }
         if let Some((m, t)) = scratch.mode.take() {
             self.mode_requests.push((r, m, t));
+        }
+    }
+
+    /// What a set slot needs beyond triggering: dropping its value at the end of the tag, and
+    /// the present-channel lists of the multiports that observe it.
+    #[inline(never)]
+    fn slot_extras(&mut self, prog: &Program, s: u32, drops: bool, observed: bool) {
+        if drops {
+            self.set_slots.push(s);
+        }
+        if observed {
+            self.observe(prog, s);
         }
     }
 
@@ -547,6 +570,19 @@ impl Engine {
     /// (or after an error) ends the run.
     #[inline]
     pub fn finish_tag(&mut self, prog: &Program) {
+        let quiet = self.set_slots.is_empty()
+            && self.present_actions.is_empty()
+            && self.dirty_multiports.is_empty()
+            && self.mode_requests.is_empty()
+            && !self.info.shutdown
+            && self.error.is_none();
+        if !quiet {
+            self.finish_tag_slow(prog);
+        }
+    }
+
+    #[inline(never)]
+    fn finish_tag_slow(&mut self, prog: &Program) {
         // Values are absent from the next tag on by their sequence numbers; only those that need
         // dropping are cleared.
         if !self.set_slots.is_empty() {

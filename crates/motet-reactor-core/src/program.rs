@@ -30,10 +30,12 @@ pub(crate) struct TagInfo {
 }
 
 /// What a reaction wants done when it completes; filled while it runs, drained by the scheduler.
-#[derive(Default)]
 pub(crate) struct Scratch {
-    /// Slots it set for the first time at this tag.
-    pub(crate) set_slots: Vec<u32>,
+    /// Slots it set for the first time at this tag: `set_slots[..set_len]`. The buffer has room
+    /// for every port the reaction declared as an effect, and a port enters it at most once per
+    /// tag (on its first set), so it never fills up.
+    pub(crate) set_slots: Box<[u32]>,
+    pub(crate) set_len: u32,
     /// Events it scheduled: (action, tag).
     pub(crate) scheduled: Vec<(u32, Tag)>,
     pub(crate) stop: bool,
@@ -223,6 +225,18 @@ impl Program {
         unsafe { (*self.info.get()).tag }
     }
 
+    /// The reactions in `trigger_list[start..start + len]`.
+    #[inline(always)]
+    pub(crate) fn triggers_of(&self, (start, len): (u32, u32)) -> &[u32] {
+        debug_assert!(start as usize + len as usize <= self.trigger_list.len());
+        // SAFETY: the ranges in the per-port and per-action records were cut from
+        // `trigger_list` when it was built, and it does not change afterwards.
+        unsafe {
+            self.trigger_list
+                .get_unchecked(start as usize..start as usize + len as usize)
+        }
+    }
+
     /// The level of reaction `r` (its index in declaration order).
     #[inline]
     pub fn level(&self, r: usize) -> u32 {
@@ -239,7 +253,9 @@ impl Program {
     /// scheduler does not change the tag meanwhile.
     #[inline]
     pub unsafe fn execute(&self, r: usize, clock: &dyn Clock) {
-        let cell = &self.reactions[r];
+        debug_assert!(r < self.reactions.len());
+        // SAFETY: the caller guarantees `r` was triggered, so it is a reaction of this program.
+        let cell = unsafe { self.reactions.get_unchecked(r) };
         // SAFETY: written by the scheduler between tags only; the reference dies with `ctx`, before
         // the reaction completes.
         let info = unsafe { &*self.info.get() };

@@ -77,6 +77,12 @@ impl LevelQueue {
             self.len = 1;
             return;
         }
+        self.push_bucket(prog, r);
+    }
+
+    /// `push` when something is queued already.
+    #[inline(never)]
+    fn push_bucket(&mut self, prog: &Program, r: u32) {
         if self.single != u32::MAX {
             let first = core::mem::replace(&mut self.single, u32::MAX);
             self.bucket(prog, first);
@@ -106,6 +112,7 @@ impl LevelQueue {
         self.pop_bucket()
     }
 
+    #[inline(never)]
     fn pop_bucket(&mut self) -> Option<u32> {
         loop {
             let l = self.low;

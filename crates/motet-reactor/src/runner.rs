@@ -5,7 +5,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions};
+use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions, Tag};
 use motet_runtime::Handle;
 
 use crate::clock::{StdClock, StdPlatform};
@@ -171,9 +171,9 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 
 /// The single-threaded path (core's sequential scheduler, with panics contained and tracing).
 ///
-/// Panics are caught once per tag rather than once per reaction: the reactions of a tag run inside
-/// one `catch_unwind`, and a panic in a body completes that reaction, records the error and goes
-/// on with the tag's other reactions under a fresh `catch_unwind` (the run stops at the end of the
+/// Panics are caught once per run rather than once per reaction: the whole tag loop runs inside one
+/// `catch_unwind`, and a panic in a body completes that reaction, records the error and resumes the
+/// loop in the middle of its tag, under a fresh `catch_unwind` (the run stops at the end of the
 /// tag, as on the parallel paths).
 fn run_here(
     program: &mut Program,
@@ -184,51 +184,56 @@ fn run_here(
     let mut platform = StdPlatform::new(prog.inbox());
     let mut engine = Engine::new(prog, crate::clock::now_ns(), options);
     let mut ready = LevelQueue::new(prog);
+    // The tag entered and not yet finished, and the reaction whose body is running, if any (a
+    // panic elsewhere is a bug of the scheduler and is not contained).
+    let mut current: Option<Tag> = None;
+    let mut running: Option<u32> = None;
     loop {
-        match engine.next(prog, &StdClock) {
-            Next::Done => break,
-            Next::WaitUntil(t) => {
-                motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), Some(t))
-            }
-            Next::WaitForInput => {
-                motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), None)
-            }
-            Next::Tag(tag) => {
-                if let Some(rec) = recorder {
-                    rec.tag(tag);
-                }
-                engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
-                loop {
-                    // The reaction whose body is running, if any (a panic elsewhere is a bug of
-                    // the scheduler and is not contained).
-                    let mut running = None;
-                    let outcome = catch_unwind(AssertUnwindSafe(|| {
-                        engine.run_ready(prog, &mut ready, |r| {
-                            running = Some(r);
-                            let start = recorder.map(Recorder::now);
-                            // SAFETY: reactions run one at a time in level order, so every
-                            // triggered predecessor has completed.
-                            unsafe { prog.execute(r as usize, &StdClock) };
-                            if let (Some(rec), Some(start)) = (recorder, start) {
-                                rec.span(r, tag, start);
-                            }
-                            running = None;
-                        })
-                    }));
-                    match (outcome, running) {
-                        (Ok(()), _) => break,
-                        (Err(payload), Some(r)) => {
-                            engine.complete(prog, r, &mut |s| ready.push(prog, s));
-                            engine.fail(RunError::Panicked {
-                                reaction: prog.graph().reactions[r as usize].name.clone(),
-                                message: panic_message(&*payload),
-                            });
-                        }
-                        (Err(payload), None) => std::panic::resume_unwind(payload),
+        let outcome = catch_unwind(AssertUnwindSafe(|| loop {
+            if let Some(tag) = current {
+                engine.run_ready(prog, &mut ready, |r| {
+                    running = Some(r);
+                    let start = recorder.map(Recorder::now);
+                    // SAFETY: reactions run one at a time in level order, so every triggered
+                    // predecessor has completed.
+                    unsafe { prog.execute(r as usize, &StdClock) };
+                    if let (Some(rec), Some(start)) = (recorder, start) {
+                        rec.span(r, tag, start);
                     }
-                }
+                    running = None;
+                });
                 engine.finish_tag(prog);
+                current = None;
             }
+            match engine.next(prog, &StdClock) {
+                Next::Done => return,
+                Next::WaitUntil(t) => {
+                    motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), Some(t))
+                }
+                Next::WaitForInput => {
+                    motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), None)
+                }
+                Next::Tag(tag) => {
+                    if let Some(rec) = recorder {
+                        rec.tag(tag);
+                    }
+                    engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
+                    current = Some(tag);
+                }
+            }
+        }));
+        match (outcome, running.take()) {
+            (Ok(()), _) => break,
+            // A body panicked: complete its reaction, fail the run (it stops at the end of this
+            // tag), and go on with the tag's other reactions.
+            (Err(payload), Some(r)) => {
+                engine.complete(prog, r, &mut |s| ready.push(prog, s));
+                engine.fail(RunError::Panicked {
+                    reaction: prog.graph().reactions[r as usize].name.clone(),
+                    message: panic_message(&*payload),
+                });
+            }
+            (Err(payload), None) => std::panic::resume_unwind(payload),
         }
     }
     engine.finish()
