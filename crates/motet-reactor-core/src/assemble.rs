@@ -544,11 +544,14 @@ impl ProgramBuilder {
             })
             .unzip();
         let mut trigger_list = Vec::new();
+        let mut observer_list = Vec::new();
         let mut ports: Vec<PortRt> = (0..nports)
             .map(|p| {
                 let head = slot_of[p] as usize;
                 let start = trigger_list.len() as u32;
                 trigger_list.extend_from_slice(&g.slot_triggers[p]);
+                let first_observer = observer_list.len() as u32;
+                observer_list.extend_from_slice(&g.slot_observers[p]);
                 PortRt {
                     cell: slots[head].as_ref().map_or(core::ptr::null(), |s| s.cell()),
                     reader: u32::MAX,
@@ -556,7 +559,7 @@ impl ProgramBuilder {
                     read_mask: 0,
                     write_mask: 0,
                     drops: drops[p],
-                    observed: !g.slot_observers[p].is_empty(),
+                    observers: (first_observer, g.slot_observers[p].len() as u32),
                     triggers: (start, g.slot_triggers[p].len() as u32),
                 }
             })
@@ -682,6 +685,7 @@ impl ProgramBuilder {
             slots,
             ports,
             trigger_list,
+            observer_list,
             action_rt,
             actions: self
                 .actions

@@ -468,8 +468,8 @@ impl Engine {
             self.metrics.ports_set += u64::from(scratch.set_len);
             for &s in &scratch.set_slots[..scratch.set_len as usize] {
                 let port = &prog.ports[s as usize];
-                if port.drops | port.observed {
-                    self.slot_extras(prog, s, port.drops, port.observed);
+                if port.drops | (port.observers.1 != 0) {
+                    self.slot_extras(prog, s, port.drops, port.observers);
                 }
                 for &t in prog.triggers_of(port.triggers) {
                     self.trigger(prog, t, sink);
@@ -515,19 +515,12 @@ impl Engine {
     /// What a set slot needs beyond triggering: dropping its value at the end of the tag, and
     /// the present-channel lists of the multiports that observe it.
     #[inline(never)]
-    fn slot_extras(&mut self, prog: &Program, s: u32, drops: bool, observed: bool) {
+    fn slot_extras(&mut self, prog: &Program, s: u32, drops: bool, observers: (u32, u32)) {
         if drops {
             self.set_slots.push(s);
         }
-        if observed {
-            self.observe(prog, s);
-        }
-    }
-
-    /// Adds the channel behind slot `s` to the present-channel lists of the multiports that
-    /// observe it.
-    fn observe(&mut self, prog: &Program, s: u32) {
-        for &(mp, c) in &prog.graph.slot_observers[s as usize] {
+        let (start, len) = observers;
+        for &(mp, c) in &prog.observer_list[start as usize..(start + len) as usize] {
             // SAFETY: the list's readers run only after every writer completed; completions are
             // serialised.
             let list = unsafe { &mut *prog.mp_present[mp as usize].get() };

@@ -93,8 +93,9 @@ pub(crate) struct PortRt {
     pub(crate) write_mask: u64,
     /// Whether the slot's values need dropping at the end of their tag (for chain heads).
     pub(crate) drops: bool,
-    /// Whether a multiport's present-channel list follows the slot (for chain heads).
-    pub(crate) observed: bool,
+    /// The (multiport, channel) pairs whose present-channel lists follow the slot (for chain
+    /// heads): `observer_list[start..start + len]`.
+    pub(crate) observers: (u32, u32),
     /// The reactions a value on the slot triggers (for chain heads): `trigger_list[start..start +
     /// len]`.
     pub(crate) triggers: (u32, u32),
@@ -141,6 +142,8 @@ pub struct Program {
     pub(crate) ports: Vec<PortRt>,
     /// The reactions each slot triggers, one after the other (see `PortRt::triggers`).
     pub(crate) trigger_list: Vec<u32>,
+    /// The multiport channels each slot feeds, one after the other (see `PortRt::observers`).
+    pub(crate) observer_list: Vec<(u32, u32)>,
     /// Per action, its cell (the owner of the cells `action_rt` points to).
     pub(crate) actions: Vec<Box<dyn ActionDyn>>,
     /// Per action, its run-time record.

@@ -44,6 +44,7 @@ pub mod params;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod random;
+mod reactor_support;
 pub mod record;
 pub mod registry;
 pub mod report;
