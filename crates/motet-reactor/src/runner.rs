@@ -40,6 +40,7 @@ pub struct Runner {
     scheduler: SchedulerKind,
     options: RunOptions,
     trace: bool,
+    readiness_protocol: bool,
 }
 
 /// What a run reports.
@@ -99,6 +100,14 @@ impl Runner {
         self
     }
 
+    /// Runs the readiness scheduler's own protocol even on programs where LF's level protocol
+    /// follows the same rule more cheaply (for testing that protocol on any program).
+    #[doc(hidden)]
+    pub fn readiness_protocol(mut self, always: bool) -> Runner {
+        self.readiness_protocol = always;
+        self
+    }
+
     /// Records an execution trace (see [`Trace`]).
     pub fn trace(mut self, on: bool) -> Runner {
         self.trace = on;
@@ -116,6 +125,14 @@ impl Runner {
         let workers = self.handle.as_ref().map_or(1, Handle::workers);
         let metrics = match &self.handle {
             Some(h) if workers > 1 => match self.scheduler {
+                // Where the two rules coincide, LF's lock-free level protocol is the cheaper way
+                // to follow either (see the readiness module).
+                SchedulerKind::Readiness
+                    if !self.readiness_protocol
+                        && crate::parallel::readiness::prefers_levels(program) =>
+                {
+                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref())
+                }
                 SchedulerKind::Readiness => {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }

@@ -54,6 +54,28 @@ impl Closure {
         Some(c)
     }
 
+    /// Per reaction, whether its ancestors are exactly the reactions of all lower levels. For such a
+    /// reaction "no pending ancestor" and "no pending reaction of a lower level" are the same rule,
+    /// and the readiness scheduler uses the cheaper level counts (most reactions of chains and of
+    /// fully connected banks).
+    pub(crate) fn level_exact(&self, g: &Graph) -> Vec<bool> {
+        let mut below = vec![0usize; g.levels as usize + 1];
+        for r in &g.reactions {
+            below[r.level as usize + 1] += 1;
+        }
+        for l in 1..below.len() {
+            below[l] += below[l - 1];
+        }
+        g.reactions
+            .iter()
+            .enumerate()
+            .map(|(r, info)| {
+                let ancestors: u32 = self.ancestors(r).iter().map(|w| w.count_ones()).sum();
+                ancestors as usize == below[info.level as usize]
+            })
+            .collect()
+    }
+
     /// Words per bitset.
     pub(crate) fn words(&self) -> usize {
         self.words
@@ -96,6 +118,54 @@ impl Bits {
 mod tests {
     use super::*;
     use motet_reactor_core::{ProgramBuilder, Startup};
+
+    #[test]
+    fn level_exactness_per_reaction() {
+        // s -> x, s -> y -> z: z's ancestors are s and y, but x is at y's level too.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xi = b.input::<u8, _>(x, "i");
+        b.reaction(x, "r").trigger(xi).body(|_, _| {});
+        let y = b.reactor("y", ());
+        let yi = b.input::<u8, _>(y, "i");
+        let yo = b.output::<u8, _>(y, "o");
+        b.reaction(y, "r").trigger(yi).effect(yo).body(|_, _| {});
+        let z = b.reactor("z", ());
+        let zi = b.input::<u8, _>(z, "i");
+        b.reaction(z, "r").trigger(zi).body(|_, _| {});
+        b.connect(o, xi);
+        b.connect(o, yi);
+        b.connect(yo, zi);
+        let p = b.build().unwrap();
+        // s.r, x.r, y.r exact; z.r (level 2) misses x.r (level 1).
+        assert_eq!(
+            Closure::new(p.graph()).unwrap().level_exact(p.graph()),
+            [true, true, true, false]
+        );
+
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xi = b.input::<u8, _>(x, "i");
+        b.reaction(x, "r").trigger(xi).body(|_, _| {});
+        b.connect(o, xi);
+        let p = b.build().unwrap();
+        assert_eq!(
+            Closure::new(p.graph()).unwrap().level_exact(p.graph()),
+            [true, true]
+        );
+    }
 
     #[test]
     fn chain_and_diamond() {
