@@ -134,6 +134,17 @@ pub struct ReactorMetrics {
     pub actions_scheduled: u64,
     /// The median iteration's time over `reactions_executed`, in nanoseconds (set by the harness).
     pub ns_per_reaction: Option<f64>,
+    /// A digest of the run's trace of tags (each tag with the reactions executed at it), when
+    /// tag traces are recorded (see [`record_tag_traces`]); for determinism checks, not recorded
+    /// in the JSON records.
+    #[serde(skip)]
+    pub tag_trace: Option<u64>,
+}
+
+/// Makes the reactor variants prepared from now on record a trace of each run and report its
+/// digest in [`ReactorMetrics::tag_trace`] (off by default: tracing costs time). Process-wide.
+pub fn record_tag_traces(on: bool) {
+    crate::reactor_support::TRACE_TAGS.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// One prepared benchmark program for one model and thread count.

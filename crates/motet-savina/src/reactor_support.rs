@@ -6,7 +6,11 @@
 //! scheduler; on one worker both run the program on the calling thread (the sequential scheduler),
 //! in fast mode (logical time does not wait for physical time, as in every Savina port of LF).
 
-use motet_reactor::{Program, RunError, Runner, SchedulerKind};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use motet_reactor::{Program, RunError, Runner, SchedulerKind, Trace};
 use motet_runtime::Runtime;
 
 use crate::bench::{Iteration, Model, Outcome, ReactorMetrics};
@@ -29,6 +33,21 @@ pub(crate) fn scheduler(model: Model) -> SchedulerKind {
     }
 }
 
+/// Whether variants prepared now record tag traces (see [`crate::bench::record_tag_traces`]).
+pub(crate) static TRACE_TAGS: AtomicBool = AtomicBool::new(false);
+
+/// A digest of `trace`'s tags in the order processed and, per tag, the reactions executed at it
+/// (sorted, since the reactions of one tag may complete in any order on several workers).
+fn tag_digest(trace: &Trace) -> u64 {
+    let mut executed: Vec<_> = trace.spans.iter().map(|s| (s.tag, s.reaction)).collect();
+    executed.sort_unstable();
+    let tags: Vec<_> = trace.tags.iter().map(|&(t, _)| t).collect();
+    let mut h = DefaultHasher::new();
+    tags.hash(&mut h);
+    executed.hash(&mut h);
+    h.finish()
+}
+
 /// Builds a reactor variant: a runtime with `threads` workers (untimed) and an [`Iteration`] that
 /// builds a fresh program with `build` before each iteration and runs it, timed.
 pub(crate) fn prepare<C: 'static, B: Built + 'static>(
@@ -40,7 +59,8 @@ pub(crate) fn prepare<C: 'static, B: Built + 'static>(
     let rt = runtime(threads)?;
     let runner = Runner::on(rt.handle())
         .scheduler(scheduler(model))
-        .fast(true);
+        .fast(true)
+        .trace(TRACE_TAGS.load(Ordering::Relaxed));
     Ok(Box::new(ReactorIteration {
         cfg,
         _rt: rt,
@@ -84,6 +104,7 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
                     ports_set: m.ports_set,
                     actions_scheduled: m.actions_scheduled,
                     ns_per_reaction: None,
+                    tag_trace: report.trace.as_ref().map(tag_digest),
                 });
                 built.outcome()
             }
