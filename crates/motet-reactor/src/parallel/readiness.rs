@@ -51,7 +51,7 @@ use std::sync::Mutex;
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
-use super::closure::{Bits, Closure};
+use super::closure::{runs_after_startup, Bits, Closure};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -189,8 +189,8 @@ pub(crate) fn run(
 }
 
 /// Whether the level scheduler's protocol runs `prog` as the readiness rule would: every reaction
-/// that can run after startup (one with a trigger other than startup and shutdown) has exactly
-/// the reactions of all lower levels as ancestors, or the program is too large for the ancestor
+/// that can run after startup has as ancestors exactly the reactions of all lower levels that can
+/// run after startup (see [`Closure::level_exact`]), or the program is too large for the ancestor
 /// sets (then the readiness scheduler would rule every reaction by levels anyway).
 pub(crate) fn prefers_levels(prog: &Program) -> bool {
     let g = prog.graph();
@@ -198,13 +198,7 @@ pub(crate) fn prefers_levels(prog: &Program) -> bool {
         return true;
     };
     let exact = closure.level_exact(g);
-    g.reactions.iter().zip(exact).all(|(r, exact)| {
-        let after_startup = !r.trigger_ports.is_empty()
-            || !r.trigger_actions.is_empty()
-            || !r.timers.is_empty()
-            || r.on_reset;
-        exact || !after_startup
-    })
+    (0..g.reactions.len()).all(|r| exact[r] || !runs_after_startup(g, r))
 }
 
 impl Shared<'_> {
@@ -460,5 +454,28 @@ mod tests {
         b.connect(prev.unwrap(), ki);
         let uneven = b.build().unwrap();
         assert!(!prefers_levels(&uneven));
+
+        // A ring opened by a startup reaction that feeds only its first node (as in the thread
+        // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let a = b.reactor("a", ());
+        let ai = b.input::<u8, _>(a, "i");
+        let ao = b.output::<u8, _>(a, "o");
+        let tick = b.logical_action::<(), _>(a, "tick", std::time::Duration::ZERO);
+        b.reaction(a, "t").trigger(tick).effect(ao).body(|_, _| {});
+        b.reaction(a, "i").trigger(ai).effect(tick).body(|_, _| {});
+        let c = b.reactor("c", ());
+        let ci = b.input::<u8, _>(c, "i");
+        b.reaction(c, "r").trigger(ci).body(|_, _| {});
+        b.connect(o, ai);
+        b.connect(ao, ci);
+        let ring = b.build().unwrap();
+        assert!(prefers_levels(&ring));
     }
 }
