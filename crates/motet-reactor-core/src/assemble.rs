@@ -10,14 +10,15 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::UnsafeCell;
 
-use crate::builder::{ProgramBuilder, ReactionDecl};
+use crate::builder::{Body, ProgramBuilder, ReactionDecl};
+use crate::ctx::Ctx;
 use crate::error::BuildError;
 use crate::graph::{
     ActionInfo, ConnectionInfo, Graph, ModeInfo, MultiportInfo, PortInfo, PortKind, ReactionInfo,
     ReactorInfo, TimerInfo,
 };
 use crate::ids::Element;
-use crate::program::{Program, ReactionCell, TagInfo};
+use crate::program::{ActionRt, PortRt, Program, ReactionCell, Scratch, TagInfo};
 
 /// What one reaction may touch, resolved to indices.
 #[derive(Default)]
@@ -529,12 +530,107 @@ impl ProgramBuilder {
             g.level_widths[l as usize] += 1;
         }
 
-        let slots = self
+        let (slots, drops): (Vec<Option<Box<_>>>, Vec<bool>) = self
             .ports
             .iter()
             .enumerate()
-            .map(|(p, port)| (slot_of[p] == p as u32).then(|| (port.make)()))
+            .map(|(p, port)| {
+                if slot_of[p] == p as u32 {
+                    let (slot, drops) = (port.make)();
+                    (Some(slot), drops)
+                } else {
+                    (None, false)
+                }
+            })
+            .unzip();
+        let mut trigger_list = Vec::new();
+        let mut observer_list = Vec::new();
+        let mut ports: Vec<PortRt> = (0..nports)
+            .map(|p| {
+                let head = slot_of[p] as usize;
+                let start = trigger_list.len() as u32;
+                trigger_list.extend_from_slice(&g.slot_triggers[p]);
+                let first_observer = observer_list.len() as u32;
+                observer_list.extend_from_slice(&g.slot_observers[p]);
+                PortRt {
+                    cell: slots[head].as_ref().map_or(core::ptr::null(), |s| s.cell()),
+                    reader: u32::MAX,
+                    writer: u32::MAX,
+                    read_mask: 0,
+                    write_mask: 0,
+                    drops: drops[p],
+                    observers: (first_observer, g.slot_observers[p].len() as u32),
+                    triggers: (start, g.slot_triggers[p].len() as u32),
+                }
+            })
             .collect();
+        let mut action_rt: Vec<ActionRt> = Vec::with_capacity(self.actions.len());
+        for (a, info) in self.actions.iter().zip(&g.actions) {
+            let start = trigger_list.len() as u32;
+            trigger_list.extend_from_slice(&info.triggers);
+            action_rt.push(ActionRt {
+                cell: a.cell.cell(),
+                take: a.take,
+                owner: a.owner,
+                read_mask: 0,
+                schedule_mask: 0,
+                min_delay: a.spec.min_delay,
+                min_spacing: a.spec.min_spacing,
+                policy: a.spec.policy,
+                physical: a.physical,
+                drops: a.needs_drop,
+                mode: info.mode.unwrap_or(u32::MAX),
+                triggers: (start, info.triggers.len() as u32),
+            });
+        }
+        // The access masks: each declared (non-generated) reaction among the first 64 of its
+        // reactor gets a bit; a port or action records the bits of the reactions that declared it,
+        // and the one reactor those reactions belong to (see `PortRt`). A second reactor claiming
+        // the same port would make the bit ambiguous: its reactions keep the slow check.
+        let bit_of = |r: &ReactionDecl| {
+            if r.hidden || r.number == 0 || r.number > 64 {
+                0
+            } else {
+                1u64 << (r.number - 1)
+            }
+        };
+        for (r, a) in self.reactions.iter().zip(&access) {
+            let bit = bit_of(r);
+            if bit == 0 {
+                continue;
+            }
+            let me = r.reactor;
+            let claim = |who: &mut u32, mask: &mut u64| {
+                if *who == u32::MAX || *who == me {
+                    *who = me;
+                    *mask |= bit;
+                }
+            };
+            for &(start, len) in &a.reads {
+                for p in start..start + len {
+                    let port = &mut ports[p as usize];
+                    claim(&mut port.reader, &mut port.read_mask);
+                }
+            }
+            for &(start, len) in &a.writes {
+                for p in start..start + len {
+                    let port = &mut ports[p as usize];
+                    claim(&mut port.writer, &mut port.write_mask);
+                }
+            }
+            for &x in &a.read_actions {
+                let act = &mut action_rt[x as usize];
+                if act.owner == me {
+                    act.read_mask |= bit;
+                }
+            }
+            for &x in &a.scheduled_actions {
+                let act = &mut action_rt[x as usize];
+                if act.owner == me {
+                    act.schedule_mask |= bit;
+                }
+            }
+        }
         let mp_present = self
             .multiports
             .iter()
@@ -549,19 +645,48 @@ impl ProgramBuilder {
             .into_iter()
             .zip(access)
             .map(|(r, a)| {
-                ReactionCell::new(
-                    r.body,
-                    r.deadline.map(|d| d.1),
-                    a.writes.len() + a.scheduled_actions.len(),
-                )
+                let bit = bit_of(&r);
+                let body = match r.deadline {
+                    None => r.body,
+                    Some((d, mut handler)) => {
+                        let mut body = r.body;
+                        let checked: Body = Box::new(move |state, ctx: &Ctx<'_>| {
+                            if ctx.lag_nanos() > d {
+                                handler(state, ctx)
+                            } else {
+                                body(state, ctx)
+                            }
+                        });
+                        checked
+                    }
+                };
+                ReactionCell {
+                    body: UnsafeCell::new(body),
+                    scratch: UnsafeCell::new(Scratch {
+                        set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
+                            .into_boxed_slice(),
+                        set_len: 0,
+                        scheduled: Vec::with_capacity(a.scheduled_actions.len()),
+                        stop: false,
+                        mode: None,
+                        fault: None,
+                        rare: false,
+                    }),
+                    state: states[r.reactor as usize].ptr(),
+                    reactor: r.reactor,
+                    bit,
+                }
             })
             .collect();
         Program {
             id: self.prog,
             timer_present: (0..g.timers.len()).map(|_| UnsafeCell::new(0)).collect(),
             graph: g,
-            slot_of,
             slots,
+            ports,
+            trigger_list,
+            observer_list,
+            action_rt,
             actions: self
                 .actions
                 .into_iter()

@@ -49,7 +49,7 @@ pub(crate) struct PortDecl {
     pub(crate) kind: PortKind,
     pub(crate) multiport: Option<(u32, u32)>,
     pub(crate) upstream: Option<u32>,
-    pub(crate) make: fn() -> Box<dyn SlotDyn>,
+    pub(crate) make: fn() -> (Box<dyn SlotDyn>, bool),
     pub(crate) type_name: &'static str,
     pub(crate) required: bool,
 }
@@ -70,6 +70,8 @@ pub(crate) struct ActionDecl {
     pub(crate) spec: ActionSpec,
     pub(crate) hidden: bool,
     pub(crate) cell: Box<dyn ActionDyn>,
+    pub(crate) needs_drop: bool,
+    pub(crate) take: crate::program::TakeFn,
 }
 
 pub(crate) struct TimerDecl {
@@ -557,6 +559,8 @@ impl ProgramBuilder {
             spec,
             hidden,
             cell: Box::new(ActionCell::<T>::new()),
+            needs_drop: core::mem::needs_drop::<T>(),
+            take: crate::cells::take_erased::<T>,
         });
         ix
     }

@@ -1,18 +1,24 @@
 //! The storage behind ports, actions and reactor state, with their value types erased.
 //!
-//! A port's value lives in a [`SlotCell`]: a plain `Option<T>`, no lock, no reference count. Ports
-//! joined by connections share the slot of the port at the head of the chain, so a value set on an
-//! output is read in place by every downstream input (as reactor-cpp follows inward bindings). An
-//! action's values live in an [`ActionCell`]: the value present at the current tag and the values
-//! scheduled for later tags, ordered by tag.
+//! A port's value lives in a [`SlotCell`]: the value and the sequence number of the tag at which it
+//! was set, no lock, no reference count. A value is *present* only at the tag whose sequence number
+//! it carries, so nothing has to clear a port between tags: the next tag's number makes every old
+//! value absent at once. (Values whose type needs dropping are still dropped at the end of their tag,
+//! so that a port does not keep, say, a large vector alive until it is next set.) The sequence number
+//! comes first in the `repr(C)` layout, so the scheduler and [`Ctx::is_present`](crate::Ctx) read
+//! presence without knowing the value type. Ports joined by connections share the slot of the port at
+//! the head of the chain, so a value set on an output is read in place by every downstream input (as
+//! reactor-cpp follows inward bindings). An action's values live in an [`ActionCell`]: the value
+//! present at the current tag (with its sequence number, as for ports) and the values scheduled for
+//! later tags, ordered by tag.
 //!
 //! # Who touches what, and when
 //!
 //! The cells are `UnsafeCell`s; the scheduling discipline makes the accesses exclusive:
 //! - a slot is written only by reactions of one reactor (the port's owner for an output, the
 //!   container for a contained reactor's input), which never run at the same time, and read only by
-//!   reactions that the dependency graph orders after every writer; the scheduler clears it between
-//!   tags, when no reaction runs;
+//!   reactions that the dependency graph orders after every writer; the scheduler drops its value
+//!   between tags, when no reaction runs;
 //! - an action's current value is set and cleared by the scheduler between tags, and read during the
 //!   tag; its pending values are written by the owner's reactions (serialised) and by the scheduler
 //!   between tags;
@@ -26,23 +32,36 @@ use core::cell::UnsafeCell;
 
 use crate::time::Tag;
 
-/// The value slot of a port: present at the current tag if `Some`.
+/// The value slot of a port: present at the tag whose sequence number `seq` holds.
+#[repr(C)]
 pub(crate) struct SlotCell<T> {
+    /// The sequence number of the tag at which `value` was set (0: never). First field: read
+    /// without knowing `T` (see [`present_at`]).
+    pub(crate) seq: UnsafeCell<u64>,
     pub(crate) value: UnsafeCell<Option<T>>,
+}
+
+/// Whether the slot or action cell at `cell` (a `SlotCell<T>` or `ActionCell<T>`, whose first field
+/// is the sequence number) holds a value present at tag `seq`.
+///
+/// # Safety
+/// `cell` points to a live `SlotCell` or `ActionCell`, and no writer of it runs concurrently.
+#[inline]
+pub(crate) unsafe fn present_at(cell: *const (), seq: u64) -> bool {
+    // SAFETY: both cell types are `repr(C)` with an `UnsafeCell<u64>` first; no concurrent writer
+    // by the caller's contract.
+    unsafe { *(*cell.cast::<UnsafeCell<u64>>()).get() == seq }
 }
 
 /// What the scheduler needs of a slot without knowing its type.
 pub(crate) trait SlotDyn: Send {
-    /// Makes the slot absent (drops its value).
+    /// Drops the slot's value (it is absent from the next tag on anyway).
     ///
     /// # Safety
     /// No reaction that may access the slot is running.
     unsafe fn clear(&self);
-    /// Whether the slot holds a value.
-    ///
-    /// # Safety
-    /// No writer of the slot runs concurrently.
-    unsafe fn is_set(&self) -> bool;
+    /// The typed cell, as an untyped pointer (for the per-port table).
+    fn cell(&self) -> *const ();
 }
 
 // SAFETY: the slot is moved between threads only as part of a program; its contents are `Send`.
@@ -54,26 +73,30 @@ impl<T: Send> SlotDyn for SlotCell<T> {
         unsafe { *self.value.get() = None };
     }
 
-    unsafe fn is_set(&self) -> bool {
-        // SAFETY: no concurrent writer by the caller's contract.
-        unsafe { (*self.value.get()).is_some() }
+    fn cell(&self) -> *const () {
+        (self as *const SlotCell<T>).cast()
     }
 }
 
-/// Makes the slot of a port of type `T`.
-pub(crate) fn new_slot<T: Send + Sync + 'static>() -> Box<dyn SlotDyn> {
-    Box::new(SlotCell::<T> {
-        value: UnsafeCell::new(None),
-    })
+/// Makes the slot of a port of type `T`, and whether its values need dropping.
+pub(crate) fn new_slot<T: Send + Sync + 'static>() -> (Box<dyn SlotDyn>, bool) {
+    (
+        Box::new(SlotCell::<T> {
+            seq: UnsafeCell::new(0),
+            value: UnsafeCell::new(None),
+        }),
+        core::mem::needs_drop::<T>(),
+    )
 }
 
-/// The typed slot behind an erased one.
+/// The typed slot behind an untyped cell pointer.
 ///
 /// # Safety
-/// `slot` was made by `new_slot::<T>()`.
-pub(crate) unsafe fn slot_as<T>(slot: &dyn SlotDyn) -> &SlotCell<T> {
-    // SAFETY: the caller guarantees the concrete type; casting the fat pointer keeps its address.
-    unsafe { &*(slot as *const dyn SlotDyn as *const SlotCell<T>) }
+/// `cell` came from [`SlotDyn::cell`] of a slot made by `new_slot::<T>()`, and the slot is alive.
+#[inline]
+pub(crate) unsafe fn slot_as<'a, T>(cell: *const ()) -> &'a SlotCell<T> {
+    // SAFETY: the caller guarantees the concrete type and liveness.
+    unsafe { &*cell.cast::<SlotCell<T>>() }
 }
 
 /// What to do with an event scheduled closer than the minimum spacing to the previous one.
@@ -89,8 +112,12 @@ pub enum SpacingPolicy {
     Replace,
 }
 
-/// The values of an action: the one present now and those scheduled for later tags.
+/// The values of an action: the one present now (at the tag whose sequence number `seq` holds) and
+/// those scheduled for later tags.
+#[repr(C)]
 pub(crate) struct ActionCell<T> {
+    /// First field: read without knowing `T` (see [`present_at`]).
+    seq: UnsafeCell<u64>,
     current: UnsafeCell<Option<T>>,
     /// Sorted by tag, one value per tag (scheduling twice for one tag keeps the later value).
     pending: UnsafeCell<VecDeque<(Tag, T)>>,
@@ -100,13 +127,13 @@ pub(crate) struct ActionCell<T> {
 
 /// What the scheduler needs of an action without knowing its type.
 pub(crate) trait ActionDyn: Send {
-    /// Moves the value scheduled for `tag` (if still pending) into the current value; returns
-    /// whether the action is present at `tag`.
+    /// Moves the value scheduled for `tag` (if still pending) into the current value, present at
+    /// the tag numbered `seq`; returns whether the action is present at `tag`.
     ///
     /// # Safety
     /// Called between tags (no reaction running).
-    unsafe fn take_at(&self, tag: Tag) -> bool;
-    /// Makes the action absent.
+    unsafe fn take_at(&self, tag: Tag, seq: u64) -> bool;
+    /// Drops the current value (it is absent from the next tag on anyway).
     ///
     /// # Safety
     /// As for `take_at`.
@@ -126,11 +153,8 @@ pub(crate) trait ActionDyn: Send {
     /// # Safety
     /// As for `take_at`.
     unsafe fn push_boxed(&self, tag: Tag, value: Box<dyn Any + Send>) -> bool;
-    /// Whether a value is present now.
-    ///
-    /// # Safety
-    /// No `clear_current`/`take_at` runs at the same time.
-    unsafe fn is_present(&self) -> bool;
+    /// The typed cell, as an untyped pointer (for the per-action table).
+    fn cell(&self) -> *const ();
 }
 
 // SAFETY: moved between threads only as part of a program; its contents are `Send`.
@@ -139,19 +163,27 @@ unsafe impl<T: Send> Send for ActionCell<T> {}
 impl<T: Send + 'static> ActionCell<T> {
     pub(crate) fn new() -> ActionCell<T> {
         ActionCell {
+            seq: UnsafeCell::new(0),
             current: UnsafeCell::new(None),
             pending: UnsafeCell::new(VecDeque::new()),
             last: UnsafeCell::new(None),
         }
     }
 
-    /// The value present now.
+    /// The value present at the tag numbered `seq`.
     ///
     /// # Safety
     /// Called from a reaction of the current tag (the scheduler does not change it meanwhile).
-    pub(crate) unsafe fn current(&self) -> Option<&T> {
+    #[inline]
+    pub(crate) unsafe fn current(&self, seq: u64) -> Option<&T> {
         // SAFETY: the caller guarantees no concurrent writer.
-        unsafe { (*self.current.get()).as_ref() }
+        unsafe {
+            if *self.seq.get() == seq {
+                (*self.current.get()).as_ref()
+            } else {
+                None
+            }
+        }
     }
 
     /// Schedules `value` for `tag` under the spacing rule; returns the tag of the new event, or
@@ -159,7 +191,35 @@ impl<T: Send + 'static> ActionCell<T> {
     ///
     /// # Safety
     /// Called by one of the owner's reactions or by the scheduler between tags, never concurrently.
+    #[inline]
     pub(crate) unsafe fn schedule(
+        &self,
+        tag: Tag,
+        value: T,
+        spacing: u64,
+        policy: SpacingPolicy,
+    ) -> Option<Tag> {
+        if spacing != 0 {
+            // SAFETY: forwarded.
+            return unsafe { self.schedule_spaced(tag, value, spacing, policy) };
+        }
+        // SAFETY: exclusive access by the caller's contract.
+        let pending = unsafe { &mut *self.pending.get() };
+        if pending.back().is_none_or(|last| last.0 < tag) {
+            // Delays are mostly constant, so the new tag usually goes at the back.
+            pending.push_back((tag, value));
+        } else {
+            insert_sorted_slow(pending, tag, value);
+        }
+        Some(tag)
+    }
+
+    /// `schedule` for an action with a minimum spacing.
+    ///
+    /// # Safety
+    /// As for `schedule`.
+    #[inline(never)]
+    unsafe fn schedule_spaced(
         &self,
         mut tag: Tag,
         value: T,
@@ -168,21 +228,19 @@ impl<T: Send + 'static> ActionCell<T> {
     ) -> Option<Tag> {
         // SAFETY: exclusive access by the caller's contract.
         let (pending, last) = unsafe { (&mut *self.pending.get(), &mut *self.last.get()) };
-        if spacing > 0 {
-            if let Some(prev) = *last {
-                let earliest = prev.nanos().saturating_add(spacing);
-                if tag.nanos() < earliest {
-                    match policy {
-                        SpacingPolicy::Drop => return None,
-                        SpacingPolicy::Replace => {
-                            if let Some(slot) = pending.iter_mut().find(|(t, _)| *t == prev) {
-                                slot.1 = value;
-                                return None;
-                            }
-                            tag = Tag::from_nanos(earliest, 0);
+        if let Some(prev) = *last {
+            let earliest = prev.nanos().saturating_add(spacing);
+            if tag.nanos() < earliest {
+                match policy {
+                    SpacingPolicy::Drop => return None,
+                    SpacingPolicy::Replace => {
+                        if let Some(slot) = pending.iter_mut().find(|(t, _)| *t == prev) {
+                            slot.1 = value;
+                            return None;
                         }
-                        SpacingPolicy::Defer => tag = Tag::from_nanos(earliest, 0),
+                        tag = Tag::from_nanos(earliest, 0);
                     }
+                    SpacingPolicy::Defer => tag = Tag::from_nanos(earliest, 0),
                 }
             }
         }
@@ -195,15 +253,16 @@ impl<T: Send + 'static> ActionCell<T> {
 #[inline]
 fn insert_sorted<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
     // Delays are mostly constant, so the new tag usually goes at the back.
-    match pending.back_mut() {
-        None => return pending.push_back((tag, value)),
-        Some(last) if last.0 < tag => return pending.push_back((tag, value)),
-        Some(last) if last.0 == tag => {
-            last.1 = value;
-            return;
-        }
-        Some(_) => {}
+    if pending.back().is_none_or(|last| last.0 < tag) {
+        pending.push_back((tag, value));
+    } else {
+        insert_sorted_slow(pending, tag, value);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn insert_sorted_slow<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
     let mut i = pending.len();
     while i > 0 && pending[i - 1].0 > tag {
         i -= 1;
@@ -216,20 +275,29 @@ fn insert_sorted<T>(pending: &mut VecDeque<(Tag, T)>, tag: Tag, value: T) {
 }
 
 impl<T: Send + 'static> ActionDyn for ActionCell<T> {
-    unsafe fn take_at(&self, tag: Tag) -> bool {
+    #[inline]
+    unsafe fn take_at(&self, tag: Tag, seq: u64) -> bool {
         // SAFETY: between tags, exclusive by the caller's contract.
-        let (pending, current) = unsafe { (&mut *self.pending.get(), &mut *self.current.get()) };
-        while let Some((t, _)) = pending.front() {
-            if *t < tag {
-                pending.pop_front(); // stale (suspended and cancelled): never delivered
-            } else {
-                break;
+        let pending = unsafe { &mut *self.pending.get() };
+        match pending.front() {
+            Some((t, _)) if *t == tag => {}
+            Some((t, _)) if *t < tag => {
+                // Stale values (suspended with their mode and cancelled): never delivered.
+                while pending.front().is_some_and(|(t, _)| *t < tag) {
+                    pending.pop_front();
+                }
+                if pending.front().is_none_or(|(t, _)| *t != tag) {
+                    return false;
+                }
             }
+            _ => return false,
         }
-        if pending.front().is_some_and(|(t, _)| *t == tag) {
-            *current = pending.pop_front().map(|(_, v)| v);
+        // SAFETY: as above.
+        unsafe {
+            *self.current.get() = pending.pop_front().map(|(_, v)| v);
+            *self.seq.get() = seq;
         }
-        current.is_some()
+        true
     }
 
     unsafe fn clear_current(&self) {
@@ -266,19 +334,29 @@ impl<T: Send + 'static> ActionDyn for ActionCell<T> {
         }
     }
 
-    unsafe fn is_present(&self) -> bool {
-        // SAFETY: no concurrent writer by the caller's contract.
-        unsafe { (*self.current.get()).is_some() }
+    fn cell(&self) -> *const () {
+        (self as *const ActionCell<T>).cast()
     }
 }
 
-/// The typed action behind an erased one.
+/// [`ActionDyn::take_at`] through an untyped cell pointer: what the per-action record calls, one
+/// indirect call without going through the box's vtable.
 ///
 /// # Safety
-/// `action` was made as an `ActionCell<T>`.
-pub(crate) unsafe fn action_as<T>(action: &dyn ActionDyn) -> &ActionCell<T> {
-    // SAFETY: the caller guarantees the concrete type.
-    unsafe { &*(action as *const dyn ActionDyn as *const ActionCell<T>) }
+/// `cell` is a live `ActionCell<T>`; called between tags.
+pub(crate) unsafe fn take_erased<T: Send + 'static>(cell: *const (), tag: Tag, seq: u64) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { action_as::<T>(cell).take_at(tag, seq) }
+}
+
+/// The typed action behind an untyped cell pointer.
+///
+/// # Safety
+/// `cell` came from [`ActionDyn::cell`] of an `ActionCell<T>` that is alive.
+#[inline]
+pub(crate) unsafe fn action_as<'a, T>(cell: *const ()) -> &'a ActionCell<T> {
+    // SAFETY: the caller guarantees the concrete type and liveness.
+    unsafe { &*cell.cast::<ActionCell<T>>() }
 }
 
 /// A reactor's state, boxed, with its type erased.
@@ -340,11 +418,12 @@ mod tests {
                 a.schedule(Tag::from_nanos(ms, 0), 4, 10 * ms, SpacingPolicy::Replace),
                 None
             );
-            assert!(a.take_at(Tag::from_nanos(0, 1)));
-            assert_eq!(a.current(), Some(&1));
+            assert!(a.take_at(Tag::from_nanos(0, 1), 1));
+            assert_eq!(a.current(1), Some(&1));
             a.clear_current();
-            assert!(a.take_at(Tag::from_nanos(10 * ms, 0)));
-            assert_eq!(a.current(), Some(&4));
+            assert!(a.take_at(Tag::from_nanos(10 * ms, 0), 2));
+            assert_eq!(a.current(1), None);
+            assert_eq!(a.current(2), Some(&4));
         }
     }
 
@@ -356,10 +435,12 @@ mod tests {
             a.schedule(Tag::from_nanos(5, 0), 1, 0, SpacingPolicy::Defer);
             a.schedule(Tag::from_nanos(5, 0), 2, 0, SpacingPolicy::Defer);
             a.schedule(Tag::from_nanos(3, 0), 0, 0, SpacingPolicy::Defer);
-            assert!(a.take_at(Tag::from_nanos(3, 0)));
-            assert_eq!(a.current(), Some(&0));
-            assert!(a.take_at(Tag::from_nanos(5, 0)));
-            assert_eq!(a.current(), Some(&2));
+            assert!(a.take_at(Tag::from_nanos(3, 0), 1));
+            assert_eq!(a.current(1), Some(&0));
+            assert!(a.take_at(Tag::from_nanos(5, 0), 2));
+            assert_eq!(a.current(2), Some(&2));
+            assert!(!a.take_at(Tag::from_nanos(6, 0), 3));
+            assert_eq!(a.current(3), None);
         }
     }
 }

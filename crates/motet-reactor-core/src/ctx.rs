@@ -14,9 +14,9 @@
 use core::cell::UnsafeCell;
 use core::time::Duration;
 
-use crate::cells::{action_as, slot_as};
+use crate::cells::{action_as, present_at, slot_as};
 use crate::ids::{Action, Element, ModeId, Multiport, Port, Presence, ReadRef, Readable};
-use crate::program::{Clock, Fault, Item, Program, Scratch, TagInfo};
+use crate::program::{ActionRt, Clock, Fault, Item, Program, ReactionCell, Scratch, TagInfo};
 use crate::time::{nanos, Tag};
 
 /// How a reaction enters a mode.
@@ -32,38 +32,50 @@ pub enum Transition {
 /// The reaction's view of the program at its tag (see the module docs).
 pub struct Ctx<'a> {
     prog: &'a Program,
-    reaction: &'a crate::graph::ReactionInfo,
+    cell: &'a ReactionCell,
     r: u32,
-    info: TagInfo,
+    info: &'a TagInfo,
     clock: &'a dyn Clock,
-    scratch: &'a UnsafeCell<Scratch>,
 }
 
 impl<'a> Ctx<'a> {
-    pub(crate) fn new(prog: &'a Program, r: u32, info: TagInfo, clock: &'a dyn Clock) -> Ctx<'a> {
+    #[inline]
+    pub(crate) fn new(
+        prog: &'a Program,
+        cell: &'a ReactionCell,
+        r: u32,
+        info: &'a TagInfo,
+        clock: &'a dyn Clock,
+    ) -> Ctx<'a> {
         Ctx {
             prog,
-            reaction: &prog.graph.reactions[r as usize],
+            cell,
             r,
             info,
             clock,
-            scratch: &prog.reactions[r as usize].scratch,
-        }
-    }
-
-    fn fault(&self, fault: Fault) {
-        // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a method.
-        let s = unsafe { &mut *self.scratch.get() };
-        if s.fault.is_none() {
-            s.fault = Some(fault);
         }
     }
 
     #[inline]
-    fn info(&self) -> &crate::graph::ReactionInfo {
-        self.reaction
+    fn scratch(&self) -> &UnsafeCell<Scratch> {
+        &self.cell.scratch
     }
 
+    #[cold]
+    fn fault(&self, fault: Fault) {
+        // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a method.
+        let s = unsafe { &mut *self.scratch().get() };
+        if s.fault.is_none() {
+            s.fault = Some(fault);
+            s.rare = true;
+        }
+    }
+
+    fn info(&self) -> &crate::graph::ReactionInfo {
+        &self.prog.graph.reactions[self.r as usize]
+    }
+
+    #[inline]
     fn mine(&self, prog: u32) -> bool {
         if prog == self.prog.id {
             true
@@ -100,8 +112,12 @@ impl<'a> Ctx<'a> {
 
     /// How far physical time is ahead of the current tag's logical time (zero if behind).
     pub fn lag(&self) -> Duration {
+        Duration::from_nanos(self.lag_nanos())
+    }
+
+    pub(crate) fn lag_nanos(&self) -> u64 {
         let logical = self.info.start.saturating_add(self.info.tag.nanos());
-        Duration::from_nanos(self.clock.now().saturating_sub(logical))
+        self.clock.now().saturating_sub(logical)
     }
 
     /// The running reaction's index (declaration order in the program).
@@ -124,54 +140,116 @@ impl<'a> Ctx<'a> {
         &self.prog.graph.reactors[self.info().reactor as usize].name
     }
 
-    fn reads_port(&self, p: u32) -> bool {
-        self.info()
-            .reads
-            .iter()
-            .any(|&(s, l)| p.wrapping_sub(s) < l)
+    /// Whether the reaction declared port `p` as a trigger or source: one bit test, or the
+    /// declarations one by one for reactions without a bit.
+    #[inline]
+    fn may_read(&self, p: u32) -> bool {
+        let acc = &self.prog.ports[p as usize];
+        (acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
+            || self.declared(p, false)
     }
 
-    fn writes_port(&self, p: u32) -> bool {
-        self.info()
-            .writes
-            .iter()
-            .any(|&(s, l)| p.wrapping_sub(s) < l)
+    /// Whether the reaction declared port `p` as an effect (as `may_read`).
+    #[inline]
+    fn may_write(&self, p: u32) -> bool {
+        let acc = &self.prog.ports[p as usize];
+        (acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0)
+            || self.declared(p, true)
+    }
+
+    /// The slow check: port `p` among the reaction's declared reads (or writes), range by range.
+    #[inline(never)]
+    fn declared(&self, p: u32, write: bool) -> bool {
+        let info = self.info();
+        let ranges = if write { &info.writes } else { &info.reads };
+        ranges.iter().any(|&(s, l)| p.wrapping_sub(s) < l)
+    }
+
+    /// The slow check for actions: `a` among the reaction's declared reads (or schedules).
+    #[inline(never)]
+    fn declared_action(&self, a: u32, schedule: bool) -> bool {
+        let info = self.info();
+        if schedule {
+            info.scheduled_actions.contains(&a)
+        } else {
+            info.read_actions.contains(&a)
+        }
     }
 
     /// The value of a port or action the reaction declared as a trigger or source, if present at
     /// this tag.
+    #[inline]
     pub fn get<T: Send + 'static>(&self, what: impl Readable<T>) -> Option<&T> {
-        let (prog, r) = what.readable();
+        match what.readable() {
+            (prog, ReadRef::Port(p)) => {
+                if prog == self.prog.id {
+                    if let Some(acc) = self.prog.ports.get(p as usize) {
+                        if acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0 {
+                            // SAFETY: see `read_port`; `p` was declared by this reaction.
+                            return unsafe { self.read_port(acc.cell) };
+                        }
+                    }
+                }
+                self.get_port_checked(prog, p)
+            }
+            (prog, ReadRef::Action(a)) => {
+                if !self.mine(prog) {
+                    return None;
+                }
+                self.get_action(a)
+            }
+        }
+    }
+
+    /// `get` of a port without the fast bit test: a foreign handle, a reaction without a bit, or
+    /// an undeclared read.
+    #[cold]
+    #[inline(never)]
+    fn get_port_checked<T: 'static>(&self, prog: u32, p: u32) -> Option<&T> {
         if !self.mine(prog) {
             return None;
         }
-        match r {
-            ReadRef::Port(p) => self.get_port(p),
-            ReadRef::Action(a) => self.get_action(a),
-        }
-    }
-
-    fn get_port<T: 'static>(&self, p: u32) -> Option<&T> {
-        if !self.reads_port(p) {
+        if !self.may_read(p) {
             self.fault(Fault::Undeclared("read", Item::Port(p)));
             return None;
         }
-        let s = self.prog.slot_of[p as usize];
-        let slot = self.prog.slots[s as usize].as_deref()?;
-        // SAFETY: the handle's type parameter is the port's declared type (handles are made only by
-        // the builder, and connections join ports of one type), so the slot is a `SlotCell<T>`;
-        // the writers of this slot completed before this reader started and none runs now.
-        unsafe { (*slot_as::<T>(slot).value.get()).as_ref() }
+        // SAFETY: as in `read_port`.
+        unsafe { self.read_port(self.prog.ports[p as usize].cell) }
     }
 
+    /// The value of the slot `cell` at this tag.
+    ///
+    /// # Safety
+    /// `cell` is the slot of a port of this program that the reaction declared as a trigger or
+    /// source, of type `T`. (The handle's type parameter is the port's declared type: handles are
+    /// made only by the builder, and connections join ports of one type, so the slot is a
+    /// `SlotCell<T>` owned by the program; the writers of this slot completed before this reader
+    /// started and none runs now.)
+    #[inline(always)]
+    unsafe fn read_port<T: 'static>(&self, cell: *const ()) -> Option<&T> {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let slot = slot_as::<T>(cell);
+            if *slot.seq.get() == self.info.seq {
+                (*slot.value.get()).as_ref()
+            } else {
+                None
+            }
+        }
+    }
+
+    #[inline]
     fn get_action<T: Send + 'static>(&self, a: u32) -> Option<&T> {
-        if !self.info().read_actions.contains(&a) {
+        let acc = &self.prog.action_rt[a as usize];
+        let declared = (acc.owner == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
+            || self.declared_action(a, false);
+        if !declared {
             self.fault(Fault::Undeclared("read", Item::Action(a)));
             return None;
         }
         // SAFETY: the handle's type is the action's declared type; the current value changes only
         // between tags.
-        unsafe { action_as::<T>(&*self.prog.actions[a as usize]).current() }
+        unsafe { action_as::<T>(acc.cell).current(self.info.seq) }
     }
 
     /// Whether a trigger or source is present at this tag: a port (or, for the reaction's own
@@ -182,31 +260,32 @@ impl<'a> Ctx<'a> {
         if prog.is_some_and(|p| !self.mine(p)) {
             return false;
         }
-        let info = self.info();
         match el {
             Element::Ports { start: p, .. } => {
-                if !self.reads_port(p) && !self.writes_port(p) {
+                if !self.may_read(p) && !self.may_write(p) {
                     self.fault(Fault::Undeclared("test", Item::Port(p)));
                     return false;
                 }
-                let s = self.prog.slot_of[p as usize];
-                match self.prog.slots[s as usize].as_deref() {
-                    // SAFETY: only the discriminant is read, and no writer of the slot runs now
-                    // (earlier writers of this reactor completed; others precede this reader).
-                    Some(slot) => unsafe { slot_present(slot) },
-                    None => false,
-                }
+                // SAFETY: the cell is the port's slot, owned by the program; no writer of it runs
+                // now (earlier writers of this reactor completed; others precede this reader).
+                unsafe { present_at(self.prog.ports[p as usize].cell, self.info.seq) }
             }
             Element::Action(a) => {
-                if !info.read_actions.contains(&a) && !info.scheduled_actions.contains(&a) {
+                let acc = &self.prog.action_rt[a as usize];
+                let declared = (acc.owner == self.cell.reactor
+                    && (acc.read_mask | acc.schedule_mask) & self.cell.bit != 0)
+                    || self.info().read_actions.contains(&a)
+                    || self.info().scheduled_actions.contains(&a);
+                if !declared {
                     self.fault(Fault::Undeclared("test", Item::Action(a)));
                     return false;
                 }
-                // SAFETY: the current value changes only between tags.
-                unsafe { self.prog.actions[a as usize].is_present() }
+                // SAFETY: the cell is the action's, owned by the program; its current value changes
+                // only between tags.
+                unsafe { present_at(acc.cell, self.info.seq) }
             }
             Element::Timer(t) => {
-                if !info.timers.contains(&t) {
+                if !self.info().timers.contains(&t) {
                     self.fault(Fault::Undeclared("test", Item::Timer(t)));
                     return false;
                 }
@@ -222,49 +301,108 @@ impl<'a> Ctx<'a> {
 
     /// Sets a port the reaction declared as an effect; setting it again at the same tag replaces
     /// the value.
+    #[inline]
     pub fn set<T: 'static>(&self, port: impl Port<T>, value: T) {
         let (prog, p) = port.port();
+        if prog == self.prog.id {
+            if let Some(acc) = self.prog.ports.get(p as usize) {
+                if acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0 {
+                    // SAFETY: see `write_port`; `p` was declared by this reaction.
+                    return unsafe { self.write_port(acc.cell, p, value) };
+                }
+            }
+        }
+        self.set_checked(prog, p, value);
+    }
+
+    /// `set` without the fast bit test (as `get_port_checked`).
+    #[cold]
+    #[inline(never)]
+    fn set_checked<T: 'static>(&self, prog: u32, p: u32, value: T) {
         if !self.mine(prog) {
             return;
         }
-        if !self.writes_port(p) {
+        if !self.may_write(p) {
             self.fault(Fault::Undeclared("set", Item::Port(p)));
             return;
         }
-        let Some(slot) = self.prog.slots[p as usize].as_deref() else {
-            return; // unreachable: written ports head their chains (checked at build)
-        };
-        // SAFETY: as in `get` for the type; this reaction is the only writer running, and no
-        // reader of the slot runs until it completes. The previous value (set earlier at this tag)
-        // is dropped in place; no reference to it is alive (`get` never reads a written slot).
-        let first = unsafe {
-            let v = &mut *slot_as::<T>(slot).value.get();
-            let first = v.is_none();
-            *v = Some(value);
-            first
-        };
-        if first {
-            // SAFETY: see `fault`.
-            unsafe { (*self.scratch.get()).set_slots.push(p) };
+        // SAFETY: as in `write_port`.
+        unsafe { self.write_port(self.prog.ports[p as usize].cell, p, value) }
+    }
+
+    /// Sets port `p`, whose slot is `cell`, to `value`.
+    ///
+    /// # Safety
+    /// `p` is a port of this program of type `T` that the reaction declared as an effect, and
+    /// `cell` its slot. (Written ports head their chains, checked at build, so the cell is the
+    /// port's own slot; this reaction is the only writer running, and no reader of the slot runs
+    /// until it completes. The previous value is dropped in place; no reference to it is alive,
+    /// since `get` never reads a written slot.)
+    #[inline(always)]
+    unsafe fn write_port<T: 'static>(&self, cell: *const (), p: u32, value: T) {
+        // SAFETY: forwarded from the caller; the scratch belongs to this running reaction.
+        unsafe {
+            let slot = slot_as::<T>(cell);
+            *slot.value.get() = Some(value);
+            let seq = &mut *slot.seq.get();
+            if *seq != self.info.seq {
+                *seq = self.info.seq;
+                let scratch = &mut *self.scratch().get();
+                // In bounds: the buffer holds every declared effect port, each entering at most
+                // once per tag (see `Scratch::set_slots`).
+                scratch.set_slots[scratch.set_len as usize] = p;
+                scratch.set_len += 1;
+            }
         }
     }
 
     /// Schedules an action the reaction declared as an effect, `delay` after the action's minimum
     /// delay (logical actions: relative to the current tag; physical: to the physical clock). With a
     /// total delay of zero the event comes one microstep later.
+    #[inline]
     pub fn schedule<T: Send + 'static>(&self, action: impl Action<T>, value: T, delay: Duration) {
         let (prog, a) = action.action();
+        if prog == self.prog.id {
+            if let Some(acc) = self.prog.action_rt.get(a as usize) {
+                if acc.owner == self.cell.reactor && acc.schedule_mask & self.cell.bit != 0 {
+                    // SAFETY: see `schedule_action`; `a` was declared by this reaction.
+                    return unsafe { self.schedule_action(acc, a, value, delay) };
+                }
+            }
+        }
+        self.schedule_checked(prog, a, value, delay);
+    }
+
+    /// `schedule` without the fast bit test (as `get_port_checked`).
+    #[cold]
+    #[inline(never)]
+    fn schedule_checked<T: Send + 'static>(&self, prog: u32, a: u32, value: T, delay: Duration) {
         if !self.mine(prog) {
             return;
         }
-        let info = self.info();
-        if !info.scheduled_actions.contains(&a) {
+        if !self.declared_action(a, true) {
             self.fault(Fault::Undeclared("schedule", Item::Action(a)));
             return;
         }
-        let meta = &self.prog.graph.actions[a as usize];
-        let extra = meta.min_delay.saturating_add(nanos(delay));
-        let tag = if meta.physical {
+        // SAFETY: as in `schedule_action`.
+        unsafe { self.schedule_action(&self.prog.action_rt[a as usize], a, value, delay) }
+    }
+
+    /// Schedules action `a` (its record `acc`).
+    ///
+    /// # Safety
+    /// `a` is an action of this program of type `T` that the reaction declared as an effect. (Only
+    /// its reactor's reactions schedule it, and they do not run concurrently.)
+    #[inline(always)]
+    unsafe fn schedule_action<T: Send + 'static>(
+        &self,
+        acc: &ActionRt,
+        a: u32,
+        value: T,
+        delay: Duration,
+    ) {
+        let extra = acc.min_delay.saturating_add(nanos(delay));
+        let tag = if acc.physical {
             let phys = self
                 .clock
                 .now()
@@ -279,19 +417,13 @@ impl<'a> Ctx<'a> {
         } else {
             self.info.tag.delay_nanos(extra)
         };
-        // SAFETY: the type matches (as in `get`); only this reactor's reactions schedule its
-        // actions and they do not run concurrently.
-        let scheduled = unsafe {
-            action_as::<T>(&*self.prog.actions[a as usize]).schedule(
-                tag,
-                value,
-                meta.min_spacing,
-                meta.policy,
-            )
-        };
-        if let Some(tag) = scheduled {
-            // SAFETY: see `fault`.
-            unsafe { (*self.scratch.get()).scheduled.push((a, tag)) };
+        // SAFETY: forwarded from the caller; the scratch belongs to this running reaction.
+        unsafe {
+            let scheduled =
+                action_as::<T>(acc.cell).schedule(tag, value, acc.min_spacing, acc.policy);
+            if let Some(tag) = scheduled {
+                (*self.scratch().get()).scheduled.push((a, tag));
+            }
         }
     }
 
@@ -299,7 +431,11 @@ impl<'a> Ctx<'a> {
     /// runs after that tag. Requesting again changes nothing.
     pub fn request_stop(&self) {
         // SAFETY: see `fault`.
-        unsafe { (*self.scratch.get()).stop = true };
+        unsafe {
+            let s = &mut *self.scratch().get();
+            s.stop = true;
+            s.rare = true;
+        }
     }
 
     /// Switches the reactor to `mode` (declared as an effect) at the end of this tag; the mode is
@@ -313,7 +449,11 @@ impl<'a> Ctx<'a> {
             return;
         }
         // SAFETY: see `fault`.
-        unsafe { (*self.scratch.get()).mode = Some((mode.ix, transition)) };
+        unsafe {
+            let s = &mut *self.scratch().get();
+            s.mode = Some((mode.ix, transition));
+            s.rare = true;
+        }
     }
 
     fn present_list<T>(
@@ -344,6 +484,7 @@ impl<'a> Ctx<'a> {
         let list = self.present_list(&mp);
         Present {
             prog: self.prog,
+            seq: self.info.seq,
             list: list.map(|(cell, _)| cell),
             base: list.map_or(0, |(_, b)| b),
             next: 0,
@@ -376,6 +517,7 @@ impl<'a> Ctx<'a> {
 /// Iterator over the present channels of a multiport: `(channel, &value)`.
 pub struct Present<'a, T> {
     prog: &'a Program,
+    seq: u64,
     list: Option<&'a UnsafeCell<alloc::vec::Vec<u32>>>,
     base: u32,
     next: usize,
@@ -391,24 +533,17 @@ impl<'a, T: 'static> Iterator for Present<'a, T> {
             // SAFETY: see `Ctx::present_sorted`: a short borrow on the reaction's own thread.
             let c = *unsafe { &*cell.get() }.get(self.next)?;
             self.next += 1;
-            let s = self.prog.slot_of[(self.base + c) as usize];
-            let Some(slot) = self.prog.slots[s as usize].as_deref() else {
-                continue;
-            };
+            let cell = self.prog.ports[(self.base + c) as usize].cell;
             // SAFETY: as in `Ctx::get`: the multiport handle carries the channels' type, and the
             // writers completed before this reader started.
-            if let Some(v) = unsafe { (*slot_as::<T>(slot).value.get()).as_ref() } {
-                return Some((c as usize, v));
+            unsafe {
+                let slot = slot_as::<T>(cell);
+                if *slot.seq.get() == self.seq {
+                    if let Some(v) = (*slot.value.get()).as_ref() {
+                        return Some((c as usize, v));
+                    }
+                }
             }
         }
     }
-}
-
-/// Whether a slot holds a value, without knowing its type.
-///
-/// # Safety
-/// No writer of the slot runs concurrently.
-unsafe fn slot_present(slot: &dyn crate::cells::SlotDyn) -> bool {
-    // SAFETY: forwarded.
-    unsafe { slot.is_set() }
 }

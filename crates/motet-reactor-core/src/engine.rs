@@ -93,16 +93,22 @@ pub struct Engine {
     /// Events for the next microstep of the current tag (zero-delay actions, the most common kind
     /// in message-passing programs), kept out of the heap: no tag can come earlier, so they need
     /// no ordering.
-    soon: Vec<Event>,
+    soon: Vec<u32>,
+    /// The tag of the events in `soon`: the microstep after the tag during which they were
+    /// scheduled.
+    soon_tag: Tag,
     info: TagInfo,
     stop_tag: Option<Tag>,
     done: bool,
     fast: bool,
+    /// Slots set at this tag whose values need dropping at its end.
     set_slots: Vec<u32>,
+    /// Actions present at this tag whose values need dropping at its end.
     present_actions: Vec<u32>,
     dirty_multiports: Vec<u32>,
-    /// Per reaction, the tag sequence number at which it was last triggered.
-    triggered: Vec<u64>,
+    /// Per reaction, the tag sequence number at which it was last triggered, and its enclosing
+    /// mode (`u32::MAX` if none): what triggering it reads, side by side.
+    triggered: Vec<(u64, u32)>,
     /// Per reactor, its current mode (`u32::MAX` if it has none).
     current_mode: Vec<u32>,
     /// Per mode, the logical time it was last left.
@@ -113,8 +119,6 @@ pub struct Engine {
     suspended: Vec<Event>,
     /// Per action, the last tag given to a value from the inbox.
     last_physical: Vec<Tag>,
-    /// The events of the tag being entered (kept to reuse its allocation).
-    fired: Vec<Event>,
     metrics: Metrics,
     error: Option<RunError>,
 }
@@ -137,6 +141,7 @@ impl Engine {
         let mut e = Engine {
             queue: BinaryHeap::new(),
             soon: Vec::new(),
+            soon_tag: Tag::ZERO,
             info: TagInfo {
                 start: now,
                 ..TagInfo::default()
@@ -147,7 +152,7 @@ impl Engine {
             set_slots: Vec::new(),
             present_actions: Vec::new(),
             dirty_multiports: Vec::new(),
-            triggered: alloc::vec![0; g.reactions.len()],
+            triggered: g.reaction_mode.iter().map(|&m| (0, m)).collect(),
             current_mode: g
                 .reactors
                 .iter()
@@ -157,7 +162,6 @@ impl Engine {
             mode_requests: Vec::new(),
             suspended: Vec::new(),
             last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
-            fired: Vec::new(),
             metrics: Metrics {
                 reactors: g.declared_reactors(),
                 reactions: g.declared_reactions(),
@@ -222,10 +226,15 @@ impl Engine {
 
     /// Moves what arrived in the inbox into the event queue, tagged from its send time (or the
     /// clock's now, for values sent without a stamp).
+    #[inline]
     pub fn drain_inbox(&mut self, prog: &Program, clock: &dyn Clock) {
-        if prog.inbox.is_empty() {
-            return;
+        if !prog.inbox.is_empty() {
+            self.drain_arrivals(prog, clock);
         }
+    }
+
+    #[cold]
+    fn drain_arrivals(&mut self, prog: &Program, clock: &dyn Clock) {
         let now = clock.now();
         for arrival in prog.inbox.take_all() {
             let a = arrival.action;
@@ -268,6 +277,7 @@ impl Engine {
 
     /// Decides what comes next (see [`Next`]); reads the clock only when it matters (physical
     /// time chasing, values from the inbox).
+    #[inline]
     pub fn next(&mut self, prog: &Program, clock: &dyn Clock) -> Next {
         if self.done {
             return Next::Done;
@@ -305,159 +315,236 @@ impl Engine {
     }
 
     /// Enters `tag` (as returned by [`Engine::next`]): takes its events and triggers their
-    /// reactions through `sink`.
+    /// reactions through `sink`. No reaction runs before this returns, so presence and triggers are
+    /// taken in one pass over the events.
     pub fn enter_tag(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
-        let g = &prog.graph;
         self.info.tag = tag;
         self.info.seq += 1;
         self.info.startup = false;
         self.info.reset = false;
         self.info.shutdown = self.stop_tag == Some(tag);
         self.metrics.tags += 1;
-        let seq = self.info.seq;
-        // Presence first (published before any reaction of the tag runs), triggers after.
-        let mut fired = core::mem::take(&mut self.fired);
-        let mut soon = core::mem::take(&mut self.soon);
-        if soon.first().is_some_and(|e| e.tag != tag) {
-            // Not reached in practice (nothing comes between a tag and its next microstep), but
-            // never lose an event: back into the heap.
-            for ev in soon.drain(..) {
-                self.queue.push(Reverse(ev));
-            }
-        }
-        let from_soon = soon.len();
-        let mut taken = 0;
-        loop {
-            let ev = if taken < from_soon {
-                taken += 1;
-                soon[taken - 1]
+        if !self.soon.is_empty() {
+            if self.soon_tag != tag {
+                // Not reached in practice (nothing comes between a tag and its next microstep),
+                // but never lose an event: back into the heap.
+                let at = self.soon_tag;
+                for ix in self.soon.drain(..) {
+                    self.queue.push(Reverse(Event {
+                        tag: at,
+                        kind: Kind::Action,
+                        ix,
+                    }));
+                }
             } else {
-                match self.queue.peek() {
-                    Some(&Reverse(ev)) if ev.tag == tag => {
-                        self.queue.pop();
-                        ev
-                    }
-                    _ => break,
+                // `fire_action` never adds to `soon` (it holds events of the next microstep), so
+                // indexing stays valid.
+                for i in 0..self.soon.len() {
+                    let ix = self.soon[i];
+                    self.fire_action(prog, ix, tag, sink);
                 }
-            };
-            let mode = match ev.kind {
-                Kind::Timer => g.timers[ev.ix as usize].mode,
-                Kind::Action => g.actions[ev.ix as usize].mode,
-                _ => None,
-            };
-            if let Some(m) = mode {
-                if !g.mode_active(m, &self.current_mode) {
-                    self.suspended.push(ev);
-                    continue;
-                }
+                self.soon.clear();
             }
-            match ev.kind {
-                Kind::Startup => self.info.startup = true,
-                Kind::Timer => {
-                    // SAFETY: between tags.
-                    unsafe { *prog.timer_present[ev.ix as usize].get() = seq };
-                    let period = g.timers[ev.ix as usize].period;
-                    if period > 0 {
-                        self.push(tag.delay_nanos(period), Kind::Timer, ev.ix);
-                    }
-                }
-                Kind::Action => {
-                    // SAFETY: between tags.
-                    if !unsafe { prog.actions[ev.ix as usize].take_at(tag) } {
-                        continue;
-                    }
-                    self.present_actions.push(ev.ix);
-                }
-                Kind::ModeEnter => self.info.reset = true,
-            }
-            fired.push(ev);
         }
-        soon.clear();
-        self.soon = soon;
+        while let Some(&Reverse(ev)) = self.queue.peek() {
+            if ev.tag != tag {
+                break;
+            }
+            self.queue.pop();
+            self.fire(prog, ev, sink);
+        }
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
-        for ev in fired.drain(..) {
-            let list: &[u32] = match ev.kind {
-                Kind::Startup => &g.startup,
-                Kind::Timer => &g.timers[ev.ix as usize].triggers,
-                Kind::Action => &g.actions[ev.ix as usize].triggers,
-                Kind::ModeEnter => &g.mode_reset_reactions[ev.ix as usize],
-            };
-            for &r in list {
-                self.trigger(prog, r, sink);
-            }
-        }
-        self.fired = fired;
         if self.info.shutdown {
-            for &r in &g.shutdown {
+            for &r in &prog.graph.shutdown {
                 self.trigger(prog, r, sink);
             }
         }
     }
 
+    /// One event of the tag being entered: makes its trigger present and triggers its reactions
+    /// (or holds it while its mode is inactive).
+    #[inline(always)]
+    fn fire(&mut self, prog: &Program, ev: Event, sink: &mut impl FnMut(u32)) {
+        let g = &prog.graph;
+        let mode = match ev.kind {
+            Kind::Timer => g.timers[ev.ix as usize].mode.unwrap_or(u32::MAX),
+            _ => u32::MAX,
+        };
+        if mode != u32::MAX && !g.mode_active(mode, &self.current_mode) {
+            self.suspended.push(ev);
+            return;
+        }
+        let list: &[u32] = match ev.kind {
+            Kind::Startup => {
+                self.info.startup = true;
+                &g.startup
+            }
+            Kind::Timer => {
+                // SAFETY: between tags.
+                unsafe { *prog.timer_present[ev.ix as usize].get() = self.info.seq };
+                let timer = &g.timers[ev.ix as usize];
+                if timer.period > 0 {
+                    self.push(ev.tag.delay_nanos(timer.period), Kind::Timer, ev.ix);
+                }
+                &timer.triggers
+            }
+            Kind::Action => return self.fire_action(prog, ev.ix, ev.tag, sink),
+            Kind::ModeEnter => {
+                self.info.reset = true;
+                &g.mode_reset_reactions[ev.ix as usize]
+            }
+        };
+        for &r in list {
+            self.trigger(prog, r, sink);
+        }
+    }
+
+    /// An action event of the tag being entered (see `fire`).
+    #[inline(always)]
+    fn fire_action(&mut self, prog: &Program, ix: u32, tag: Tag, sink: &mut impl FnMut(u32)) {
+        let act = &prog.action_rt[ix as usize];
+        if act.mode != u32::MAX && !prog.graph.mode_active(act.mode, &self.current_mode) {
+            self.suspended.push(Event {
+                tag,
+                kind: Kind::Action,
+                ix,
+            });
+            return;
+        }
+        // SAFETY: between tags; `take` was made for the type of `cell`.
+        if !unsafe { (act.take)(act.cell, tag, self.info.seq) } {
+            return;
+        }
+        if act.drops {
+            self.present_actions.push(ix);
+        }
+        for &r in prog.triggers_of(act.triggers) {
+            self.trigger(prog, r, sink);
+        }
+    }
+
+    #[inline(always)]
     fn trigger(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
-        let seen = &mut self.triggered[r as usize];
-        if *seen == self.info.seq {
+        debug_assert!((r as usize) < self.triggered.len());
+        // SAFETY: `r` comes from the trigger lists built at assembly, which hold reaction indices
+        // only, and `triggered` has one entry per reaction.
+        let state = unsafe { self.triggered.get_unchecked_mut(r as usize) };
+        if state.0 == self.info.seq {
             return;
         }
-        let m = prog.graph.reaction_mode[r as usize];
-        if m != u32::MAX && !prog.graph.mode_active(m, &self.current_mode) {
+        if state.1 != u32::MAX && !prog.graph.mode_active(state.1, &self.current_mode) {
             return;
         }
-        *seen = self.info.seq;
+        state.0 = self.info.seq;
         sink(r);
     }
 
     /// Takes in what reaction `r` did (after [`Program::execute`]): the ports it set trigger their
     /// readers through `sink`, its scheduled events enter the queue, stop and mode requests are
     /// noted, a fault fails the run.
+    #[inline]
     pub fn complete(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
+        let cell = &prog.reactions[r as usize];
+        self.complete_cell(prog, r, cell, sink);
+    }
+
+    /// `complete` with the reaction's cell looked up already.
+    #[inline(always)]
+    fn complete_cell(
+        &mut self,
+        prog: &Program,
+        r: u32,
+        cell: &crate::program::ReactionCell,
+        sink: &mut impl FnMut(u32),
+    ) {
         self.metrics.reactions_executed += 1;
         // SAFETY: `r` has finished running; the caller serialises completions.
-        let scratch = unsafe { &mut *prog.reactions[r as usize].scratch.get() };
+        let scratch = unsafe { &mut *cell.scratch.get() };
+        if scratch.rare {
+            self.complete_rare(prog, r, scratch);
+        }
+        if scratch.set_len != 0 {
+            self.metrics.ports_set += u64::from(scratch.set_len);
+            for &s in &scratch.set_slots[..scratch.set_len as usize] {
+                let port = &prog.ports[s as usize];
+                if port.drops | (port.observers.1 != 0) {
+                    self.slot_extras(prog, s, port.drops, port.observers);
+                }
+                for &t in prog.triggers_of(port.triggers) {
+                    self.trigger(prog, t, sink);
+                }
+            }
+            scratch.set_len = 0;
+        }
+        if !scratch.scheduled.is_empty() {
+            let next_microstep = self.info.tag.delay_nanos(0);
+            self.metrics.actions_scheduled += scratch.scheduled.len() as u64;
+            for &(a, tag) in &scratch.scheduled {
+                if tag == next_microstep {
+                    self.soon_tag = tag;
+                    self.soon.push(a);
+                } else {
+                    self.queue.push(Reverse(Event {
+                        tag,
+                        kind: Kind::Action,
+                        ix: a,
+                    }));
+                }
+            }
+            scratch.scheduled.clear();
+        }
+    }
+
+    /// The rare parts of a completion: a fault, a stop request, a mode switch.
+    #[cold]
+    fn complete_rare(&mut self, prog: &Program, r: u32, scratch: &mut crate::program::Scratch) {
+        scratch.rare = false;
         if let Some(fault) = scratch.fault.take() {
             let reaction = prog.graph.reactions[r as usize].name.clone();
             self.fail(fault_error(prog, reaction, fault));
         }
-        let g = &prog.graph;
-        for i in 0..scratch.set_slots.len() {
-            let s = scratch.set_slots[i];
-            self.metrics.ports_set += 1;
-            self.set_slots.push(s);
-            for &(mp, c) in &g.slot_observers[s as usize] {
-                // SAFETY: the list's readers run only after every writer completed; completions are
-                // serialised.
-                let list = unsafe { &mut *prog.mp_present[mp as usize].get() };
-                if list.is_empty() {
-                    self.dirty_multiports.push(mp);
-                }
-                list.push(c);
-            }
-            for &t in &g.slot_triggers[s as usize] {
-                self.trigger(prog, t, sink);
-            }
-        }
-        scratch.set_slots.clear();
-        let next_microstep = self.info.tag.delay_nanos(0);
-        for &(a, tag) in &scratch.scheduled {
-            self.metrics.actions_scheduled += 1;
-            let ev = Event {
-                tag,
-                kind: Kind::Action,
-                ix: a,
-            };
-            if tag == next_microstep {
-                self.soon.push(ev);
-            } else {
-                self.queue.push(Reverse(ev));
-            }
-        }
-        scratch.scheduled.clear();
         if core::mem::take(&mut scratch.stop) {
             self.request_stop();
         }
         if let Some((m, t)) = scratch.mode.take() {
             self.mode_requests.push((r, m, t));
+        }
+    }
+
+    /// What a set slot needs beyond triggering: dropping its value at the end of the tag, and
+    /// the present-channel lists of the multiports that observe it.
+    #[inline(never)]
+    fn slot_extras(&mut self, prog: &Program, s: u32, drops: bool, observers: (u32, u32)) {
+        if drops {
+            self.set_slots.push(s);
+        }
+        let (start, len) = observers;
+        for &(mp, c) in &prog.observer_list[start as usize..(start + len) as usize] {
+            // SAFETY: the list's readers run only after every writer completed; completions are
+            // serialised.
+            let list = unsafe { &mut *prog.mp_present[mp as usize].get() };
+            if list.is_empty() {
+                self.dirty_multiports.push(mp);
+            }
+            list.push(c);
+        }
+    }
+
+    /// Runs the reactions queued in `ready` (and those they trigger) to the end of the tag, one at a
+    /// time in level order: `exec(r)` runs reaction `r` (with [`Program::execute`], plus whatever
+    /// the caller wraps around it), then its completion is taken in. For schedulers that run one
+    /// reaction at a time.
+    #[inline]
+    pub fn run_ready(
+        &mut self,
+        prog: &Program,
+        ready: &mut crate::LevelQueue,
+        mut exec: impl FnMut(u32),
+    ) {
+        while let Some(r) = ready.pop() {
+            exec(r);
+            self.complete(prog, r, &mut |s| ready.push(prog, s));
         }
     }
 
@@ -474,20 +561,42 @@ impl Engine {
 
     /// Ends the current tag: clears port and action values, applies mode switches; at the stop tag
     /// (or after an error) ends the run.
+    #[inline]
     pub fn finish_tag(&mut self, prog: &Program) {
-        for s in self.set_slots.drain(..) {
-            if let Some(slot) = prog.slots[s as usize].as_deref() {
-                // SAFETY: between tags.
-                unsafe { slot.clear() };
+        let quiet = self.set_slots.is_empty()
+            && self.present_actions.is_empty()
+            && self.dirty_multiports.is_empty()
+            && self.mode_requests.is_empty()
+            && !self.info.shutdown
+            && self.error.is_none();
+        if !quiet {
+            self.finish_tag_slow(prog);
+        }
+    }
+
+    #[inline(never)]
+    fn finish_tag_slow(&mut self, prog: &Program) {
+        // Values are absent from the next tag on by their sequence numbers; only those that need
+        // dropping are cleared.
+        if !self.set_slots.is_empty() {
+            for s in self.set_slots.drain(..) {
+                if let Some(slot) = prog.slots[s as usize].as_deref() {
+                    // SAFETY: between tags.
+                    unsafe { slot.clear() };
+                }
             }
         }
-        for a in self.present_actions.drain(..) {
-            // SAFETY: between tags.
-            unsafe { prog.actions[a as usize].clear_current() };
+        if !self.present_actions.is_empty() {
+            for a in self.present_actions.drain(..) {
+                // SAFETY: between tags.
+                unsafe { prog.actions[a as usize].clear_current() };
+            }
         }
-        for mp in self.dirty_multiports.drain(..) {
-            // SAFETY: between tags.
-            unsafe { (*prog.mp_present[mp as usize].get()).clear() };
+        if !self.dirty_multiports.is_empty() {
+            for mp in self.dirty_multiports.drain(..) {
+                // SAFETY: between tags.
+                unsafe { (*prog.mp_present[mp as usize].get()).clear() };
+            }
         }
         if !self.mode_requests.is_empty() {
             let mut requests = core::mem::take(&mut self.mode_requests);
@@ -531,7 +640,14 @@ impl Engine {
             Kind::Startup => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
-        queued.extend(self.soon.drain(..).map(Reverse));
+        let at = self.soon_tag;
+        queued.extend(self.soon.drain(..).map(|ix| {
+            Reverse(Event {
+                tag: at,
+                kind: Kind::Action,
+                ix,
+            })
+        }));
         let (mine, others): (Vec<_>, Vec<_>) =
             queued.into_iter().partition(|Reverse(ev)| inside(ev));
         self.queue = BinaryHeap::from(others);

@@ -113,6 +113,7 @@ impl Inbox {
     }
 
     /// Whether nothing waits in the inbox.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.head.load(SeqCst).is_null()
     }

@@ -71,6 +71,7 @@ mod ids;
 mod inbox;
 mod ports;
 mod program;
+mod ready;
 mod sequential;
 mod sync;
 mod time;
@@ -88,5 +89,6 @@ pub use ids::{
 pub use inbox::{set_clock, Inbox, PhysicalSender};
 pub use ports::Ports;
 pub use program::{Clock, Program};
+pub use ready::LevelQueue;
 pub use sequential::{run_sequential, Hooks, Platform};
 pub use time::Tag;

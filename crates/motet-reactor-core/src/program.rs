@@ -8,7 +8,7 @@ use core::cell::UnsafeCell;
 use core::fmt;
 
 use crate::builder::{Body, ResetHook};
-use crate::cells::{ActionDyn, SlotDyn, StateBox};
+use crate::cells::{ActionDyn, SlotDyn, SpacingPolicy, StateBox};
 use crate::ctx::Ctx;
 use crate::error::Warning;
 use crate::graph::Graph;
@@ -30,15 +30,20 @@ pub(crate) struct TagInfo {
 }
 
 /// What a reaction wants done when it completes; filled while it runs, drained by the scheduler.
-#[derive(Default)]
 pub(crate) struct Scratch {
-    /// Slots it set for the first time at this tag.
-    pub(crate) set_slots: Vec<u32>,
+    /// Slots it set for the first time at this tag: `set_slots[..set_len]`. The buffer has room
+    /// for every port the reaction declared as an effect, and a port enters it at most once per
+    /// tag (on its first set), so it never fills up.
+    pub(crate) set_slots: Box<[u32]>,
+    pub(crate) set_len: u32,
     /// Events it scheduled: (action, tag).
     pub(crate) scheduled: Vec<(u32, Tag)>,
     pub(crate) stop: bool,
     pub(crate) mode: Option<(u32, crate::Transition)>,
     pub(crate) fault: Option<Fault>,
+    /// Set with `stop`, `mode` or `fault`, so that completing a reaction tests one flag for all
+    /// three.
+    pub(crate) rare: bool,
 }
 
 /// What a reaction did wrong (reported as a [`RunError`](crate::RunError)).
@@ -58,24 +63,66 @@ pub(crate) enum Item {
     Timer(u32),
 }
 
-/// The mutable parts of one reaction.
+/// What running one reaction needs, in one place: its body (which checks the deadline, if the
+/// reaction has one, and runs the handler instead), its reactor's state, and the bit that
+/// identifies it in the per-port and per-action access masks.
 pub(crate) struct ReactionCell {
     pub(crate) body: UnsafeCell<Body>,
-    pub(crate) handler: Option<UnsafeCell<Body>>,
     pub(crate) scratch: UnsafeCell<Scratch>,
+    /// The state of the reaction's reactor.
+    pub(crate) state: *mut (),
+    /// The reaction's reactor.
+    pub(crate) reactor: u32,
+    /// `1 << (number - 1)` for the first 64 declared reactions of a reactor, else 0: reactions
+    /// without a bit (and generated ones) have their accesses checked against their declarations
+    /// one by one instead of with one bit test.
+    pub(crate) bit: u64,
 }
 
-impl ReactionCell {
-    pub(crate) fn new(body: Body, handler: Option<Body>, effects: usize) -> ReactionCell {
-        ReactionCell {
-            body: UnsafeCell::new(body),
-            handler: handler.map(UnsafeCell::new),
-            scratch: UnsafeCell::new(Scratch {
-                set_slots: Vec::with_capacity(effects),
-                ..Scratch::default()
-            }),
-        }
-    }
+/// Per port, what reaction bodies need at run time, in one record: where its value lives and which
+/// reactions may read or write it. A port is read by the reactions of one reactor (its owner for
+/// an input, the container for an output) and written by those of one reactor (the owner for an
+/// output, the container for an input); the masks hold the [`ReactionCell::bit`]s of the ones that
+/// declared it. Checking an access is one comparison and one bit test.
+pub(crate) struct PortRt {
+    /// The slot holding the port's value (its connection chain's head), a `SlotCell<T>`.
+    pub(crate) cell: *const (),
+    pub(crate) reader: u32,
+    pub(crate) writer: u32,
+    pub(crate) read_mask: u64,
+    pub(crate) write_mask: u64,
+    /// Whether the slot's values need dropping at the end of their tag (for chain heads).
+    pub(crate) drops: bool,
+    /// The (multiport, channel) pairs whose present-channel lists follow the slot (for chain
+    /// heads): `observer_list[start..start + len]`.
+    pub(crate) observers: (u32, u32),
+    /// The reactions a value on the slot triggers (for chain heads): `trigger_list[start..start +
+    /// len]`.
+    pub(crate) triggers: (u32, u32),
+}
+
+/// Takes an action's value for a tag (see `ActionDyn::take_at`), through the untyped cell.
+pub(crate) type TakeFn = unsafe fn(*const (), crate::time::Tag, u64) -> bool;
+
+/// Per action, what reaction bodies and the scheduler need at run time, in one record.
+pub(crate) struct ActionRt {
+    /// The `ActionCell<T>`.
+    pub(crate) cell: *const (),
+    /// Its `take_at`, monomorphised.
+    pub(crate) take: TakeFn,
+    pub(crate) owner: u32,
+    pub(crate) read_mask: u64,
+    pub(crate) schedule_mask: u64,
+    pub(crate) min_delay: u64,
+    pub(crate) min_spacing: u64,
+    pub(crate) policy: SpacingPolicy,
+    pub(crate) physical: bool,
+    /// Whether its values need dropping at the end of their tag.
+    pub(crate) drops: bool,
+    /// Its enclosing mode, or `u32::MAX`.
+    pub(crate) mode: u32,
+    /// The reactions it triggers: `trigger_list[start..start + len]`.
+    pub(crate) triggers: (u32, u32),
 }
 
 /// The platform's monotonic clock, in nanoseconds.
@@ -89,11 +136,18 @@ pub trait Clock {
 pub struct Program {
     pub(crate) id: u32,
     pub(crate) graph: Graph,
-    /// Per port, the port whose slot holds its value.
-    pub(crate) slot_of: Vec<u32>,
-    /// Per port, its slot if it heads a chain.
+    /// Per port, its slot if it heads a chain (the owner of the cells `ports` points to).
     pub(crate) slots: Vec<Option<Box<dyn SlotDyn>>>,
+    /// Per port, its run-time record.
+    pub(crate) ports: Vec<PortRt>,
+    /// The reactions each slot triggers, one after the other (see `PortRt::triggers`).
+    pub(crate) trigger_list: Vec<u32>,
+    /// The multiport channels each slot feeds, one after the other (see `PortRt::observers`).
+    pub(crate) observer_list: Vec<(u32, u32)>,
+    /// Per action, its cell (the owner of the cells `action_rt` points to).
     pub(crate) actions: Vec<Box<dyn ActionDyn>>,
+    /// Per action, its run-time record.
+    pub(crate) action_rt: Vec<ActionRt>,
     pub(crate) states: Vec<StateBox>,
     pub(crate) reactions: Vec<ReactionCell>,
     pub(crate) hooks: Vec<(u32, UnsafeCell<ResetHook>)>,
@@ -113,6 +167,8 @@ pub struct Program {
 // (reactions of one reactor are ordered by the graph), slots by their ordered writer and readers,
 // and everything else by the single thread that plays the scheduler between tags. All values are
 // `Send + Sync` (ports, actions) or `Send` and touched by one thread at a time (state, bodies).
+// The raw pointers in the per-port, per-action and per-reaction records point into boxes the
+// program owns (slots, action cells, states), which never move while it lives.
 unsafe impl Sync for Program {}
 // SAFETY: every part is `Send` (see above); raw pointers in `StateBox` own `Send` state.
 unsafe impl Send for Program {}
@@ -172,6 +228,18 @@ impl Program {
         unsafe { (*self.info.get()).tag }
     }
 
+    /// The reactions in `trigger_list[start..start + len]`.
+    #[inline(always)]
+    pub(crate) fn triggers_of(&self, (start, len): (u32, u32)) -> &[u32] {
+        debug_assert!(start as usize + len as usize <= self.trigger_list.len());
+        // SAFETY: the ranges in the per-port and per-action records were cut from
+        // `trigger_list` when it was built, and it does not change afterwards.
+        unsafe {
+            self.trigger_list
+                .get_unchecked(start as usize..start as usize + len as usize)
+        }
+    }
+
     /// The level of reaction `r` (its index in declaration order).
     #[inline]
     pub fn level(&self, r: usize) -> u32 {
@@ -179,30 +247,23 @@ impl Program {
     }
 
     /// Runs reaction `r` for the current tag: its deadline handler instead of its body if the
-    /// deadline is missed. What it did is left in its scratch for [`Engine::complete`](crate::engine::Engine::complete).
+    /// deadline is missed (the body assembled for a reaction with a deadline checks it). What it
+    /// did is left in its scratch for [`Engine::complete`](crate::engine::Engine::complete).
     ///
     /// # Safety
     /// `r` was triggered at the current tag and every reaction that precedes it in the graph and
     /// runs at this tag has completed; no other reaction of its reactor runs meanwhile; the
     /// scheduler does not change the tag meanwhile.
+    #[inline]
     pub unsafe fn execute(&self, r: usize, clock: &dyn Clock) {
-        let info = &self.graph.reactions[r];
-        let cell = &self.reactions[r];
-        // SAFETY: written by the scheduler between tags only.
-        let tag = unsafe { *self.info.get() };
-        let ctx = Ctx::new(self, r as u32, tag, clock);
-        let state = self.states[info.reactor as usize].ptr();
-        if let (Some(d), Some(handler)) = (info.deadline, &cell.handler) {
-            let lag = clock
-                .now()
-                .saturating_sub(tag.start.saturating_add(tag.tag.nanos()));
-            if lag > d {
-                // SAFETY: one execution of `r` at a time (the caller's contract).
-                unsafe { (*handler.get())(state, &ctx) };
-                return;
-            }
-        }
-        // SAFETY: as above.
-        unsafe { (*cell.body.get())(state, &ctx) };
+        debug_assert!(r < self.reactions.len());
+        // SAFETY: the caller guarantees `r` was triggered, so it is a reaction of this program.
+        let cell = unsafe { self.reactions.get_unchecked(r) };
+        // SAFETY: written by the scheduler between tags only; the reference dies with `ctx`, before
+        // the reaction completes.
+        let info = unsafe { &*self.info.get() };
+        let ctx = Ctx::new(self, cell, r as u32, info, clock);
+        // SAFETY: one execution of `r` at a time (the caller's contract).
+        unsafe { (*cell.body.get())(cell.state, &ctx) };
     }
 }

@@ -1,17 +1,15 @@
 //! The single-threaded scheduler: runs a program on the calling thread, tag by tag, reactions of a
-//! tag in (level, declaration) order. No locks and no atomics on its path; this is the scheduler of
+//! tag in level order. No locks and no atomics on its path; this is the scheduler of
 //! embedded targets and of one-worker runs.
 //!
 //! Time and waiting come from a [`Platform`]: its clock, and a way to sleep until a deadline or
 //! until a physical action arrives in the program's [`Inbox`].
 
-use alloc::collections::BinaryHeap;
-use core::cmp::Reverse;
-
 use crate::engine::{Engine, Metrics, Next, RunOptions};
 use crate::error::RunError;
 use crate::inbox::Inbox;
 use crate::program::{Clock, Program};
+use crate::ready::LevelQueue;
 use crate::time::Tag;
 
 /// What the scheduler needs of the machine it runs on.
@@ -50,9 +48,7 @@ pub fn run_sequential<P: Platform, H: Hooks>(
 ) -> Result<Metrics, RunError> {
     let prog: &Program = program;
     let mut engine = Engine::new(prog, platform.now(), options);
-    let mut ready: BinaryHeap<Reverse<u64>> =
-        BinaryHeap::with_capacity(prog.graph.reactions.len().min(1 << 16));
-    let key = |r: u32| Reverse(((prog.level(r as usize) as u64) << 32) | r as u64);
+    let mut ready = LevelQueue::new(prog);
     loop {
         match engine.next(prog, platform) {
             Next::Done => break,
@@ -60,16 +56,14 @@ pub fn run_sequential<P: Platform, H: Hooks>(
             Next::WaitForInput => platform.wait(&prog.inbox, None),
             Next::Tag(tag) => {
                 hooks.tag_started(tag);
-                engine.enter_tag(prog, tag, &mut |r| ready.push(key(r)));
-                while let Some(Reverse(k)) = ready.pop() {
-                    let r = k as u32;
+                engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
+                engine.run_ready(prog, &mut ready, |r| {
                     hooks.reaction_started(r as usize);
-                    // SAFETY: reactions run one at a time in (level, index) order, so every
-                    // predecessor triggered at this tag has completed.
+                    // SAFETY: reactions run one at a time in level order, so every predecessor
+                    // triggered at this tag has completed.
                     unsafe { prog.execute(r as usize, platform) };
                     hooks.reaction_finished(r as usize);
-                    engine.complete(prog, r, &mut |s| ready.push(key(s)));
-                }
+                });
                 engine.finish_tag(prog);
             }
         }

@@ -87,8 +87,12 @@ impl Tag {
 }
 
 /// A duration in nanoseconds, saturating at `u64::MAX` (584 years).
+#[inline]
 pub(crate) fn nanos(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+    d.as_secs()
+        .checked_mul(1_000_000_000)
+        .and_then(|s| s.checked_add(u64::from(d.subsec_nanos())))
+        .unwrap_or(u64::MAX)
 }
 
 /// Writes a nanosecond count in the largest unit that divides it (`10 ms`, `1500 us`, `3 s`).

@@ -2,7 +2,9 @@
 //! logical action) and a thread ring, in fast mode, on the calling thread and on a pool with both
 //! schedulers. Prints LF's "time per reaction".
 //!
-//! `cargo run --release -p motet-reactor --example micro -- [rounds] [workers]`
+//! `cargo run --release -p motet-reactor --example micro -- [rounds] [workers] [program...]`
+//!
+//! Programs: `actor`, `pingpong`, `threadring`, `count` (default: all of them).
 
 use std::time::Duration;
 
@@ -92,6 +94,53 @@ fn ring(n: usize, hops: u64) -> Program {
     b.build().unwrap()
 }
 
+/// LF's counting actor: a producer sends `n` increments to a counter, one per tag (a logical action
+/// per increment, as LF's port does), then asks for the count.
+fn count(n: u64) -> Program {
+    let mut b = ProgramBuilder::new();
+    let producer = b.reactor("producer", 0u64);
+    let next = b.logical_action::<(), _>(producer, "next", Duration::ZERO);
+    let inc = b.output::<(), _>(producer, "increment");
+    let ask = b.output::<(), _>(producer, "retrieve");
+    let result = b.input::<u64, _>(producer, "result");
+    b.reaction(producer, "start")
+        .trigger(Startup)
+        .effect(next)
+        .body(move |_, ctx| ctx.schedule(next, (), Duration::ZERO));
+    b.reaction(producer, "send")
+        .trigger(next)
+        .effect(inc)
+        .effect(ask)
+        .effect(next)
+        .body(move |sent, ctx| {
+            if *sent < n {
+                ctx.set(inc, ());
+                *sent += 1;
+                ctx.schedule(next, (), Duration::ZERO);
+            } else {
+                ctx.set(ask, ());
+            }
+        });
+    b.reaction(producer, "check")
+        .trigger(result)
+        .body(move |_, ctx| assert_eq!(*ctx.get(result).unwrap(), n));
+    let counter = b.reactor("counter", 0u64);
+    let cin = b.input::<(), _>(counter, "increment");
+    let cask = b.input::<(), _>(counter, "retrieve");
+    let cout = b.output::<u64, _>(counter, "result");
+    b.reaction(counter, "count")
+        .trigger(cin)
+        .body(move |c, _| *c += 1);
+    b.reaction(counter, "reply")
+        .trigger(cask)
+        .effect(cout)
+        .body(move |c, ctx| ctx.set(cout, *c));
+    b.connect(inc, cin);
+    b.connect(ask, cask);
+    b.connect(cout, result);
+    b.build().unwrap()
+}
+
 /// motet's actor ping-pong (2 messages per round trip) on a one-worker runtime, for the ratio:
 /// nanoseconds per message, best of 5.
 fn actor_pingpong(rounds: u64) -> f64 {
@@ -160,6 +209,8 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
     let workers: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(2);
+    let only: Vec<&str> = args.iter().skip(3).map(String::as_str).collect();
+    let wanted = |name: &str| only.is_empty() || only.contains(&name);
     let rt = Runtime::builder()
         .workers(workers)
         .build()
@@ -171,12 +222,14 @@ fn main() {
     let level = Runner::on(rt.handle())
         .fast(true)
         .scheduler(SchedulerKind::Level);
-    println!(
-        "{:<40} {:>9} messages   {:>8.1} ns/message (best of 5)",
-        format!("actor pingpong {rounds} (1 worker)"),
-        2 * rounds,
-        actor_pingpong(rounds)
-    );
+    if wanted("actor") {
+        println!(
+            "{:<40} {:>9} messages   {:>8.1} ns/message (best of 5)",
+            format!("actor pingpong {rounds} (1 worker)"),
+            2 * rounds,
+            actor_pingpong(rounds)
+        );
+    }
     let runners: Vec<(&str, &Runner)> = if workers == 1 {
         vec![("1 worker", &here)]
     } else {
@@ -187,13 +240,22 @@ fn main() {
         ]
     };
     for (label, runner) in runners {
-        measure(&format!("pingpong {rounds} ({label})"), runner, &|| {
-            pingpong(rounds)
-        });
-        measure(
-            &format!("threadring 100 x {} ({label})", rounds / 10),
-            runner,
-            &|| ring(100, rounds / 10),
-        );
+        if wanted("pingpong") {
+            measure(&format!("pingpong {rounds} ({label})"), runner, &|| {
+                pingpong(rounds)
+            });
+        }
+        if wanted("threadring") {
+            measure(
+                &format!("threadring 100 x {} ({label})", rounds / 10),
+                runner,
+                &|| ring(100, rounds / 10),
+            );
+        }
+        if wanted("count") {
+            measure(&format!("count {rounds} ({label})"), runner, &|| {
+                count(rounds)
+            });
+        }
     }
 }

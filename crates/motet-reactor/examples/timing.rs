@@ -1,7 +1,7 @@
 //! Timing of physical-time chasing (LF embedded paper, section 5.2, on Linux): a 1 kHz timer for N
 //! seconds, recording at each reaction start the lag of physical time behind the tag's logical time;
 //! and a physical action scheduled from another thread every few milliseconds, recording the latency
-//! from `send` to the start of its reaction. Prints median, p99 and max.
+//! from `send` to the start of its reaction. Prints mean, median, p99 and max.
 //!
 //! `cargo run --release -p motet-reactor --example timing -- [seconds] [workers]`
 //! (workers 1: the program runs on the calling thread; more: on a runtime pool.)
@@ -24,9 +24,11 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 
 fn report(name: &str, mut v: Vec<u64>) {
     v.sort_unstable();
+    let mean = v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
     println!(
-        "{name:<28} n={:<6} median {:>8.1} us   p99 {:>8.1} us   max {:>8.1} us",
+        "{name:<28} n={:<6} mean {:>8.1} us   median {:>8.1} us   p99 {:>8.1} us   max {:>8.1} us",
         v.len(),
+        mean / 1e3,
         percentile(&v, 0.5) as f64 / 1e3,
         percentile(&v, 0.99) as f64 / 1e3,
         v.last().copied().unwrap_or(0) as f64 / 1e3,

@@ -5,7 +5,7 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
+use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions, Tag};
 use motet_runtime::Handle;
 
 use crate::clock::{StdClock, StdPlatform};
@@ -40,6 +40,7 @@ pub struct Runner {
     scheduler: SchedulerKind,
     options: RunOptions,
     trace: bool,
+    readiness_protocol: bool,
 }
 
 /// What a run reports.
@@ -99,6 +100,14 @@ impl Runner {
         self
     }
 
+    /// Runs the readiness scheduler's own protocol even on programs where LF's level protocol
+    /// follows the same rule more cheaply (for testing that protocol on any program).
+    #[doc(hidden)]
+    pub fn readiness_protocol(mut self, always: bool) -> Runner {
+        self.readiness_protocol = always;
+        self
+    }
+
     /// Records an execution trace (see [`Trace`]).
     pub fn trace(mut self, on: bool) -> Runner {
         self.trace = on;
@@ -116,6 +125,14 @@ impl Runner {
         let workers = self.handle.as_ref().map_or(1, Handle::workers);
         let metrics = match &self.handle {
             Some(h) if workers > 1 => match self.scheduler {
+                // Where the two rules coincide, LF's lock-free level protocol is the cheaper way
+                // to follow either (see the readiness module).
+                SchedulerKind::Readiness
+                    if !self.readiness_protocol
+                        && crate::parallel::readiness::prefers_levels(program) =>
+                {
+                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref())
+                }
                 SchedulerKind::Readiness => {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }
@@ -170,6 +187,11 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// The single-threaded path (core's sequential scheduler, with panics contained and tracing).
+///
+/// Panics are caught once per run rather than once per reaction: the whole tag loop runs inside one
+/// `catch_unwind`, and a panic in a body completes that reaction, records the error and resumes the
+/// loop in the middle of its tag, under a fresh `catch_unwind` (the run stops at the end of the
+/// tag, as on the parallel paths).
 fn run_here(
     program: &mut Program,
     options: &RunOptions,
@@ -178,34 +200,57 @@ fn run_here(
     let prog: &Program = program;
     let mut platform = StdPlatform::new(prog.inbox());
     let mut engine = Engine::new(prog, crate::clock::now_ns(), options);
-    let mut ready = std::collections::BinaryHeap::new();
-    let key = |r: u32| std::cmp::Reverse(((prog.level(r as usize) as u64) << 32) | r as u64);
+    let mut ready = LevelQueue::new(prog);
+    // The tag entered and not yet finished, and the reaction whose body is running, if any (a
+    // panic elsewhere is a bug of the scheduler and is not contained).
+    let mut current: Option<Tag> = None;
+    let mut running: Option<u32> = None;
     loop {
-        match engine.next(prog, &StdClock) {
-            Next::Done => break,
-            Next::WaitUntil(t) => {
-                motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), Some(t))
-            }
-            Next::WaitForInput => {
-                motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), None)
-            }
-            Next::Tag(tag) => {
-                if let Some(rec) = recorder {
-                    rec.tag(tag);
-                }
-                engine.enter_tag(prog, tag, &mut |r| ready.push(key(r)));
-                while let Some(std::cmp::Reverse(k)) = ready.pop() {
-                    let r = k as u32;
-                    // SAFETY: reactions run one at a time in (level, index) order, so every triggered
+        let outcome = catch_unwind(AssertUnwindSafe(|| loop {
+            if let Some(tag) = current {
+                engine.run_ready(prog, &mut ready, |r| {
+                    running = Some(r);
+                    let start = recorder.map(Recorder::now);
+                    // SAFETY: reactions run one at a time in level order, so every triggered
                     // predecessor has completed.
-                    let panicked = unsafe { execute_guarded(prog, r as usize, recorder) };
-                    engine.complete(prog, r, &mut |s| ready.push(key(s)));
-                    if let Some(e) = panicked {
-                        engine.fail(e);
+                    unsafe { prog.execute(r as usize, &StdClock) };
+                    if let (Some(rec), Some(start)) = (recorder, start) {
+                        rec.span(r, tag, start);
                     }
-                }
+                    running = None;
+                });
                 engine.finish_tag(prog);
+                current = None;
             }
+            match engine.next(prog, &StdClock) {
+                Next::Done => return,
+                Next::WaitUntil(t) => {
+                    motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), Some(t))
+                }
+                Next::WaitForInput => {
+                    motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), None)
+                }
+                Next::Tag(tag) => {
+                    if let Some(rec) = recorder {
+                        rec.tag(tag);
+                    }
+                    engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
+                    current = Some(tag);
+                }
+            }
+        }));
+        match (outcome, running.take()) {
+            (Ok(()), _) => break,
+            // A body panicked: complete its reaction, fail the run (it stops at the end of this
+            // tag), and go on with the tag's other reactions.
+            (Err(payload), Some(r)) => {
+                engine.complete(prog, r, &mut |s| ready.push(prog, s));
+                engine.fail(RunError::Panicked {
+                    reaction: prog.graph().reactions[r as usize].name.clone(),
+                    message: panic_message(&*payload),
+                });
+            }
+            (Err(payload), None) => std::panic::resume_unwind(payload),
         }
     }
     engine.finish()

@@ -164,3 +164,94 @@ fn large_program_on_the_level_fallback() {
         assert_eq!(lines, [format!("(0, 0) sink.sum: {expected}")], "{cfg:?}");
     }
 }
+
+/// Branches of uneven depth (a fan-out where one branch is a chain of 6 reactors and the other a
+/// single one, joined at a sink, 300 tags through a feedback action): the program is not
+/// level-exact, so the readiness scheduler runs its own protocol on it, and every configuration
+/// and run agrees.
+#[test]
+fn uneven_branches_are_deterministic() {
+    use motet_reactor::{ProgramBuilder, Startup};
+    use std::time::Duration;
+    let build = |log: &common::Log| {
+        let mut b = ProgramBuilder::new();
+        let src = b.reactor("src", 0u64);
+        let o = b.output_multiport::<u64, _>(src, "out", 4);
+        let again = b.logical_action::<(), _>(src, "again", Duration::ZERO);
+        let back = b.input::<u64, _>(src, "back");
+        b.reaction(src, "emit")
+            .trigger(Startup)
+            .trigger(again)
+            .effect(o)
+            .body(move |k, ctx| {
+                for c in 0..4 {
+                    ctx.set(o.channel(c), *k * 7 + c as u64);
+                }
+            });
+        b.reaction(src, "loop")
+            .trigger(back)
+            .effect(again)
+            .body(move |k, ctx| {
+                *k += 1;
+                if *k < 300 {
+                    ctx.schedule(again, (), Duration::ZERO);
+                }
+            });
+        // Branch c (of 4) is a chain of c + 1 stages.
+        let mut ends = Vec::new();
+        for c in 0..4 {
+            let mut prev = o.channel(c);
+            for s in 0..=c {
+                let r = b.reactor(&format!("b{c}s{s}"), 0u64);
+                let i = b.input::<u64, _>(r, "in");
+                let out = b.output::<u64, _>(r, "out");
+                b.reaction(r, "step")
+                    .trigger(i)
+                    .effect(out)
+                    .body(move |acc, ctx| {
+                        let mut x = *ctx.get(i).unwrap();
+                        for _ in 0..20 {
+                            x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(7);
+                        }
+                        *acc ^= x;
+                        ctx.set(out, x);
+                    });
+                b.connect(prev, i);
+                prev = out;
+            }
+            ends.push(prev);
+        }
+        let sink = b.reactor("sink", 0u64);
+        let si = b.input_multiport::<u64, _>(sink, "in", 4);
+        let so = b.output::<u64, _>(sink, "out");
+        let l = log.clone();
+        b.reaction(sink, "join")
+            .trigger(si)
+            .effect(so)
+            .body(move |sum, ctx| {
+                for (c, v) in ctx.present_sorted(si) {
+                    *sum = sum.wrapping_mul(31).wrapping_add(*v ^ c as u64);
+                }
+                if ctx.tag().microstep() % 100 == 0 {
+                    l.record(ctx, *sum);
+                }
+                ctx.set(so, *sum);
+            });
+        b.connect(ends, si);
+        b.connect(so, back);
+        b.build().unwrap()
+    };
+    let mut reference = None;
+    for cfg in configs(&[1, 2, 8]) {
+        for _ in 0..runs().min(20) {
+            let (lines, report) = run_with(cfg, true, None, &build);
+            let report = report.unwrap();
+            assert_eq!(report.metrics.tags, 301);
+            match &reference {
+                None => reference = Some(lines),
+                Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
+            }
+        }
+    }
+    assert_eq!(reference.unwrap().len(), 3);
+}

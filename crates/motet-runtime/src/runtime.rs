@@ -286,6 +286,21 @@ impl Handle {
         }
     }
 
+    /// Makes `task` runnable where another worker can take it: from a task running on one of this
+    /// runtime's workers, to the back of that worker's deque (an idle worker is woken to steal it)
+    /// rather than its next-task slot; from anywhere else, to the global injector, as
+    /// [`Handle::schedule`] does. For fan-out, where the caller goes on with work of its own and
+    /// the task should run beside it, not after it.
+    ///
+    /// # Safety
+    /// As for [`Handle::schedule`].
+    pub unsafe fn schedule_shared(&self, task: TaskRef) {
+        match &self.shared.flavor {
+            Flavor::Pool(pool) => pool.schedule_shared(task),
+            Flavor::Deterministic(det) => det.schedule(task),
+        }
+    }
+
     /// Blocks until the runtime is quiescent (see [`Runtime::wait_quiescent`]).
     pub fn wait_quiescent(&self) {
         match &self.shared.flavor {

@@ -102,3 +102,29 @@ fn tasks_run_on_named_worker_threads() {
     assert!(rt.handle().same_runtime(&rt.handle().clone()));
     assert!(!rt.handle().same_runtime(other.handle()));
 }
+
+/// A task scheduled as shared from a worker runs beside its scheduler: here the scheduling task
+/// waits for it, which works only if another worker takes it (a task in the next-task slot would
+/// wait for the scheduler's turn to end). The wait is bounded so that a regression fails instead of
+/// hanging.
+#[test]
+fn a_shared_task_runs_on_another_worker_while_its_scheduler_works() {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::time::{Duration, Instant};
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let h = rt.handle().clone();
+    let outcome = Arc::new(Mutex::new(None));
+    let seen = outcome.clone();
+    common::spawn(rt.handle(), move || {
+        let ran = Arc::new(AtomicBool::new(false));
+        let flag = ran.clone();
+        common::spawn_shared(&h, move || flag.store(true, SeqCst));
+        let start = Instant::now();
+        while !ran.load(SeqCst) && start.elapsed() < Duration::from_secs(60) {
+            std::thread::yield_now();
+        }
+        *seen.lock().unwrap() = Some(ran.load(SeqCst));
+    });
+    rt.wait_quiescent();
+    assert_eq!(*outcome.lock().unwrap(), Some(true));
+}

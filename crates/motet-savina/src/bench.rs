@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::params::{ParamSpec, Params};
 
 /// A programming model (or peer runtime) a benchmark can be written in.
@@ -106,6 +108,45 @@ impl Outcome {
     }
 }
 
+/// The figures of LF's Table 1 for one run of a reactor program (paper section 5.2): the program's
+/// size and what the run did. Reactor variants report them through [`Iteration::metrics`]; the
+/// record of a cell carries those of its last iteration, with the time per reaction computed from
+/// the median.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReactorMetrics {
+    /// Reactors declared.
+    pub reactors: u64,
+    /// Reactions declared.
+    pub reactions: u64,
+    /// Actions declared.
+    pub actions: u64,
+    /// Ports declared (multiport channels counted one by one).
+    pub ports: u64,
+    /// Connections (channel pairs).
+    pub connections: u64,
+    /// Tags processed.
+    pub tags: u64,
+    /// Reactions executed.
+    pub reactions_executed: u64,
+    /// Ports set (the first set of a port at a tag).
+    pub ports_set: u64,
+    /// Actions scheduled.
+    pub actions_scheduled: u64,
+    /// The median iteration's time over `reactions_executed`, in nanoseconds (set by the harness).
+    pub ns_per_reaction: Option<f64>,
+    /// A digest of the run's trace of tags (each tag with the reactions executed at it), when
+    /// tag traces are recorded (see [`record_tag_traces`]); for determinism checks, not recorded
+    /// in the JSON records.
+    #[serde(skip)]
+    pub tag_trace: Option<u64>,
+}
+
+/// Makes the reactor variants prepared from now on record a trace of each run and report its
+/// digest in [`ReactorMetrics::tag_trace`] (off by default: tracing costs time). Process-wide.
+pub fn record_tag_traces(on: bool) {
+    crate::reactor_support::TRACE_TAGS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// One prepared benchmark program for one model and thread count.
 pub trait Iteration {
     /// Untimed work before each iteration (data generation Savina keeps untimed).
@@ -114,6 +155,13 @@ pub trait Iteration {
     /// One timed iteration: create the actors (cowns, processes…), run to completion, and return the
     /// checked result.
     fn run(&mut self) -> Outcome;
+
+    /// LF's Table 1 figures of the last run, for reactor programs (`None` for other models). A
+    /// method beside [`Outcome`] rather than a field of it, so that the many programs that build
+    /// an `Outcome` literally need not name it.
+    fn metrics(&self) -> Option<ReactorMetrics> {
+        None
+    }
 }
 
 /// Builds the program of one variant; called once per thread count, untimed.

@@ -53,6 +53,7 @@ pub mod params;
 pub mod peers;
 mod process_support;
 pub mod random;
+mod reactor_support;
 pub mod record;
 pub mod registry;
 pub mod report;

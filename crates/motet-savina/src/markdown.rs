@@ -11,6 +11,9 @@
 //!   (its median over motet actors': above 1, motet is faster).
 //! - **Peak memory**: the same grid with each cell's peak resident memory in MiB, the lowest in
 //!   bold, and `peer/actor` (the smallest peer footprint over motet actors').
+//! - **Reactor programs** (when the run has any): LF's Table 1 figures of each reactor cell
+//!   (reactors, reactions, tags processed, reactions executed, ports set, actions scheduled) and
+//!   the time per executed reaction, from the median.
 //! - **Parameters** of each benchmark.
 //!
 //! The sequential floor runs once, on one thread, and is shown at every thread count. Ratios and
@@ -39,6 +42,7 @@ pub fn markdown(records: &[Record], plan: &Plan, setting: &Setting, chart: Optio
     glance(&mut out, records);
     times(&mut out, records, &models);
     memory(&mut out, records, &models);
+    reactor_metrics(&mut out, records);
     out.push_str("## Parameters\n\n| benchmark | parameters |\n| --- | --- |\n");
     for (benchmark, params) in &plan.benchmarks {
         let _ = writeln!(out, "| {} | `{}` |", benchmark.name, params);
@@ -266,6 +270,55 @@ fn memory(out: &mut String, records: &[Record], models: &[Model]) {
 }
 
 /// A Markdown table's head: the titles and the alignment row (first column left, others right).
+/// LF's Table 1 for the reactor cells, if there are any.
+fn reactor_metrics(out: &mut String, records: &[Record]) {
+    let rows: Vec<&Record> = records.iter().filter(|r| r.metrics.is_some()).collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Reactor programs\n\nLF's Table 1 figures (paper section 5.2) of each reactor cell's \
+         last iteration, and the median iteration's time per executed reaction.\n\n",
+    );
+    let head = [
+        "benchmark",
+        "model",
+        "threads",
+        "reactors",
+        "reactions",
+        "tags",
+        "reactions executed",
+        "ports set",
+        "actions scheduled",
+        "ns/reaction",
+    ];
+    table_head(out, &head.map(String::from));
+    for r in rows {
+        let Some(m) = r.metrics else { continue };
+        let ns = match m.ns_per_reaction {
+            Some(ns) if r.validated => format!("{ns:.1}"),
+            Some(ns) => format!("{ns:.1} failed"),
+            None => "–".into(),
+        };
+        table_row(
+            out,
+            &[
+                r.benchmark.to_string(),
+                r.model.name().to_string(),
+                r.threads.to_string(),
+                m.reactors.to_string(),
+                m.reactions.to_string(),
+                m.tags.to_string(),
+                m.reactions_executed.to_string(),
+                m.ports_set.to_string(),
+                m.actions_scheduled.to_string(),
+                ns,
+            ],
+        );
+    }
+    out.push('\n');
+}
+
 fn table_head(out: &mut String, head: &[String]) {
     table_row(out, head);
     let rule: Vec<String> = (0..head.len())
@@ -415,6 +468,36 @@ mod tests {
             "{md}"
         );
         assert!(!md.contains("!["));
+    }
+
+    #[test]
+    fn reactor_cells_get_their_table_1_row() {
+        let mut reactor = rec("count", Model::Reactor, 1, 4.0);
+        reactor.metrics = Some(crate::bench::ReactorMetrics {
+            reactors: 2,
+            reactions: 5,
+            tags: 100_002,
+            reactions_executed: 200_004,
+            ports_set: 100_001,
+            actions_scheduled: 100_001,
+            ns_per_reaction: Some(20.0),
+            ..Default::default()
+        });
+        let records = [reactor, rec("count", Model::Floor, 1, 2.0)];
+        let md = markdown(&records, &plan(), &setting(), None);
+        assert!(
+            md.contains(
+                "| count | reactor | 1 | 2 | 5 | 100002 | 200004 | 100001 | 100001 | 20.0 |"
+            ),
+            "{md}"
+        );
+        let plain = markdown(
+            &[rec("count", Model::Floor, 1, 2.0)],
+            &plan(),
+            &setting(),
+            None,
+        );
+        assert!(!plain.contains("Reactor programs"));
     }
 
     #[test]

@@ -6,14 +6,17 @@
 //! validation value), so that anyone can check it independently. `peak_rss_kib` is the peak
 //! resident memory of the child process that measured the record (its `prepare`, warm-up and
 //! timed iterations, and the binary's own few MiB), in KiB; `null` where it was not measured (a run
-//! in process, or a platform without `wait4`).
+//! in process, or a platform without `wait4`). Records of reactor programs carry one more key,
+//! `metrics`: LF's Table 1 figures of the last iteration ([`ReactorMetrics`]: reactors,
+//! reactions, actions, ports, connections, tags, reactions executed, ports set, actions scheduled,
+//! and `ns_per_reaction` from the median); other records have no such key.
 
 use std::io;
 use std::path::Path;
 
 use serde::{Serialize, Serializer};
 
-use crate::bench::Model;
+use crate::bench::{Model, ReactorMetrics};
 use crate::params::Params;
 
 /// The measurement of one (benchmark, model, thread count).
@@ -44,6 +47,9 @@ pub struct Record {
     /// Peak resident memory of the process that measured this record alone, in KiB (`null` if
     /// not measured).
     pub peak_rss_kib: Option<u64>,
+    /// LF's Table 1 figures, for reactor programs (the key is left out otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<ReactorMetrics>,
 }
 
 impl Record {
@@ -122,6 +128,7 @@ mod tests {
             result: serde_json::json!(0),
             validated: true,
             peak_rss_kib: Some(2048),
+            metrics: None,
         }
     }
 
@@ -154,6 +161,25 @@ mod tests {
         ];
         expected.sort_unstable();
         assert_eq!(keys, expected);
+    }
+
+    #[test]
+    fn reactor_records_carry_their_metrics_last() {
+        let mut r = record();
+        r.model = Model::Reactor;
+        r.metrics = Some(crate::bench::ReactorMetrics {
+            reactors: 2,
+            reactions: 4,
+            tags: 10,
+            reactions_executed: 30,
+            ns_per_reaction: Some(50.0),
+            ..Default::default()
+        });
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(
+            text.ends_with(r#""peak_rss_kib":2048,"metrics":{"reactors":2,"reactions":4,"actions":0,"ports":0,"connections":0,"tags":10,"reactions_executed":30,"ports_set":0,"actions_scheduled":0,"ns_per_reaction":50.0}}"#),
+            "{text}"
+        );
     }
 
     #[test]

@@ -245,6 +245,7 @@ pub(crate) fn test_record(
         result: serde_json::json!(1),
         validated: true,
         peak_rss_kib: Some((median * 1024.0) as u64),
+        metrics: None,
     }
 }
 
@@ -270,6 +271,7 @@ mod tests {
             result: serde_json::json!(1),
             validated: true,
             peak_rss_kib: Some(4096),
+            metrics: None,
         }
     }
 

@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{Benchmark, Iteration, Model, Variant};
+use crate::bench::{Benchmark, Iteration, Model, ReactorMetrics, Variant};
 use crate::params::Params;
 use crate::record::{stats, Record};
 
@@ -214,6 +214,9 @@ pub struct Measured {
     pub result: serde_json::Value,
     /// The first failure, if any.
     pub failure: Option<String>,
+    /// LF's Table 1 figures of the last iteration, for reactor programs.
+    #[serde(default)]
+    pub metrics: Option<ReactorMetrics>,
 }
 
 impl Measured {
@@ -223,12 +226,18 @@ impl Measured {
             samples: Vec::new(),
             result: serde_json::Value::Null,
             failure: Some(what),
+            metrics: None,
         }
     }
 
     /// The record of `job` with these measurements.
     pub fn into_record(self, job: &Job<'_>, peak_rss_kib: Option<u64>) -> Record {
         let (median_ms, min_ms, max_ms) = stats(&self.samples);
+        let metrics = self.metrics.map(|mut m| {
+            m.ns_per_reaction = (m.reactions_executed > 0 && median_ms.is_finite())
+                .then(|| median_ms * 1e6 / m.reactions_executed as f64);
+            m
+        });
         Record {
             benchmark: job.benchmark.name,
             model: job.variant.model,
@@ -241,6 +250,7 @@ impl Measured {
             result: self.result,
             validated: self.failure.is_none(),
             peak_rss_kib,
+            metrics,
         }
     }
 }
@@ -291,6 +301,7 @@ fn measure(
         samples: Vec::with_capacity(iterations),
         result: serde_json::Value::Null,
         failure: None,
+        metrics: None,
     };
     let total = warmup + iterations;
     for i in 0..total {
@@ -316,6 +327,7 @@ fn measure(
                     m.failure = Some(format!("{label}: check failed: {e}"));
                 }
                 m.result = outcome.result;
+                m.metrics = program.metrics();
             }
             Err(panic) => {
                 let msg = panic_message(&*panic);

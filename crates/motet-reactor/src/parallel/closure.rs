@@ -18,6 +18,16 @@ pub(crate) struct Closure {
     desc: Vec<u64>,
 }
 
+/// Whether reaction `r` can run on a tag other than startup and shutdown (it has a trigger other
+/// than those two).
+pub(crate) fn runs_after_startup(g: &Graph, r: usize) -> bool {
+    let r = &g.reactions[r];
+    !r.trigger_ports.is_empty()
+        || !r.trigger_actions.is_empty()
+        || !r.timers.is_empty()
+        || r.on_reset
+}
+
 impl Closure {
     /// The closure of `g`'s reaction graph, or `None` if the program is too large.
     pub(crate) fn new(g: &Graph) -> Option<Closure> {
@@ -52,6 +62,41 @@ impl Closure {
             }
         }
         Some(c)
+    }
+
+    /// Per reaction, whether its ancestors are exactly the reactions of all lower levels, counting
+    /// only reactions that can run after startup (see [`runs_after_startup`]: a reaction that runs
+    /// at most once, at the startup or shutdown tag, does not make a program worth the readiness
+    /// protocol). For such a reaction "no pending ancestor" and "no pending reaction of a lower
+    /// level" are the same rule on every tag but those two, and the readiness scheduler uses the
+    /// cheaper level counts (most reactions of chains and of fully connected banks). The level
+    /// rule is the stricter of the two (every ancestor has a lower level), so it is safe for any
+    /// reaction; exactness only says that it costs no parallelism.
+    pub(crate) fn level_exact(&self, g: &Graph) -> Vec<bool> {
+        let mut counted = vec![0u64; self.words];
+        let mut below = vec![0usize; g.levels as usize + 1];
+        for (r, info) in g.reactions.iter().enumerate() {
+            if runs_after_startup(g, r) {
+                counted[r / 64] |= 1 << (r % 64);
+                below[info.level as usize + 1] += 1;
+            }
+        }
+        for l in 1..below.len() {
+            below[l] += below[l - 1];
+        }
+        g.reactions
+            .iter()
+            .enumerate()
+            .map(|(r, info)| {
+                let ancestors: u32 = self
+                    .ancestors(r)
+                    .iter()
+                    .zip(&counted)
+                    .map(|(a, c)| (a & c).count_ones())
+                    .sum();
+                ancestors as usize == below[info.level as usize]
+            })
+            .collect()
     }
 
     /// Words per bitset.
@@ -96,6 +141,54 @@ impl Bits {
 mod tests {
     use super::*;
     use motet_reactor_core::{ProgramBuilder, Startup};
+
+    #[test]
+    fn level_exactness_per_reaction() {
+        // s -> x, s -> y -> z: z's ancestors are s and y, but x is at y's level too.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xi = b.input::<u8, _>(x, "i");
+        b.reaction(x, "r").trigger(xi).body(|_, _| {});
+        let y = b.reactor("y", ());
+        let yi = b.input::<u8, _>(y, "i");
+        let yo = b.output::<u8, _>(y, "o");
+        b.reaction(y, "r").trigger(yi).effect(yo).body(|_, _| {});
+        let z = b.reactor("z", ());
+        let zi = b.input::<u8, _>(z, "i");
+        b.reaction(z, "r").trigger(zi).body(|_, _| {});
+        b.connect(o, xi);
+        b.connect(o, yi);
+        b.connect(yo, zi);
+        let p = b.build().unwrap();
+        // s.r, x.r, y.r exact; z.r (level 2) misses x.r (level 1).
+        assert_eq!(
+            Closure::new(p.graph()).unwrap().level_exact(p.graph()),
+            [true, true, true, false]
+        );
+
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xi = b.input::<u8, _>(x, "i");
+        b.reaction(x, "r").trigger(xi).body(|_, _| {});
+        b.connect(o, xi);
+        let p = b.build().unwrap();
+        assert_eq!(
+            Closure::new(p.graph()).unwrap().level_exact(p.graph()),
+            [true, true]
+        );
+    }
 
     #[test]
     fn chain_and_diamond() {

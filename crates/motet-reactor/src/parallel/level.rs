@@ -11,7 +11,8 @@
 //! permits as the level has extra reactions. Here the permits are *runner tasks* on the pool: one per
 //! worker, each either active (scheduled or running) or idle, and the scheduler activates
 //! `min(width, workers) - 1` idle runners besides itself, so exactly as many workers wake as there is
-//! work for (the pool wakes one parked worker per scheduled task). A runner that finds the queue empty
+//! work for (runners are scheduled as *shared* tasks, where another worker takes them, and the pool
+//! wakes one parked worker per task). A runner that finds the queue empty
 //! goes idle (returns its permit): it clears its `active` flag, then looks at the queue once more
 //! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
 //! idle and activates it again).
@@ -230,7 +231,7 @@ impl Shared<'_> {
                 // `active` guarantees it is queued at most once.
                 unsafe {
                     self.handle
-                        .schedule(TaskRef::from_raw(NonNull::from(&runner.header)));
+                        .schedule_shared(TaskRef::from_raw(NonNull::from(&runner.header)));
                 }
             }
         }

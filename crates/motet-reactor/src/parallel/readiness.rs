@@ -1,5 +1,5 @@
-//! The readiness scheduler: each triggered reaction becomes a task as soon as no reaction that could
-//! precede it at this tag is pending.
+//! The readiness scheduler: a triggered reaction is released to run as soon as no reaction that
+//! could precede it at this tag is pending.
 //!
 //! # Rule
 //!
@@ -10,19 +10,40 @@
 //! which would also be an ancestor of `r`. Unlike the level scheduler there is no barrier: a reaction
 //! deep in one branch of the graph runs while a shallow one of another branch is still running.
 //!
-//! Ancestry comes from the [`Closure`] bitsets. For programs too large for them, the rule falls back
-//! to levels: `r` may run when no pending reaction has a lower level (which is level-synchronous
-//! execution, still without a global barrier per level).
+//! Ancestry comes from the [`Closure`] bitsets. A reaction whose ancestors are exactly all the
+//! reactions of the lower levels (most reactions of chains and of fully connected banks) is ruled
+//! by levels instead: it may run when no pending reaction has a lower level, which for it is the
+//! same rule, and counting pending reactions per level costs O(1) where testing ancestor sets costs
+//! a scan per waiting descendant. For programs too large for the bitsets, every reaction is ruled
+//! by levels (level-synchronous execution, still without a global barrier per level).
 //!
 //! # Protocol
 //!
-//! The bookkeeping (the [`Engine`], the pending and waiting sets) sits behind one mutex, taken once
-//! per completed reaction: the worker that finished `r` takes in its effects (new triggers, new
-//! events), drops `r` from the pending set, and schedules every reaction that became free, the last
-//! one into its own next-task slot so that a chain of reactions continues on the same worker. Bodies
-//! run outside the lock. When the pending set empties, that worker plays the scheduler for the next
-//! tag (see the parent module).
+//! The bookkeeping (the [`Engine`], the pending and waiting sets, and the stack of *released*
+//! reactions not yet claimed) sits behind one mutex. Reactions are run by *runners*, one task per
+//! worker, as in the level scheduler: a runner claims released reactions under the lock, runs
+//! their bodies outside it, then takes the lock once to take in what they did, release whatever
+//! became free and claim its next ones (the last released first, so a chain of reactions stays on
+//! one worker with warm caches). A runner claims its fair share of what is released (the released
+//! count over the number of workers, at least one): on a wide tag the lock is taken once per share
+//! rather than once per reaction, and for a chain it is one lock per reaction; never a task
+//! hand-off per reaction. Released reactions have no pending ancestor, so the reactions of a share
+//! are independent of each other and may run in any order.
+//!
+//! **Wake-up.** A runner that claims a share and leaves reactions released activates idle runners
+//! for them (at most one per reaction), scheduled as *shared* tasks so that another worker takes
+//! them while this one goes on. A runner that finds nothing released goes idle under the lock, so
+//! whoever releases next sees it idle: no wake-up is lost. When the pending set empties, the
+//! runner that completed the last reaction plays the scheduler for the next tag (see the parent
+//! module). A runner gives its worker back (yields) after a bounded number of reactions in one
+//! turn, so that other work on that worker is not starved.
+//!
+//! **Level-exact programs.** When every reaction that can run after startup is ruled by levels,
+//! the two rules release the same reactions at the same moments, and [`prefers_levels`] tells the
+//! runner to use the level scheduler's lock-free protocol (claims with one atomic increment, no
+//! lock per reaction) for the whole run.
 
+use std::cell::UnsafeCell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Mutex;
@@ -30,35 +51,46 @@ use std::sync::Mutex;
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
-use super::closure::{Bits, Closure};
+use super::closure::{runs_after_startup, Bits, Closure};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
 use crate::trace::Recorder;
 
-/// How blocking is decided.
-enum Reach {
-    Closure {
-        closure: Closure,
-        pending: Bits,
-        waiting: Bits,
-    },
-    Levels {
-        /// Pending reactions per level.
-        count: Vec<u32>,
-        /// Waiting reactions per level.
-        waiting: Vec<Vec<u32>>,
-        /// The lowest level with a pending reaction.
-        min: usize,
-    },
+/// What is pending and what waits, for deciding what may run (see the module docs).
+struct Reach {
+    /// Pending reactions per level.
+    count: Vec<u32>,
+    /// Waiting reactions per level, for the reactions ruled by levels.
+    waiting: Vec<Vec<u32>>,
+    /// No reaction below this level is pending (`usize::MAX` before a tag's first admission).
+    min: usize,
+    /// The ancestor sets, for the reactions not ruled by levels; `None` for programs too large
+    /// for the closure, where every reaction is ruled by levels.
+    sets: Option<Sets>,
+}
+
+/// The ancestor-set side of [`Reach`].
+struct Sets {
+    closure: Closure,
+    /// Per reaction, whether levels rule it (its ancestors are exactly the lower levels).
+    by_level: Vec<bool>,
+    /// Pending reactions.
+    pending: Bits,
+    /// Waiting reactions not ruled by levels.
+    waiting: Bits,
 }
 
 struct Core {
     engine: Engine,
     reach: Reach,
+    /// Reactions triggered at this tag and not finished.
     pending: usize,
     fresh: Vec<u32>,
-    release: Vec<u32>,
+    /// Released and not yet claimed; the last released is claimed first.
+    released: Vec<u32>,
+    /// Runners neither scheduled nor running.
+    idle: Vec<usize>,
 }
 
 struct Shared<'p> {
@@ -66,22 +98,29 @@ struct Shared<'p> {
     handle: Handle,
     driver: Driver,
     core: Mutex<Core>,
-    tasks: Vec<ReactionTask>,
+    runners: Vec<RunnerTask>,
     recorder: Option<&'p Recorder>,
 }
 
-/// One reaction as a runtime task (allocated once per run, scheduled once per execution).
+/// One worker's runner (allocated once per run, scheduled whenever it is activated).
 #[repr(C)]
-struct ReactionTask {
+struct RunnerTask {
     header: TaskHeader,
     shared: *const Shared<'static>,
-    r: u32,
+    index: usize,
+    /// The reactions claimed in the current share; touched only by the runner's own turn (a task
+    /// runs on one thread at a time).
+    share: UnsafeCell<Vec<u32>>,
 }
 
 static VTABLE: TaskVTable = TaskVTable {
-    run: run_task,
-    shutdown: shutdown_task,
+    run: run_runner,
+    shutdown: shutdown_runner,
 };
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Runs `prog` on `handle`'s workers with the readiness scheduler.
 pub(crate) fn run(
@@ -93,22 +132,24 @@ pub(crate) fn run(
     let prog: &Program = prog;
     let g = prog.graph();
     let n = g.reactions.len();
-    let reach = match Closure::new(g) {
-        Some(closure) => {
-            let w = closure.words();
-            Reach::Closure {
-                closure,
-                pending: Bits::new(w),
-                waiting: Bits::new(w),
-            }
+    let sets = Closure::new(g).map(|closure| {
+        let w = closure.words();
+        Sets {
+            by_level: closure.level_exact(g),
+            closure,
+            pending: Bits::new(w),
+            waiting: Bits::new(w),
         }
-        None => Reach::Levels {
-            count: vec![0; g.levels as usize],
-            waiting: vec![Vec::new(); g.levels as usize],
-            min: usize::MAX,
-        },
+    });
+    let reach = Reach {
+        count: vec![0; g.levels as usize],
+        waiting: vec![Vec::new(); g.levels as usize],
+        min: usize::MAX,
+        sets,
     };
-    let shared = Shared {
+    let workers = handle.workers();
+    let cap = n.min(1 << 16);
+    let mut shared = Shared {
         prog,
         handle: handle.clone(),
         driver: Driver::new(),
@@ -116,26 +157,28 @@ pub(crate) fn run(
             engine: Engine::new(prog, now_ns(), options),
             reach,
             pending: 0,
-            fresh: Vec::with_capacity(n.min(1 << 16)),
-            release: Vec::with_capacity(n.min(1 << 16)),
+            fresh: Vec::with_capacity(cap),
+            released: Vec::with_capacity(cap),
+            idle: (0..workers).rev().collect(),
         }),
-        tasks: Vec::with_capacity(n),
+        runners: Vec::with_capacity(workers),
         recorder,
     };
-    let mut shared = shared;
     let self_ptr: *const Shared<'_> = &shared;
-    for r in 0..n as u32 {
-        shared.tasks.push(ReactionTask {
+    for index in 0..workers {
+        shared.runners.push(RunnerTask {
             header: TaskHeader::new(&VTABLE),
             shared: self_ptr.cast(),
-            r,
+            index,
+            share: UnsafeCell::new(Vec::new()),
         });
     }
     let sh = &shared;
     sh.driver.drive(prog, || {
-        let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
+        let mut core = lock(&sh.core);
         let next = sh.advance(&mut core);
-        sh.release(&mut core);
+        let extra = core.released.len();
+        sh.wake(&mut core, extra);
         next
     });
     if shared.driver.aborted.load(SeqCst) {
@@ -143,6 +186,19 @@ pub(crate) fn run(
     }
     let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
     core.engine.finish()
+}
+
+/// Whether the level scheduler's protocol runs `prog` as the readiness rule would: every reaction
+/// that can run after startup has as ancestors exactly the reactions of all lower levels that can
+/// run after startup (see [`Closure::level_exact`]), or the program is too large for the ancestor
+/// sets (then the readiness scheduler would rule every reaction by levels anyway).
+pub(crate) fn prefers_levels(prog: &Program) -> bool {
+    let g = prog.graph();
+    let Some(closure) = Closure::new(g) else {
+        return true;
+    };
+    let exact = closure.level_exact(g);
+    (0..g.reactions.len()).all(|r| exact[r] || !runs_after_startup(g, r))
 }
 
 impl Shared<'_> {
@@ -162,9 +218,7 @@ impl Shared<'_> {
                         core.engine.finish_tag(prog);
                         continue;
                     }
-                    if let Reach::Levels { min, .. } = &mut core.reach {
-                        *min = usize::MAX;
-                    }
+                    core.reach.min = usize::MAX;
                     self.admit(core, None);
                     return None;
                 }
@@ -174,154 +228,254 @@ impl Shared<'_> {
     }
 
     /// Makes the freshly triggered reactions pending, then (after dropping `done`, the reaction that
-    /// just completed) moves every reaction that became free to `release`.
+    /// just completed) moves every reaction that became free to `released`.
     fn admit(&self, core: &mut Core, done: Option<u32>) {
-        let g = self.prog.graph();
+        let prog = self.prog;
         let Core {
             reach,
             pending,
             fresh,
-            release,
+            released,
             ..
         } = core;
         *pending += fresh.len();
-        match reach {
-            Reach::Closure {
-                closure,
-                pending: pend,
-                waiting,
-            } => {
-                for &r in fresh.iter() {
-                    pend.set(r as usize);
-                }
-                if let Some(d) = done {
-                    pend.clear(d as usize);
-                    // Waiting descendants of `d` may be free now.
-                    let desc = closure.descendants(d as usize);
-                    for (w, &d) in desc.iter().enumerate() {
-                        let mut bits = waiting.0[w] & d;
-                        while bits != 0 {
-                            let b = bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            let c = w * 64 + b;
-                            if !pend.intersects(closure.ancestors(c)) {
-                                waiting.clear(c);
-                                release.push(c as u32);
-                            }
+        let Reach {
+            count,
+            waiting,
+            min,
+            sets,
+        } = reach;
+        for &r in fresh.iter() {
+            let l = prog.level(r as usize) as usize;
+            count[l] += 1;
+            *min = (*min).min(l);
+            if let Some(s) = sets.as_mut() {
+                s.pending.set(r as usize);
+            }
+        }
+        if let Some(d) = done {
+            count[prog.level(d as usize) as usize] -= 1;
+            *pending -= 1;
+            if let Some(s) = sets.as_mut() {
+                s.pending.clear(d as usize);
+                // Waiting descendants of `d` not ruled by levels may be free now.
+                let desc = s.closure.descendants(d as usize);
+                for (w, &dw) in desc.iter().enumerate() {
+                    let mut bits = s.waiting.0[w] & dw;
+                    while bits != 0 {
+                        let c = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if !s.pending.intersects(s.closure.ancestors(c)) {
+                            s.waiting.clear(c);
+                            released.push(c as u32);
                         }
                     }
                 }
-                for &r in fresh.iter() {
-                    if pend.intersects(closure.ancestors(r as usize)) {
-                        waiting.set(r as usize);
-                    } else {
-                        release.push(r);
-                    }
-                }
             }
-            Reach::Levels {
-                count,
-                waiting,
-                min,
-            } => {
-                for &r in fresh.iter() {
-                    let l = g.reactions[r as usize].level as usize;
-                    count[l] += 1;
+        }
+        let before = *min;
+        while *min < count.len() && count[*min] == 0 {
+            *min += 1;
+        }
+        // Nothing is pending below `min`: what waits up to it under the level rule is free.
+        if *min > before {
+            for list in &mut waiting[before + 1..(*min + 1).min(count.len())] {
+                released.append(list);
+            }
+        }
+        for &r in fresh.iter() {
+            let by_level = sets.as_ref().is_none_or(|s| s.by_level[r as usize]);
+            if by_level {
+                let l = prog.level(r as usize) as usize;
+                if l <= *min {
+                    released.push(r);
+                } else {
                     waiting[l].push(r);
-                    *min = (*min).min(l);
                 }
-                if let Some(d) = done {
-                    count[g.reactions[d as usize].level as usize] -= 1;
-                }
-                while *min < count.len() && count[*min] == 0 {
-                    *min += 1;
-                }
-                // Nothing is pending below `min`: everything waiting at `min` is free.
-                if *min < count.len() {
-                    release.append(&mut waiting[*min]);
+            } else {
+                let s = sets.as_mut().expect("not ruled by levels: sets exist");
+                if s.pending.intersects(s.closure.ancestors(r as usize)) {
+                    s.waiting.set(r as usize);
+                } else {
+                    released.push(r);
                 }
             }
         }
         fresh.clear();
-        if done.is_some() {
-            *pending -= 1;
-        }
     }
 
-    /// Schedules the released reactions (called with the lock held: scheduling only queues).
-    fn release(&self, core: &mut Core) {
-        for r in core.release.drain(..) {
+    /// Activates up to `extra` idle runners (called with the lock held: scheduling only queues).
+    fn wake(&self, core: &mut Core, extra: usize) {
+        for _ in 0..extra {
+            let Some(i) = core.idle.pop() else { break };
             self.driver.outstanding.fetch_add(1, SeqCst);
-            let task = &self.tasks[r as usize];
-            // SAFETY: the task lives in `tasks` until the run ends, which waits for `outstanding`
-            // to drop to zero; a reaction is released at most once per tag and the next release
-            // of it can only follow its completion, so it is never queued twice.
+            let task = &self.runners[i];
+            // SAFETY: the runner lives in `runners` until the run ends, which waits for
+            // `outstanding` to drop to zero; it leaves `idle` only here, under the lock, and goes
+            // back only at the end of its turn, so it is never queued twice.
             unsafe {
                 self.handle
-                    .schedule(TaskRef::from_raw(NonNull::from(&task.header)));
+                    .schedule_shared(TaskRef::from_raw(NonNull::from(&task.header)));
             }
         }
     }
 
-    /// After reaction `r` ran: take in its effects, release what became free, and if the tag is
-    /// over, play the scheduler. If exactly one reaction became free and nothing else is pending,
-    /// it is returned to run inline on this worker (when `inline` allows) instead of being
-    /// scheduled: a chain of dependent reactions then costs no task hand-off.
-    fn completed(&self, r: u32, panicked: Option<RunError>, inline: bool) -> Option<u32> {
-        let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
+    /// After the reactions of `share` ran (with the panics of some): take in their effects and
+    /// release what became free; if the tag is over, play the scheduler (handing over to the
+    /// driver when it must wait or stop).
+    fn completed(&self, core: &mut Core, share: &[u32], panics: &mut Vec<RunError>) {
         let prog = self.prog;
-        {
-            let Core { engine, fresh, .. } = &mut *core;
-            engine.complete(prog, r, &mut |t| fresh.push(t));
-            if let Some(e) = panicked {
-                engine.fail(e);
+        for &r in share {
+            {
+                let Core { engine, fresh, .. } = &mut *core;
+                engine.complete(prog, r, &mut |t| fresh.push(t));
             }
+            self.admit(core, Some(r));
         }
-        self.admit(&mut core, Some(r));
+        for e in panics.drain(..) {
+            core.engine.fail(e);
+        }
         if core.pending == 0 {
             core.engine.finish_tag(prog);
-            if let Some(next) = self.advance(&mut core) {
+            if let Some(next) = self.advance(core) {
                 self.driver.hand_over(next);
             }
         }
-        if inline && core.pending == 1 && core.release.len() == 1 {
-            return core.release.pop();
-        }
-        self.release(&mut core);
-        None
     }
 }
 
-/// How many reactions one task may run inline in a row before handing the chain to the pool (so
-/// that other work on this worker is not starved).
-const INLINE_CHAIN: u32 = 256;
+/// How many reactions a runner may run in one turn before it yields its worker (so that other work
+/// on that worker is not starved).
+const TURN: usize = 256;
 
-unsafe fn run_task(header: NonNull<TaskHeader>) -> RunOutcome {
-    // SAFETY: the header is the first field of a `ReactionTask` (repr(C)), alive until the run ends.
-    let task = unsafe { header.cast::<ReactionTask>().as_ref() };
-    // SAFETY: `shared` outlives every scheduled task (see `Shared::release`).
-    let shared = unsafe { &*task.shared };
-    let mut r = task.r;
-    let mut chain = 0;
-    loop {
-        // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
-        // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
-        let panicked = unsafe { execute_guarded(shared.prog, r as usize, shared.recorder) };
-        chain += 1;
-        match shared.completed(r, panicked, chain < INLINE_CHAIN) {
-            Some(next) => r = next,
-            None => break,
+unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
+    // SAFETY: the header is the first field of a `RunnerTask` (repr(C)), alive until the run ends.
+    let runner = unsafe { header.cast::<RunnerTask>().as_ref() };
+    // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
+    let sh = unsafe { &*runner.shared };
+    // SAFETY: only this runner's turns touch its share, and a task runs on one thread at a time.
+    let share = unsafe { &mut *runner.share.get() };
+    let workers = sh.runners.len();
+    let mut panics = Vec::new();
+    let mut core = lock(&sh.core);
+    let mut ran = 0;
+    let outcome = loop {
+        let left = core.released.len();
+        if left == 0 {
+            core.idle.push(runner.index);
+            break RunOutcome::Idle;
         }
+        if ran >= TURN {
+            // Stay active (not idle): the runner is queued again by yielding.
+            break RunOutcome::Yield;
+        }
+        let take = left.div_ceil(workers);
+        share.clear();
+        share.extend(core.released.drain(left - take..).rev());
+        let extra = core.released.len();
+        if extra > 0 {
+            sh.wake(&mut core, extra);
+        }
+        drop(core);
+        for &r in share.iter() {
+            // SAFETY: the reaction was released: no pending ancestor, so its triggered
+            // predecessors have completed and no other reaction of its reactor (an ancestor or
+            // descendant) runs, in this share or elsewhere.
+            if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
+                panics.push(e);
+            }
+        }
+        ran += share.len();
+        core = lock(&sh.core);
+        sh.completed(&mut core, share, &mut panics);
+    };
+    drop(core);
+    if matches!(outcome, RunOutcome::Idle) {
+        sh.driver.outstanding.fetch_sub(1, SeqCst);
     }
-    shared.driver.outstanding.fetch_sub(1, SeqCst);
-    RunOutcome::Idle
+    outcome
 }
 
-unsafe fn shutdown_task(header: NonNull<TaskHeader>) {
-    // SAFETY: as in `run_task`.
-    let task = unsafe { header.cast::<ReactionTask>().as_ref() };
-    // SAFETY: as in `run_task`.
-    let shared = unsafe { &*task.shared };
-    shared.driver.abort();
-    shared.driver.outstanding.fetch_sub(1, SeqCst);
+unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
+    // SAFETY: as in `run_runner`.
+    let runner = unsafe { header.cast::<RunnerTask>().as_ref() };
+    // SAFETY: as in `run_runner`.
+    let sh = unsafe { &*runner.shared };
+    sh.driver.abort();
+    sh.driver.outstanding.fetch_sub(1, SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefers_levels;
+    use motet_reactor_core::{ProgramBuilder, Startup};
+
+    /// A chain is level-exact; a fan-out into branches of uneven depth is not.
+    #[test]
+    fn level_protocol_only_where_the_rules_coincide() {
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xi = b.input::<u8, _>(x, "i");
+        let xo = b.output::<u8, _>(x, "o");
+        b.reaction(x, "r").trigger(xi).effect(xo).body(|_, _| {});
+        b.connect(o, xi);
+        let chain = b.build().unwrap();
+        assert!(prefers_levels(&chain));
+
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let mut prev = None;
+        for k in 0..2 {
+            let r = b.reactor(&format!("long{k}"), ());
+            let i = b.input::<u8, _>(r, "i");
+            let out = b.output::<u8, _>(r, "o");
+            b.reaction(r, "r").trigger(i).effect(out).body(|_, _| {});
+            b.connect(prev.unwrap_or(o), i);
+            prev = Some(out);
+        }
+        let short = b.reactor("short", ());
+        let si = b.input::<u8, _>(short, "i");
+        b.reaction(short, "r").trigger(si).body(|_, _| {});
+        b.connect(o, si);
+        let sink = b.reactor("sink", ());
+        let ki = b.input::<u8, _>(sink, "i");
+        b.reaction(sink, "r").trigger(ki).body(|_, _| {});
+        b.connect(prev.unwrap(), ki);
+        let uneven = b.build().unwrap();
+        assert!(!prefers_levels(&uneven));
+
+        // A ring opened by a startup reaction that feeds only its first node (as in the thread
+        // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let a = b.reactor("a", ());
+        let ai = b.input::<u8, _>(a, "i");
+        let ao = b.output::<u8, _>(a, "o");
+        let tick = b.logical_action::<(), _>(a, "tick", std::time::Duration::ZERO);
+        b.reaction(a, "t").trigger(tick).effect(ao).body(|_, _| {});
+        b.reaction(a, "i").trigger(ai).effect(tick).body(|_, _| {});
+        let c = b.reactor("c", ());
+        let ci = b.input::<u8, _>(c, "i");
+        b.reaction(c, "r").trigger(ci).body(|_, _| {});
+        b.connect(o, ai);
+        b.connect(ao, ci);
+        let ring = b.build().unwrap();
+        assert!(prefers_levels(&ring));
+    }
 }

@@ -67,6 +67,8 @@ pub fn runtime(workers: usize) -> &'static Runtime {
 pub struct Config {
     pub workers: usize,
     pub scheduler: SchedulerKind,
+    /// The readiness scheduler's own protocol even where the level protocol is equivalent.
+    pub forced: bool,
 }
 
 /// Every configuration the tests compare.
@@ -77,12 +79,18 @@ pub fn configs(workers: &[usize]) -> Vec<Config> {
             v.push(Config {
                 workers: 1,
                 scheduler: SchedulerKind::Readiness,
+                forced: false,
             });
         } else {
-            for s in [SchedulerKind::Readiness, SchedulerKind::Level] {
+            for (s, forced) in [
+                (SchedulerKind::Readiness, false),
+                (SchedulerKind::Readiness, true),
+                (SchedulerKind::Level, false),
+            ] {
                 v.push(Config {
                     workers: w,
                     scheduler: s,
+                    forced,
                 });
             }
         }
@@ -96,7 +104,10 @@ pub fn runner(cfg: Config, fast: bool, timeout: Option<Duration>) -> Runner {
     } else {
         Runner::on(runtime(cfg.workers).handle())
     };
-    r = r.scheduler(cfg.scheduler).fast(fast);
+    r = r
+        .scheduler(cfg.scheduler)
+        .readiness_protocol(cfg.forced)
+        .fast(fast);
     if let Some(t) = timeout {
         r = r.timeout(t);
     }

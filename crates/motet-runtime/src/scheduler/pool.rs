@@ -8,6 +8,9 @@
 //!   over directly: the worker runs it next, with warm caches and without touching a deque, as CAF
 //!   chains actors and Verona keeps the last runnable behaviour.
 //! - Scheduled from any other thread: into the global **injector**, and one parked worker is woken.
+//! - Scheduled as *shared* (`Handle::schedule_shared`) by a task on a worker: to the back of that
+//!   worker's deque, where another worker can steal it, and an idle worker is woken. This is for
+//!   fan-out: the caller goes on with work of its own and wants the task to run beside it.
 //! - A task that yields (more work, but its turn is over) goes to the back of the worker's deque.
 //!
 //! # What a worker runs next
@@ -122,6 +125,23 @@ impl Pool {
             let ctx = unsafe { &*ctx };
             if ptr::eq(ctx.pool, self) {
                 self.schedule_local(ctx, task);
+                return;
+            }
+        }
+        self.schedule_remote(task);
+    }
+
+    /// Makes `task` runnable where another worker can take it: the back of the current worker's
+    /// deque (waking an idle worker to steal it) if this thread is one of this pool's workers,
+    /// otherwise the injector.
+    pub(crate) fn schedule_shared(&self, task: TaskRef) {
+        let ctx = CURRENT.with(Cell::get);
+        if !ctx.is_null() {
+            // SAFETY: as in `schedule`.
+            let ctx = unsafe { &*ctx };
+            if ptr::eq(ctx.pool, self) {
+                ctx.local.push(task);
+                self.notify_stealable();
                 return;
             }
         }

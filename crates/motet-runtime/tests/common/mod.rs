@@ -56,6 +56,18 @@ pub fn schedule_fn(
     unsafe { handle.schedule(TaskRef::from_raw(header)) };
 }
 
+/// As [`schedule_fn`] with [`Handle::schedule_shared`], ignoring a shutdown.
+pub fn spawn_shared(handle: &Handle, run: impl FnOnce() + Send + 'static) {
+    let task = Box::new(FnTask {
+        header: TaskHeader::new(&FN_VTABLE),
+        run: Box::new(run),
+        on_shutdown: Box::new(|| {}),
+    });
+    let header = NonNull::from(Box::leak(task)).cast::<TaskHeader>();
+    // SAFETY: as in `schedule_fn`.
+    unsafe { handle.schedule_shared(TaskRef::from_raw(header)) };
+}
+
 /// Schedules a task that runs `run` once and ignores a shutdown.
 pub fn spawn(handle: &Handle, run: impl FnOnce() + Send + 'static) {
     schedule_fn(handle, run, || {});

@@ -64,6 +64,7 @@ fn done(samples: Vec<f64>) -> String {
             samples,
             result: serde_json::json!(7),
             failure: None,
+            metrics: None,
         }),
     })
 }

@@ -19,6 +19,7 @@ mod peers;
 mod actor;
 mod floor;
 mod process;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -59,6 +60,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Process,
             prepare: process::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

@@ -24,6 +24,7 @@ mod process;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -70,6 +71,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Boc,
             prepare: boc::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

@@ -14,6 +14,7 @@ mod peers;
 mod actor;
 mod floor;
 mod process;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -54,6 +55,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Process,
             prepare: process::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

@@ -1,0 +1,111 @@
+//! Ping Pong as reactors, after LF's port (paper section 5.2, Figure 12b).
+//!
+//! Ping has a logical action `serve` in place of Savina's self-message: its startup reaction
+//! schedules `serve`; the `serve` reaction counts a ping down and sets `ping`; Pong's reaction
+//! answers every ping on `pong`; Ping's `pong` reaction schedules `serve` again while pings are
+//! left. The action breaks the causality loop Ping → Pong → Ping, so each round trip is one tag
+//! (the next microstep) and three reactions. LF's benchmark runner reactor is left out: the harness
+//! times the program from start to finish.
+
+use std::time::Duration;
+
+use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
+
+use super::{check, Config};
+use crate::bench::{Iteration, Model, Outcome};
+use crate::params::Params;
+use crate::reactor_support::{self, Built};
+
+/// The readiness scheduler (model `reactor`).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
+}
+
+/// LF's level scheduler (model `reactor-level`).
+pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(
+        Config::from_params(params)?,
+        threads,
+        Model::ReactorLevel,
+        build,
+    )
+}
+
+/// Ping's state.
+struct Ping {
+    pings_left: u64,
+    pongs: u64,
+}
+
+/// The built program and the reactors whose state holds the result.
+pub(super) struct PingPong {
+    program: Program,
+    n: u64,
+    ping: ReactorId<Ping>,
+    pong: ReactorId<u64>,
+}
+
+/// Builds the program for `cfg.n` round trips.
+pub(super) fn build(cfg: &Config) -> PingPong {
+    let mut b = ProgramBuilder::new();
+    let ping = b.reactor(
+        "ping",
+        Ping {
+            pings_left: cfg.n,
+            pongs: 0,
+        },
+    );
+    let serve = b.logical_action::<(), _>(ping, "serve", Duration::ZERO);
+    let send = b.output::<(), _>(ping, "ping");
+    let receive = b.input::<(), _>(ping, "pong");
+    b.reaction(ping, "start")
+        .trigger(Startup)
+        .effect(serve)
+        .body(move |_, ctx| ctx.schedule(serve, (), Duration::ZERO));
+    b.reaction(ping, "serve")
+        .trigger(serve)
+        .effect(send)
+        .body(move |p: &mut Ping, ctx| {
+            p.pings_left -= 1;
+            ctx.set(send, ());
+        });
+    b.reaction(ping, "pong")
+        .trigger(receive)
+        .effect(serve)
+        .body(move |p: &mut Ping, ctx| {
+            p.pongs += 1;
+            if p.pings_left > 0 {
+                ctx.schedule(serve, (), Duration::ZERO);
+            }
+        });
+    let pong = b.reactor("pong", 0u64);
+    let ping_in = b.input::<(), _>(pong, "ping");
+    let pong_out = b.output::<(), _>(pong, "pong");
+    b.reaction(pong, "reply")
+        .trigger(ping_in)
+        .effect(pong_out)
+        .body(move |count, ctx| {
+            *count += 1;
+            ctx.set(pong_out, ());
+        });
+    b.connect(send, ping_in);
+    b.connect(pong_out, receive);
+    PingPong {
+        program: b.build().expect("the ping-pong program is well formed"),
+        n: cfg.n,
+        ping,
+        pong,
+    }
+}
+
+impl Built for PingPong {
+    fn program(&mut self) -> &mut Program {
+        &mut self.program
+    }
+
+    fn outcome(&mut self) -> Outcome {
+        let count = *self.program.state_mut(self.pong);
+        let pongs = self.program.state_mut(self.ping).pongs;
+        check(self.n, count, pongs)
+    }
+}

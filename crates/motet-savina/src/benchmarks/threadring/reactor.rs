@@ -1,0 +1,133 @@
+//! Thread Ring as reactors, after LF's port.
+//!
+//! The ring is N reactors connected in a cycle: node i's `out` to node i+1's `in`, the last back to
+//! node 0. Node 0 opens the causality loop with a logical action: what it receives it passes on at
+//! the next microstep; the other nodes pass the token on at once, so one turn of the ring is one
+//! tag. A node receiving `Ping(k)` passes `Ping(k − 1)` if k > 0; the node receiving `Ping(0)`
+//! reports its index on `done` to an initializer, which also starts the ring with `Ping(R)` at
+//! node 0. (LF's port stops at the zero ping too; Savina's exit wave has no counterpart.)
+
+use std::time::Duration;
+
+use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+
+use super::{check, Config};
+use crate::bench::{Iteration, Model, Outcome};
+use crate::params::Params;
+use crate::reactor_support::{self, Built};
+
+/// The readiness scheduler (model `reactor`).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
+}
+
+/// LF's level scheduler (model `reactor-level`).
+pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(
+        Config::from_params(params)?,
+        threads,
+        Model::ReactorLevel,
+        build,
+    )
+}
+
+/// The initializer's state: the node that received the zero ping.
+type ZeroAt = Option<usize>;
+
+/// The built program and the initializer, which holds the result.
+pub(super) struct ThreadRing {
+    program: Program,
+    cfg: Config,
+    init: ReactorId<ZeroAt>,
+}
+
+/// Builds a ring of `cfg.n` nodes for `cfg.r` passes.
+pub(super) fn build(cfg: &Config) -> ThreadRing {
+    let Config { n, r } = *cfg;
+    let mut b = ProgramBuilder::new();
+    let init = b.reactor("init", None::<usize>);
+    let start = b.output::<u64, _>(init, "start");
+    let done = b.input_multiport::<(), _>(init, "done", n);
+    b.reaction(init, "start")
+        .trigger(Startup)
+        .effect(start)
+        .body(move |_, ctx| ctx.set(start, r));
+    b.reaction(init, "done")
+        .trigger(done)
+        .body(move |zero_at: &mut ZeroAt, ctx| {
+            *zero_at = ctx.present(done).next().map(|(i, _)| i);
+        });
+    let nodes = b.bank(n, |b, i| {
+        let node = b.reactor(&format!("node[{i}]"), ());
+        let input = b.input::<u64, _>(node, "in");
+        let out = b.output::<u64, _>(node, "out");
+        let finished = b.output::<(), _>(node, "done");
+        if i == 0 {
+            // The loop opener: what it receives goes on at the next microstep.
+            let pass = b.logical_action::<u64, _>(node, "pass", Duration::ZERO);
+            let first = b.input::<u64, _>(node, "start");
+            b.reaction(node, "send")
+                .trigger(pass)
+                .effect(out)
+                .body(move |_, ctx| {
+                    if let Some(&k) = ctx.get(pass) {
+                        ctx.set(out, k);
+                    }
+                });
+            b.reaction(node, "receive")
+                .trigger(input)
+                .trigger(first)
+                .effect(pass)
+                .effect(finished)
+                .body(move |_, ctx| {
+                    let Some(&k) = ctx.get(input).or_else(|| ctx.get(first)) else {
+                        return;
+                    };
+                    if k > 0 {
+                        ctx.schedule(pass, k - 1, Duration::ZERO);
+                    } else {
+                        ctx.set(finished, ());
+                    }
+                });
+            (input, out, finished, Some(first))
+        } else {
+            b.reaction(node, "pass")
+                .trigger(input)
+                .effect(out)
+                .effect(finished)
+                .body(move |_, ctx| {
+                    let Some(&k) = ctx.get(input) else { return };
+                    if k > 0 {
+                        ctx.set(out, k - 1);
+                    } else {
+                        ctx.set(finished, ());
+                    }
+                });
+            (input, out, finished, None)
+        }
+    });
+    let outs: Ports<u64> = nodes.iter().map(|x| x.1).collect();
+    let ins: Ports<u64> = nodes.iter().cycle().skip(1).take(n).map(|x| x.0).collect();
+    b.connect(outs, ins);
+    let finished: Ports<()> = nodes.iter().map(|x| x.2).collect();
+    b.connect(finished, done);
+    if let Some(first) = nodes[0].3 {
+        b.connect(start, first);
+    }
+    ThreadRing {
+        program: b.build().expect("the thread-ring program is well formed"),
+        cfg: *cfg,
+        init,
+    }
+}
+
+impl Built for ThreadRing {
+    fn program(&mut self) -> &mut Program {
+        &mut self.program
+    }
+
+    fn outcome(&mut self) -> Outcome {
+        let zero_at = *self.program.state_mut(self.init);
+        check(self.cfg.n, self.cfg.r, zero_at)
+    }
+}

@@ -1,0 +1,126 @@
+//! What the reactor variants share: the runtime and the [`Runner`] (built once per cell, untimed),
+//! a fresh program per iteration (built in the untimed [`Iteration::setup`], since a reactor
+//! program runs once), the timed run from start to finish, and LF's Table 1 figures of the run.
+//!
+//! Model `reactor` runs on motet-reactor's readiness scheduler, `reactor-level` on LF's level
+//! scheduler; on one worker both run the program on the calling thread (the sequential scheduler),
+//! in fast mode (logical time does not wait for physical time, as in every Savina port of LF).
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use motet_reactor::{Program, RunError, Runner, SchedulerKind, Trace};
+use motet_runtime::Runtime;
+
+use crate::bench::{Iteration, Model, Outcome, ReactorMetrics};
+use crate::motet_support::runtime;
+
+/// A built reactor program: the program and what reads its result after the run.
+pub(crate) trait Built {
+    /// The program to run.
+    fn program(&mut self) -> &mut Program;
+
+    /// The checked result, read from the program's state after the run.
+    fn outcome(&mut self) -> Outcome;
+}
+
+/// The scheduler of a reactor model.
+pub(crate) fn scheduler(model: Model) -> SchedulerKind {
+    match model {
+        Model::ReactorLevel => SchedulerKind::Level,
+        _ => SchedulerKind::Readiness,
+    }
+}
+
+/// Whether variants prepared now record tag traces (see [`crate::bench::record_tag_traces`]).
+pub(crate) static TRACE_TAGS: AtomicBool = AtomicBool::new(false);
+
+/// A digest of `trace`'s tags in the order processed and, per tag, the reactions executed at it
+/// (sorted, since the reactions of one tag may complete in any order on several workers).
+fn tag_digest(trace: &Trace) -> u64 {
+    let mut executed: Vec<_> = trace.spans.iter().map(|s| (s.tag, s.reaction)).collect();
+    executed.sort_unstable();
+    let tags: Vec<_> = trace.tags.iter().map(|&(t, _)| t).collect();
+    let mut h = DefaultHasher::new();
+    tags.hash(&mut h);
+    executed.hash(&mut h);
+    h.finish()
+}
+
+/// Builds a reactor variant: a runtime with `threads` workers (untimed) and an [`Iteration`] that
+/// builds a fresh program with `build` before each iteration and runs it, timed.
+pub(crate) fn prepare<C: 'static, B: Built + 'static>(
+    cfg: C,
+    threads: usize,
+    model: Model,
+    build: fn(&C) -> B,
+) -> Result<Box<dyn Iteration>, String> {
+    let rt = runtime(threads)?;
+    let runner = Runner::on(rt.handle())
+        .scheduler(scheduler(model))
+        .fast(true)
+        .trace(TRACE_TAGS.load(Ordering::Relaxed));
+    Ok(Box::new(ReactorIteration {
+        cfg,
+        _rt: rt,
+        runner,
+        build,
+        next: None,
+        metrics: None,
+    }))
+}
+
+struct ReactorIteration<C, B> {
+    cfg: C,
+    /// Kept alive for `runner`, which holds a handle to it.
+    _rt: Runtime,
+    runner: Runner,
+    build: fn(&C) -> B,
+    /// The program built by `setup` for the next `run`.
+    next: Option<B>,
+    metrics: Option<ReactorMetrics>,
+}
+
+impl<C, B: Built> Iteration for ReactorIteration<C, B> {
+    fn setup(&mut self) {
+        self.next = Some((self.build)(&self.cfg));
+    }
+
+    fn run(&mut self) -> Outcome {
+        let build = self.build;
+        let mut built = self.next.take().unwrap_or_else(|| build(&self.cfg));
+        match self.runner.run(built.program()) {
+            Ok(report) => {
+                let m = report.metrics;
+                self.metrics = Some(ReactorMetrics {
+                    reactors: m.reactors as u64,
+                    reactions: m.reactions as u64,
+                    actions: m.actions as u64,
+                    ports: m.ports as u64,
+                    connections: m.connections as u64,
+                    tags: m.tags,
+                    reactions_executed: m.reactions_executed,
+                    ports_set: m.ports_set,
+                    actions_scheduled: m.actions_scheduled,
+                    ns_per_reaction: None,
+                    tag_trace: report.trace.as_ref().map(tag_digest),
+                });
+                built.outcome()
+            }
+            Err(e) => failed(e),
+        }
+    }
+
+    fn metrics(&self) -> Option<ReactorMetrics> {
+        self.metrics
+    }
+}
+
+/// The outcome of a run that stopped with an error.
+fn failed(e: RunError) -> Outcome {
+    Outcome {
+        result: serde_json::Value::Null,
+        check: Err(format!("the reactor program failed: {e}")),
+    }
+}

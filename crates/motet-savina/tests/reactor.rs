@@ -1,0 +1,163 @@
+//! The reactor programs: each validates with its benchmark's check on both schedulers and on one
+//! and two workers, gives the floor's result, reports LF's Table 1 figures, and is deterministic:
+//! the same result and the same figures (tags, reactions executed, ports set, actions scheduled)
+//! on every run, scheduler and worker count.
+
+use motet_savina::bench::{Model, ReactorMetrics};
+use motet_savina::params::Params;
+use motet_savina::registry;
+
+/// The micro benchmarks that have reactor programs.
+const REACTOR_BENCHMARKS: [&str; 6] = [
+    "pingpong",
+    "count",
+    "fjthrput",
+    "threadring",
+    "chameneos",
+    "big",
+];
+
+/// Runs `model`'s variant of `name` on `threads` workers with `sets` over the small sizes, `runs`
+/// times on one prepared program; asserts that each run validates and returns the result and the
+/// metrics of each.
+fn run(
+    name: &str,
+    model: Model,
+    threads: usize,
+    sets: &[(&str, f64)],
+    runs: usize,
+) -> Vec<(serde_json::Value, ReactorMetrics)> {
+    let b = registry::find(name).unwrap();
+    let mut params = Params::small(b.params);
+    for &(p, v) in sets {
+        params.set(p, v).unwrap();
+    }
+    let variant = b
+        .variant(model)
+        .unwrap_or_else(|| panic!("{name} has no {model} variant"));
+    let mut program = (variant.prepare)(&params, threads).unwrap();
+    (0..runs)
+        .map(|i| {
+            program.setup();
+            let outcome = program.run();
+            assert_eq!(
+                outcome.check,
+                Ok(()),
+                "{name} {model} t={threads} ({params}) run {i}"
+            );
+            let metrics = program
+                .metrics()
+                .unwrap_or_else(|| panic!("{name} {model}: no metrics"));
+            (outcome.result, metrics)
+        })
+        .collect()
+}
+
+fn floor_result(name: &str, sets: &[(&str, f64)]) -> serde_json::Value {
+    let b = registry::find(name).unwrap();
+    let mut params = Params::small(b.params);
+    for &(p, v) in sets {
+        params.set(p, v).unwrap();
+    }
+    let mut program = (b.variant(Model::Floor).unwrap().prepare)(&params, 1).unwrap();
+    program.run().result
+}
+
+#[test]
+fn every_reactor_program_validates_and_matches_the_floor() {
+    for name in REACTOR_BENCHMARKS {
+        let floor = floor_result(name, &[]);
+        for model in [Model::Reactor, Model::ReactorLevel] {
+            for threads in [1, 2] {
+                let (result, m) = run(name, model, threads, &[], 1).remove(0);
+                assert_eq!(result, floor, "{name} {model} t={threads}");
+                assert!(
+                    m.reactors >= 2 && m.reactions >= m.reactors,
+                    "{name}: {m:?}"
+                );
+                assert!(
+                    m.tags > 0 && m.reactions_executed >= m.tags,
+                    "{name}: {m:?}"
+                );
+                assert_eq!(
+                    m.ns_per_reaction, None,
+                    "set by the harness, not the program"
+                );
+            }
+        }
+    }
+}
+
+/// LF's Table 1 shapes: one tag per round trip in pingpong (3 reactions each), one per increment
+/// in count, one per turn of the ring in threadring, one per message round in fjthrput.
+#[test]
+fn the_figures_follow_lfs_designs() {
+    let (_, m) = run("pingpong", Model::Reactor, 1, &[("n", 1000.0)], 1).remove(0);
+    assert_eq!((m.tags, m.reactions_executed), (1002, 3001), "{m:?}");
+    let (_, m) = run("count", Model::Reactor, 1, &[("n", 1000.0)], 1).remove(0);
+    assert_eq!((m.tags, m.reactions_executed), (1003, 2004), "{m:?}");
+    let (_, m) = run(
+        "threadring",
+        Model::Reactor,
+        1,
+        &[("n", 10.0), ("r", 1000.0)],
+        1,
+    )
+    .remove(0);
+    assert_eq!(m.tags, 102, "{m:?}");
+    let (_, m) = run(
+        "fjthrput",
+        Model::Reactor,
+        1,
+        &[("n", 100.0), ("a", 8.0)],
+        1,
+    )
+    .remove(0);
+    assert_eq!((m.tags, m.reactions_executed), (102, 100 * 9 + 1), "{m:?}");
+}
+
+#[test]
+fn reactor_programs_validate_at_odd_sizes() {
+    let cases: [(&str, &[(&str, f64)]); 8] = [
+        ("threadring", &[("n", 7.0), ("r", 1000.0)]),
+        ("threadring", &[("n", 1.0), ("r", 5.0)]),
+        ("threadring", &[("n", 5.0), ("r", 0.0)]),
+        ("chameneos", &[("c", 3.0), ("m", 101.0)]),
+        ("chameneos", &[("c", 2.0), ("m", 0.0)]),
+        ("big", &[("n", 10.0), ("w", 1.0)]),
+        ("big", &[("n", 0.0), ("w", 4.0)]),
+        ("count", &[("n", 0.0)]),
+    ];
+    for (name, sets) in cases {
+        let floor = floor_result(name, sets);
+        for model in [Model::Reactor, Model::ReactorLevel] {
+            for threads in [1, 2] {
+                let (result, _) = run(name, model, threads, sets, 1).remove(0);
+                assert_eq!(result, floor, "{name} {sets:?} {model} t={threads}");
+            }
+        }
+    }
+}
+
+#[test]
+fn reactor_programs_are_deterministic_across_runs_schedulers_and_workers() {
+    let cases: [(&str, &[(&str, f64)]); 6] = [
+        ("pingpong", &[("n", 300.0)]),
+        ("count", &[("n", 300.0)]),
+        ("fjthrput", &[("n", 50.0), ("a", 12.0)]),
+        ("threadring", &[("n", 13.0), ("r", 500.0)]),
+        ("chameneos", &[("c", 11.0), ("m", 400.0)]),
+        ("big", &[("n", 40.0), ("w", 12.0)]),
+    ];
+    for (name, sets) in cases {
+        let (first, first_m) = run(name, Model::Reactor, 1, sets, 1).remove(0);
+        for model in [Model::Reactor, Model::ReactorLevel] {
+            for threads in [1, 2, 8] {
+                for (i, (result, m)) in run(name, model, threads, sets, 5).into_iter().enumerate() {
+                    assert_eq!(result, first, "{name} {model} t={threads} run {i}");
+                    assert_eq!(m, first_m, "{name} {model} t={threads} run {i}");
+                }
+            }
+        }
+    }
+}
