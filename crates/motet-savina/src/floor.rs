@@ -12,8 +12,8 @@
 //! - [`Context::send`] appends to the receiver's mailbox. An actor whose mailbox goes from empty to
 //!   non-empty joins the back of the run queue (unless it is the actor running now).
 //! - [`System::run`] takes the actor at the front of the run queue and delivers up to [`BATCH`]
-//!   messages from its mailbox, one [`Actor::receive`] call each; if messages remain, the actor
-//!   rejoins the back of the queue. This is the fair, batched scheduling of an actor runtime on one
+//!   messages (or the actor's own [`Actor::batch`]) from its mailbox, one [`Actor::receive`] call
+//!   each; if messages remain, the actor rejoins the back of the queue. This is the fair, batched scheduling of an actor runtime on one
 //!   worker. `run` returns when no actor has a message: quiescence.
 //! - [`Context::exit`] stops the actor after the current message: it receives nothing more, messages
 //!   sent to it later are dropped (as dead letters are), but its state stays readable through
@@ -49,6 +49,12 @@ pub trait Actor: Sized {
 
     /// Handles one message.
     fn receive(&mut self, msg: Self::Msg, cx: &mut Context<Self>);
+
+    /// How many messages the actor handles per scheduling: [`BATCH`] unless the program configures
+    /// its actor otherwise (as motet's `Spawn::batch` does).
+    fn batch(&self) -> usize {
+        BATCH
+    }
 }
 
 /// What an actor can do while it handles a message: everything but touch other actors' state.
@@ -180,11 +186,11 @@ impl<A: Actor> System<A> {
         }
     }
 
-    /// Lets actor `i` handle up to [`BATCH`] messages.
+    /// Lets actor `i` handle up to [`Actor::batch`] messages.
     fn run_turn(&mut self, i: usize) {
         self.cx.running = Some(i);
         self.cx.me = i;
-        for _ in 0..BATCH {
+        for _ in 0..self.actors[i].batch() {
             let Some(msg) = self.cx.mailboxes[i].pop_front() else {
                 break;
             };
@@ -318,6 +324,46 @@ mod tests {
         assert_eq!(sys.actor(a).seen, expected);
         assert_eq!(sys.actor(b).seen, [1]);
         assert_eq!(sys.delivered(), BATCH as u64 + 3);
+    }
+
+    /// Logs the order in which two actors handle their messages; actor 0 takes one per turn.
+    struct Turns {
+        one_at_a_time: bool,
+        log: std::rc::Rc<std::cell::RefCell<Vec<usize>>>,
+    }
+
+    impl Actor for Turns {
+        type Msg = ();
+        fn receive(&mut self, (): (), cx: &mut Context<Self>) {
+            self.log.borrow_mut().push(cx.me().index());
+        }
+        fn batch(&self) -> usize {
+            if self.one_at_a_time {
+                1
+            } else {
+                BATCH
+            }
+        }
+    }
+
+    #[test]
+    fn an_actor_can_take_one_message_per_turn() {
+        let log = std::rc::Rc::default();
+        let mut sys = System::new();
+        let a = sys.spawn(Turns {
+            one_at_a_time: true,
+            log: std::rc::Rc::clone(&log),
+        });
+        let b = sys.spawn(Turns {
+            one_at_a_time: false,
+            log: std::rc::Rc::clone(&log),
+        });
+        for _ in 0..3 {
+            sys.send(a, ());
+            sys.send(b, ());
+        }
+        sys.run();
+        assert_eq!(*log.borrow(), [0, 1, 1, 1, 0, 0]);
     }
 
     #[test]

@@ -2,8 +2,10 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    actorcreation, big, chameneos, count, fjcreate, fjthrput, mailbox, mixedload, pingpong,
-    threadring,
+    actorcreation, apsp, astar, banking, barber, big, bitonicsort, bndbuffer, chameneos, cigsmok,
+    concdict, concsll, count, facloc, fib, filterbank, fjcreate, fjthrput, logmap, mailbox,
+    mixedload, nqueenk, philosopher, pingpong, piprecision, quicksort, radixsort, recmatmul, sieve,
+    sor, threadring, trapezoid, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -15,6 +17,29 @@ static BENCHMARKS: &[&Benchmark] = &[
     &threadring::BENCHMARK,
     &chameneos::BENCHMARK,
     &big::BENCHMARK,
+    &concdict::BENCHMARK,
+    &concsll::BENCHMARK,
+    &bndbuffer::BENCHMARK,
+    &philosopher::BENCHMARK,
+    &barber::BENCHMARK,
+    &cigsmok::BENCHMARK,
+    &logmap::BENCHMARK,
+    &banking::BENCHMARK,
+    &radixsort::BENCHMARK,
+    &filterbank::BENCHMARK,
+    &sieve::BENCHMARK,
+    &uct::BENCHMARK,
+    &facloc::BENCHMARK,
+    &trapezoid::BENCHMARK,
+    &piprecision::BENCHMARK,
+    &recmatmul::BENCHMARK,
+    &quicksort::BENCHMARK,
+    &apsp::BENCHMARK,
+    &sor::BENCHMARK,
+    &astar::BENCHMARK,
+    &nqueenk::BENCHMARK,
+    &fib::BENCHMARK,
+    &bitonicsort::BENCHMARK,
     // Beyond Savina: the CAF paper's benchmarks (sections 5.2 to 5.4).
     &actorcreation::BENCHMARK,
     &mailbox::BENCHMARK,

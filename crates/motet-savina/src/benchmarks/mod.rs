@@ -6,16 +6,42 @@
 //! validation of the result (`check`), so that every model is checked identically.
 
 pub mod actorcreation;
+pub mod apsp;
+pub mod astar;
+pub mod banking;
+pub mod barber;
 pub mod big;
+pub mod bitonicsort;
+pub mod bndbuffer;
 pub mod chameneos;
+pub mod cigsmok;
+pub mod concdict;
+pub mod concsll;
 pub mod count;
+pub mod facloc;
+pub mod fib;
+pub mod filterbank;
 pub mod fjcreate;
 pub mod fjthrput;
+pub mod logmap;
 pub mod mailbox;
 pub mod mixedload;
+pub mod nqueenk;
+pub mod philosopher;
 pub mod pingpong;
+pub mod piprecision;
+pub mod quicksort;
+pub mod radixsort;
+pub mod recmatmul;
+pub mod sieve;
+pub mod sor;
 pub mod threadring;
+pub mod trapezoid;
+pub mod uct;
 
+mod busy_wait;
+#[cfg(test)]
+mod test_support;
 #[cfg(test)]
 mod testing;
 

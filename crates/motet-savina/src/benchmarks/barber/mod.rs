@@ -1,0 +1,263 @@
+//! 12. Sleeping Barber (concurrency): `n` customers, created while it runs, wait for one barber.
+//!
+//! Flow (SPEC.md section 3.12): on `Start` the CustomerFactory, in that one handler, N times creates a
+//! Customer (dynamic actor creation), sends `Enter(customer)` to the WaitingRoom and busy-waits
+//! `next_int(APR) + 10` draws (its own [`PseudoRandom`], default seed). The room answers `Full` when
+//! W customers wait; otherwise it queues the customer and either wakes the barber (a `Next` to
+//! itself) or tells the customer to `Wait`. On `Next` the room sends the first customer to the Barber,
+//! or `Wait` to the barber, who falls asleep. The Barber sends `Start` to the customer, busy-waits
+//! `next_int(AHR) + 10` draws (its own generator, default seed), sends `Done` to the customer and
+//! `Next` to the room. A customer turned away sends `Returned(self)` to the factory, which counts an
+//! attempt and sends it back in; a served customer tells the factory `Done` and stops. After N
+//! `Done`s the factory sends `Exit` to the room, which forwards it to the barber.
+//!
+//! Validation: N haircuts at the factory, N customers created, N + returns ≥ N attempts, and each
+//! busy-waiting actor made the draws its generator asks for (2,543,428 each at the defaults). The
+//! result is the haircuts and the attempts (which depend on the schedule).
+//!
+//! [`PseudoRandom`]: crate::random::PseudoRandom
+
+mod actor;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+use crate::random::PseudoRandom;
+
+/// Sleeping Barber (Savina 12).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "barber",
+    id: 12,
+    title: "Sleeping Barber: N customers, created while it runs, wait for one barber",
+    params: PARAMS,
+    variants,
+};
+
+/// `-n` haircuts, `-w` waiting room, `-pr` and `-hr` rates; "small" is a tenth of the haircuts.
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "n",
+        default: 5_000.0,
+        small: 500.0,
+        help: "haircuts (customers)",
+    },
+    ParamSpec {
+        name: "w",
+        default: 1_000.0,
+        small: 1_000.0,
+        help: "waiting room seats",
+    },
+    ParamSpec {
+        name: "pr",
+        default: 1_000.0,
+        small: 1_000.0,
+        help: "average production rate (busy-wait between customers)",
+    },
+    ParamSpec {
+        name: "hr",
+        default: 1_000.0,
+        small: 1_000.0,
+        help: "average haircut rate (busy-wait per haircut)",
+    },
+];
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The busy-wait generators' seed (any fixed value: the draws are thrown away).
+pub(crate) const BUSY_SEED: u64 = 74_755;
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Haircuts (`-n`).
+    pub(crate) haircuts: u64,
+    /// Waiting room seats (`-w`), at least 1 (with none, every customer is turned away for ever).
+    pub(crate) seats: usize,
+    /// Average production rate (`-pr`), at least 1.
+    pub(crate) production: i32,
+    /// Average haircut rate (`-hr`), at least 1.
+    pub(crate) haircut: i32,
+    /// The busy-wait draws the factory must make.
+    pub(crate) factory_draws: u64,
+    /// The busy-wait draws the barber must make.
+    pub(crate) barber_draws: u64,
+}
+
+impl Config {
+    /// Reads and checks the parameters, and derives the busy-wait totals.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let rate = |name| -> Result<i32, String> {
+            let v = params.integer(name, 1)?;
+            i32::try_from(v).map_err(|_| format!("parameter `{name}` must be at most {}", i32::MAX))
+        };
+        let haircuts = params.integer("n", 0)?;
+        let (production, haircut) = (rate("pr")?, rate("hr")?);
+        Ok(Config {
+            haircuts,
+            seats: params.integer("w", 1)? as usize,
+            production,
+            haircut,
+            factory_draws: total_draws(production, haircuts),
+            barber_draws: total_draws(haircut, haircuts),
+        })
+    }
+}
+
+/// The draws of `haircuts` busy-waits at `rate`.
+fn total_draws(rate: i32, haircuts: u64) -> u64 {
+    let mut draws = Draws::new(rate);
+    (0..haircuts).map(|_| u64::from(draws.next_wait())).sum()
+}
+
+/// The lengths of one actor's busy-waits: `next_int(rate) + 10` from Savina's generator.
+pub(crate) struct Draws {
+    rng: PseudoRandom,
+    rate: i32,
+}
+
+impl Draws {
+    /// The factory's (`rate` = APR) or the barber's (`rate` = AHR) sequence.
+    pub(crate) fn new(rate: i32) -> Draws {
+        Draws {
+            rng: PseudoRandom::default(),
+            rate,
+        }
+    }
+
+    /// The next busy-wait's length.
+    pub(crate) fn next_wait(&mut self) -> u32 {
+        (self.rng.next_int_below(self.rate) + 10) as u32
+    }
+}
+
+/// What a run ends with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    /// `Done`s received by the factory.
+    pub(crate) haircuts: u64,
+    /// Customers created plus customers sent back in.
+    pub(crate) attempts: u64,
+    /// Customers created.
+    pub(crate) customers: u64,
+    /// Busy-wait draws made by the factory.
+    pub(crate) factory_draws: u64,
+    /// Busy-wait draws made by the barber.
+    pub(crate) barber_draws: u64,
+}
+
+/// Validates a run's tally (None if the factory never finished). The result is the haircuts and the
+/// attempts.
+pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
+    let Some(t) = tally else {
+        return Outcome {
+            result: serde_json::Value::Null,
+            check: Err("the factory did not finish".into()),
+        };
+    };
+    let mut outcome = Outcome::expect_eq("haircuts", cfg.haircuts, t.haircuts);
+    outcome.result = serde_json::json!({ "haircuts": t.haircuts, "attempts": t.attempts });
+    if outcome.check.is_ok() {
+        outcome.check = if t.customers != cfg.haircuts {
+            Err(format!(
+                "{} customers created, expected {}",
+                t.customers, cfg.haircuts
+            ))
+        } else if t.attempts < cfg.haircuts {
+            Err(format!(
+                "{} attempts for {} haircuts",
+                t.attempts, cfg.haircuts
+            ))
+        } else if t.factory_draws != cfg.factory_draws || t.barber_draws != cfg.barber_draws {
+            Err(format!(
+                "busy-wait draws: factory {} and barber {}, expected {} and {}",
+                t.factory_draws, t.barber_draws, cfg.factory_draws, cfg.barber_draws
+            ))
+        } else {
+            Ok(())
+        };
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, Config, Tally, BENCHMARK};
+    use crate::benchmarks::test_support::{params, rejects, validates};
+
+    fn config(sets: &[(&str, f64)]) -> Config {
+        Config::from_params(&params(&BENCHMARK, sets)).unwrap()
+    }
+
+    /// SPEC.md: 2,543,428 busy-wait calls each for the factory and the barber at the defaults.
+    #[test]
+    fn default_busy_waits_are_savinas() {
+        let cfg = config(&[("n", 5_000.0)]);
+        assert_eq!(cfg.factory_draws, 2_543_428);
+        assert_eq!(cfg.barber_draws, 2_543_428);
+    }
+
+    #[test]
+    fn check_wants_every_haircut_and_every_draw() {
+        let cfg = config(&[("n", 10.0)]);
+        let good = Tally {
+            haircuts: 10,
+            attempts: 12,
+            customers: 10,
+            factory_draws: cfg.factory_draws,
+            barber_draws: cfg.barber_draws,
+        };
+        assert!(check(&cfg, Some(good)).check.is_ok());
+        assert!(check(&cfg, None).check.is_err());
+        for bad in [
+            Tally {
+                haircuts: 9,
+                ..good
+            },
+            Tally {
+                attempts: 9,
+                ..good
+            },
+            Tally {
+                customers: 11,
+                ..good
+            },
+            Tally {
+                barber_draws: 0,
+                ..good
+            },
+        ] {
+            assert!(check(&cfg, Some(bad)).check.is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn every_model_validates_at_a_reduced_size() {
+        for outcome in validates(
+            &BENCHMARK,
+            &[("n", 300.0), ("w", 20.0), ("pr", 50.0), ("hr", 80.0)],
+        ) {
+            assert_eq!(outcome.result["haircuts"], serde_json::json!(300));
+        }
+        validates(
+            &BENCHMARK,
+            &[("n", 50.0), ("w", 1.0), ("pr", 5.0), ("hr", 5.0)],
+        );
+    }
+
+    #[test]
+    fn an_empty_waiting_room_is_rejected() {
+        assert!(rejects(&BENCHMARK, &[("w", 0.0)]).contains("`w`"));
+    }
+}

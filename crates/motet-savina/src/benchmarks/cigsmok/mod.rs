@@ -1,0 +1,178 @@
+//! 13. Cigarette Smokers (concurrency): an arbiter lets `s` smokers smoke, `r` rounds.
+//!
+//! Flow (SPEC.md section 3.13): the Arbiter, with a [`PseudoRandom`] seeded with R · S, picks smoker
+//! `|next_int()| mod S` and a period `next_int(1000) + 10`, and sends it `StartSmoking(period)`. The
+//! smoker answers `StartedSmoking` first and then busy-waits `period` draws, so smoking overlaps the
+//! next round. After R `StartedSmoking`s the Arbiter sends `Exit` to every smoker and stops.
+//! S + 1 actors, 2R + S + 1 messages. With the LCG only odd-numbered smokers are ever chosen.
+//!
+//! Validation: R rounds at the Arbiter, and the smokers made the busy-wait draws the Arbiter's
+//! generator asks for (494,000 at the defaults). The result is the rounds.
+//!
+//! [`PseudoRandom`]: crate::random::PseudoRandom
+
+mod actor;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+use crate::random::PseudoRandom;
+
+/// Cigarette Smokers (Savina 13).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "cigsmok",
+    id: 13,
+    title: "Cigarette Smokers: an arbiter lets S smokers smoke, R rounds",
+    params: PARAMS,
+    variants,
+};
+
+/// `-r` rounds and `-s` smokers; "small" plays a tenth of the rounds.
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "r",
+        default: 1_000.0,
+        small: 100.0,
+        help: "rounds",
+    },
+    ParamSpec {
+        name: "s",
+        default: 200.0,
+        small: 200.0,
+        help: "smokers",
+    },
+];
+
+/// The smokers' busy-wait seed (any fixed value: the draws are thrown away).
+pub(crate) const BUSY_SEED: u64 = 200_000;
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Rounds (`-r`), at least 1.
+    pub(crate) rounds: u64,
+    /// Smokers (`-s`), at least 1.
+    pub(crate) smokers: usize,
+    /// The busy-wait draws the Arbiter's periods add up to.
+    pub(crate) expected_draws: u64,
+}
+
+impl Config {
+    /// Reads and checks the parameters, and adds up the periods.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let smokers = params.integer("s", 1)?;
+        if smokers > i32::MAX as u64 {
+            return Err(format!("parameter `s` must be at most {}", i32::MAX));
+        }
+        let mut cfg = Config {
+            rounds: params.integer("r", 1)?,
+            smokers: smokers as usize,
+            expected_draws: 0,
+        };
+        let mut picks = cfg.picks();
+        cfg.expected_draws = (0..cfg.rounds)
+            .map(|_| u64::from(picks.next_pick().1))
+            .sum();
+        Ok(cfg)
+    }
+
+    /// The Arbiter's choices, in order.
+    pub(crate) fn picks(&self) -> Picks {
+        let seed = (self.rounds as i64).saturating_mul(self.smokers as i64);
+        Picks {
+            rng: PseudoRandom::new(seed),
+            smokers: self.smokers as i32,
+        }
+    }
+}
+
+/// The Arbiter's generator of (smoker, period) choices.
+pub(crate) struct Picks {
+    rng: PseudoRandom,
+    smokers: i32,
+}
+
+impl Picks {
+    /// Savina's `notifyRandomSmoker`: which smoker, and how long it smokes.
+    pub(crate) fn next_pick(&mut self) -> (usize, u32) {
+        let smoker = self.rng.next_int().wrapping_abs() % self.smokers;
+        let period = self.rng.next_int_below(1000) + 10;
+        (smoker as usize, period as u32)
+    }
+}
+
+/// Validates a run: the Arbiter counted `rounds` (None if it never finished) and the smokers made
+/// `draws` busy-wait draws. The result is the rounds.
+pub(crate) fn check(cfg: &Config, rounds: Option<u64>, draws: u64) -> Outcome {
+    let Some(rounds) = rounds else {
+        return Outcome {
+            result: serde_json::Value::Null,
+            check: Err("the arbiter did not finish".into()),
+        };
+    };
+    let mut outcome = Outcome::expect_eq("rounds", cfg.rounds, rounds);
+    if outcome.check.is_ok() && draws != cfg.expected_draws {
+        outcome.check = Err(format!(
+            "the smokers made {draws} busy-wait draws, expected {}",
+            cfg.expected_draws
+        ));
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, Config, BENCHMARK};
+    use crate::benchmarks::test_support::{params, rejects, validates};
+
+    /// SPEC.md: 494,000 busy-wait calls, only the 100 odd smokers, at most 21 rounds each.
+    #[test]
+    fn default_rounds_are_savinas() {
+        let cfg = Config::from_params(&params(&BENCHMARK, &[("r", 1_000.0)])).unwrap();
+        assert_eq!(cfg.expected_draws, 494_000);
+        let mut rounds = vec![0u32; 200];
+        let mut picks = cfg.picks();
+        for _ in 0..1_000 {
+            rounds[picks.next_pick().0] += 1;
+        }
+        assert!(rounds.iter().step_by(2).all(|&r| r == 0));
+        assert_eq!(rounds.iter().filter(|&&r| r > 0).count(), 100);
+        assert_eq!(rounds.iter().max(), Some(&21));
+    }
+
+    #[test]
+    fn check_wants_every_round_and_every_draw() {
+        let cfg = Config::from_params(&params(&BENCHMARK, &[("r", 10.0)])).unwrap();
+        assert!(check(&cfg, Some(10), cfg.expected_draws).check.is_ok());
+        assert!(check(&cfg, Some(9), cfg.expected_draws).check.is_err());
+        assert!(check(&cfg, Some(10), cfg.expected_draws - 1).check.is_err());
+        assert!(check(&cfg, None, cfg.expected_draws).check.is_err());
+    }
+
+    #[test]
+    fn every_model_validates_at_a_reduced_size() {
+        for outcome in validates(&BENCHMARK, &[("r", 150.0), ("s", 7.0)]) {
+            assert_eq!(outcome.result, serde_json::json!(150));
+        }
+        validates(&BENCHMARK, &[("r", 1.0), ("s", 1.0)]);
+    }
+
+    #[test]
+    fn no_smokers_is_rejected() {
+        assert!(rejects(&BENCHMARK, &[("s", 0.0)]).contains("`s`"));
+    }
+}

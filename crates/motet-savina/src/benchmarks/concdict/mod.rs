@@ -1,0 +1,336 @@
+//! 8. Concurrent Dictionary (concurrency): `e` workers send `m` requests each to one dictionary.
+//!
+//! Flow (SPEC.md section 3.8): the Master creates the Dictionary, which copies a 524,287-entry map
+//! (key k ↦ k, built once, untimed) when it is created, inside the timed run as in Savina; then the
+//! E workers, and sends each `DoWork`. A worker, on any message (`DoWork` or a `Result`), counts it;
+//! while the count is at most M it draws `r = next_int(100)` from its [`PseudoRandom`] (seed
+//! id + M + w): below w it sends `Write(key, value)`, else `Read(key)`, keys `|next_int()| mod
+//! 524,287`; one request outstanding per worker. The Dictionary answers each with `Result(value)`.
+//! On its (M + 1)-th message a worker sends `EndWork` to the Master and stops; after E of them the
+//! Master sends `EndWork` to the Dictionary, which reports its size. 2EM + 2E + 1 messages.
+//!
+//! Validation: the final size is 524,287 (writes only overwrite), E·M results reached the workers,
+//! every read found a value, and the Dictionary served the writes the workers' generators ask for (19,981 at the defaults).
+//! The result is the number of results.
+//!
+//! [`PseudoRandom`]: crate::random::PseudoRandom
+
+mod actor;
+mod floor;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, OnceLock};
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+use crate::random::PseudoRandom;
+
+/// Concurrent Dictionary (Savina 8).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "concdict",
+    id: 8,
+    title: "Concurrent Dictionary: E workers read and write one dictionary actor",
+    params: PARAMS,
+    variants,
+};
+
+/// `-e` workers, `-m` requests per worker, `-w` write percentage; "small" sends a tenth.
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "e",
+        default: 20.0,
+        small: 20.0,
+        help: "workers",
+    },
+    ParamSpec {
+        name: "m",
+        default: 10_000.0,
+        small: 1_000.0,
+        help: "requests per worker",
+    },
+    ParamSpec {
+        name: "w",
+        default: 10.0,
+        small: 10.0,
+        help: "write percentage (0 to 100)",
+    },
+];
+
+/// Savina's `DATA_LIMIT`: `Integer.MAX_VALUE / 4096`, the number of keys.
+pub(crate) const DATA_LIMIT: i32 = i32::MAX / 4_096;
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The dictionary's hash for integer keys, laid out as Java's `HashMap<Integer, _>` lays them out:
+/// key k lands in bucket k mod capacity (Java's `Integer.hashCode` is the value itself), so the
+/// small keys the LCG draws (below 65,536) stay in one compact, cache-resident part of the
+/// 524,287-entry table, as in Savina. hashbrown also reads a 7-bit tag from the top of the hash;
+/// that comes from a multiplicative mix (rustc's FxHash constant). std's SipHash scatters the keys
+/// over the whole table, and every lookup missed the cache (several times slower, measured).
+#[derive(Default)]
+pub(crate) struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64((self.0 << 8) | u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        const TAG_BITS: u64 = 0x7f << 57;
+        self.0 = (n & !TAG_BITS) | (n.wrapping_mul(0x517c_c1b7_2722_0a95) & TAG_BITS);
+    }
+
+    fn write_i32(&mut self, n: i32) {
+        self.write_u64(u64::from(n as u32));
+    }
+}
+
+/// The dictionary's map.
+pub(crate) type Map = HashMap<i32, i32, BuildHasherDefault<IntHasher>>;
+
+/// Savina's `DATA_MAP`, built once per process (it does not depend on the parameters).
+fn data_map() -> Arc<Map> {
+    static DATA: OnceLock<Arc<Map>> = OnceLock::new();
+    DATA.get_or_init(|| Arc::new((0..DATA_LIMIT).map(|k| (k, k)).collect()))
+        .clone()
+}
+
+/// The decoded parameters and what every iteration shares: the map the Dictionary starts from, and
+/// the number of writes the workers will send.
+#[derive(Clone, Debug)]
+pub(crate) struct Config {
+    /// Workers (`-e`), at least 1.
+    pub(crate) workers: usize,
+    /// Requests per worker (`-m`).
+    pub(crate) requests: u64,
+    /// Write percentage (`-w`).
+    pub(crate) write_percent: i32,
+    /// Keys 0 to 524,286, each mapped to itself (Savina's `DATA_MAP`).
+    pub(crate) data: Arc<Map>,
+    /// The writes the workers' generators ask for.
+    pub(crate) expected_writes: u64,
+}
+
+impl Config {
+    /// Reads and checks the parameters; builds the map and counts the writes.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let workers = params.integer("e", 1)?;
+        let requests = params.integer("m", 0)?;
+        let write_percent = params.integer("w", 0)?;
+        if write_percent > 100 {
+            return Err(format!(
+                "parameter `w` must be at most 100, got {write_percent}"
+            ));
+        }
+        if workers > u32::MAX as u64 {
+            return Err(format!("parameter `e` must be at most {}", u32::MAX));
+        }
+        let mut cfg = Config {
+            workers: workers as usize,
+            requests,
+            write_percent: write_percent as i32,
+            data: data_map(),
+            expected_writes: 0,
+        };
+        cfg.expected_writes = (0..cfg.workers)
+            .map(|id| {
+                let mut requests = cfg.requests_of(id);
+                (0..cfg.requests)
+                    .filter(|_| matches!(requests.next_request(), Request::Write { .. }))
+                    .count() as u64
+            })
+            .sum();
+        Ok(cfg)
+    }
+
+    /// Worker `id`'s requests.
+    pub(crate) fn requests_of(&self, id: usize) -> Requests {
+        Requests {
+            rng: PseudoRandom::new(
+                id as i64 + self.requests as i64 + i64::from(self.write_percent),
+            ),
+            write_percent: self.write_percent,
+        }
+    }
+}
+
+/// A worker's request to the Dictionary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Request {
+    Write { key: i32, value: i32 },
+    Read { key: i32 },
+}
+
+/// One worker's generator of requests.
+pub(crate) struct Requests {
+    rng: PseudoRandom,
+    write_percent: i32,
+}
+
+impl Requests {
+    /// The next request, drawn as Savina's worker draws it (the key before the value).
+    pub(crate) fn next_request(&mut self) -> Request {
+        if self.rng.next_int_below(100) < self.write_percent {
+            let key = self.rng.next_int().wrapping_abs() % DATA_LIMIT;
+            let value = self.rng.next_int();
+            Request::Write { key, value }
+        } else {
+            Request::Read {
+                key: self.rng.next_int().wrapping_abs() % DATA_LIMIT,
+            }
+        }
+    }
+}
+
+/// Serves one request; `writes` counts the writes. Returns the value to answer.
+#[inline]
+pub(crate) fn serve(map: &mut Map, writes: &mut u64, request: Request) -> Option<i32> {
+    match request {
+        Request::Write { key, value } => {
+            map.insert(key, value);
+            *writes += 1;
+            Some(value)
+        }
+        Request::Read { key } => map.get(&key).copied(),
+    }
+}
+
+/// What a run ends with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    /// Results the workers received.
+    pub(crate) results: u64,
+    /// Results that found no value for the key read.
+    pub(crate) misses: u64,
+    /// Writes the Dictionary served.
+    pub(crate) writes: u64,
+    /// The Dictionary's size at `EndWork`.
+    pub(crate) size: usize,
+}
+
+/// Validates a run (None if the Dictionary never reported). The result is the number of results.
+pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
+    let Some(t) = tally else {
+        return Outcome {
+            result: serde_json::Value::Null,
+            check: Err("the dictionary did not report".into()),
+        };
+    };
+    let mut outcome = Outcome::expect_eq(
+        "results received",
+        cfg.workers as u64 * cfg.requests,
+        t.results,
+    );
+    if outcome.check.is_ok() {
+        outcome.check = if t.misses != 0 {
+            Err(format!("{} reads found no value", t.misses))
+        } else if t.size != DATA_LIMIT as usize {
+            Err(format!("dictionary size {}, expected {DATA_LIMIT}", t.size))
+        } else if t.writes != cfg.expected_writes {
+            Err(format!(
+                "{} writes served, expected {}",
+                t.writes, cfg.expected_writes
+            ))
+        } else {
+            Ok(())
+        };
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, serve, Config, Request, Tally, BENCHMARK, DATA_LIMIT};
+    use crate::benchmarks::test_support::{params, rejects, validates};
+
+    fn config(sets: &[(&str, f64)]) -> Config {
+        Config::from_params(&params(&BENCHMARK, sets)).unwrap()
+    }
+
+    /// SPEC.md: DATA_LIMIT is 524,287 and the LCG gives 19,981 writes at the defaults.
+    #[test]
+    fn default_workload_is_savinas() {
+        assert_eq!(DATA_LIMIT, 524_287);
+        let cfg = config(&[("m", 10_000.0)]);
+        assert_eq!(cfg.data.len(), 524_287);
+        assert_eq!(cfg.expected_writes, 19_981);
+    }
+
+    #[test]
+    fn serving_overwrites_and_reads() {
+        let cfg = config(&[("m", 1.0)]);
+        let mut map = (*cfg.data).clone();
+        let mut writes = 0;
+        assert_eq!(
+            serve(&mut map, &mut writes, Request::Read { key: 7 }),
+            Some(7)
+        );
+        let w = Request::Write { key: 7, value: -3 };
+        assert_eq!(serve(&mut map, &mut writes, w), Some(-3));
+        assert_eq!(
+            serve(&mut map, &mut writes, Request::Read { key: 7 }),
+            Some(-3)
+        );
+        assert_eq!((map.len(), writes), (524_287, 1));
+    }
+
+    #[test]
+    fn check_wants_every_result_and_the_full_map() {
+        let cfg = config(&[("e", 2.0), ("m", 5.0)]);
+        let good = Tally {
+            results: 10,
+            misses: 0,
+            writes: cfg.expected_writes,
+            size: 524_287,
+        };
+        assert!(check(&cfg, Some(good)).check.is_ok());
+        assert!(check(&cfg, None).check.is_err());
+        for bad in [
+            Tally { results: 9, ..good },
+            Tally { misses: 1, ..good },
+            Tally {
+                size: 524_288,
+                ..good
+            },
+            Tally {
+                writes: good.writes + 1,
+                ..good
+            },
+        ] {
+            assert!(check(&cfg, Some(bad)).check.is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn every_model_validates_at_a_reduced_size() {
+        for outcome in validates(&BENCHMARK, &[("e", 5.0), ("m", 400.0), ("w", 30.0)]) {
+            assert_eq!(outcome.result, serde_json::json!(2_000));
+        }
+        validates(&BENCHMARK, &[("e", 1.0), ("m", 0.0)]);
+    }
+
+    #[test]
+    fn bad_sizes_are_rejected() {
+        assert!(rejects(&BENCHMARK, &[("w", 101.0)]).contains("`w`"));
+        assert!(rejects(&BENCHMARK, &[("e", 0.0)]).contains("`e`"));
+    }
+}

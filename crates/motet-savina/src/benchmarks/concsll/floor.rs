@@ -1,0 +1,137 @@
+//! Concurrent Sorted Linked List on the sequential floor.
+
+use crate::bench::{Iteration, Outcome};
+use crate::floor::{Actor, ActorId, Context, System};
+use crate::params::Params;
+
+use super::{check, Config, Request, Requests, SortedList};
+
+/// Builds the floor program; `threads` is ignored (the floor is sequential).
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(ConcsllFloor {
+        cfg: Config::from_params(params)?,
+    }))
+}
+
+/// The prepared program.
+struct ConcsllFloor {
+    cfg: Config,
+}
+
+impl Iteration for ConcsllFloor {
+    fn run(&mut self) -> Outcome {
+        let cfg = &self.cfg;
+        let mut sys = System::new();
+        let list = sys.spawn(Node::List {
+            list: SortedList::default(),
+            done: false,
+        });
+        let master = sys.spawn(Node::Master {
+            workers: cfg.workers,
+            ended: 0,
+            list,
+        });
+        let workers: Vec<ActorId> = (0..cfg.workers)
+            .map(|id| {
+                sys.spawn(Node::Worker(Worker {
+                    requests: cfg.requests_of(id),
+                    limit: cfg.requests,
+                    count: 0,
+                    list,
+                    master,
+                }))
+            })
+            .collect();
+        for &worker in &workers {
+            sys.send(worker, Msg::DoWork);
+        }
+        sys.run();
+        let mut results = 0;
+        let mut final_list = None;
+        for node in sys.actors() {
+            match node {
+                Node::List { list, done: true } => final_list = Some(list),
+                Node::Worker(w) => results += w.count.saturating_sub(1),
+                Node::List { .. } | Node::Master { .. } => {}
+            }
+        }
+        check(cfg, results, final_list)
+    }
+}
+
+/// The messages of Concurrent Sorted Linked List.
+enum Msg {
+    /// To a worker: start.
+    DoWork,
+    /// To the List, from worker `from`.
+    Request { from: ActorId, request: Request },
+    /// To a worker: the List's answer (Savina's workers ignore its value).
+    Result,
+    /// To the Master from a worker, and from the Master to the List.
+    EndWork,
+}
+
+/// The List, the Master and the workers.
+enum Node {
+    List {
+        list: SortedList,
+        done: bool,
+    },
+    Master {
+        workers: usize,
+        ended: usize,
+        list: ActorId,
+    },
+    Worker(Worker),
+}
+
+struct Worker {
+    requests: Requests,
+    limit: u64,
+    count: u64,
+    list: ActorId,
+    master: ActorId,
+}
+
+impl Actor for Node {
+    type Msg = Msg;
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
+        match (self, msg) {
+            (Node::List { list, .. }, Msg::Request { from, request }) => {
+                std::hint::black_box(list.serve(request));
+                cx.send(from, Msg::Result);
+            }
+            (Node::List { done, .. }, Msg::EndWork) => {
+                *done = true;
+                cx.exit();
+            }
+            (
+                Node::Master {
+                    workers,
+                    ended,
+                    list,
+                },
+                Msg::EndWork,
+            ) => {
+                *ended += 1;
+                if *ended == *workers {
+                    cx.send(*list, Msg::EndWork);
+                    cx.exit();
+                }
+            }
+            (Node::Worker(w), Msg::DoWork | Msg::Result) => {
+                w.count += 1;
+                if w.count <= w.limit {
+                    let me = cx.me();
+                    let request = w.requests.next_request();
+                    cx.send(w.list, Msg::Request { from: me, request });
+                } else {
+                    cx.send(w.master, Msg::EndWork);
+                    cx.exit();
+                }
+            }
+            _ => unreachable!("concsll: message sent to the wrong actor"),
+        }
+    }
+}

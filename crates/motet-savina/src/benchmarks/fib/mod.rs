@@ -1,0 +1,138 @@
+//! 29. Fibonacci (parallelism): a tree of actors computes fib(`n`) by recursive decomposition.
+//!
+//! Flow (SPEC.md section 3.29): the root gets `Request(N)`. An actor asked for n ≤ 2 reports 1 to its
+//! parent and stops; otherwise it creates two children while it runs (dynamic actor creation), sends
+//! them `Request(n − 1)` and `Request(n − 2)`, adds up their two `Response`s, reports the sum to its
+//! parent and stops. The root reports to the harness. 2·fib(N) − 1 actors; 2 messages each, but one
+//! for the root.
+//!
+//! Validation: the root's result is fib(N) (75,025 at N = 25), computed directly in `prepare`.
+
+mod actor;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+
+/// Fibonacci (Savina 29).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "fib",
+    id: 29,
+    title: "Fibonacci: a tree of 2 fib(N) - 1 actors created while it runs",
+    params: PARAMS,
+    variants,
+};
+
+/// `-n`; "small" is N = 20 (11,000 actors, about a tenth of the default's 150,049).
+const PARAMS: &[ParamSpec] = &[ParamSpec {
+    name: "n",
+    default: 25.0,
+    small: 20.0,
+    help: "which Fibonacci number (1 to 50)",
+}];
+
+/// The largest N accepted: the tree has 2 fib(N) − 1 actors, 25 billion at 50.
+const MAX_N: u64 = 50;
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Which Fibonacci number (`-n`).
+    pub(crate) n: u32,
+    /// fib(n) with Savina's base case (fib(1) = fib(2) = 1), computed iteratively.
+    pub(crate) expected: u64,
+}
+
+impl Config {
+    /// Reads and checks the parameters.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let n = params.integer("n", 1)?;
+        if n > MAX_N {
+            return Err(format!("parameter `n` must be at most {MAX_N}"));
+        }
+        let (mut a, mut b) = (1u64, 1u64);
+        for _ in 2..n {
+            (a, b) = (b, a + b);
+        }
+        Ok(Config {
+            n: n as u32,
+            expected: b,
+        })
+    }
+}
+
+/// Validates a run: the root reported `result` (None if it never did), which must be fib(N). The
+/// result is the root's.
+pub(crate) fn check(cfg: &Config, result: Option<u64>) -> Outcome {
+    match result {
+        Some(value) => Outcome::expect_eq("fib(n)", cfg.expected, value),
+        None => Outcome {
+            result: serde_json::Value::Null,
+            check: Err("the root actor reported no result".into()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, Config, BENCHMARK};
+    use crate::bench::Model;
+    use crate::benchmarks::test_support::{params, rejects, run, validates};
+
+    /// fib by the closed form (Binet), rounded: independent of the recursion and of the iteration in
+    /// `Config`.
+    fn binet(n: u32) -> u64 {
+        let phi = (1.0 + 5f64.sqrt()) / 2.0;
+        (phi.powi(n as i32) / 5f64.sqrt()).round() as u64
+    }
+
+    #[test]
+    fn default_size_is_savinas_value() {
+        let cfg = Config::from_params(&params(&BENCHMARK, &[("n", 25.0)])).unwrap();
+        assert_eq!(cfg.expected, 75_025);
+        assert!(check(&cfg, Some(75_025)).check.is_ok());
+        assert!(check(&cfg, Some(75_024)).check.is_err());
+        assert!(check(&cfg, None).check.is_err());
+    }
+
+    #[test]
+    fn every_model_validates_at_a_reduced_size() {
+        for outcome in validates(&BENCHMARK, &[("n", 12.0)]) {
+            assert_eq!(outcome.result, serde_json::json!(144));
+        }
+        validates(&BENCHMARK, &[("n", 1.0)]);
+        validates(&BENCHMARK, &[("n", 2.0)]);
+    }
+
+    /// The actor tree's result against a direct computation at two sizes other than the default.
+    #[test]
+    fn actor_result_matches_a_direct_computation() {
+        for n in [15u32, 18] {
+            let p = params(&BENCHMARK, &[("n", n as f64)]);
+            for threads in [1, 2] {
+                let outcome = &run(&BENCHMARK, Model::Actor, threads, &p, 1)[0];
+                assert_eq!(outcome.result, serde_json::json!(binet(n)), "n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_out_of_range_are_rejected() {
+        assert!(rejects(&BENCHMARK, &[("n", 0.0)]).contains("`n`"));
+        assert!(rejects(&BENCHMARK, &[("n", 51.0)]).contains("`n`"));
+    }
+}

@@ -1,0 +1,156 @@
+//! Dining Philosophers as motet actors.
+//!
+//! `Hungry` names the philosopher by id, and the Arbitrator answers through its table of the
+//! philosophers' addresses (handed over in `Init`), so no address is cloned per message; a
+//! philosopher keeps its own address to send itself `Start`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use motet_actor::{spawn, Actor, Addr, Context, Spawn};
+use motet_runtime::Runtime;
+
+use super::{check, Config, Forks, ARBITRATOR_BATCH};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+enum ArbitratorMsg {
+    /// The philosophers' addresses, by id.
+    Init(Vec<Addr<PhilosopherMsg>>),
+    Hungry(u32),
+    Done(u32),
+    Exit,
+}
+
+enum PhilosopherMsg {
+    Start,
+    Denied,
+    Eat,
+}
+
+struct Arbitrator {
+    philosophers: Vec<Addr<PhilosopherMsg>>,
+    forks: Forks,
+    exited: usize,
+    result: ResultSlot<Forks>,
+}
+
+impl Actor for Arbitrator {
+    type Msg = ArbitratorMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ArbitratorMsg) {
+        match msg {
+            ArbitratorMsg::Init(philosophers) => self.philosophers = philosophers,
+            ArbitratorMsg::Hungry(id) => {
+                let answer = if self.forks.try_grant(id) {
+                    PhilosopherMsg::Eat
+                } else {
+                    PhilosopherMsg::Denied
+                };
+                let _ = self.philosophers[id as usize].tell(answer);
+            }
+            ArbitratorMsg::Done(id) => self.forks.release(id),
+            ArbitratorMsg::Exit => {
+                self.exited += 1;
+                if self.exited == self.philosophers.len() {
+                    self.philosophers.clear();
+                    self.result.set(self.forks.clone());
+                    ctx.stop();
+                }
+            }
+        }
+    }
+}
+
+struct Philosopher {
+    id: u32,
+    rounds: u64,
+    eaten: u64,
+    denials: u64,
+    arbitrator: Addr<ArbitratorMsg>,
+    me: Option<Addr<PhilosopherMsg>>,
+    /// Meals and denials, summed over the philosophers as they stop.
+    meals: Arc<[AtomicU64; 2]>,
+}
+
+impl Actor for Philosopher {
+    type Msg = PhilosopherMsg;
+
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        self.me = Some(ctx.myself());
+    }
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: PhilosopherMsg) {
+        match msg {
+            PhilosopherMsg::Start => {
+                let _ = self.arbitrator.tell(ArbitratorMsg::Hungry(self.id));
+            }
+            PhilosopherMsg::Denied => {
+                self.denials += 1;
+                let _ = self.arbitrator.tell(ArbitratorMsg::Hungry(self.id));
+            }
+            PhilosopherMsg::Eat => {
+                self.eaten += 1;
+                let _ = self.arbitrator.tell(ArbitratorMsg::Done(self.id));
+                if self.eaten < self.rounds {
+                    if let Some(me) = &self.me {
+                        let _ = me.tell(PhilosopherMsg::Start);
+                    }
+                } else {
+                    let _ = self.arbitrator.tell(ArbitratorMsg::Exit);
+                    self.meals[0].fetch_add(self.eaten, Ordering::Relaxed);
+                    self.meals[1].fetch_add(self.denials, Ordering::Relaxed);
+                    self.me = None;
+                    ctx.stop();
+                }
+            }
+        }
+    }
+}
+
+/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let h = rt.handle();
+    let result = ResultSlot::new();
+    let meals = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+    let arbitrator = Spawn::new(Arbitrator {
+        philosophers: Vec::new(),
+        forks: Forks::new(cfg.n),
+        exited: 0,
+        result: result.clone(),
+    })
+    .batch(ARBITRATOR_BATCH)
+    .spawn(h);
+    let philosophers: Vec<Addr<PhilosopherMsg>> = (0..cfg.n)
+        .map(|id| {
+            spawn(
+                h,
+                Philosopher {
+                    id: id as u32,
+                    rounds: cfg.m,
+                    eaten: 0,
+                    denials: 0,
+                    arbitrator: arbitrator.clone(),
+                    me: None,
+                    meals: meals.clone(),
+                },
+            )
+        })
+        .collect();
+    let _ = arbitrator.send(ArbitratorMsg::Init(philosophers.clone()));
+    for philosopher in philosophers {
+        let _ = philosopher.send(PhilosopherMsg::Start);
+    }
+    rt.wait_quiescent();
+    check(
+        cfg,
+        meals[0].load(Ordering::Relaxed),
+        meals[1].load(Ordering::Relaxed),
+        result.take().as_ref(),
+    )
+}

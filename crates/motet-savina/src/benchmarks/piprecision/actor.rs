@@ -1,0 +1,166 @@
+//! Precise Pi as motet actors: a Master and W workers it creates when it starts.
+
+use std::sync::Arc;
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+use num_bigint::BigUint;
+
+use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime, the numerators and the reference π (all untimed); `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    let cfg = Config::from_params(params)?;
+    let prepared = Prepared {
+        cfg,
+        numerators: Numerators::new(cfg.p),
+        expected: Expected::new(cfg.p),
+    };
+    motet_support::prepare(prepared, threads, run)
+}
+
+/// What an iteration starts from.
+struct Prepared {
+    cfg: Config,
+    numerators: Arc<Numerators>,
+    expected: Expected,
+}
+
+enum MasterMsg {
+    Start,
+    Result(BigUint, usize),
+    Stop,
+}
+
+enum WorkerMsg {
+    Work(u32),
+    Stop,
+}
+
+/// Hands out terms, adds the results, and stops the workers when every term is back.
+struct Master {
+    cfg: Config,
+    numerators: Arc<Numerators>,
+    workers: Vec<Addr<WorkerMsg>>,
+    sum: BigUint,
+    requested: u64,
+    received: u64,
+    stop_requests: bool,
+    stopped_workers: usize,
+    result: ResultSlot<Sum>,
+}
+
+impl Master {
+    fn generate_work(&mut self, worker: usize) {
+        let _ = self.workers[worker].tell(WorkerMsg::Work(self.requested as u32));
+        self.requested += 1;
+    }
+}
+
+impl Actor for Master {
+    type Msg = MasterMsg;
+
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        self.workers = (0..self.cfg.w)
+            .map(|id| {
+                ctx.spawn(Worker {
+                    id,
+                    numerators: self.numerators.clone(),
+                    master: ctx.myself(),
+                })
+            })
+            .collect();
+    }
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: MasterMsg) {
+        match msg {
+            MasterMsg::Start => {
+                for t in 0..self.cfg.window() {
+                    self.generate_work(t as usize % self.cfg.w);
+                }
+            }
+            MasterMsg::Result(term, worker) => {
+                self.received += 1;
+                if below_tolerance(&term) {
+                    self.stop_requests = true;
+                }
+                self.sum += term;
+                if !self.stop_requests {
+                    self.generate_work(worker);
+                }
+                if self.received == self.requested {
+                    for worker in &self.workers {
+                        let _ = worker.tell(WorkerMsg::Stop);
+                    }
+                }
+            }
+            MasterMsg::Stop => {
+                self.stopped_workers += 1;
+                if self.stopped_workers == self.cfg.w {
+                    self.result.set(Sum {
+                        value: std::mem::take(&mut self.sum),
+                        terms: self.received,
+                    });
+                    self.workers.clear();
+                    ctx.stop();
+                }
+            }
+        }
+    }
+}
+
+/// Computes the terms it is sent.
+struct Worker {
+    id: usize,
+    numerators: Arc<Numerators>,
+    master: Addr<MasterMsg>,
+}
+
+impl Actor for Worker {
+    type Msg = WorkerMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg) {
+        match msg {
+            WorkerMsg::Work(k) => {
+                let term = bbp_term(&self.numerators, k);
+                let _ = self.master.tell(MasterMsg::Result(term, self.id));
+            }
+            WorkerMsg::Stop => {
+                let _ = self.master.tell(MasterMsg::Stop);
+                ctx.stop();
+            }
+        }
+    }
+}
+
+/// Runs the program once on `rt` and returns the Master's sum.
+pub(super) fn compute(cfg: Config, numerators: &Arc<Numerators>, rt: &Runtime) -> Option<Sum> {
+    let result = ResultSlot::new();
+    let master = spawn(
+        rt.handle(),
+        Master {
+            cfg,
+            numerators: numerators.clone(),
+            workers: Vec::new(),
+            sum: BigUint::ZERO,
+            requested: 0,
+            received: 0,
+            stop_requests: false,
+            stopped_workers: 0,
+            result: result.clone(),
+        },
+    );
+    let _ = master.send(MasterMsg::Start);
+    rt.wait_quiescent();
+    result.take()
+}
+
+/// One timed iteration: creates the actors, runs them to quiescence and checks the sum.
+fn run(prepared: &Prepared, rt: &Runtime) -> Outcome {
+    check(
+        &prepared.expected,
+        compute(prepared.cfg, &prepared.numerators, rt),
+    )
+}

@@ -1,0 +1,59 @@
+//! Precise Pi on the sequential floor: the Master's loop with the terms computed in place, in
+//! order (the work is big-number arithmetic, not messages).
+
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+
+use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
+use crate::bench::{Iteration, Outcome};
+use crate::params::Params;
+
+/// Builds the numerators and the reference π (untimed); `threads` is ignored.
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    let cfg = Config::from_params(params)?;
+    Ok(Box::new(PiFloor {
+        cfg,
+        numerators: Numerators::new(cfg.p),
+        expected: Expected::new(cfg.p),
+    }))
+}
+
+/// The prepared program.
+struct PiFloor {
+    cfg: Config,
+    numerators: Arc<Numerators>,
+    expected: Expected,
+}
+
+impl Iteration for PiFloor {
+    fn run(&mut self) -> Outcome {
+        check(&self.expected, Some(compute(self.cfg, &self.numerators)))
+    }
+}
+
+/// The Master's policy with results taken in request order: `window` terms are requested at the
+/// start, each result requests one more until a term is below the tolerance, and every requested
+/// term is added. The actors compute the same terms (how many are in flight when the small term
+/// arrives may differ by a few).
+pub(super) fn compute(cfg: Config, numerators: &Numerators) -> Sum {
+    let mut sum = BigUint::ZERO;
+    let mut requested = cfg.window();
+    let mut k = 0u64;
+    let mut stop_requests = false;
+    while k < requested {
+        let term = bbp_term(numerators, k as u32);
+        if below_tolerance(&term) {
+            stop_requests = true;
+        }
+        sum += term;
+        if !stop_requests {
+            requested += 1;
+        }
+        k += 1;
+    }
+    Sum {
+        value: sum,
+        terms: k,
+    }
+}

@@ -1,0 +1,122 @@
+//! Quicksort as motet actors: each sorter spawns its two children from its handler, and the lists
+//! move between sorters inside the messages.
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::{check, merge, partition, quicksort_seq, Config, Position};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Builds the runtime; `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    motet_support::prepare(Config::from_params(params)?, threads, run)
+}
+
+enum SortMsg {
+    Sort(Vec<i64>),
+    /// A child's sorted list, which part it is, and how many sorters its subtree had.
+    Result {
+        sorted: Vec<i64>,
+        position: Position,
+        sorters: u64,
+    },
+}
+
+/// Where a sorter reports: its parent, or the harness for the root.
+enum Parent {
+    Actor(Addr<SortMsg>),
+    Root(ResultSlot<(Vec<i64>, u64)>),
+}
+
+struct Sorter {
+    parent: Option<Parent>,
+    position: Position,
+    threshold: usize,
+    result: Vec<i64>,
+    fragments: u8,
+    sorters: u64,
+}
+
+impl Sorter {
+    fn new(parent: Parent, position: Position, threshold: usize) -> Sorter {
+        Sorter {
+            parent: Some(parent),
+            position,
+            threshold,
+            result: Vec::new(),
+            fragments: 0,
+            sorters: 1,
+        }
+    }
+
+    /// Sends the sorted list to the parent and stops.
+    fn report(&mut self, ctx: &mut Context<'_, Self>) {
+        let sorted = std::mem::take(&mut self.result);
+        match self.parent.take() {
+            Some(Parent::Actor(parent)) => {
+                let _ = parent.send(SortMsg::Result {
+                    sorted,
+                    position: self.position,
+                    sorters: self.sorters,
+                });
+            }
+            Some(Parent::Root(slot)) => slot.set((sorted, self.sorters)),
+            None => {}
+        }
+        ctx.stop();
+    }
+}
+
+impl Actor for Sorter {
+    type Msg = SortMsg;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: SortMsg) {
+        match msg {
+            SortMsg::Sort(mut values) if values.len() < self.threshold => {
+                quicksort_seq(&mut values);
+                self.result = values;
+                self.report(ctx);
+            }
+            SortMsg::Sort(values) => {
+                let (less, equal, greater) = partition(&values);
+                drop(values);
+                for (part, position) in [(less, Position::Left), (greater, Position::Right)] {
+                    let parent = Parent::Actor(ctx.myself());
+                    let child = ctx.spawn(Sorter::new(parent, position, self.threshold));
+                    let _ = child.send(SortMsg::Sort(part));
+                }
+                self.result = equal;
+                self.fragments = 1;
+            }
+            SortMsg::Result {
+                sorted,
+                position,
+                sorters,
+            } => {
+                merge(&mut self.result, sorted, position);
+                self.sorters += sorters;
+                self.fragments += 1;
+                if self.fragments == 3 {
+                    self.report(ctx);
+                }
+            }
+        }
+    }
+}
+
+/// One timed iteration: generates the values (timed, as in Savina), sorts them and checks the result.
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+    let (values, sum) = cfg.generate();
+    let result = ResultSlot::new();
+    let root = spawn(
+        rt.handle(),
+        Sorter::new(Parent::Root(result.clone()), Position::Root, cfg.t),
+    );
+    let _ = root.send(SortMsg::Sort(values));
+    rt.wait_quiescent();
+    match result.take() {
+        Some((sorted, sorters)) => check(cfg, sum, Some(&sorted), sorters),
+        None => check(cfg, sum, None, 0),
+    }
+}

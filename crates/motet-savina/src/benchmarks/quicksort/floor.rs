@@ -1,0 +1,122 @@
+//! Quicksort on the sequential floor: the same tree of sorters, spawned while the system runs.
+
+use crate::bench::{Iteration, Outcome};
+use crate::floor::{Actor, ActorId, Context, System};
+use crate::params::Params;
+
+use super::{check, merge, partition, quicksort_seq, Config, Position};
+
+/// Builds the floor program; `threads` is ignored (the floor is sequential).
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    Ok(Box::new(QuicksortFloor {
+        cfg: Config::from_params(params)?,
+    }))
+}
+
+/// The prepared program.
+struct QuicksortFloor {
+    cfg: Config,
+}
+
+impl Iteration for QuicksortFloor {
+    fn run(&mut self) -> Outcome {
+        let (values, sum) = self.cfg.generate();
+        let mut sys = System::new();
+        let root = sys.spawn(Sorter::new(None, Position::Root, self.cfg.t));
+        sys.send(root, Msg::Sort(values));
+        sys.run();
+        let root = sys.actor(root);
+        let sorted = root.done.then_some(root.result.as_slice());
+        check(&self.cfg, sum, sorted, root.sorters)
+    }
+}
+
+/// The messages of Quicksort.
+enum Msg {
+    Sort(Vec<i64>),
+    /// A child's sorted list, which part it is, and how many sorters its subtree had.
+    Result {
+        sorted: Vec<i64>,
+        position: Position,
+        sorters: u64,
+    },
+}
+
+/// A sorter.
+struct Sorter {
+    parent: Option<ActorId>,
+    position: Position,
+    threshold: usize,
+    result: Vec<i64>,
+    fragments: u8,
+    sorters: u64,
+    done: bool,
+}
+
+impl Sorter {
+    fn new(parent: Option<ActorId>, position: Position, threshold: usize) -> Sorter {
+        Sorter {
+            parent,
+            position,
+            threshold,
+            result: Vec::new(),
+            fragments: 0,
+            sorters: 1,
+            done: false,
+        }
+    }
+
+    /// Sends the sorted list to the parent (the root keeps it) and exits.
+    fn report(&mut self, cx: &mut Context<Self>) {
+        self.done = true;
+        if let Some(parent) = self.parent {
+            let sorted = std::mem::take(&mut self.result);
+            cx.send(
+                parent,
+                Msg::Result {
+                    sorted,
+                    position: self.position,
+                    sorters: self.sorters,
+                },
+            );
+        }
+        cx.exit();
+    }
+}
+
+impl Actor for Sorter {
+    type Msg = Msg;
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
+        match msg {
+            Msg::Sort(mut values) if values.len() < self.threshold => {
+                quicksort_seq(&mut values);
+                self.result = values;
+                self.report(cx);
+            }
+            Msg::Sort(values) => {
+                let (less, equal, greater) = partition(&values);
+                drop(values);
+                let me = cx.me();
+                for (part, position) in [(less, Position::Left), (greater, Position::Right)] {
+                    let child = cx.spawn(Sorter::new(Some(me), position, self.threshold));
+                    cx.send(child, Msg::Sort(part));
+                }
+                self.result = equal;
+                self.fragments = 1;
+            }
+            Msg::Result {
+                sorted,
+                position,
+                sorters,
+            } => {
+                merge(&mut self.result, sorted, position);
+                self.sorters += sorters;
+                self.fragments += 1;
+                if self.fragments == 3 {
+                    self.report(cx);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! 24. Quicksort (parallelism): a tree of sorter actors, created while it runs, sorts `n` values.
+//!
+//! Flow (SPEC.md section 3.24): the values, |next_long() mod M| from a [`PseudoRandom`] seeded with
+//! S, are generated inside the timed iteration, as Savina does. A sorter gets `Sort(values)`: with
+//! fewer than T values it sorts them sequentially and reports `Result(sorted, position)` to its
+//! parent; otherwise it takes the middle element as pivot, creates a Left child with the values below
+//! it and a Right child with those above (in input order), keeps the values equal to it, and reports
+//! once both children have answered, concatenating left, equal and right. The root checks the
+//! result. With the LCG the values are 16-bit, so the tree is deterministic: 1,939 sorters at the
+//! defaults (970 leaves).
+//!
+//! Validation: the root's list has N values, is non-decreasing and has the input's sum
+//! (32,768,134,304 at the defaults, where the tree must also have 1,939 sorters). The result is the
+//! length and the number of sorters.
+//!
+//! [`PseudoRandom`]: crate::random::PseudoRandom
+
+mod actor;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+use crate::random::PseudoRandom;
+
+/// Quicksort (Savina 24).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "quicksort",
+    id: 24,
+    title: "Quicksort: a tree of sorter actors created while it runs",
+    params: PARAMS,
+    variants,
+};
+
+/// `-n` values, `-m` bound, `-t` sequential threshold, `-s` seed; "small" sorts a tenth.
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "n",
+        default: 1_000_000.0,
+        small: 100_000.0,
+        help: "values to sort",
+    },
+    ParamSpec {
+        name: "m",
+        default: (1u64 << 60) as f64,
+        small: (1u64 << 60) as f64,
+        help: "values are below this bound",
+    },
+    ParamSpec {
+        name: "t",
+        default: 2_048.0,
+        small: 2_048.0,
+        help: "lists shorter than this are sorted sequentially",
+    },
+    ParamSpec {
+        name: "s",
+        default: 1_024.0,
+        small: 1_024.0,
+        help: "seed of the generator",
+    },
+];
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Config {
+    /// Values (`-n`).
+    pub(crate) n: usize,
+    /// The values' bound (`-m`), at least 1.
+    pub(crate) m: i64,
+    /// The sequential threshold (`-t`), at least 1.
+    pub(crate) t: usize,
+    /// The seed (`-s`).
+    pub(crate) seed: i64,
+}
+
+/// Savina's defaults, and SPEC.md's values for them: the input's sum and the sorters.
+const DEFAULTS: Config = Config {
+    n: 1_000_000,
+    m: 1 << 60,
+    t: 2_048,
+    seed: 1_024,
+};
+const DEFAULT_SUM: i128 = 32_768_134_304;
+const DEFAULT_SORTERS: u64 = 1_939;
+
+impl Config {
+    /// Reads and checks the parameters.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let m = params.integer("m", 1)?;
+        if m > i64::MAX as u64 {
+            return Err(format!("parameter `m` must be at most {}", i64::MAX));
+        }
+        let seed = params.integer("s", 0)?;
+        Ok(Config {
+            n: params.integer("n", 1)? as usize,
+            m: m as i64,
+            t: params.integer("t", 1)? as usize,
+            seed: seed.min(i64::MAX as u64) as i64,
+        })
+    }
+
+    /// Savina's `randomlyInitArray`: the input, and its sum.
+    pub(crate) fn generate(&self) -> (Vec<i64>, i128) {
+        let mut rng = PseudoRandom::new(self.seed);
+        let values: Vec<i64> = (0..self.n)
+            .map(|_| (rng.next_long() % self.m).abs())
+            .collect();
+        let sum = values.iter().map(|&v| v as i128).sum();
+        (values, sum)
+    }
+}
+
+/// Which part of its parent's list a sorter sorts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Position {
+    Left,
+    Right,
+    Root,
+}
+
+/// Splits `values` around the element at `len / 2`: the values below it and above it, each in input
+/// order (Savina's `filterLessThan` and `filterGreaterThan`), and those equal to it (`filterEqualsTo`).
+///
+/// Branch-free: every value is written to both outputs and only the count of the side it belongs
+/// to advances (the comparisons on random data defeat a branch predictor; measured about twice as
+/// fast as pushing with a branch).
+pub(crate) fn partition(values: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+    let pivot = values[values.len() / 2];
+    let mut less = Vec::with_capacity(values.len());
+    let mut greater = Vec::with_capacity(values.len());
+    let (mut below, mut above) = (0, 0);
+    {
+        let (l, g) = (less.spare_capacity_mut(), greater.spare_capacity_mut());
+        for &v in values {
+            // `below` and `above` count values already seen, so both stay below `values.len()`.
+            l[below].write(v);
+            g[above].write(v);
+            below += usize::from(v < pivot);
+            above += usize::from(v > pivot);
+        }
+    }
+    // SAFETY: the first `below` (`above`) slots of `less` (`greater`) were written in the loop, each
+    // with a value below (above) the pivot, and both counts are within the capacity.
+    unsafe {
+        less.set_len(below);
+        greater.set_len(above);
+    }
+    let equal = vec![pivot; values.len() - below - above];
+    (less, equal, greater)
+}
+
+/// Savina's `quicksortSeq`, in place: a recursive three-way partition around the middle element,
+/// then the part below and the part above the pivot sorted the same way.
+pub(crate) fn quicksort_seq(values: &mut [i64]) {
+    if values.len() < 2 {
+        return;
+    }
+    let pivot = values[values.len() / 2];
+    // Dutch national flag: [0, lt) < pivot, [lt, i) == pivot, (gt, len) > pivot.
+    let (mut lt, mut i, mut gt) = (0, 0, values.len());
+    while i < gt {
+        if values[i] < pivot {
+            values.swap(lt, i);
+            lt += 1;
+            i += 1;
+        } else if values[i] > pivot {
+            gt -= 1;
+            values.swap(i, gt);
+        } else {
+            i += 1;
+        }
+    }
+    let (below, rest) = values.split_at_mut(lt);
+    quicksort_seq(below);
+    quicksort_seq(&mut rest[gt - lt..]);
+}
+
+/// Concatenates a child's sorted part with the parent's: left before, right after.
+pub(crate) fn merge(mine: &mut Vec<i64>, mut theirs: Vec<i64>, position: Position) {
+    match position {
+        _ if theirs.is_empty() => {}
+        Position::Left => {
+            theirs.extend_from_slice(mine);
+            *mine = theirs;
+        }
+        Position::Right | Position::Root => mine.extend_from_slice(&theirs),
+    }
+}
+
+/// Validates a run: the root's list `sorted` (None if it never reported) must hold N values in order
+/// with the input's `sum`; at the defaults the tree must have had 1,939 sorters. The result is the
+/// length and the sorter count.
+pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u64) -> Outcome {
+    let Some(sorted) = sorted else {
+        return Outcome {
+            result: serde_json::Value::Null,
+            check: Err("the root sorter reported no result".into()),
+        };
+    };
+    let result = serde_json::json!({ "length": sorted.len(), "sorters": sorters });
+    let check = if sorted.len() != cfg.n {
+        Err(format!(
+            "{} values sorted, expected {}",
+            sorted.len(),
+            cfg.n
+        ))
+    } else if let Some(i) = sorted.windows(2).position(|w| w[0] > w[1]) {
+        Err(format!(
+            "not sorted at index {}: {} > {}",
+            i,
+            sorted[i],
+            sorted[i + 1]
+        ))
+    } else if sorted.iter().map(|&v| v as i128).sum::<i128>() != sum {
+        Err("the sorted values are not the input's".into())
+    } else if *cfg == DEFAULTS && (sum != DEFAULT_SUM || sorters != DEFAULT_SORTERS) {
+        Err(format!(
+            "at the defaults: sum {sum} and {sorters} sorters, expected {DEFAULT_SUM} and {DEFAULT_SORTERS}"
+        ))
+    } else {
+        Ok(())
+    };
+    Outcome { result, check }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, merge, partition, quicksort_seq, Config, Position, BENCHMARK, DEFAULTS};
+    use crate::benchmarks::test_support::validates;
+
+    #[test]
+    fn default_input_has_savinas_sum() {
+        let (values, sum) = DEFAULTS.generate();
+        assert_eq!(values.len(), 1_000_000);
+        assert!(values.iter().all(|&v| (0..65_536).contains(&v)));
+        assert_eq!(sum, 32_768_134_304);
+    }
+
+    #[test]
+    fn sequential_sort_and_partition_agree_with_std() {
+        let cfg = Config {
+            n: 5_000,
+            m: 1_000,
+            t: 10,
+            seed: 7,
+        };
+        let (values, _) = cfg.generate();
+        let mut mine = values.clone();
+        quicksort_seq(&mut mine);
+        let mut want = values.clone();
+        want.sort_unstable();
+        assert_eq!(mine, want);
+        let (less, equal, greater) = partition(&values);
+        let pivot = values[values.len() / 2];
+        assert!(less.iter().all(|&v| v < pivot) && greater.iter().all(|&v| v > pivot));
+        assert!(equal.iter().all(|&v| v == pivot));
+        assert_eq!(less.len() + equal.len() + greater.len(), values.len());
+        let mut joined = vec![pivot];
+        merge(&mut joined, vec![1, 2], Position::Left);
+        merge(&mut joined, vec![], Position::Left);
+        merge(&mut joined, vec![9], Position::Right);
+        assert_eq!(joined, [1, 2, pivot, 9]);
+    }
+
+    #[test]
+    fn check_wants_every_value_in_order() {
+        let cfg = Config { n: 3, ..DEFAULTS };
+        assert!(check(&cfg, 6, Some(&[1, 2, 3]), 1).check.is_ok());
+        assert!(check(&cfg, 6, Some(&[2, 1, 3]), 1).check.is_err());
+        assert!(check(&cfg, 6, Some(&[1, 2]), 1).check.is_err());
+        assert!(check(&cfg, 7, Some(&[1, 2, 3]), 1).check.is_err());
+        assert!(check(&cfg, 6, None, 1).check.is_err());
+    }
+
+    #[test]
+    fn every_model_validates_at_a_reduced_size() {
+        let outcomes = validates(&BENCHMARK, &[("n", 20_000.0), ("t", 500.0)]);
+        let sorters = &outcomes[0].result["sorters"];
+        assert!(sorters.as_u64().unwrap() > 1, "{sorters}");
+        for outcome in &outcomes {
+            assert_eq!(
+                &outcome.result["sorters"], sorters,
+                "the tree is deterministic"
+            );
+        }
+        validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
+        validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
+    }
+}

@@ -1,0 +1,121 @@
+//! Sieve of Eratosthenes on the sequential floor.
+
+use crate::bench::{Iteration, Outcome};
+use crate::floor::{Actor, ActorId, Context, System};
+use crate::params::Params;
+
+use super::{check, expected, is_locally_prime, Config, Prime, Report};
+
+/// Builds the floor program and the expected counts (untimed); `threads` is ignored.
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    let cfg = Config::from_params(params)?;
+    Ok(Box::new(SieveFloor {
+        cfg,
+        expected: expected(&cfg),
+    }))
+}
+
+/// The prepared program.
+struct SieveFloor {
+    cfg: Config,
+    expected: Report,
+}
+
+impl Iteration for SieveFloor {
+    fn run(&mut self) -> Outcome {
+        let mut sys = System::new();
+        let producer = sys.spawn(Node::Producer { cfg: self.cfg });
+        let first = sys.spawn(Node::Filter(Filter::new(1, self.cfg.m, 2)));
+        sys.send(producer, Msg::First(first));
+        sys.run();
+        let report = sys.actors().iter().find_map(|node| match node {
+            Node::Filter(f) => f.report,
+            Node::Producer { .. } => None,
+        });
+        check(self.expected, report)
+    }
+}
+
+/// The messages of Sieve.
+enum Msg {
+    /// To the Producer: the first filter.
+    First(ActorId),
+    /// A number to test.
+    Candidate(u64),
+    /// The end of the candidates.
+    Exit,
+}
+
+/// The producer and the filters.
+enum Node {
+    Producer { cfg: Config },
+    Filter(Filter),
+}
+
+/// A filter holding up to `m` primes.
+struct Filter {
+    id: u64,
+    m: usize,
+    primes: Vec<Prime>,
+    next: Option<ActorId>,
+    /// Set by the last filter on `Exit`.
+    report: Option<Report>,
+}
+
+impl Filter {
+    fn new(id: u64, m: usize, first_prime: u64) -> Filter {
+        let mut primes = Vec::with_capacity(m);
+        primes.push(Prime::new(first_prime));
+        Filter {
+            id,
+            m,
+            primes,
+            next: None,
+            report: None,
+        }
+    }
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
+        match msg {
+            Msg::Candidate(candidate) => {
+                if !is_locally_prime(candidate, &self.primes) {
+                    return;
+                }
+                if let Some(next) = self.next {
+                    cx.send(next, Msg::Candidate(candidate));
+                } else if self.primes.len() < self.m {
+                    self.primes.push(Prime::new(candidate));
+                } else {
+                    let next = Filter::new(self.id + 1, self.m, candidate);
+                    self.next = Some(cx.spawn(Node::Filter(next)));
+                }
+            }
+            Msg::Exit => {
+                match self.next {
+                    Some(next) => cx.send(next, Msg::Exit),
+                    None => self.report = Some(Report::of(self.id, self.primes.len(), self.m)),
+                }
+                cx.exit();
+            }
+            Msg::First(_) => unreachable!("sieve: First sent to a filter"),
+        }
+    }
+}
+
+impl Actor for Node {
+    type Msg = Msg;
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
+        match (self, msg) {
+            (Node::Producer { cfg }, Msg::First(first)) => {
+                for candidate in cfg.candidates() {
+                    cx.send(first, Msg::Candidate(candidate));
+                }
+                cx.send(first, Msg::Exit);
+                cx.exit();
+            }
+            (Node::Filter(filter), msg) => filter.receive(msg, cx),
+            (Node::Producer { .. }, _) => unreachable!("sieve: a candidate sent to the producer"),
+        }
+    }
+}
