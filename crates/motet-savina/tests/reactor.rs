@@ -161,3 +161,29 @@ fn reactor_programs_are_deterministic_across_runs_schedulers_and_workers() {
         }
     }
 }
+
+/// The concurrency and parallelism benchmarks that have reactor programs, each at a reduced size.
+const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[("trapezoid", &[("n", 20_000.0), ("w", 7.0)])];
+
+/// Each program validates on both schedulers and on one and two workers, gives the floor's result,
+/// and on two workers gives the same result and the same figures on every run.
+#[test]
+fn application_reactor_programs_match_the_floor_and_are_deterministic() {
+    for &(name, sets) in REACTOR_APPS {
+        let floor = floor_result(name, sets);
+        let (first, first_m) = run(name, Model::Reactor, 1, sets, 1).remove(0);
+        assert_eq!(first, floor, "{name} reactor t=1");
+        assert!(
+            first_m.reactors >= 2 && first_m.tags > 0 && first_m.reactions_executed > 0,
+            "{name}: {first_m:?}"
+        );
+        for model in [Model::Reactor, Model::ReactorLevel] {
+            for (i, (result, m)) in run(name, model, 2, sets, 4).into_iter().enumerate() {
+                assert_eq!(result, floor, "{name} {model} t=2 run {i}");
+                assert_eq!(m, first_m, "{name} {model} t=2 run {i}");
+            }
+        }
+        let (result, m) = run(name, Model::ReactorLevel, 1, sets, 1).remove(0);
+        assert_eq!((result, m), (floor, first_m), "{name} reactor-level t=1");
+    }
+}
