@@ -163,7 +163,10 @@ fn reactor_programs_are_deterministic_across_runs_schedulers_and_workers() {
 }
 
 /// The concurrency and parallelism benchmarks that have reactor programs, each at a reduced size.
-const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[("trapezoid", &[("n", 20_000.0), ("w", 7.0)])];
+const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
+    ("trapezoid", &[("n", 20_000.0), ("w", 7.0)]),
+    ("piprecision", &[("w", 5.0), ("p", 300.0)]),
+];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
 /// and on two workers gives the same result and the same figures on every run.
