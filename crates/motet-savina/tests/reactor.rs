@@ -166,6 +166,7 @@ fn reactor_programs_are_deterministic_across_runs_schedulers_and_workers() {
 const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("trapezoid", &[("n", 20_000.0), ("w", 7.0)]),
     ("piprecision", &[("w", 5.0), ("p", 300.0)]),
+    ("radixsort", &[("n", 500.0), ("m", 1024.0)]),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
