@@ -168,6 +168,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("piprecision", &[("w", 5.0), ("p", 300.0)]),
     ("radixsort", &[("n", 500.0), ("m", 1024.0)]),
     ("filterbank", &[("col", 8.0), ("sim", 300.0), ("chan", 3.0)]),
+    ("banking", &[("a", 40.0), ("n", 600.0)]),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
