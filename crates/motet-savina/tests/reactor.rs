@@ -169,6 +169,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("radixsort", &[("n", 500.0), ("m", 1024.0)]),
     ("filterbank", &[("col", 8.0), ("sim", 300.0), ("chan", 3.0)]),
     ("banking", &[("a", 40.0), ("n", 600.0)]),
+    ("logmap", &[("t", 300.0), ("s", 6.0)]),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
