@@ -170,6 +170,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("filterbank", &[("col", 8.0), ("sim", 300.0), ("chan", 3.0)]),
     ("banking", &[("a", 40.0), ("n", 600.0)]),
     ("logmap", &[("t", 300.0), ("s", 6.0)]),
+    ("nqueenk", &[("w", 5.0), ("n", 7.0), ("t", 3.0)]),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
