@@ -171,6 +171,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("banking", &[("a", 40.0), ("n", 600.0)]),
     ("logmap", &[("t", 300.0), ("s", 6.0)]),
     ("nqueenk", &[("w", 5.0), ("n", 7.0), ("t", 3.0)]),
+    ("recmatmul", &[("w", 5.0), ("n", 64.0), ("t", 256.0)]),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
