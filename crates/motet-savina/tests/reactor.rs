@@ -174,6 +174,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("recmatmul", &[("w", 5.0), ("n", 64.0), ("t", 256.0)]),
     ("apsp", &[("n", 24.0), ("b", 6.0), ("w", 10.0)]),
     ("concdict", &[("e", 6.0), ("m", 200.0)]),
+    ("concsll", &[("e", 6.0), ("m", 200.0)]),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
