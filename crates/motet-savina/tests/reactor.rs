@@ -175,6 +175,17 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ("apsp", &[("n", 24.0), ("b", 6.0), ("w", 10.0)]),
     ("concdict", &[("e", 6.0), ("m", 200.0)]),
     ("concsll", &[("e", 6.0), ("m", 200.0)]),
+    (
+        "bndbuffer",
+        &[
+            ("bb", 12.0),
+            ("np", 5.0),
+            ("nc", 4.0),
+            ("ipp", 20.0),
+            ("pc", 2.0),
+            ("cc", 2.0),
+        ],
+    ),
 ];
 
 /// Each program validates on both schedulers and on one and two workers, gives the floor's result,
