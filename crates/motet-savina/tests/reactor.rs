@@ -192,6 +192,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
         &[("n", 60.0), ("w", 4.0), ("pr", 50.0), ("hr", 80.0)],
     ),
     ("cigsmok", &[("r", 100.0), ("s", 9.0)]),
+    ("astar", &[("w", 5.0), ("g", 12.0)]),
 ];
 
 /// The programs whose result holds a figure that depends on the order of requests: the reactor
