@@ -161,3 +161,73 @@ fn reactor_programs_are_deterministic_across_runs_schedulers_and_workers() {
         }
     }
 }
+
+/// The concurrency and parallelism benchmarks that have reactor programs, each at a reduced size.
+const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
+    ("trapezoid", &[("n", 20_000.0), ("w", 7.0)]),
+    ("piprecision", &[("w", 5.0), ("p", 300.0)]),
+    ("radixsort", &[("n", 500.0), ("m", 1024.0)]),
+    ("filterbank", &[("col", 8.0), ("sim", 300.0), ("chan", 3.0)]),
+    ("banking", &[("a", 40.0), ("n", 600.0)]),
+    ("logmap", &[("t", 300.0), ("s", 6.0)]),
+    ("nqueenk", &[("w", 5.0), ("n", 7.0), ("t", 3.0)]),
+    ("recmatmul", &[("w", 5.0), ("n", 64.0), ("t", 256.0)]),
+    ("apsp", &[("n", 24.0), ("b", 6.0), ("w", 10.0)]),
+    ("concdict", &[("e", 6.0), ("m", 200.0)]),
+    ("concsll", &[("e", 6.0), ("m", 200.0)]),
+    (
+        "bndbuffer",
+        &[
+            ("bb", 12.0),
+            ("np", 5.0),
+            ("nc", 4.0),
+            ("ipp", 20.0),
+            ("pc", 2.0),
+            ("cc", 2.0),
+        ],
+    ),
+    ("philosopher", &[("n", 7.0), ("m", 50.0)]),
+    (
+        "barber",
+        &[("n", 60.0), ("w", 4.0), ("pr", 50.0), ("hr", 80.0)],
+    ),
+    ("cigsmok", &[("r", 100.0), ("s", 9.0)]),
+    ("astar", &[("w", 5.0), ("g", 12.0)]),
+];
+
+/// The programs whose result holds a figure that depends on the order of requests: the reactor
+/// program's figure is fixed by its tags, but differs from the floor's.
+const SCHEDULE_DEPENDENT: &[(&str, &str)] = &[("philosopher", "meals"), ("barber", "haircuts")];
+
+/// Each program validates on both schedulers and on one and two workers, gives the floor's result,
+/// and on two workers gives the same result and the same figures on every run.
+#[test]
+fn application_reactor_programs_match_the_floor_and_are_deterministic() {
+    for &(name, sets) in REACTOR_APPS {
+        // A result that holds a figure depending on the order of requests (philosopher's denials,
+        // barber's attempts) is compared with the floor's on its fixed figure only.
+        let floor = floor_result(name, sets);
+        let (first, first_m) = run(name, Model::Reactor, 1, sets, 1).remove(0);
+        let fixed = SCHEDULE_DEPENDENT.iter().find(|x| x.0 == name);
+        let floor = if let Some(&(_, key)) = fixed {
+            assert!(first[key].is_u64(), "{name}: {first}");
+            assert_eq!(first[key], floor[key], "{name} reactor t=1");
+            first.clone()
+        } else {
+            floor
+        };
+        assert_eq!(first, floor, "{name} reactor t=1");
+        assert!(
+            first_m.reactors >= 2 && first_m.tags > 0 && first_m.reactions_executed > 0,
+            "{name}: {first_m:?}"
+        );
+        for model in [Model::Reactor, Model::ReactorLevel] {
+            for (i, (result, m)) in run(name, model, 2, sets, 4).into_iter().enumerate() {
+                assert_eq!(result, floor, "{name} {model} t=2 run {i}");
+                assert_eq!(m, first_m, "{name} {model} t=2 run {i}");
+            }
+        }
+        let (result, m) = run(name, Model::ReactorLevel, 1, sets, 1).remove(0);
+        assert_eq!((result, m), (floor, first_m), "{name} reactor-level t=1");
+    }
+}

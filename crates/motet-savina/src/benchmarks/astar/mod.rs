@@ -25,6 +25,7 @@ mod actor;
 mod floor;
 pub(crate) mod graph;
 mod java_random;
+mod reactor;
 pub(crate) mod search;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
@@ -80,6 +81,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

@@ -15,6 +15,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -64,6 +65,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

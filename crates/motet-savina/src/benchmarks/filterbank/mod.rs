@@ -27,6 +27,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -72,6 +73,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

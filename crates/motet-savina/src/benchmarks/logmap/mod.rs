@@ -18,6 +18,7 @@
 mod actor;
 mod boc;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -66,6 +67,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Boc,
             prepare: boc::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

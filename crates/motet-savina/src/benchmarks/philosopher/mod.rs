@@ -15,6 +15,7 @@
 mod actor;
 mod boc;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -67,6 +68,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Boc,
             prepare: boc::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

@@ -22,6 +22,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use std::sync::Arc;
 
@@ -62,6 +63,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

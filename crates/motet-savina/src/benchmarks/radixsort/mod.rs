@@ -17,6 +17,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -60,6 +61,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

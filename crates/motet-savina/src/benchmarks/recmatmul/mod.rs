@@ -23,6 +23,7 @@
 mod actor;
 mod floor;
 mod matrix;
+mod reactor;
 
 use crate::bench::{Benchmark, Model, Outcome, Variant};
 use crate::params::{ParamSpec, Params};
@@ -73,6 +74,14 @@ fn variants() -> Vec<Variant> {
         Variant {
             model: Model::Actor,
             prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Reactor,
+            prepare: reactor::prepare,
+        },
+        Variant {
+            model: Model::ReactorLevel,
+            prepare: reactor::prepare_level,
         },
         Variant {
             model: Model::Floor,

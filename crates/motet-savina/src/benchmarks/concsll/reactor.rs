@@ -1,0 +1,169 @@
+//! Concurrent Sorted Linked List as reactors, after LF's port (the design of Concurrent
+//! Dictionary's port, with the List in place of the Dictionary).
+//!
+//! A Manager, the List and a bank of E workers. The Manager's `do_work` reaches every worker at
+//! startup; a worker sends its next request on `request` whenever it starts or gets an answer, and
+//! after M answers reports `finished` to the Manager instead. The List serves the requests of a tag
+//! in worker order (its multiport's channel order) and answers them one microstep later through
+//! its logical action `answer`, which breaks the cycle List → worker → List. Once every worker has
+//! finished, the Manager tells the List to end.
+
+use std::time::Duration;
+
+use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+
+use super::{check, Config, Request, Requests, SortedList};
+use crate::bench::{Iteration, Model, Outcome};
+use crate::params::Params;
+use crate::reactor_support::{self, Built};
+
+/// The readiness scheduler (model `reactor`).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
+}
+
+/// LF's level scheduler (model `reactor-level`).
+pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(
+        Config::from_params(params)?,
+        threads,
+        Model::ReactorLevel,
+        build,
+    )
+}
+
+/// The List's state.
+struct List {
+    list: SortedList,
+    /// The answers of the current tag, by worker.
+    answers: Vec<Option<i32>>,
+    /// Whether the Manager ended the run.
+    done: bool,
+}
+
+/// A worker's state.
+struct Worker {
+    requests: Requests,
+    count: u64,
+}
+
+/// The built program, the List and the workers.
+pub(super) struct ConcSll {
+    program: Program,
+    cfg: Config,
+    list: ReactorId<List>,
+    workers: Vec<ReactorId<Worker>>,
+}
+
+/// Builds the program for `cfg.workers` workers.
+pub(super) fn build(cfg: &Config) -> ConcSll {
+    let e = cfg.workers;
+    let limit = cfg.requests;
+    let mut b = ProgramBuilder::new();
+    let manager = b.reactor("manager", 0usize);
+    let do_work = b.output::<(), _>(manager, "do_work");
+    let finished = b.input_multiport::<(), _>(manager, "finished", e);
+    let end = b.output::<(), _>(manager, "end");
+    b.reaction(manager, "start")
+        .trigger(Startup)
+        .effect(do_work)
+        .body(move |_, ctx| ctx.set(do_work, ()));
+    b.reaction(manager, "count")
+        .trigger(finished)
+        .effect(end)
+        .body(move |ended: &mut usize, ctx| {
+            *ended += ctx.present_count(finished);
+            if *ended == e {
+                ctx.set(end, ());
+            }
+        });
+    let list = b.reactor(
+        "list",
+        List {
+            list: SortedList::default(),
+            answers: vec![None; e],
+            done: false,
+        },
+    );
+    let requests = b.input_multiport::<Request, _>(list, "request", e);
+    let responses = b.output_multiport::<i32, _>(list, "response", e);
+    let end_in = b.input::<(), _>(list, "end");
+    let answer = b.logical_action::<(), _>(list, "answer", Duration::ZERO);
+    b.reaction(list, "answer")
+        .trigger(answer)
+        .effect(responses)
+        .body(move |l: &mut List, ctx| {
+            for (i, a) in l.answers.iter_mut().enumerate() {
+                if let Some(value) = a.take() {
+                    ctx.set(responses.channel(i), value);
+                }
+            }
+        });
+    b.reaction(list, "serve")
+        .trigger(requests)
+        .effect(answer)
+        .body(move |l: &mut List, ctx| {
+            for (i, &request) in ctx.present_sorted(requests) {
+                l.answers[i] = Some(std::hint::black_box(l.list.serve(request)));
+            }
+            ctx.schedule(answer, (), Duration::ZERO);
+        });
+    b.reaction(list, "end")
+        .trigger(end_in)
+        .body(move |l: &mut List, _| l.done = true);
+    b.connect(end, end_in);
+    let workers = b.bank(e, |b, id| {
+        let r = b.reactor(
+            &format!("worker[{id}]"),
+            Worker {
+                requests: cfg.requests_of(id),
+                count: 0,
+            },
+        );
+        let do_work_in = b.input::<(), _>(r, "do_work");
+        let response = b.input::<i32, _>(r, "response");
+        let request = b.output::<Request, _>(r, "request");
+        let done = b.output::<(), _>(r, "finished");
+        b.reaction(r, "next")
+            .trigger(do_work_in)
+            .trigger(response)
+            .effect(request)
+            .effect(done)
+            .body(move |w: &mut Worker, ctx| {
+                w.count += 1;
+                if w.count <= limit {
+                    ctx.set(request, w.requests.next_request());
+                } else {
+                    ctx.set(done, ());
+                }
+            });
+        (r, do_work_in, response, request, done)
+    });
+    b.connect_broadcast(do_work, workers.iter().map(|x| x.1).collect::<Ports<()>>());
+    b.connect(responses, workers.iter().map(|x| x.2).collect::<Ports<_>>());
+    b.connect(workers.iter().map(|x| x.3).collect::<Ports<_>>(), requests);
+    b.connect(workers.iter().map(|x| x.4).collect::<Ports<_>>(), finished);
+    ConcSll {
+        program: b.build().expect("the concsll program is well formed"),
+        cfg: *cfg,
+        list,
+        workers: workers.into_iter().map(|x| x.0).collect(),
+    }
+}
+
+impl Built for ConcSll {
+    fn program(&mut self) -> &mut Program {
+        &mut self.program
+    }
+
+    fn outcome(&mut self) -> Outcome {
+        let results: u64 = self
+            .workers
+            .iter()
+            .map(|&r| self.program.state_mut(r).count.saturating_sub(1))
+            .sum();
+        let l = self.program.state_mut(self.list);
+        let list = l.done.then_some(&l.list);
+        check(&self.cfg, results, list)
+    }
+}

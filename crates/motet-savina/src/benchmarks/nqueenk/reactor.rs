@@ -1,0 +1,162 @@
+//! N-Queens first K solutions as reactors, after LF's port.
+//!
+//! A Manager and a bank of W workers. The Manager keeps a queue of Work items (partial boards); at
+//! each tag (its logical action `next`) it sends the front item to each worker on its `work`
+//! multiport, one per worker. A worker with a full board reports one solution; at the threshold
+//! depth it searches the rest sequentially and reports the solutions found; below it, it returns
+//! its valid extensions as new Work items. The Manager adds the solutions and appends the new items
+//! in worker order (so the run is the same on every run), and stops when a tag leaves the queue
+//! empty. As in LF's port and on the floor, the search is not cut short at the limit `s`.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+
+use super::{check, expected_work_items, Board, Config, Counts};
+use crate::bench::{Iteration, Model, Outcome};
+use crate::params::Params;
+use crate::reactor_support::{self, Built};
+
+/// The readiness scheduler (model `reactor`).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
+}
+
+/// LF's level scheduler (model `reactor-level`).
+pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
+}
+
+/// The parameters and the expected count of Work items (made once, untimed).
+pub(super) struct Prepared {
+    cfg: Config,
+    expected_items: u64,
+}
+
+impl Prepared {
+    fn new(params: &Params) -> Result<Prepared, String> {
+        let cfg = Config::from_params(params)?;
+        Ok(Prepared {
+            cfg,
+            expected_items: expected_work_items(&cfg),
+        })
+    }
+}
+
+/// The Manager's state.
+struct Manager {
+    queue: VecDeque<Board>,
+    counts: Counts,
+}
+
+/// What a worker reports for one Work item: solutions found and new Work items.
+type Report = (u64, Vec<Board>);
+
+/// The built program and the Manager.
+pub(super) struct NQueens {
+    program: Program,
+    cfg: Config,
+    expected_items: u64,
+    manager: ReactorId<Manager>,
+}
+
+/// Builds the program for `cfg.workers` workers.
+pub(super) fn build(prep: &Prepared) -> NQueens {
+    let cfg = prep.cfg;
+    let w = cfg.workers;
+    let mut b = ProgramBuilder::new();
+    let manager = b.reactor(
+        "manager",
+        Manager {
+            queue: VecDeque::new(),
+            counts: Counts {
+                solutions: 0,
+                work_items: 0,
+            },
+        },
+    );
+    let work = b.output_multiport::<Board, _>(manager, "work", w);
+    let reports = b.input_multiport::<Report, _>(manager, "reports", w);
+    let next = b.logical_action::<(), _>(manager, "next", Duration::ZERO);
+    b.reaction(manager, "start")
+        .trigger(Startup)
+        .effect(next)
+        .body(move |m: &mut Manager, ctx| {
+            m.queue.push_back(Board::empty());
+            ctx.schedule(next, (), Duration::ZERO);
+        });
+    b.reaction(manager, "send")
+        .trigger(next)
+        .effect(work)
+        .body(move |m: &mut Manager, ctx| {
+            for i in 0..w {
+                let Some(board) = m.queue.pop_front() else {
+                    break;
+                };
+                m.counts.work_items += 1;
+                ctx.set(work.channel(i), board);
+            }
+        });
+    b.reaction(manager, "collect")
+        .trigger(reports)
+        .effect(next)
+        .body(move |m: &mut Manager, ctx| {
+            for (_, (solutions, more)) in ctx.present_sorted(reports) {
+                m.counts.solutions += solutions;
+                m.queue.extend(more.iter().copied());
+            }
+            if !m.queue.is_empty() {
+                ctx.schedule(next, (), Duration::ZERO);
+            }
+        });
+    let workers = b.bank(w, |b, i| {
+        let r = b.reactor(&format!("worker[{i}]"), ());
+        let input = b.input::<Board, _>(r, "work");
+        let output = b.output::<Report, _>(r, "report");
+        b.reaction(r, "explore")
+            .trigger(input)
+            .effect(output)
+            .body(move |_, ctx| {
+                let Some(&board) = ctx.get(input) else { return };
+                ctx.set(output, explore(&cfg, board));
+            });
+        (input, output)
+    });
+    b.connect(work, workers.iter().map(|x| x.0).collect::<Ports<_>>());
+    b.connect(workers.iter().map(|x| x.1).collect::<Ports<_>>(), reports);
+    NQueens {
+        program: b.build().expect("the nqueenk program is well formed"),
+        cfg,
+        expected_items: prep.expected_items,
+        manager,
+    }
+}
+
+/// A worker's answer to one Work item.
+fn explore(cfg: &Config, mut board: Board) -> Report {
+    if board.depth() == cfg.n {
+        return (1, Vec::new());
+    }
+    if board.depth() >= cfg.threshold {
+        let mut solutions = 0;
+        board.search(cfg.n, &mut || solutions += 1);
+        return (solutions, Vec::new());
+    }
+    let more = (0..cfg.n)
+        .map(|c| board.with(c))
+        .filter(Board::valid)
+        .collect();
+    (0, more)
+}
+
+impl Built for NQueens {
+    fn program(&mut self) -> &mut Program {
+        &mut self.program
+    }
+
+    fn outcome(&mut self) -> Outcome {
+        let counts = self.program.state_mut(self.manager).counts;
+        check(&self.cfg, self.expected_items, Some(counts))
+    }
+}

@@ -1,0 +1,161 @@
+//! Recursive Matrix Multiplication as reactors, after LF's port.
+//!
+//! A Manager and a bank of W workers. The Manager keeps a queue of Work items; at each tag (its
+//! logical action `next`) it sends every queued item on its `work` multiport, grouped by the worker
+//! that owns it (`(srC + scC) mod W`, Savina's routing). A worker splits an item above the
+//! threshold into its eight half-size products and returns them; it multiplies a leaf into the
+//! blocks of C it owns. LF's port hands the items out one per worker and tag and lets the workers
+//! add into one shared C; here the leaves of one block of C all go to the worker that owns it, so no
+//! block has two writers. The Manager gathers the workers' blocks after the run. A tag is one
+//! level of the decomposition tree.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+
+use super::{check, CBlocks, Config, Inputs, Work};
+use crate::bench::{Iteration, Model, Outcome};
+use crate::params::Params;
+use crate::reactor_support::{self, Built};
+
+/// The readiness scheduler (model `reactor`).
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
+}
+
+/// LF's level scheduler (model `reactor-level`).
+pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
+}
+
+/// The parameters and the matrices A and B (built once, untimed, shared read-only).
+pub(super) struct Prepared {
+    cfg: Config,
+    inputs: Arc<Inputs>,
+}
+
+impl Prepared {
+    fn new(params: &Params) -> Result<Prepared, String> {
+        let cfg = Config::from_params(params)?;
+        Ok(Prepared {
+            cfg,
+            inputs: Arc::new(Inputs::new(cfg.n)),
+        })
+    }
+}
+
+/// A worker's state: the inputs, the blocks of C it owns and the packing buffer of the kernel.
+struct Worker {
+    inputs: Arc<Inputs>,
+    c: CBlocks,
+    packed: Vec<f64>,
+}
+
+/// The built program, the Manager (its state is its queue) and the workers.
+pub(super) struct MatMul {
+    program: Program,
+    cfg: Config,
+    workers: Vec<ReactorId<Worker>>,
+}
+
+/// Builds the program for `cfg.workers` workers.
+pub(super) fn build(prep: &Prepared) -> MatMul {
+    let cfg = prep.cfg;
+    let w = cfg.workers;
+    let mut b = ProgramBuilder::new();
+    let manager = b.reactor("manager", VecDeque::<Work>::new());
+    let work = b.output_multiport::<Vec<Work>, _>(manager, "work", w);
+    let more = b.input_multiport::<Vec<Work>, _>(manager, "more", w);
+    let next = b.logical_action::<(), _>(manager, "next", Duration::ZERO);
+    b.reaction(manager, "start")
+        .trigger(Startup)
+        .effect(next)
+        .body(move |queue: &mut VecDeque<Work>, ctx| {
+            queue.push_back(cfg.root_work());
+            ctx.schedule(next, (), Duration::ZERO);
+        });
+    b.reaction(manager, "send").trigger(next).effect(work).body(
+        move |queue: &mut VecDeque<Work>, ctx| {
+            let mut batches: Vec<Vec<Work>> = vec![Vec::new(); w];
+            for item in queue.drain(..) {
+                batches[cfg.worker_of(&item)].push(item);
+            }
+            for (i, batch) in batches.into_iter().enumerate() {
+                if !batch.is_empty() {
+                    ctx.set(work.channel(i), batch);
+                }
+            }
+        },
+    );
+    b.reaction(manager, "collect")
+        .trigger(more)
+        .effect(next)
+        .body(move |queue: &mut VecDeque<Work>, ctx| {
+            for (_, items) in ctx.present_sorted(more) {
+                queue.extend(items.iter().copied());
+            }
+            if !queue.is_empty() {
+                ctx.schedule(next, (), Duration::ZERO);
+            }
+        });
+    let workers = b.bank(w, |b, i| {
+        let r = b.reactor(
+            &format!("worker[{i}]"),
+            Worker {
+                inputs: Arc::clone(&prep.inputs),
+                c: CBlocks::new(&cfg),
+                packed: Vec::new(),
+            },
+        );
+        let input = b.input::<Vec<Work>, _>(r, "work");
+        let output = b.output::<Vec<Work>, _>(r, "more");
+        b.reaction(r, "multiply")
+            .trigger(input)
+            .effect(output)
+            .body(move |me: &mut Worker, ctx| {
+                let Some(items) = ctx.get(input) else { return };
+                let mut split = Vec::new();
+                for item in items {
+                    if item.num_blocks > cfg.threshold {
+                        split.extend(item.split());
+                    } else {
+                        let Worker { inputs, c, packed } = me;
+                        inputs.multiply_leaf(item, c.block_for(item), packed);
+                    }
+                }
+                if !split.is_empty() {
+                    ctx.set(output, split);
+                }
+            });
+        (r, input, output)
+    });
+    b.connect(work, workers.iter().map(|x| x.1).collect::<Ports<_>>());
+    b.connect(workers.iter().map(|x| x.2).collect::<Ports<_>>(), more);
+    MatMul {
+        program: b.build().expect("the recmatmul program is well formed"),
+        cfg,
+        workers: workers.into_iter().map(|x| x.0).collect(),
+    }
+}
+
+impl Built for MatMul {
+    fn program(&mut self) -> &mut Program {
+        &mut self.program
+    }
+
+    fn outcome(&mut self) -> Outcome {
+        let mut c = CBlocks::new(&self.cfg);
+        for &r in &self.workers {
+            let blocks = std::mem::replace(&mut self.program.state_mut(r).c, CBlocks::empty());
+            if let Err(e) = c.absorb(blocks) {
+                return Outcome {
+                    result: serde_json::Value::Null,
+                    check: Err(e),
+                };
+            }
+        }
+        check(&self.cfg, Some(&c))
+    }
+}
