@@ -29,6 +29,7 @@
 //!                  [--plot FILE.svg]
 //! ```
 
+pub mod allocator;
 pub mod bench;
 pub mod benchmarks;
 pub mod cell;
