@@ -42,8 +42,6 @@
 //! comes back, since the producer completes its push in a few instructions.
 
 pub mod cached_stack;
-#[cfg(not(loom))]
-mod node_cache;
 
 use std::mem::MaybeUninit;
 use std::ptr;
@@ -91,7 +89,8 @@ impl<T> Node<T> {
         };
         #[cfg(not(loom))]
         {
-            let p = node_cache::allocate(std::alloc::Layout::new::<Node<T>>()).cast::<Node<T>>();
+            let p = crate::block_cache::allocate(std::alloc::Layout::new::<Node<T>>())
+                .cast::<Node<T>>();
             // SAFETY: `p` is a fresh block with `Node<T>`'s layout (from the global allocator,
             // possibly recycled by the node cache), so writing a node and owning it as a Box is sound.
             unsafe {
@@ -113,7 +112,7 @@ impl<T> Node<T> {
         #[cfg(not(loom))]
         // SAFETY: the caller's contract; the value is MaybeUninit and needs no drop.
         unsafe {
-            node_cache::release(
+            crate::block_cache::release(
                 std::ptr::NonNull::new_unchecked(node.cast()),
                 std::alloc::Layout::new::<Node<T>>(),
             )
@@ -430,9 +429,12 @@ impl<T> Drop for Mailbox<T> {
             while let Pop::Item(v) = self.pop() {
                 drop(v);
             }
+            // The last node popped (its value already moved out) goes back where nodes come from:
+            // an actor that stops after its last message leaves it here, and the next message sent
+            // on this thread reuses it.
             let tail = self.tail.with_mut(|t| *t);
             if tail != self.stub_ptr() {
-                drop(Box::from_raw(tail.cast::<Node<T>>()));
+                Node::free_empty(tail.cast::<Node<T>>());
             }
         }
     }
