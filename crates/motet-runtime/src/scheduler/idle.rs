@@ -11,8 +11,11 @@
 //!
 //! One word, `state`, counts the searching workers (low 16 bits) and the unparked ones (the rest).
 //! All changes to it are `SeqCst`, and so are the loads that decide whether to wake someone: the
-//! correctness argument is a Dekker-style one between a producer ("push the task, then look at
-//! `state`") and a worker going to sleep ("update `state`, then look at the queues").
+//! correctness argument is a Dekker-style one between a producer ("push the task, `SeqCst` fence,
+//! then look at `state`") and a worker going to sleep ("update `state`, `SeqCst` fence, then look at
+//! the queues"): of two threads that each write, fence and then read what the other wrote, at least
+//! one sees the other's write. The producer's side is a fence and a load, not a read-modify-write,
+//! so that pushing a task does not take the state word's cache line away from the other workers.
 //!
 //! **Waking at most one searcher per burst.** A producer that makes a task stealable (pushes to its
 //! deque or the injector) calls [`Idle::notify_one`], which wakes a parked worker only if no worker is
@@ -34,7 +37,7 @@
 //! **Shutdown.** [`Idle::shutdown`] marks every worker as notified and wakes all of them; a woken worker
 //! checks the runtime's shutdown flag before anything else.
 
-use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::sync::atomic::{fence, AtomicUsize, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
 
 const SEARCH_MASK: usize = 0xFFFF;
@@ -90,9 +93,12 @@ impl Idle {
     }
 
     fn should_wake(&self) -> bool {
-        // A read-modify-write rather than a load: it orders this read after the producer's push in the
-        // single total order of SeqCst operations (the Dekker argument in the module docs).
-        let state = self.state.fetch_add(0, SeqCst);
+        // The fence orders this read after the producer's push (the Dekker argument in the module
+        // docs; `prepare_park` fences the other side). A fence and a load rather than a
+        // read-modify-write: the state word then stays shared in every core's cache, where a
+        // read-modify-write would take it exclusive on every push, from every worker.
+        fence(SeqCst);
+        let state = self.state.load(SeqCst);
         state & SEARCH_MASK == 0 && state / UNPARK_ONE < self.num_workers
     }
 
@@ -129,6 +135,9 @@ impl Idle {
         self.parkers[index].prepare();
         let dec = UNPARK_ONE | usize::from(searching);
         let prev = self.state.fetch_sub(dec, SeqCst);
+        // Orders the caller's final look at the queues after the state change (the other side of
+        // `should_wake`'s fence).
+        fence(SeqCst);
         sleepers.parked.push(index);
         Some(ParkInfo {
             last_searcher: searching && prev & SEARCH_MASK == 1,
