@@ -253,8 +253,8 @@ impl<A: Actor> Cell<A> {
             NonNull::new_unchecked(h)
         };
         // SAFETY: the cell was created not idle, so this thread holds the right to schedule it once;
-        // it is alive (LIFE set).
-        unsafe { runtime.schedule(header.as_ref().task_ref()) };
+        // it is alive (LIFE set). A new task: children spawned in one turn run depth first.
+        unsafe { runtime.schedule_new(header.as_ref().task_ref()) };
         Addr::from_header(header)
     }
 

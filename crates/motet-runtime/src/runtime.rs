@@ -390,7 +390,24 @@ impl Handle {
     #[inline]
     pub unsafe fn schedule(&self, task: TaskRef) {
         match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule(task),
+            Flavor::Pool(pool) => pool.schedule(task, false),
+            Flavor::Deterministic(det) => det.schedule(task),
+        }
+    }
+
+    /// Makes a task that was just created runnable for the first time: the same as
+    /// [`Handle::schedule`], except that on a worker, if another task takes the next-task slot
+    /// before it runs, it waits on the worker's *spawn stack* (newest first) instead of the queue of
+    /// woken tasks (oldest first). A task that creates several tasks in one turn (an actor spawning
+    /// children) thereby has them run depth first, which keeps a recursive program's live tasks few
+    /// and in cache; other workers steal the oldest, the roots of the largest subtrees.
+    ///
+    /// # Safety
+    /// As for [`Handle::schedule`].
+    #[inline]
+    pub unsafe fn schedule_new(&self, task: TaskRef) {
+        match &self.shared().flavor {
+            Flavor::Pool(pool) => pool.schedule(task, true),
             Flavor::Deterministic(det) => det.schedule(task),
         }
     }

@@ -1,27 +1,28 @@
-//! Which task a worker runs next: the newest task a running task made runnable first (depth first,
-//! so that a tree of tasks stays small in memory), yet every waiting task gets a turn: the oldest
-//! task of a worker's deque runs at least once every 61 turns, a task that yields queues behind the
-//! tasks waiting, and a chain of tasks handing each other the next-task slot makes way for them.
+//! Which task a worker runs next: tasks created by a running task run newest first (depth first, so
+//! that a tree of tasks stays small in memory), woken tasks oldest first; and every waiting task
+//! gets a turn: the oldest created task runs at least once every 61 turns, a task that yields queues
+//! behind the tasks waiting, and a chain of tasks handing each other the next-task slot makes way
+//! for them.
 
 mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 
-use common::{schedule_fn, spawn, spawn_steps};
+use common::{schedule_fn, spawn, spawn_new, spawn_steps};
 use motet_runtime::{Handle, Runtime};
 
 fn one_worker() -> Runtime {
     Runtime::builder().workers(1).build().unwrap()
 }
 
-/// A binary tree of tasks, each scheduling its two children from its own turn: the worker goes
-/// depth first, so a subtree finishes before its older sibling starts.
+/// A binary tree of tasks, each creating its two children in its own turn: the worker goes depth
+/// first, so a subtree finishes before its older sibling starts.
 #[test]
-fn a_tree_of_tasks_runs_depth_first() {
+fn a_tree_of_new_tasks_runs_depth_first() {
     fn node(h: &Handle, log: &Arc<Mutex<Vec<u32>>>, id: u32, depth: u32) {
         let (h2, log) = (h.clone(), log.clone());
-        spawn(h, move || {
+        spawn_new(h, move || {
             log.lock().unwrap().push(id);
             if depth > 0 {
                 node(&h2, &log, 2 * id, depth - 1);
@@ -57,10 +58,28 @@ fn a_tree_of_tasks_runs_depth_first() {
     assert_eq!(switch, 1, "subtrees interleaved: {order:?}");
 }
 
-/// A task waiting at the bottom of a worker's deque runs while newer tasks keep arriving on top:
-/// an endless tree of tasks would otherwise starve it. The tree stops growing once it has run.
+/// Woken tasks (not created ones) run oldest first: three tasks made runnable in one turn run in
+/// that order, except the last one scheduled, which took the next-task slot and runs first.
 #[test]
-fn the_oldest_waiting_task_is_not_starved() {
+fn woken_tasks_run_oldest_first() {
+    let rt = one_worker();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (h, l) = (rt.handle().clone(), log.clone());
+    spawn(rt.handle(), move || {
+        for id in 1..=4 {
+            let l = l.clone();
+            spawn(&h, move || l.lock().unwrap().push(id));
+        }
+    });
+    rt.wait_quiescent();
+    assert_eq!(*log.lock().unwrap(), vec![4, 1, 2, 3]);
+}
+
+/// A created task waiting at the bottom of a worker's spawn stack runs while newer ones keep
+/// arriving on top: an endless tree of tasks would otherwise starve it. The tree stops growing once
+/// it has run.
+#[test]
+fn the_oldest_created_task_is_not_starved() {
     struct World {
         handle: Handle,
         old_ran: AtomicBool,
@@ -68,7 +87,7 @@ fn the_oldest_waiting_task_is_not_starved() {
     }
     fn grow(w: &Arc<World>) {
         let w2 = w.clone();
-        spawn(&w.handle.clone(), move || {
+        spawn_new(&w.handle.clone(), move || {
             if w2.old_ran.load(SeqCst) {
                 return;
             }
@@ -86,16 +105,16 @@ fn the_oldest_waiting_task_is_not_starved() {
     });
     let w = world.clone();
     spawn(rt.handle(), move || {
-        // From a worker: `old` takes the next-task slot, and the tree's root pushes it into the
-        // deque, where every later task lands on top of it.
+        // From a worker: `old` takes the next-task slot, and the tree's root pushes it onto the
+        // spawn stack, where every later task lands on top of it.
         let w_old = w.clone();
-        spawn(&w.handle.clone(), move || w_old.old_ran.store(true, SeqCst));
+        spawn_new(&w.handle.clone(), move || w_old.old_ran.store(true, SeqCst));
         grow(&w);
     });
     rt.wait_quiescent();
     assert!(world.old_ran.load(SeqCst));
-    // Bounded by the interval at which a worker serves the oldest task of its deque (61 turns),
-    // whatever the tree does meanwhile.
+    // Bounded by the interval at which a worker serves the oldest task of its spawn stack (61
+    // turns), whatever the tree does meanwhile.
     let turns = world.turns_before.load(SeqCst);
     assert!(turns <= 61, "the old task waited {turns} turns");
 }
@@ -122,7 +141,7 @@ fn a_yielding_task_queues_behind_the_waiting_ones() {
 }
 
 /// Two tasks handing the next-task slot back and forth (a ping-pong chain) make way for a task
-/// waiting in the deque once the chain bound is reached.
+/// waiting in the wake queue once the chain bound is reached.
 #[test]
 fn a_slot_chain_makes_way_for_waiting_tasks() {
     struct Chain {

@@ -3,46 +3,50 @@
 //! # Where a task goes
 //!
 //! - Scheduled by a task running on a worker of the same pool: into that worker's **next-task slot**.
-//!   If the slot was taken, its previous occupant goes onto the worker's deque (and an idle worker
-//!   may be woken to steal it). So a task that makes exactly one other task runnable hands it over
-//!   directly: the worker runs it next, with warm caches and without touching a deque, as CAF chains
-//!   actors and Verona keeps the last runnable behaviour.
+//!   If the slot was taken, its previous occupant goes to one of the worker's two queues (and an
+//!   idle worker may be woken to steal it). So a task that makes exactly one other task runnable
+//!   hands it over directly: the worker runs it next, with warm caches and without touching a queue,
+//!   as CAF chains actors and Verona keeps the last runnable behaviour.
 //! - Scheduled from any other thread: into the global **injector**, and one parked worker is woken.
-//! - A task that yields (more work, but its turn is over) goes to the injector, behind everything
-//!   waiting.
+//! - A task that yields (more work, but its turn is over) goes to the back of the worker's wake
+//!   queue.
 //!
-//! The deque is a stack for its owner and a queue for thieves (crossbeam's LIFO flavour): the owner
-//! pops the task made runnable last, other workers steal the oldest. A running task that makes
-//! several tasks runnable (an actor spawning children, a fork) is thereby followed depth first: its
-//! newest child runs next and the older ones wait, so the tasks alive at once stay few and their
-//! memory stays in cache. With a FIFO deque a recursive program runs breadth first, and the actors
-//! waiting at once grow with the width of the tree: on fib(25) (150,000 actors) that took a 22 MB
-//! working set and three times the time, against 8 MB depth first. Thieves take the oldest tasks,
-//! the roots of the largest subtrees, as in Cilk's work-first stealing.
+//! A worker has two queues. Tasks *woken up* (an actor that received a message) wait in the **wake
+//! queue** (crossbeam's FIFO deque): served oldest first, fair among actors. Tasks *just created*
+//! ([`Handle::schedule_new`](crate::Handle::schedule_new): an actor's first scheduling) wait on the
+//! **spawn stack** (crossbeam's LIFO deque): the owner pops the newest, thieves steal the oldest. A
+//! task that creates several tasks in one turn (an actor spawning children) is thereby followed
+//! depth first, so the tasks alive at once stay few and their memory stays in cache. With one FIFO
+//! queue for all, a recursive program runs breadth first and the actors waiting at once grow with
+//! the width of the tree: on fib(25) (150,000 actors) that made a 22 MB working set and three
+//! times the time, against 8 MB depth first. Thieves take the oldest spawns, the roots of the
+//! largest subtrees, as in Cilk's work-first stealing.
 //!
 //! # What a worker runs next
 //!
-//! 1. Every 61st turn, the injector first (so outside work and yielded tasks are not starved by
-//!    local work); on the turn halfway between, the *oldest* task of its own deque (so a task at the
-//!    bottom of the stack waits at most 61 turns, however fast new tasks arrive on top).
-//! 2. The slot, unless `chain_bound` slot tasks ran in a row while other tasks wait in the deque or
-//!    the injector: then the slot's task goes to the injector so the others get a turn (a ping-pong
-//!    pair cannot starve the rest). With nothing waiting, the chain goes on.
-//! 3. Its deque (newest first), then a batch from the injector.
-//! 4. Otherwise it searches: steals a batch from the other workers, starting at a random victim.
+//! 1. Every 61st turn, the injector first (so outside work is not starved by local work); on the
+//!    turn halfway between, the *oldest* task of its spawn stack (so a task at the bottom waits at
+//!    most 61 turns, however fast new tasks arrive on top).
+//! 2. The slot, unless `chain_bound` slot tasks ran in a row while other tasks wait in its queues or
+//!    the injector: then the slot's task goes to the back of the wake queue so the others get a turn
+//!    (a ping-pong pair cannot starve the rest). With nothing waiting, the chain goes on.
+//! 3. Its wake queue (oldest first), then its spawn stack (newest first), then a batch from the
+//!    injector.
+//! 4. Otherwise it searches: steals a batch from the other workers (their wake queues, then their
+//!    spawn stacks), starting at a random victim.
 //! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol).
 //!
 //! # States, quiescence and shutdown
 //!
 //! A worker is running, searching or parked (see `idle`). A worker parks only with an empty slot and
-//! an empty deque, so when every worker is parked, all work lies in the injector or in pending timers:
+//! empty queues, so when every worker is parked, all work lies in the injector or in pending timers:
 //! the pool is **quiescent** when all workers are parked, the injector is empty and no timer is
 //! pending. The last worker to park (and the timer thread after firing) checks this and wakes the
 //! threads blocked in `wait_quiescent`.
 //!
 //! **Shutdown** (dropping the [`Runtime`](crate::Runtime)): set `shutdown`, wake every worker, join
 //! them. A worker that sees `shutdown` stops running tasks and hands every task left in its slot and
-//! deque to the task's `shutdown` (which may schedule more, into the same queues, until they are empty).
+//! queues to the task's `shutdown` (which may schedule more, into the same queues, until they are empty).
 //! The runtime then drains the injector the same way. A task scheduled later still (by another thread
 //! holding an actor address, say) sees `shutdown` after pushing and drains the injector itself, so no
 //! task is ever stranded.
@@ -63,15 +67,19 @@ use crate::task::{RunOutcome, TaskRef};
 use crate::timer::Timers;
 
 /// How often (in turns) a worker looks at the injector before its own queues, and at the oldest
-/// task of its own deque.
+/// task of its spawn stack.
 const INJECTOR_INTERVAL: u32 = 61;
-/// The turn (modulo [`INJECTOR_INTERVAL`]) at which a worker runs the oldest task of its deque.
+/// The turn (modulo [`INJECTOR_INTERVAL`]) at which a worker runs the oldest task of its spawn
+/// stack.
 const OLDEST_TURN: u32 = 30;
 
 /// The shared part of the pool.
 pub(crate) struct Pool {
     injector: Injector<TaskRef>,
+    /// Thieves' ends of the workers' wake queues.
     stealers: Box<[Stealer<TaskRef>]>,
+    /// Thieves' ends of the workers' spawn stacks.
+    spawn_stealers: Box<[Stealer<TaskRef>]>,
     pub(crate) idle: Idle,
     shutdown: AtomicBool,
     /// Set once shutdown has finished (workers joined, injector drained): nothing can run any more,
@@ -91,12 +99,23 @@ thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A worker's own queues, made with the pool and moved onto the worker's thread.
+pub(crate) struct LocalQueues {
+    /// Tasks woken up (made runnable again), oldest first.
+    wakes: Worker<TaskRef>,
+    /// Tasks just created, newest first for the owner (oldest first for thieves).
+    spawns: Worker<TaskRef>,
+}
+
 /// A worker's private state, on its thread's stack.
 struct WorkerCtx {
     pool: *const Pool,
     index: usize,
     local: Worker<TaskRef>,
+    spawns: Worker<TaskRef>,
     slot: Cell<Option<TaskRef>>,
+    /// Whether the slot's task was just created (it goes to `spawns` if displaced).
+    slot_is_new: Cell<bool>,
     chain: Cell<u32>,
     tick: Cell<u32>,
     rng: Cell<Rng>,
@@ -105,13 +124,19 @@ struct WorkerCtx {
 }
 
 impl Pool {
-    /// A pool for `num_workers` workers; returns it with the workers' deques, to be moved onto their
+    /// A pool for `num_workers` workers; returns it with the workers' queues, to be moved onto their
     /// threads.
-    pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<Worker<TaskRef>>) {
-        let locals: Vec<Worker<TaskRef>> = (0..num_workers).map(|_| Worker::new_lifo()).collect();
+    pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<LocalQueues>) {
+        let locals: Vec<LocalQueues> = (0..num_workers)
+            .map(|_| LocalQueues {
+                wakes: Worker::new_fifo(),
+                spawns: Worker::new_lifo(),
+            })
+            .collect();
         let pool = Pool {
             injector: Injector::new(),
-            stealers: locals.iter().map(Worker::stealer).collect(),
+            stealers: locals.iter().map(|q| q.wakes.stealer()).collect(),
+            spawn_stealers: locals.iter().map(|q| q.spawns.stealer()).collect(),
             idle: Idle::new(num_workers),
             shutdown: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
@@ -130,27 +155,34 @@ impl Pool {
     }
 
     /// Makes `task` runnable: into the current worker's slot if this thread is one of this pool's
-    /// workers, otherwise into the injector.
+    /// workers, otherwise into the injector. `new` says whether the task was just created (see the
+    /// module docs for where that sends it if it leaves the slot).
     #[inline]
-    pub(crate) fn schedule(&self, task: TaskRef) {
+    pub(crate) fn schedule(&self, task: TaskRef, new: bool) {
         match self.current() {
-            Some(ctx) => self.schedule_local(ctx, task),
+            Some(ctx) => self.schedule_local(ctx, task, new),
             None => self.schedule_remote(task),
         }
     }
 
     #[inline]
-    fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef) {
+    fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
+        let prev_new = ctx.slot_is_new.replace(new);
         if let Some(prev) = ctx.slot.replace(Some(task)) {
-            self.push_local(ctx, prev);
+            self.push_local(ctx, prev, prev_new);
         }
     }
 
-    /// Pushes onto this worker's deque and tells an idle worker there is something to steal. Kept
-    /// out of line: `schedule` is inlined into every send, and usually finds the slot empty.
+    /// Pushes onto one of this worker's queues and tells an idle worker there is something to
+    /// steal. Kept out of line: `schedule` is inlined into every send, and usually finds the slot
+    /// empty.
     #[inline(never)]
-    fn push_local(&self, ctx: &WorkerCtx, task: TaskRef) {
-        ctx.local.push(task);
+    fn push_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
+        if new {
+            ctx.spawns.push(task);
+        } else {
+            ctx.local.push(task);
+        }
         self.notify_stealable();
     }
 
@@ -169,9 +201,11 @@ impl Pool {
         }
     }
 
-    /// Whether any task waits in the injector or in a worker's deque.
+    /// Whether any task waits in the injector or in a worker's queues.
     fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+        !self.injector.is_empty()
+            || self.stealers.iter().any(|s| !s.is_empty())
+            || self.spawn_stealers.iter().any(|s| !s.is_empty())
     }
 
     /// Quiescent: every worker parked, nothing in the injector, no pending timer.
@@ -301,17 +335,14 @@ impl Pool {
 
     /// The body of worker thread `index`. Returns the runtime references left in the worker's bank,
     /// which the caller gives back.
-    pub(crate) fn run_worker(
-        &self,
-        index: usize,
-        local: Worker<TaskRef>,
-        timers: &Timers,
-    ) -> usize {
+    pub(crate) fn run_worker(&self, index: usize, queues: LocalQueues, timers: &Timers) -> usize {
         let ctx = WorkerCtx {
             pool: self,
             index,
-            local,
+            local: queues.wakes,
+            spawns: queues.spawns,
             slot: Cell::new(None),
+            slot_is_new: Cell::new(false),
             chain: Cell::new(0),
             tick: Cell::new(0),
             rng: Cell::new(Rng::new(index as u64 + 1)),
@@ -321,7 +352,12 @@ impl Pool {
         self.worker_loop(&ctx, timers);
         // Shutdown: release what is left here, including what those releases schedule.
         DRAINING.with(|d| d.set(true));
-        while let Some(task) = ctx.slot.take().or_else(|| ctx.local.pop()) {
+        while let Some(task) = ctx
+            .slot
+            .take()
+            .or_else(|| ctx.local.pop())
+            .or_else(|| ctx.spawns.pop())
+        {
             task.shutdown();
         }
         DRAINING.with(|d| d.set(false));
@@ -391,7 +427,7 @@ impl Pool {
                 }
             }
             OLDEST_TURN => {
-                if let Some(task) = self.oldest_local(ctx) {
+                if let Some(task) = self.oldest_spawn(ctx) {
                     return Some(task);
                 }
             }
@@ -404,25 +440,28 @@ impl Pool {
                 self.count(ctx, Counter::Slot);
                 return Some(task);
             }
-            if ctx.local.is_empty() && self.injector.is_empty() {
-                // Nobody here is waiting for a turn: moving the chain away would only invite
-                // another worker to steal one end of it.
+            if ctx.local.is_empty() && ctx.spawns.is_empty() && self.injector.is_empty() {
+                // Nobody here is waiting for a turn: moving the chain to the queue would only
+                // invite another worker to steal one end of it.
                 ctx.chain.set(0);
                 self.count(ctx, Counter::Slot);
                 return Some(task);
             }
-            // The others get a turn: the chain's task queues behind everything waiting.
-            self.injector.push(task);
+            // The others get a turn: the chain's task queues behind the woken tasks waiting.
+            ctx.local.push(task);
             self.notify_stealable();
         }
         ctx.chain.set(0);
-        ctx.local.pop().or_else(|| self.steal_injector(ctx))
+        ctx.local
+            .pop()
+            .or_else(|| ctx.spawns.pop())
+            .or_else(|| self.steal_injector(ctx))
     }
 
-    /// The oldest task of this worker's own deque (the end thieves take from).
-    fn oldest_local(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+    /// The oldest task of this worker's spawn stack (the end thieves take from).
+    fn oldest_spawn(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         loop {
-            match self.stealers[ctx.index].steal() {
+            match self.spawn_stealers[ctx.index].steal() {
                 Steal::Success(task) => return Some(task),
                 Steal::Retry => continue,
                 Steal::Empty => return None,
@@ -450,14 +489,21 @@ impl Pool {
             if victim == ctx.index {
                 continue;
             }
-            loop {
-                match self.stealers[victim].steal_batch_and_pop(&ctx.local) {
-                    Steal::Success(task) => {
-                        self.count(ctx, Counter::Steal);
-                        return Some(task);
+            // Woken tasks first (the victim's oldest), then the oldest of its spawns: the roots
+            // of its largest subtrees, which keep their depth-first order on the thief's stack.
+            for (stealers, dest) in [
+                (&self.stealers, &ctx.local),
+                (&self.spawn_stealers, &ctx.spawns),
+            ] {
+                loop {
+                    match stealers[victim].steal_batch_and_pop(dest) {
+                        Steal::Success(task) => {
+                            self.count(ctx, Counter::Steal);
+                            return Some(task);
+                        }
+                        Steal::Retry => continue,
+                        Steal::Empty => break,
                     }
-                    Steal::Retry => continue,
-                    Steal::Empty => break,
                 }
             }
         }
@@ -479,8 +525,7 @@ impl Pool {
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => {
-                // Behind everything waiting, here and on the other workers (the deque is a stack).
-                self.injector.push(task);
+                ctx.local.push(task);
                 self.notify_stealable();
             }
             Err(_) => {
