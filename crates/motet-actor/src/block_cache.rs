@@ -12,10 +12,13 @@
 //! freed with that class's layout (size rounded up, alignment 8), so any cached block can serve any
 //! layout of its class and can go back to the global allocator with the layout it came from. Each
 //! class keeps at most [`CAP`] blocks; beyond that, and for larger or over-aligned layouts, the
-//! global allocator is used directly. The cache is emptied when its thread exits.
+//! global allocator is used directly. The cache is emptied when its thread exits (by a guard
+//! registered with the first block kept, so that the cache itself needs no destructor and its
+//! accesses no registration check).
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::cell::UnsafeCell;
+use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 
 /// Size classes: 8, 16, ..., 8 * CLASSES bytes.
@@ -23,28 +26,58 @@ const CLASSES: usize = 32;
 /// Blocks kept per class per thread.
 const CAP: usize = 512;
 
-struct Cache {
-    bins: [Vec<NonNull<u8>>; CLASSES],
+/// The cache's life on its thread: blocks are kept only while a [`Guard`] will free them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Nothing cached yet, no guard registered.
+    Unguarded,
+    /// The thread's guard will empty the cache when the thread exits.
+    Guarded,
+    /// The guard has run (the thread is exiting): blocks go straight to the allocator.
+    Closed,
 }
 
-impl Drop for Cache {
-    fn drop(&mut self) {
+struct Cache {
+    bins: [Vec<NonNull<u8>>; CLASSES],
+    state: State,
+}
+
+impl Cache {
+    /// Frees every cached block and the bins' own buffers; later releases bypass the cache.
+    fn close(&mut self) {
         for (class, bin) in self.bins.iter_mut().enumerate() {
             let layout = class_layout(class);
             for p in bin.drain(..) {
                 // SAFETY: every cached block was allocated with its class's layout.
                 unsafe { dealloc(p.as_ptr(), layout) };
             }
+            *bin = Vec::new();
         }
+        self.state = State::Closed;
+    }
+}
+
+/// Empties this thread's cache when the thread exits.
+struct Guard;
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        // SAFETY: the cache is only touched by this thread, and not re-entrantly.
+        let _ = CACHE.try_with(|c| unsafe { (&mut *c.get()).close() });
     }
 }
 
 thread_local! {
-    static CACHE: UnsafeCell<Cache> = const {
-        UnsafeCell::new(Cache {
+    // No destructor of its own (`ManuallyDrop`), so every access is a plain thread-local access,
+    // without the registration check a thread-local with a destructor pays on each use; the
+    // `GUARD`, registered when the first block is cached, empties it instead.
+    static CACHE: UnsafeCell<ManuallyDrop<Cache>> = const {
+        UnsafeCell::new(ManuallyDrop::new(Cache {
             bins: [const { Vec::new() }; CLASSES],
-        })
+            state: State::Unguarded,
+        }))
     };
+    static GUARD: Guard = const { Guard };
 }
 
 /// The layout every block of `class` is allocated and freed with.
@@ -76,7 +109,7 @@ pub(crate) fn allocate(layout: Layout) -> NonNull<u8> {
     // SAFETY: the cache is only touched by this thread, and not re-entrantly (no call in here can
     // reach `allocate` or `release` again).
     let cached = CACHE
-        .try_with(|c| unsafe { (*c.get()).bins[class].pop() })
+        .try_with(|c| unsafe { (&mut *c.get()).bins[class].pop() })
         .ok()
         .flatten();
     if let Some(p) = cached {
@@ -102,19 +135,34 @@ pub(crate) unsafe fn release(p: NonNull<u8>, layout: Layout) {
     // SAFETY: as in `allocate`.
     let kept = CACHE
         .try_with(|c| unsafe {
-            let bin = &mut (*c.get()).bins[class];
-            if bin.len() < CAP {
-                bin.push(p);
-                true
-            } else {
-                false
+            let cache = &mut *c.get();
+            let bin = &mut cache.bins[class];
+            if bin.len() >= CAP {
+                return false;
             }
+            if cache.state != State::Guarded && !guard(cache) {
+                return false;
+            }
+            cache.bins[class].push(p);
+            true
         })
         .unwrap_or(false);
     if !kept {
         // SAFETY: blocks of a class are allocated with the class's layout.
         unsafe { dealloc(p.as_ptr(), class_layout(class)) };
     }
+}
+
+/// Registers this thread's guard before the first block is cached; false once the thread is
+/// exiting (the block must go to the allocator).
+#[cold]
+fn guard(cache: &mut Cache) -> bool {
+    if cache.state == State::Closed || GUARD.try_with(|_| ()).is_err() {
+        cache.state = State::Closed;
+        return false;
+    }
+    cache.state = State::Guarded;
+    true
 }
 
 #[cfg(test)]

@@ -334,46 +334,37 @@ impl<A: Actor> Cell<A> {
         let mut budget = inner.batch;
         while budget > 0 {
             // SAFETY: turns are the mailbox's single consumer.
-            match unsafe { header.mailbox.pop() } {
-                Pop::Item(env) => {
-                    budget -= 1;
-                    if let Some(reason) = Self::dispatch(header, inner, env) {
-                        return TurnEnd::Stop(reason);
-                    }
+            if let Some(env) = unsafe { header.mailbox.try_pop() } {
+                budget -= 1;
+                if let Some(reason) = Self::dispatch(header, inner, env) {
+                    return TurnEnd::Stop(reason);
                 }
-                Pop::Empty => {
-                    // No address left: nobody can send to this actor again. Reading LIFE synchronises
-                    // with every holder's last decrement, which followed its last push; the pop that
-                    // found the mailbox empty may predate those pushes, so look once more first.
-                    if header.refs.load(Ordering::Acquire) == LIFE {
-                        // SAFETY: single consumer.
-                        match unsafe { header.mailbox.pop() } {
-                            Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
-                            Pop::Item(env) => {
-                                budget -= 1;
-                                if let Some(reason) = Self::dispatch(header, inner, env) {
-                                    return TurnEnd::Stop(reason);
-                                }
-                                continue;
-                            }
-                            Pop::Inconsistent => continue,
+                continue;
+            }
+            // Nothing completely pushed. No address left: nobody can send to this actor again.
+            // Reading LIFE synchronises with every holder's last decrement, which followed its last
+            // push; the pop that found nothing may predate those pushes, so look once more first.
+            if header.refs.load(Ordering::Acquire) == LIFE {
+                // SAFETY: single consumer.
+                match unsafe { header.mailbox.pop() } {
+                    Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
+                    Pop::Item(env) => {
+                        budget -= 1;
+                        if let Some(reason) = Self::dispatch(header, inner, env) {
+                            return TurnEnd::Stop(reason);
                         }
+                        continue;
                     }
-                    // SAFETY: single consumer; the pop just returned Empty.
-                    match unsafe { header.mailbox.try_mark_idle() } {
-                        // From here on another thread may run this actor: touch nothing.
-                        MarkIdle::Idle => return TurnEnd::Idle,
-                        MarkIdle::Recheck => {}
-                        MarkIdle::Retry => {
-                            spins += 1;
-                            if spins > INCONSISTENT_SPINS {
-                                return TurnEnd::Yield;
-                            }
-                            crate::sync::spin();
-                        }
-                    }
+                    Pop::Inconsistent => {}
                 }
-                Pop::Inconsistent => {
+            }
+            // Empty, or a push halfway (then the head has moved and marking fails: retry).
+            // SAFETY: single consumer.
+            match unsafe { header.mailbox.try_mark_idle() } {
+                // From here on another thread may run this actor: touch nothing.
+                MarkIdle::Idle => return TurnEnd::Idle,
+                MarkIdle::Recheck => {}
+                MarkIdle::Retry => {
                     spins += 1;
                     if spins > INCONSISTENT_SPINS {
                         return TurnEnd::Yield;

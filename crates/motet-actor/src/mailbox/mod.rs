@@ -291,11 +291,41 @@ impl<T> Mailbox<T> {
         })
     }
 
+    /// Dequeues the next message if one is completely pushed; `None` if the queue is empty or a
+    /// producer is halfway through a push ([`Mailbox::pop`] tells the two apart). The hot path of a
+    /// turn: [`Mailbox::try_mark_idle`] fails on either kind of `None` that is not a true empty.
+    ///
+    /// # Safety
+    /// Single consumer, as for [`Mailbox::pop`].
+    #[inline]
+    pub unsafe fn try_pop(&self) -> Option<T> {
+        self.tail.with_mut(|tail_slot| {
+            // SAFETY: single consumer (caller's contract), so the tail slot is ours.
+            let tail = unsafe { *tail_slot };
+            // SAFETY: as in `pop`.
+            let next = unsafe { (*tail).next.load(Ordering::Acquire) };
+            if next.is_null() {
+                return None;
+            }
+            // SAFETY: as in `pop`.
+            unsafe { *tail_slot = next };
+            // SAFETY: as in `pop`.
+            let value = unsafe { (*next.cast::<Node<T>>()).value.assume_init_read() };
+            if tail != self.stub_ptr() {
+                // SAFETY: as in `pop`.
+                unsafe { Node::free_empty(tail.cast::<Node<T>>()) };
+            }
+            Some(value)
+        })
+    }
+
     /// Marks an empty queue idle: the consumer gives up its turn and the next push will report
     /// `was_idle`. Fails if a message arrived or an address release is pending (see [`MarkIdle`]).
     ///
     /// # Safety
-    /// Single consumer, as for [`Mailbox::pop`], which last returned [`Pop::Empty`].
+    /// Single consumer, as for [`Mailbox::pop`], which last returned [`Pop::Empty`] (or
+    /// [`Mailbox::try_pop`] `None`: if a push is then halfway, the head has moved and this returns
+    /// [`MarkIdle::Retry`]).
     #[inline]
     pub unsafe fn try_mark_idle(&self) -> MarkIdle {
         // SAFETY: single consumer.
