@@ -2,9 +2,10 @@
 
 use crate::bench::{Benchmark, Model};
 use crate::benchmarks::{
-    actorcreation, banking, barber, big, bndbuffer, chameneos, cigsmok, concdict, concsll, count,
-    facloc, fib, filterbank, fjcreate, fjthrput, logmap, mailbox, mixedload, philosopher, pingpong,
-    piprecision, quicksort, radixsort, sieve, threadring, trapezoid, uct,
+    actorcreation, apsp, astar, banking, barber, big, bitonicsort, bndbuffer, chameneos, cigsmok,
+    concdict, concsll, count, facloc, fib, filterbank, fjcreate, fjthrput, logmap, mailbox,
+    mixedload, nqueenk, philosopher, pingpong, piprecision, quicksort, radixsort, recmatmul, sieve,
+    sor, threadring, trapezoid, uct,
 };
 
 /// Every benchmark, by Savina id; extra programs (id 0) after the 30.
@@ -31,8 +32,14 @@ static BENCHMARKS: &[&Benchmark] = &[
     &facloc::BENCHMARK,
     &trapezoid::BENCHMARK,
     &piprecision::BENCHMARK,
+    &recmatmul::BENCHMARK,
     &quicksort::BENCHMARK,
+    &apsp::BENCHMARK,
+    &sor::BENCHMARK,
+    &astar::BENCHMARK,
+    &nqueenk::BENCHMARK,
     &fib::BENCHMARK,
+    &bitonicsort::BENCHMARK,
     // Beyond Savina: the CAF paper's benchmarks (sections 5.2 to 5.4).
     &actorcreation::BENCHMARK,
     &mailbox::BENCHMARK,

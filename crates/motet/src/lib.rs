@@ -4,9 +4,11 @@
 //!
 //! - [`runtime`] (always): the worker pool every model runs on ([`Runtime`]);
 //! - [`actor`] (feature `actor`, on by default): typed actors after CAF;
-//! - [`reactor`] (feature `reactor`): deterministic reactors after Lingua Franca.
-//!
-//! Behaviour-oriented concurrency and typed processes join as their crates land.
+//! - [`boc`] (feature `boc`, on by default): behaviour-oriented concurrency after Verona, cowns
+//!   and `when`;
+//! - [`reactor`] (feature `reactor`, on by default): deterministic reactors after Lingua Franca;
+//! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
+//!   session types after Effpi.
 //!
 //! ```
 //! use motet::actor::{spawn, Actor, Context};
@@ -39,11 +41,23 @@ pub mod actor {
     pub use motet_actor::*;
 }
 
+/// Behaviour-oriented concurrency: cowns and `when` (re-export of `motet-boc`).
+#[cfg(feature = "boc")]
+pub mod boc {
+    pub use motet_boc::*;
+}
+
 /// Deterministic reactors (re-export of `motet-reactor`, which re-exports the builder of
 /// `motet-reactor-core`).
 #[cfg(feature = "reactor")]
 pub mod reactor {
     pub use motet_reactor::*;
+}
+
+/// Typed channels, processes and session types (re-export of `motet-process`).
+#[cfg(feature = "process")]
+pub mod process {
+    pub use motet_process::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};

@@ -6,9 +6,12 @@
 //! validation of the result (`check`), so that every model is checked identically.
 
 pub mod actorcreation;
+pub mod apsp;
+pub mod astar;
 pub mod banking;
 pub mod barber;
 pub mod big;
+pub mod bitonicsort;
 pub mod bndbuffer;
 pub mod chameneos;
 pub mod cigsmok;
@@ -23,12 +26,15 @@ pub mod fjthrput;
 pub mod logmap;
 pub mod mailbox;
 pub mod mixedload;
+pub mod nqueenk;
 pub mod philosopher;
 pub mod pingpong;
 pub mod piprecision;
 pub mod quicksort;
 pub mod radixsort;
+pub mod recmatmul;
 pub mod sieve;
+pub mod sor;
 pub mod threadring;
 pub mod trapezoid;
 pub mod uct;

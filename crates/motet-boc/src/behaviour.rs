@@ -1,0 +1,856 @@
+//! Behaviours: one allocation each, spawned by [`when`] and [`Batch`], run as motet-runtime tasks.
+//!
+//! # The block
+//!
+//! A behaviour is one allocation from the per-thread cache (see [`crate::alloc_cache`]):
+//!
+//! ```text
+//! | Core: task header, gate, completion, slot pointer, ... | result cell | closure | slots[n] |
+//! ```
+//!
+//! The [`TaskHeader`] at offset 0 makes the block a runtime task; the [`Gate`] and the slots are
+//! the behaviour's part of the dependency graph ([`crate::protocol`]); the result cell and the
+//! [`Completion`] are the behaviour's side of its [`Promise`]. Nothing else is allocated per
+//! behaviour: a fire-and-forget `when` costs one block, and so does a `when` whose promise is kept.
+//!
+//! # Life of a behaviour
+//!
+//! 1. *Spawn* (`when`): the block is filled, the slots are sorted by cown id (a duplicated cown is
+//!    acquired once; with write access it is rejected), backpressure is applied, and the slots are
+//!    enqueued (two-phase over several cowns). The spawner returns the promise at once.
+//! 2. *Runnable*: whoever grants the last cown schedules the task on the runtime of the behaviour's
+//!    first cown: into the current worker's next-task slot when that is a worker of the runtime, so
+//!    a behaviour that makes exactly one successor runnable hands it over to its own worker.
+//! 3. *Run*: the closure runs once, under `catch_unwind`, with the values of its cowns.
+//! 4. *Release*: every slot is released (successors become runnable), then the result is handed to
+//!    the promise, and the block is freed by the last of the behaviour and its promise.
+//!
+//! A panicking closure is step 3 returning an error: its cowns are released as usual and the
+//! promise gets [`WhenError::Panicked`]. A task shut down by its runtime (scheduled after or during
+//! shutdown) skips step 3: the closure is dropped and the promise gets [`WhenError::Cancelled`].
+
+use std::alloc::Layout;
+use std::cell::{Cell, RefCell, UnsafeCell};
+use std::mem::{ManuallyDrop, MaybeUninit};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::{self, NonNull};
+
+use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+
+use crate::alloc_cache;
+use crate::backpressure::Bound;
+use crate::completion::Completion;
+use crate::cown::CownHeader;
+use crate::error::{panic_message, WhenError};
+use crate::promise::Promise;
+use crate::protocol::{self, Gate, Grant, Queue, Slot};
+use crate::scratch::Scratch;
+use crate::set::{CownSet, Shape, SlotView, SlotWriter};
+
+/// Where a behaviour is in its life, as seen by its task (touched only by the thread running it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for its cowns, or runnable.
+    Pending,
+    /// The closure ran; the release of its cowns is deferred by backpressure, and the task has not
+    /// yet let the rest of the worker's queue run.
+    Deferred,
+    /// As `Deferred`, after at least one turn at the back of the queue: a check that finds the
+    /// bounded cown without progress since the previous one releases.
+    Deferring,
+}
+
+/// The type-specific operations of a behaviour, for code that does not know its types.
+struct Ops {
+    /// Runs the behaviour once it is runnable (see [`step`]).
+    step: unsafe fn(NonNull<Core>) -> Step,
+    /// Drops the closure unrun and completes with `Cancelled` (or, once the closure ran, just
+    /// completes).
+    cancel: unsafe fn(NonNull<Core>),
+    /// Drops what the block still holds and frees it.
+    free: unsafe fn(NonNull<Core>),
+}
+
+/// The untyped head of a behaviour block (72 bytes on 64-bit targets).
+#[repr(C)]
+pub(crate) struct Core {
+    /// At offset 0: the block is a runtime task.
+    task: TaskHeader,
+    /// The behaviour's grant count (the protocol points to it).
+    gate: Gate,
+    /// The result hand-over with the promise.
+    pub(crate) completion: Completion,
+    ops: &'static Ops,
+    /// How many slots follow the block, and where they start (bytes from the block's start).
+    nslots: u32,
+    slots_offset: u32,
+    phase: Cell<Phase>,
+    /// The bounded cown's completion count when last checked (modulo 2^32: only changes matter).
+    deferred_seen: Cell<u32>,
+    /// The bounded cown whose backlog defers this behaviour's release (holding one reference).
+    deferred_on: Cell<Option<NonNull<CownHeader>>>,
+}
+
+/// A block's head with its result cell: `Head<R>`'s layout does not depend on the closure, so a
+/// `Promise<R>` finds the result.
+#[repr(C)]
+pub(crate) struct Head<R> {
+    core: Core,
+    pub(crate) result: UnsafeCell<Option<Result<R, WhenError>>>,
+}
+
+/// A whole block, less its slots, which follow it.
+#[repr(C)]
+struct Block<R, F> {
+    head: Head<R>,
+    closure: UnsafeCell<ManuallyDrop<F>>,
+}
+
+thread_local! {
+    /// The behaviour whose closure runs on this thread, if any (backpressure defers it).
+    static CURRENT: Cell<Option<NonNull<Core>>> = const { Cell::new(None) };
+    /// Set while this thread cancels behaviours at shutdown; nested cancellations queue here
+    /// instead of recursing through the runtime's `schedule`.
+    static CANCELLING: Cell<bool> = const { Cell::new(false) };
+    static TO_CANCEL: RefCell<Vec<NonNull<Core>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Core {
+    /// The slots, in the order the cowns were named.
+    #[inline]
+    fn slots(&self) -> &[Slot] {
+        // SAFETY: `nslots` initialised slots follow the block at `slots_offset`, alive as long as
+        // the block.
+        unsafe {
+            std::slice::from_raw_parts(
+                (self as *const Core)
+                    .byte_add(self.slots_offset as usize)
+                    .cast::<Slot>(),
+                self.nslots as usize,
+            )
+        }
+    }
+
+    /// The runtime of the behaviour's first cown, where it runs.
+    ///
+    /// Valid while a slot is enqueued and not released (the queue then holds the cown).
+    #[inline]
+    fn runtime(&self) -> &Handle {
+        // SAFETY: the first slot's cown is alive while the behaviour waits or runs.
+        unsafe { &CownHeader::from_queue(self.slots()[0].queue()).runtime }
+    }
+
+    #[inline]
+    fn from_gate(gate: NonNull<Gate>) -> NonNull<Core> {
+        // SAFETY: every gate handed to the protocol by this module is the `gate` field of a Core.
+        unsafe {
+            NonNull::new_unchecked(
+                gate.as_ptr()
+                    .byte_sub(std::mem::offset_of!(Core, gate))
+                    .cast::<Core>(),
+            )
+        }
+    }
+}
+
+/// Schedules the behaviour behind `gate`, which has just become runnable.
+#[inline]
+pub(crate) fn schedule_gate(gate: NonNull<Gate>) {
+    schedule(Core::from_gate(gate));
+}
+
+#[inline]
+fn schedule(core: NonNull<Core>) {
+    // SAFETY: a runnable behaviour is alive until its task runs or is shut down.
+    let runtime = unsafe { core.as_ref() }.runtime();
+    schedule_on(runtime, core);
+}
+
+/// Schedules the runnable behaviour `core` on `runtime` (its first cown's).
+#[inline]
+fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
+    // SAFETY: the header is at offset 0 of a block that stays alive until the runtime calls `run`
+    // or `shutdown` (the behaviour frees itself only from there), and the protocol makes a
+    // behaviour runnable exactly once.
+    unsafe { runtime.schedule(TaskRef::from_raw(core.cast())) };
+}
+
+/// The layout of a block with closure `F`, result `R` and `n` slots, and the slots' offset.
+fn block_layout<R, F>(n: usize) -> (Layout, usize) {
+    let (layout, offset) = Layout::new::<Block<R, F>>()
+        .extend(Layout::array::<Slot>(n).expect("too many cowns in one `when`"))
+        .expect("behaviour too large");
+    (layout.pad_to_align(), offset)
+}
+
+struct Kind<Sh, F, R>(std::marker::PhantomData<(Sh, F, R)>);
+
+impl<Sh, F, R> Kind<Sh, F, R>
+where
+    Sh: Shape,
+    F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    const VTABLE: &'static TaskVTable = &TaskVTable {
+        run: run::<Sh, F, R>,
+        shutdown,
+    };
+    const OPS: &'static Ops = &Ops {
+        step: step::<Sh, F, R>,
+        cancel: cancel::<F, R>,
+        free: free::<F, R>,
+    };
+}
+
+/// A behaviour built but not enqueued.
+pub(crate) struct Built {
+    core: NonNull<Core>,
+    /// The distinct cowns, sorted by id (one request per cown).
+    requests: Scratch<NonNull<Slot>>,
+}
+
+/// Allocates and fills the block of a behaviour over `n` cowns (written by `cowns`) running `f`.
+/// Returns the block and its slots.
+#[inline]
+fn allocate_block<S, F, R>(cowns: &S, f: F, n: usize, alone: bool) -> (NonNull<Core>, NonNull<Slot>)
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (layout, slots_offset) = block_layout::<R, F>(n);
+    let block = alloc_cache::allocate(layout).cast::<Block<R, F>>();
+    // SAFETY: `block` is a fresh allocation for `Block<R, F>` followed by `n` slots.
+    let slots =
+        unsafe { NonNull::new_unchecked(block.as_ptr().byte_add(slots_offset).cast::<Slot>()) };
+    // SAFETY: as above; the fields are written before anything reads them.
+    unsafe {
+        block.as_ptr().write(Block {
+            head: Head {
+                core: Core {
+                    task: TaskHeader::new(Kind::<S::Shape, F, R>::VTABLE),
+                    gate: Gate::new(n, alone),
+                    completion: Completion::new(),
+                    ops: Kind::<S::Shape, F, R>::OPS,
+                    nslots: u32::try_from(n).expect("too many cowns in one `when`"),
+                    slots_offset: u32::try_from(slots_offset).expect("behaviour too large"),
+                    phase: Cell::new(Phase::Pending),
+                    deferred_seen: Cell::new(0),
+                    deferred_on: Cell::new(None),
+                },
+                result: UnsafeCell::new(None),
+            },
+            closure: UnsafeCell::new(ManuallyDrop::new(f)),
+        });
+    }
+    let core = block.cast::<Core>();
+    // SAFETY: the slot area is ours, uninitialised; the gate is in the block (a raw pointer: the
+    // gate may be rewritten once the distinct cowns are known).
+    let (slot_area, gate) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(slots.as_ptr().cast::<MaybeUninit<Slot>>(), n),
+            NonNull::new_unchecked(ptr::addr_of_mut!((*core.as_ptr()).gate)),
+        )
+    };
+    let mut writer = SlotWriter::new(slot_area, gate);
+    cowns.write(&mut writer);
+    assert_eq!(
+        writer.written(),
+        n,
+        "a cown set wrote the wrong number of slots"
+    );
+    (core, slots)
+}
+
+/// Builds a behaviour over several cowns (or one, for a batch): the block, its slots, duplicates
+/// resolved.
+fn build<S, F, R>(cowns: &S, f: F, alone: bool) -> Result<Built, WhenError>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let n = cowns.count();
+    if n == 0 {
+        return Err(WhenError::NoCowns);
+    }
+    let (core, slots) = allocate_block(cowns, f, n, alone);
+    // SAFETY: all `n` slots are initialised now, and still private.
+    let requests = match unsafe { sort_requests(slots, n) } {
+        Ok(requests) => requests,
+        Err(e) => {
+            // SAFETY: the block was never shared: drop the closure and free it.
+            unsafe {
+                let block = core.cast::<Block<R, F>>();
+                ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
+                free::<F, R>(core);
+            }
+            return Err(e);
+        }
+    };
+    if requests.as_slice().len() != n {
+        // SAFETY: still private; written through its raw pointer, as the slots point to it.
+        unsafe {
+            ptr::addr_of_mut!((*core.as_ptr()).gate)
+                .write(Gate::new(requests.as_slice().len(), alone))
+        };
+    }
+    Ok(Built { core, requests })
+}
+
+/// Sorts a behaviour's requests by cown id and resolves duplicates: a cown named twice is acquired
+/// once if every naming is read-only, and rejected otherwise. Returns the distinct requests.
+///
+/// # Safety
+/// `slots` points to `n` initialised, private slots on cowns the caller holds handles to.
+unsafe fn sort_requests(
+    slots: NonNull<Slot>,
+    n: usize,
+) -> Result<Scratch<NonNull<Slot>>, WhenError> {
+    // SAFETY: `i < n`, within the caller's slots.
+    let slot = |i: usize| unsafe { NonNull::new_unchecked(slots.as_ptr().add(i)) };
+    if n == 1 {
+        return Ok(Scratch::from_one(slot(0)));
+    }
+    // SAFETY: the caller holds handles to the cowns.
+    let id = |i: usize| unsafe { CownHeader::from_queue(slot(i).as_ref().queue()) }.id;
+    let mut order: Scratch<(u64, usize)> = Scratch::from_exact((0..n).map(|i| (id(i), i)));
+    order.as_mut_slice().sort_unstable();
+    let mut requests = Scratch::with_capacity(n);
+    let mut last: Option<(u64, usize)> = None;
+    for &(cown, i) in order.as_slice() {
+        match last {
+            Some((prev, first)) if prev == cown => {
+                // SAFETY: private slots.
+                let both_read =
+                    unsafe { slot(first).as_ref().is_read() && slot(i).as_ref().is_read() };
+                if !both_read {
+                    return Err(WhenError::DuplicateCown);
+                }
+                // SAFETY: a private slot, written through its raw pointer.
+                unsafe { (*slot(i).as_ptr()).set_dup() };
+            }
+            _ => {
+                requests.push(slot(i));
+                last = Some((cown, i));
+            }
+        }
+    }
+    Ok(requests)
+}
+
+/// Applies backpressure for a request on a bounded cown about to be enqueued (see
+/// [`crate::backpressure`]), and counts it.
+#[cold]
+fn throttle(header: &CownHeader, bound: &Bound) {
+    if bound.is_full() {
+        match CURRENT.with(Cell::get) {
+            Some(current) => {
+                // SAFETY: the behaviour running on this thread is alive.
+                let current = unsafe { current.as_ref() };
+                let holds = current
+                    .slots()
+                    .iter()
+                    .any(|s| s.queue() == NonNull::from(&header.queue));
+                if !holds && current.deferred_on.get().is_none() {
+                    header.queue.retain();
+                    current.deferred_on.set(Some(NonNull::from(header)));
+                }
+            }
+            None if header.runtime.on_worker() => {}
+            None => bound.wait_below(&header.runtime),
+        }
+    }
+    bound.on_enqueue();
+}
+
+/// Applies backpressure to, and counts, the requests of a behaviour on bounded cowns.
+#[inline]
+fn throttle_all(requests: &[NonNull<Slot>]) {
+    for &slot in requests {
+        // SAFETY: the spawner holds references to the cowns it names.
+        let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
+        if let Some(bound) = header.bound.as_deref() {
+            throttle(header, bound);
+        }
+    }
+}
+
+/// A clone of the runtime's handle for a promise, if the runtime is deterministic (a promise
+/// waiting there drives the runtime; on a thread pool it needs nothing).
+#[inline]
+fn deterministic_runtime(header: &CownHeader) -> Option<Handle> {
+    if header.deterministic {
+        Some(header.runtime.clone())
+    } else {
+        None
+    }
+}
+
+/// Spawns a behaviour over one cown: the hot path, without sorting or scratch space.
+#[inline]
+fn spawn_one<S, F, R>(cowns: &S, f: F) -> Promise<R>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (core, slot) = allocate_block(cowns, f, 1, true);
+    // SAFETY: the spawner holds a handle to the cown.
+    let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
+    if let Some(bound) = header.bound.as_deref() {
+        throttle(header, bound);
+    }
+    let deterministic = deterministic_runtime(header);
+    // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to.
+    if unsafe { protocol::enqueue_single(slot) } {
+        schedule_on(&header.runtime, core);
+    }
+    // SAFETY: a block whose completion has its HANDLE bit set, owned by the promise.
+    unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Enqueues a behaviour over several cowns spawned alone, and makes it runnable if it got all its
+/// cowns.
+fn spawn_many<R>(built: Built) -> Promise<R> {
+    let Built { core, requests } = built;
+    let requests = requests.as_slice();
+    throttle_all(requests);
+    // SAFETY: the spawner holds handles to the cowns.
+    let first = unsafe { CownHeader::from_queue(requests[0].as_ref().queue()) };
+    let deterministic = deterministic_runtime(first);
+    if let [slot] = requests {
+        // A dynamic set naming one cown several times, read-only: one distinct request.
+        // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to.
+        if unsafe { protocol::enqueue_single(*slot) } {
+            schedule(core);
+        }
+    } else {
+        let mut grants = Scratch::filled(Grant::No, requests.len());
+        // SAFETY: fresh slots sorted by cown id, distinct, gate counting the spawner's hold; the
+        // spawner holds handles to the cowns.
+        unsafe { protocol::enqueue_batch(requests, grants.as_mut_slice()) };
+        let granted = grants
+            .as_slice()
+            .iter()
+            .filter(|g| **g != Grant::No)
+            .count();
+        // SAFETY: the gate waits for its grants plus the spawner's hold.
+        unsafe {
+            protocol::resolve(
+                NonNull::from(&(*core.as_ptr()).gate),
+                granted as u32 + 1,
+                &mut |g| schedule_gate(g),
+            )
+        };
+    }
+    // SAFETY: as in `spawn_one`.
+    unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Spawns a behaviour that runs `f` with the cowns of `cowns` once it has acquired all of them, and
+/// returns a promise of its result.
+///
+/// `cowns` is one of the forms listed in [`crate::set`]: a cown (`&c`), a read-only cown
+/// (`c.read()`), a deferred value, a tuple of those (up to 12), or a dynamic set (`&[Cown<T>]`,
+/// `&Vec<Cown<T>>`, or [`read_all`](crate::read_all)). The closure gets `&mut T` for each cown
+/// named with write access and `&T` for each read-only one, in the order they were named.
+///
+/// The guarantees are those of the BoC paper (section 3): the behaviour acquires all its cowns at
+/// once, runs with exclusive access to them (shared with other readers, for read-only ones) until
+/// its closure returns, and runs after every behaviour spawned before it that names one of its
+/// cowns (happens-before). Behaviours never deadlock, whatever cowns they name.
+///
+/// `when` may be called from anywhere: the main thread, a behaviour, an actor, an async task. The
+/// behaviour runs on the runtime of the first cown named.
+///
+/// # Naming a cown twice
+///
+/// A cown named more than once in one `when` is acquired once. If every naming is read-only
+/// (`(c.read(), c.read())`), the closure gets `&T` at each position. If any naming has write
+/// access, two `&mut T` (or `&mut T` and `&T`) to one value would alias, so the `when` is rejected:
+/// nothing is spawned, the closure is dropped, and the promise holds [`WhenError::DuplicateCown`].
+/// A dynamic set that names no cown is rejected with [`WhenError::NoCowns`].
+///
+/// # The promise
+///
+/// The result stays in the behaviour's own allocation: a [`Promise`] allocates nothing. Dropping it
+/// (fire and forget) is one atomic operation on that allocation, and the result is then dropped
+/// when the behaviour completes. Keep it to `.await` the result or [`wait`](Promise::wait) for it.
+///
+/// ```
+/// use motet_boc::{when, Cown};
+/// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+/// let (src, dst) = (Cown::new(rt.handle(), 100), Cown::new(rt.handle(), 0));
+/// when((&src, &dst), |(src, dst)| {
+///     *src -= 40;
+///     *dst += 40;
+/// });
+/// let total = when((src.read(), dst.read()), |(s, d)| s + d).wait().unwrap();
+/// assert_eq!(total, 100);
+/// ```
+pub fn when<S, F, R>(cowns: S, f: F) -> Promise<R>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    if cowns.count() == 1 {
+        return spawn_one(&cowns, f);
+    }
+    match build(&cowns, f, true) {
+        Ok(built) => spawn_many(built),
+        Err(e) => Promise::failed(e),
+    }
+}
+
+/// Several `when`s scheduled as one atomic step: nothing spawned elsewhere comes between them on
+/// any cown they share, as Verona's `when(..) << f1 + when(..) << f2`.
+///
+/// Behaviours are added with [`Batch::when`], which returns their promises at once, and are
+/// enqueued together by [`Batch::spawn`] (or when the batch is dropped). Among themselves they keep
+/// the order they were added in.
+///
+/// ```
+/// use motet_boc::{when, Batch, Cown};
+/// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+/// let log = Cown::new(rt.handle(), Vec::new());
+/// let mut batch = Batch::new();
+/// batch.when(&log, |l| l.push("first"));
+/// batch.when(&log, |l| l.push("second"));
+/// batch.spawn();
+/// let entries = when(&log, |l| l.clone()).wait().unwrap();
+/// assert_eq!(entries, ["first", "second"]);
+/// ```
+#[derive(Default)]
+pub struct Batch {
+    members: Vec<Built>,
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    /// Adds a behaviour (see [`when`]); it is enqueued with the rest of the batch. Do not wait for
+    /// the returned promise before the batch is spawned.
+    pub fn when<S, F, R>(&mut self, cowns: S, f: F) -> Promise<R>
+    where
+        S: CownSet,
+        F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        match build(&cowns, f, false) {
+            Ok(built) => {
+                // Keep the cowns alive until the batch is enqueued.
+                for &slot in built.requests.as_slice() {
+                    // SAFETY: the caller holds a handle to each cown.
+                    unsafe { slot.as_ref().queue().as_ref() }.retain();
+                }
+                // SAFETY: as above.
+                let first = unsafe {
+                    CownHeader::from_queue(built.requests.as_slice()[0].as_ref().queue())
+                };
+                let deterministic = deterministic_runtime(first);
+                let core = built.core;
+                self.members.push(built);
+                // SAFETY: as in `spawn_one`.
+                unsafe { Promise::pending(core, deterministic) }
+            }
+            Err(e) => Promise::failed(e),
+        }
+    }
+
+    /// How many behaviours the batch holds.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether the batch holds no behaviour.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Enqueues every behaviour of the batch at once.
+    pub fn spawn(mut self) {
+        self.spawn_members();
+    }
+
+    fn spawn_members(&mut self) {
+        let members = std::mem::take(&mut self.members);
+        if members.is_empty() {
+            return;
+        }
+        let mut requests: Vec<(u64, usize, NonNull<Slot>)> = Vec::new();
+        for (owner, m) in members.iter().enumerate() {
+            throttle_all(m.requests.as_slice());
+            for &slot in m.requests.as_slice() {
+                // SAFETY: the batch holds a reference to each cown.
+                let id = unsafe { CownHeader::from_queue(slot.as_ref().queue()) }.id;
+                requests.push((id, owner, slot));
+            }
+        }
+        requests.sort_unstable_by_key(|&(id, owner, _)| (id, owner));
+        let slots: Vec<NonNull<Slot>> = requests.iter().map(|r| r.2).collect();
+        let mut grants = vec![Grant::No; slots.len()];
+        // SAFETY: fresh slots sorted by (cown, behaviour), distinct per behaviour, gates not single
+        // and counting the spawner's hold; the batch holds references to the cowns.
+        unsafe { protocol::enqueue_batch(&slots, &mut grants) };
+        let mut counts = vec![1u32; members.len()];
+        for (r, g) in requests.iter().zip(&grants) {
+            if *g != Grant::No {
+                counts[r.1] += 1;
+            }
+        }
+        let queues: Vec<NonNull<Queue>> = requests
+            .iter()
+            // SAFETY: as above; read before the behaviours can run and release.
+            .map(|r| unsafe { r.2.as_ref() }.queue())
+            .collect();
+        for (m, n) in members.iter().zip(counts) {
+            // SAFETY: the gate waits for its grants plus the spawner's hold.
+            unsafe {
+                protocol::resolve(NonNull::from(&(*m.core.as_ptr()).gate), n, &mut |g| {
+                    schedule_gate(g)
+                })
+            };
+        }
+        for queue in queues {
+            // SAFETY: the reference taken in `Batch::when`.
+            unsafe { Queue::release_ref(queue) };
+        }
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        self.spawn_members();
+    }
+}
+
+impl std::fmt::Debug for Batch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batch")
+            .field("len", &self.members.len())
+            .finish()
+    }
+}
+
+/// How many behaviours a worker runs in a row inside one task turn, each made runnable by the
+/// previous one (see [`run`]).
+const INLINE_CHAIN: u32 = 16;
+
+/// What running a behaviour left to do.
+enum Step {
+    /// Done; the one successor its release made runnable and kept for this thread, if any.
+    Done(Option<NonNull<Core>>),
+    /// The release is deferred by backpressure: the task must yield and come back.
+    Deferred,
+}
+
+/// The task's `run`: runs the behaviour, then the chain of successors it makes runnable one at a
+/// time, up to [`INLINE_CHAIN`] behaviours.
+///
+/// A behaviour whose release makes exactly one successor runnable (a chain of behaviours on one
+/// cown, a ping-pong between two) hands it to its own worker. Going through the runtime, that is
+/// a schedule into the worker's next-task slot and a turn of the worker loop; running it here
+/// directly saves both, as Verona's worker runs its `next_work` and an actor runs a batch of
+/// messages per turn. The chain is bounded so that a worker still serves its queues and the
+/// runtime's fairness rules; on a deterministic runtime there is no chaining, so that the seeded
+/// scheduler chooses every step.
+unsafe fn run<Sh, F, R>(task: NonNull<TaskHeader>) -> RunOutcome
+where
+    Sh: Shape,
+    F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    // SAFETY: the runtime runs a scheduled behaviour once per scheduling, on one thread.
+    let mut next = match unsafe { step::<Sh, F, R>(task.cast()) } {
+        Step::Done(next) => next,
+        Step::Deferred => return RunOutcome::Yield,
+    };
+    let mut budget = INLINE_CHAIN;
+    while let Some(core) = next {
+        // SAFETY: a runnable behaviour, alive until it runs.
+        let c = unsafe { core.as_ref() };
+        // SAFETY: its first cown is alive while it waits or runs.
+        let first = unsafe { CownHeader::from_queue(c.slots()[0].queue()) };
+        if budget == 0 || first.deterministic || !first.runtime.on_worker() {
+            schedule_on(&first.runtime, core);
+            break;
+        }
+        budget -= 1;
+        // SAFETY: runnable, and not scheduled anywhere: this thread runs it now.
+        next = match unsafe { (c.ops.step)(core) } {
+            Step::Done(next) => next,
+            Step::Deferred => {
+                // Its task must come back for the deferred release: give it to the runtime.
+                schedule_on(&first.runtime, core);
+                None
+            }
+        };
+    }
+    RunOutcome::Idle
+}
+
+/// Runs a runnable behaviour: its closure, then its release (or defers the release, under
+/// backpressure), or only the release if the closure already ran.
+///
+/// # Safety
+/// `core` is a runnable behaviour of this type, run by this thread only.
+unsafe fn step<Sh, F, R>(core: NonNull<Core>) -> Step
+where
+    Sh: Shape,
+    F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    // SAFETY: the caller's contract.
+    let c = unsafe { core.as_ref() };
+    if c.phase.get() != Phase::Pending {
+        return poll_deferred(core);
+    }
+    let block = core.cast::<Block<R, F>>();
+    // SAFETY: the closure is taken once, by the one run of the behaviour.
+    let f = unsafe { ManuallyDrop::take(&mut *(*block.as_ptr()).closure.get()) };
+    let previous = CURRENT.with(|cur| cur.replace(Some(core)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: every slot is granted and the behaviour runs: the views are exclusive (shared
+        // with readers only, for read slots) until the closure returns.
+        f(unsafe { Sh::view(SlotView::new(c.slots()), 0) })
+    }));
+    CURRENT.with(|cur| cur.set(previous));
+    let result = outcome.map_err(|payload| WhenError::Panicked(panic_message(&*payload)));
+    // SAFETY: only the running behaviour writes the result before completion.
+    unsafe { *(*block.as_ptr()).head.result.get() = Some(result) };
+    if let Some(bounded) = c.deferred_on.get() {
+        c.phase.set(Phase::Deferred);
+        // SAFETY: we hold a reference to the bounded cown.
+        let bound = unsafe { bounded.as_ref() }.bound.as_deref();
+        c.deferred_seen
+            .set(bound.map_or(0, |b| b.completed() as u32));
+        return Step::Deferred;
+    }
+    // SAFETY: the closure ran; nothing touches the block on this path afterwards.
+    Step::Done(unsafe { finish(core) })
+}
+
+/// A turn of a behaviour whose release is deferred: release once the bounded cown is below its
+/// bound or made no progress since the last turn (see [`crate::backpressure`]). The first turn
+/// after the deferral only yields: the task may have come straight back through the worker's
+/// next-task slot, before anything else could run.
+fn poll_deferred(core: NonNull<Core>) -> Step {
+    // SAFETY: the task runs on one thread.
+    let c = unsafe { core.as_ref() };
+    if let Some(bounded) = c.deferred_on.get() {
+        // SAFETY: we hold a reference to the bounded cown.
+        if let Some(bound) = unsafe { bounded.as_ref() }.bound.as_deref() {
+            let completed = bound.completed() as u32;
+            let first = c.phase.replace(Phase::Deferring) == Phase::Deferred;
+            if bound.is_full() && (first || completed != c.deferred_seen.get()) {
+                c.deferred_seen.set(completed);
+                return Step::Deferred;
+            }
+        }
+    }
+    // SAFETY: the closure ran.
+    Step::Done(unsafe { finish(core) })
+}
+
+/// Releases every cown, hands the result over and frees the block if the promise is gone. Returns
+/// the first behaviour the releases made runnable, for the caller to run or schedule; the others
+/// are scheduled.
+///
+/// # Safety
+/// The behaviour ran (or was cancelled) and its result is written; the block is not used after.
+#[must_use]
+unsafe fn finish(core: NonNull<Core>) -> Option<NonNull<Core>> {
+    // SAFETY: the behaviour holds its cowns until the loop below releases them.
+    let c = unsafe { core.as_ref() };
+    let mut kept: Option<NonNull<Gate>> = None;
+    let mut runnable = |g: NonNull<Gate>| match kept {
+        None => kept = Some(g),
+        Some(_) => schedule_gate(g),
+    };
+    for slot in c.slots() {
+        if slot.is_dup() {
+            continue;
+        }
+        // SAFETY: the slot is still granted, so its cown is alive.
+        if let Some(bound) = unsafe { CownHeader::from_queue(slot.queue()) }
+            .bound
+            .as_deref()
+        {
+            bound.on_release();
+        }
+        // SAFETY: granted, finished with, and not used again.
+        unsafe { protocol::release(NonNull::from(slot), &mut runnable) };
+    }
+    if let Some(bounded) = c.deferred_on.take() {
+        // SAFETY: the reference taken when the release was deferred.
+        unsafe { Queue::release_ref(NonNull::from(&bounded.as_ref().queue)) };
+    }
+    if c.completion.complete() {
+        // SAFETY: the promise is gone and the behaviour is done: the block is ours.
+        unsafe { (c.ops.free)(core) };
+    }
+    kept.map(Core::from_gate)
+}
+
+/// The task's `shutdown`: the runtime will not run it.
+unsafe fn shutdown(task: NonNull<TaskHeader>) {
+    let core = task.cast::<Core>();
+    if CANCELLING.with(Cell::get) {
+        // Cancelling releases cowns, whose successors the runtime shuts down at once: queue them
+        // here rather than recurse once per behaviour of a long chain.
+        TO_CANCEL.with(|q| q.borrow_mut().push(core));
+        return;
+    }
+    CANCELLING.with(|c| c.set(true));
+    let mut next = Some(core);
+    while let Some(core) = next {
+        // SAFETY: a scheduled behaviour that will not run; its ops match its type.
+        unsafe { (core.as_ref().ops.cancel)(core) };
+        next = TO_CANCEL.with(|q| q.borrow_mut().pop());
+    }
+    CANCELLING.with(|c| c.set(false));
+}
+
+unsafe fn cancel<F, R>(core: NonNull<Core>) {
+    // SAFETY: the caller's contract (a behaviour that will not run).
+    let c = unsafe { core.as_ref() };
+    if c.phase.get() == Phase::Pending {
+        let block = core.cast::<Block<R, F>>();
+        // SAFETY: the closure was never taken (in the other phases, it ran).
+        unsafe {
+            ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
+            *(*block.as_ptr()).head.result.get() = Some(Err(WhenError::Cancelled));
+        }
+    }
+    // SAFETY: the result is written.
+    if let Some(next) = unsafe { finish(core) } {
+        schedule(next);
+    }
+}
+
+unsafe fn free<F, R>(core: NonNull<Core>) {
+    let block = core.cast::<Block<R, F>>();
+    // SAFETY: the last user of the block frees it: drop what it still owns (the closure was taken
+    // or dropped before).
+    unsafe {
+        let n = (*core.as_ptr()).nslots as usize;
+        (*core.as_ptr()).completion.clear();
+        ptr::drop_in_place((*block.as_ptr()).head.result.get());
+        let (layout, _) = block_layout::<R, F>(n);
+        alloc_cache::release(block.cast(), layout);
+    }
+}
+
+/// Frees a behaviour block through its ops (for the promise side).
+///
+/// # Safety
+/// The caller is the last user of the block.
+pub(crate) unsafe fn free_core(core: NonNull<Core>) {
+    // SAFETY: the caller's contract.
+    unsafe { (core.as_ref().ops.free)(core) }
+}

@@ -1,0 +1,115 @@
+//! motet-boc: behaviour-oriented concurrency (BoC) after Verona, on motet's work-stealing runtime.
+//!
+//! BoC (Cheeseman et al., OOPSLA 2023) has two concepts. A **cown** ([`Cown<T>`], *concurrent
+//! owner*) protects a value that nothing else can reach. A **behaviour**, spawned by [`when`], is a
+//! closure over a set of cowns: it runs once it has acquired all of them, with exclusive access to
+//! their values, and releases them when it returns.
+//!
+//! ```
+//! use motet_boc::{when, Cown};
+//!
+//! let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+//! let src = Cown::new(rt.handle(), 100u64);
+//! let dst = Cown::new(rt.handle(), 0u64);
+//!
+//! // Both accounts at once: no other behaviour sees the money in flight.
+//! when((&src, &dst), |(src, dst)| {
+//!     *src -= 30;
+//!     *dst += 30;
+//! });
+//! // Spawned after the transfer and overlapping it, so it runs after it.
+//! let balances = when((src.read(), dst.read()), |(s, d)| (*s, *d));
+//! assert_eq!(balances.wait(), Ok((70, 30)));
+//! ```
+//!
+//! # Guarantees (the paper's section 3)
+//!
+//! - **Atomic acquisition**: a behaviour acquires all its cowns at once.
+//! - **Happens-before**: of two behaviours that name a common cown, the one spawned first runs
+//!   first (Definition 2.1). Spawning is synchronous; running is asynchronous.
+//! - **Exclusion**: a behaviour has exclusive access to its cowns until its closure returns
+//!   (read-only acquisitions share a cown with other readers only).
+//! - **Deadlock freedom**, for any sets of cowns.
+//! - **Isolation**: a cown's value is reachable only inside a behaviour that acquired it, and
+//!   `T: Send` (`T: Sync` for read-only access): Rust's ownership gives what the paper asks of its
+//!   host language.
+//!
+//! A panicking behaviour releases its cowns, its promise reports [`WhenError::Panicked`] (and the
+//! panic hook prints it), and the behaviours after it run as usual.
+//!
+//! # What `when` accepts
+//!
+//! A cown (`&c`, the closure gets `&mut T`), a read-only cown (`c.read()`, `&T`), a deferred value
+//! (`&d`), tuples of up to 12 of those, or a dynamic set of cowns of one type (`&[Cown<T>]`,
+//! `&Vec<Cown<T>>`, [`read_all`]); see [`set`]. `when` can be called from any thread or task: from
+//! main, from a behaviour (nested `when`s are ordinary `when`s), from an actor's handler, from an
+//! async task. The behaviour runs on the runtime of the first cown it names.
+//!
+//! # Beyond the paper
+//!
+//! - **Read-only acquisition** ([`Cown::read`], [`read_all`]), as Verona's runtime has it today:
+//!   behaviours that only read a cown run together; a writer waits for the readers spawned before
+//!   it, and readers spawned after it wait for it.
+//! - **Atomic batches** ([`Batch`]): several `when`s enqueued as one step.
+//! - **Deferred values** ([`Deferred`], Verona's promises): a value set later, that behaviours
+//!   wait on by naming it.
+//! - **Promises of results**: `when` returns a [`Promise`] of the closure's result that is a
+//!   future and can be waited for from outside the runtime (also on a deterministic runtime).
+//!   It lives in the behaviour's own allocation: a fire-and-forget `when` allocates nothing for it
+//!   (dropping it is one atomic operation).
+//! - **Backpressure** (see below).
+//!
+//! # Backpressure
+//!
+//! [`Cown::bounded`] gives a cown a bound on the behaviours queued on it. When a `when` names a
+//! bounded cown whose queue is at or above its bound:
+//!
+//! - a thread **outside the runtime** blocks in `when` (before enqueueing) until the queue is below
+//!   the bound, or until the runtime is quiescent (the queue then waits for something outside the
+//!   runtime, which this thread might be the one to provide);
+//! - a **behaviour** is not blocked and its spawn is enqueued at once; what is *deferred* is the
+//!   release of its own cowns, until the bounded queue is below the bound or has made no progress
+//!   since the behaviour last checked (it re-checks each time the worker gets to it), so the
+//!   producer's next behaviours wait;
+//! - **other code on a worker** (an actor, a process) is neither blocked nor deferred.
+//!
+//! This cannot deadlock: a blocked thread holds no cown, and a deferred producer lets its cowns go
+//! as soon as the bounded queue stops draining, which it does if the queue needs them. Nothing is
+//! dropped or reordered. The details are in the `backpressure` module's source.
+//!
+//! # Implementation
+//!
+//! The paper's (section 4): each cown has an MCS-style queue of requests; a behaviour enqueues on
+//! its cowns in a stable global order in two phases, so that nothing overtakes it and nothing
+//! deadlocks; one allocation per behaviour holds its requests, closure and result; a behaviour that
+//! makes exactly one successor runnable hands it to its own worker (motet-runtime's next-task
+//! slot). See the `protocol` module's source for the protocol and its loom models
+//! (`RUSTFLAGS="--cfg loom" cargo test -p motet-boc --lib --release loom`).
+//!
+//! Behaviours are motet-runtime tasks, so they run on thread pools and on the deterministic
+//! runtime (`Builder::deterministic(seed)`) alike, and `Runtime::wait_quiescent` returns only once
+//! every spawned behaviour has run (a behaviour waiting for a cown always waits for one that runs
+//! or can run; one waiting for an unresolved [`Deferred`] is the exception, as an actor waiting for
+//! a message would be).
+#![warn(missing_docs)]
+
+mod alloc_cache;
+mod backpressure;
+mod behaviour;
+mod completion;
+mod cown;
+mod deferred;
+mod error;
+mod promise;
+mod protocol;
+mod scratch;
+pub mod set;
+mod sync;
+
+pub use alloc_cache::release_thread_cache;
+pub use behaviour::{when, Batch};
+pub use cown::{read, read_all, Cown, Read, ReadAll};
+pub use deferred::{Broken, Deferred, Resolver};
+pub use error::WhenError;
+pub use promise::Promise;
+pub use set::{CownSet, Cowns, CownsMut};

@@ -1,0 +1,799 @@
+//! The dependency graph of behaviours: a queue of requests per cown, two-phase enqueue over several
+//! cowns, release, and read-only acquisition.
+//!
+//! This module knows nothing about closures, types or the runtime. A behaviour is a [`Gate`] (how
+//! many grants it still waits for) and one [`Slot`] per cown it names; a cown is a [`Queue`]. The
+//! caller (`behaviour.rs`) owns the memory, sorts the requests, and decides what "runnable" means
+//! (scheduling a task on motet-runtime; recording an event in the loom models).
+//!
+//! # The queue of a cown (after the BoC paper, section 4)
+//!
+//! Seen from one cown, the behaviours that name it form a queue in spawn order, an MCS queue lock
+//! whose waiters are behaviours rather than spinning threads. [`Queue::tail`] points to the last
+//! request (slot) enqueued, or is null when no behaviour uses or waits for the cown. A behaviour
+//! enqueues a slot with one `swap` on the tail; the previous tail is its predecessor, to which it
+//! links itself by writing its slot's address into the predecessor's `status`. When a behaviour
+//! completes, each of its slots either finds a successor there and passes the cown on, or swings the
+//! tail back to null with a compare-and-swap.
+//!
+//! # Two-phase enqueue (atomic acquisition and happens-before)
+//!
+//! A behaviour over several cowns enqueues on them in one global order (the caller sorts by cown
+//! id), and its slots start in [`WAIT`]. A successor that finds a predecessor in `WAIT` spins until
+//! the predecessor's behaviour has enqueued on *all* its cowns and set its slots to [`READY`]. So a
+//! later behaviour can never overtake an earlier one on a cown they share: the graph is a DAG
+//! ordered by spawn order (Definition 2.1 of the paper), and since every behaviour waits only on
+//! predecessors that are earlier in that order, and enqueues in one global cown order, no cycle of
+//! waits can form: neither in the spins of the enqueue nor in the graph.
+//!
+//! A behaviour's [`Gate`] counts the grants it still needs: one per distinct cown, plus one held by
+//! the spawner until its second phase is complete, so a behaviour never runs (and is never freed)
+//! half-enqueued. Whoever takes the count to zero makes the behaviour runnable. A lone behaviour
+//! over a single cown (the common case) skips the count: its one grant comes from exactly one place,
+//! which schedules it directly ([`Gate::single`]); its writer slot starts [`READY`] since it has
+//! no other cown to finish enqueueing on.
+//!
+//! # Slot status
+//!
+//! The `status` word of a slot is owned by its behaviour until a successor links in:
+//!
+//! - [`WAIT`]: the behaviour is still enqueueing; a successor spins.
+//! - [`READY`]: enqueued, no successor yet, not granted as a reader.
+//! - [`READ_AVAILABLE`]: a *granted reader* with no successor yet: the next request may join the
+//!   read phase if it is a reader, or must wait for the readers to drain if it is a writer.
+//! - [`CHAIN_CLOSED`]: a successor found `READ_AVAILABLE` and took care of itself; the slot owes it
+//!   nothing.
+//! - a pointer (at least 8: slots are 8-aligned): the successor's slot, which this slot's release
+//!   (a writer) or the grant cascade through it (a reader) must grant.
+//!
+//! Transitions: the owner stores `WAIT → READY | READ_AVAILABLE` at the end of its enqueue; the
+//! successor CASes `READY → successor` or, on `READ_AVAILABLE`, stores `CHAIN_CLOSED`; a grant
+//! cascade CASes `READY → READ_AVAILABLE`. Only `READY` is contended (successor against cascade), and
+//! a CAS settles it.
+//!
+//! # Read-only acquisition (as Verona's runtime does it since 2024)
+//!
+//! Consecutive readers of a cown run together; a writer waits for the readers spawned before it, and
+//! readers spawned after a writer wait for it. The cown's [`Queue::read_count`] holds twice the
+//! number of running (granted, unfinished) readers, plus [`WRITER_WAITING`]. A request *granted* on a
+//! cown either runs (writer) or is counted there (reader):
+//!
+//! - a request that finds the queue empty is at the head: a reader adds itself to the count; a
+//!   writer tries to claim the cown ([`try_write`]): it gets it if no reader runs, otherwise it
+//!   parks in [`Queue::next_writer`] with `WRITER_WAITING` set, and the last reader to finish grants
+//!   it;
+//! - a request behind a `READ_AVAILABLE` reader is granted the same way (a reader joins; a writer
+//!   tries to claim);
+//! - a writer that completes grants its successor: a writer directly; a reader through the *grant
+//!   cascade*, which counts and grants each reader of the run that follows, marks the last one
+//!   `READ_AVAILABLE`, and hands a writer found at the end of the run to [`try_write`].
+//!
+//! A reader that completes leaves the tail (CAS to null) if it is the tail and has no successor, even
+//! while other readers still run: the read count, not the tail, says whether the cown is free, which
+//! is why a head writer must still [`try_write`]. A reader never grants its successor on release:
+//! readers after it were granted by the cascade or by joining, and a writer after it waits on the
+//! read count.
+//!
+//! # Reference counts
+//!
+//! [`Queue::refs`] counts the handles to the cown and the protocol's own holds: the queue holds one
+//! reference while its tail is non-null (taken by the request that finds it null, given back by
+//! the release that swings it to null), and a read phase holds one while readers run (taken by the
+//! first reader, given back by the last). Behaviours take no reference per request, as in Verona.
+//!
+//! # Memory ordering
+//!
+//! Each atomic operation below says what it synchronises with. In short: the tail `swap` is
+//! acquire-release (it publishes the new slot to its successor, and acquires the completed
+//! behaviour's writes when the tail was null); links (`status` stores and CASes) are release and are
+//! read with acquire before the successor pointer is dereferenced; the release CAS of the tail to
+//! null publishes the completed behaviour's writes to the next head; `read_count` updates are
+//! acquire-release so that a writer sees the readers' reads finished; gates use the
+//! last-decrementer pattern (release decrement, acquire fence for the one that schedules).
+
+#[cfg(all(test, loom))]
+mod loom_models;
+#[cfg(test)]
+pub(crate) mod testkit;
+#[cfg(all(test, not(loom)))]
+mod tests;
+
+use std::ptr::{self, NonNull};
+
+use crate::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+use crate::sync::Backoff;
+
+/// A slot's behaviour is still enqueueing: a successor must wait.
+pub(crate) const WAIT: usize = 0;
+/// Enqueued, no successor, not a granted reader.
+pub(crate) const READY: usize = 1;
+/// A granted reader without a successor: a reader may join, a writer must wait for the readers.
+pub(crate) const READ_AVAILABLE: usize = 2;
+/// A successor found `READ_AVAILABLE` and took over; nothing is owed to it.
+pub(crate) const CHAIN_CLOSED: usize = 3;
+
+/// `read_count` counts running readers in steps of 2 ...
+const ONE_READER: usize = 2;
+/// ... and bit 0 says that a writer waits in `next_writer` for them to finish.
+pub(crate) const WRITER_WAITING: usize = 1;
+
+/// Slot tag bit: the request is read-only.
+const READ_TAG: usize = 0b01;
+/// Slot tag bit: a duplicate of another slot of the same behaviour on the same cown; ignored by
+/// the protocol (the cown is acquired once).
+const DUP_TAG: usize = 0b10;
+const TAGS: usize = READ_TAG | DUP_TAG;
+
+/// The protocol part of a cown: its request queue, read phase and reference count.
+///
+/// 8-aligned, so a slot can tag its pointer to the queue.
+#[repr(C, align(8))]
+pub(crate) struct Queue {
+    /// The last request enqueued, or null when no behaviour uses or waits for the cown.
+    tail: AtomicPtr<Slot>,
+    /// `2 * running readers + WRITER_WAITING`.
+    read_count: AtomicUsize,
+    /// The writer waiting for the running readers to finish, valid while `WRITER_WAITING` is set.
+    next_writer: AtomicPtr<Slot>,
+    /// Handles plus the protocol's holds (see the module docs).
+    refs: AtomicUsize,
+    /// Frees the cown that embeds this queue, once `refs` reaches zero.
+    free: unsafe fn(NonNull<Queue>),
+}
+
+impl Queue {
+    /// A queue with no request, `refs` references (the creating handles) and the cown's destructor.
+    pub(crate) fn new(refs: usize, free: unsafe fn(NonNull<Queue>)) -> Queue {
+        Queue {
+            tail: AtomicPtr::new(ptr::null_mut()),
+            read_count: AtomicUsize::new(0),
+            next_writer: AtomicPtr::new(ptr::null_mut()),
+            refs: AtomicUsize::new(refs),
+            free,
+        }
+    }
+
+    /// Takes one more reference.
+    #[inline]
+    pub(crate) fn retain(&self) {
+        // Relaxed: the caller holds a reference (or the queue's hold), which keeps the cown alive;
+        // the count only has to be exact, as with `Arc::clone`.
+        self.refs.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Gives up one reference; the last one frees the cown.
+    ///
+    /// # Safety
+    /// The caller owns one reference to the live cown embedding `this` and does not use the cown
+    /// afterwards.
+    #[inline]
+    pub(crate) unsafe fn release_ref(this: NonNull<Queue>) {
+        // SAFETY: the caller's reference keeps the queue alive until the decrement.
+        let queue = unsafe { this.as_ref() };
+        // Release: orders this holder's uses of the cown before its freeing. The acquire fence of
+        // the last holder pairs with every other holder's release decrement.
+        if queue.refs.fetch_sub(1, Ordering::Release) == 1 {
+            fence(Ordering::Acquire);
+            let free = queue.free;
+            // SAFETY: no reference is left, so nobody else can reach the cown.
+            unsafe { free(this) };
+        }
+    }
+
+    /// The number of references (for tests and debug checks).
+    #[cfg(test)]
+    pub(crate) fn refs(&self) -> usize {
+        self.refs.load(Ordering::SeqCst)
+    }
+
+    /// Whether no request is queued and no reader runs (for tests and debug checks).
+    #[cfg(test)]
+    pub(crate) fn is_idle(&self) -> bool {
+        self.tail.load(Ordering::SeqCst).is_null() && self.read_count.load(Ordering::SeqCst) == 0
+    }
+}
+
+/// What a behaviour waits for before it can run.
+pub(crate) struct Gate {
+    /// Grants still missing (`distinct cowns + 1` at the start, the 1 held by the spawner until its
+    /// enqueue is complete). Unused when `single`.
+    pending: AtomicU32,
+    /// A lone behaviour over one cown: its single grant schedules it without counting.
+    single: bool,
+}
+
+impl Gate {
+    /// A gate for a behaviour over `cowns` distinct cowns, spawned alone (`single` when exactly one
+    /// cown) or in a batch.
+    pub(crate) fn new(cowns: usize, alone: bool) -> Gate {
+        let pending = u32::try_from(cowns + 1).expect("too many cowns in one behaviour");
+        Gate {
+            pending: AtomicU32::new(pending),
+            single: alone && cowns == 1,
+        }
+    }
+
+    /// Whether this gate skips counting (see [`Gate::single`]).
+    #[cfg(test)]
+    pub(crate) fn is_single(&self) -> bool {
+        self.single
+    }
+}
+
+/// One request of a behaviour for one cown. 8-aligned: a successor's status holds its address.
+#[repr(C, align(8))]
+pub(crate) struct Slot {
+    /// [`WAIT`], [`READY`], [`READ_AVAILABLE`], [`CHAIN_CLOSED`] (as addresses without provenance,
+    /// never dereferenced) or the successor slot.
+    status: AtomicPtr<Slot>,
+    /// The cown's queue, tagged with `READ_TAG` and `DUP_TAG`.
+    cown: *const Queue,
+    /// The behaviour this request belongs to (dangling for a promise's blocker, which is never
+    /// granted through the graph).
+    gate: NonNull<Gate>,
+}
+
+/// A status value as a pointer without provenance.
+#[inline(always)]
+fn status_ptr(status: usize) -> *mut Slot {
+    ptr::without_provenance_mut(status)
+}
+
+impl Slot {
+    /// A request of the behaviour behind `gate` for the cown behind `queue`.
+    pub(crate) fn new(queue: NonNull<Queue>, read: bool, gate: NonNull<Gate>) -> Slot {
+        let tag = if read { READ_TAG } else { 0 };
+        Slot {
+            status: AtomicPtr::new(status_ptr(WAIT)),
+            cown: queue.as_ptr().map_addr(|a| a | tag),
+            gate,
+        }
+    }
+
+    /// The cown's queue.
+    #[inline]
+    pub(crate) fn queue(&self) -> NonNull<Queue> {
+        // SAFETY: built from a `NonNull` in `new`; masking tag bits of an 8-aligned address keeps
+        // it non-null.
+        unsafe { NonNull::new_unchecked(self.cown.map_addr(|a| a & !TAGS).cast_mut()) }
+    }
+
+    /// Whether the request is read-only.
+    #[inline]
+    pub(crate) fn is_read(&self) -> bool {
+        self.cown.addr() & READ_TAG != 0
+    }
+
+    /// Whether the request duplicates another one of its behaviour (and is ignored).
+    #[inline]
+    pub(crate) fn is_dup(&self) -> bool {
+        self.cown.addr() & DUP_TAG != 0
+    }
+
+    /// Marks the request as a duplicate. Only before it is enqueued.
+    pub(crate) fn set_dup(&mut self) {
+        self.cown = self.cown.map_addr(|a| a | DUP_TAG);
+    }
+
+    /// Spins while the slot's behaviour is still enqueueing; returns the status seen (acquire).
+    #[inline]
+    fn wait_enqueued(&self) -> *mut Slot {
+        let backoff = Backoff::new();
+        loop {
+            // Acquire: pairs with the owner's release store ending its enqueue (or a link), so the
+            // fields behind a successor pointer read afterwards are visible.
+            let s = self.status.load(Ordering::Acquire);
+            if s.addr() != WAIT {
+                return s;
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// Spins until a successor has linked in or closed the chain; returns the status (acquire).
+    #[inline]
+    fn wait_successor(&self) -> *mut Slot {
+        let backoff = Backoff::new();
+        loop {
+            // Acquire: pairs with the successor's release link, before its slot is dereferenced.
+            let s = self.status.load(Ordering::Acquire);
+            if s.addr() >= CHAIN_CLOSED {
+                return s;
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// The behaviour's gate.
+    #[inline]
+    fn gate(&self) -> NonNull<Gate> {
+        self.gate
+    }
+}
+
+/// How a request was granted during its enqueue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Grant {
+    /// Not yet: a predecessor (or the last reader) will grant it.
+    #[default]
+    No,
+    /// Granted a writer: the cown is this behaviour's.
+    Write,
+    /// Granted a reader: counted in the read phase.
+    Read,
+}
+
+/// Makes `gate`'s behaviour `n` grants closer to running; calls `runnable` if that was the last.
+///
+/// # Safety
+/// `gate` is live and still waits for at least `n` grants.
+#[inline]
+pub(crate) unsafe fn resolve(
+    gate: NonNull<Gate>,
+    n: u32,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
+    // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
+    let g = unsafe { gate.as_ref() };
+    if g.single {
+        runnable(gate);
+        return;
+    }
+    // Release: publishes this thread's protocol writes to whoever takes the count to zero; that
+    // thread's acquire fence pairs with every earlier decrement (they form one release sequence).
+    if g.pending.fetch_sub(n, Ordering::Release) == n {
+        fence(Ordering::Acquire);
+        runnable(gate);
+    }
+}
+
+/// Counts a reader into the read phase; the first reader takes the phase's reference.
+#[inline]
+fn add_read(queue: &Queue) {
+    // AcqRel: acquire the writes of the writer that completed before this read phase (through the
+    // count's release sequence); release is needed for the read count's own sequence.
+    let prev = queue.read_count.fetch_add(ONE_READER, Ordering::AcqRel);
+    if prev & !WRITER_WAITING == 0 {
+        queue.retain();
+    }
+}
+
+/// A writer at the front of the queue claims the cown: granted if no reader runs, otherwise parked
+/// in `next_writer` for the last reader to grant.
+#[inline]
+fn try_write(queue: &Queue, slot: NonNull<Slot>) -> bool {
+    // Acquire: if no reader runs, the last reader's release decrement is acquired, so its reads of
+    // the cown happen before this writer's accesses.
+    let mut count = queue.read_count.load(Ordering::Acquire);
+    if count == 0 {
+        return true;
+    }
+    // Relaxed: published by the release CAS below that sets WRITER_WAITING; irrelevant if the
+    // readers finish first and the writer is granted after all.
+    queue.next_writer.store(slot.as_ptr(), Ordering::Relaxed);
+    loop {
+        if count == 0 {
+            return true;
+        }
+        debug_assert_eq!(
+            count & WRITER_WAITING,
+            0,
+            "two writers wait for one read phase"
+        );
+        // AcqRel: release publishes `next_writer` to the last reader; acquire as above on failure.
+        match queue.read_count.compare_exchange_weak(
+            count,
+            count | WRITER_WAITING,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => return false,
+            Err(actual) => count = actual,
+        }
+    }
+}
+
+/// A reader finished: leaves the read phase; the last reader grants a waiting writer and gives back
+/// the phase's reference.
+///
+/// # Safety
+/// The queue is live, the caller was a counted reader, and it holds no other obligation towards the
+/// cown afterwards (the phase's reference may be the last).
+#[inline]
+unsafe fn drop_read(queue_ptr: NonNull<Queue>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+    // SAFETY: the read phase's reference keeps the queue alive until `release_ref` below.
+    let queue = unsafe { queue_ptr.as_ref() };
+    // AcqRel: release our reads to the writer that will be granted; acquire `next_writer`, which
+    // the writer published with its release CAS setting WRITER_WAITING.
+    let prev = queue.read_count.fetch_sub(ONE_READER, Ordering::AcqRel);
+    if prev == ONE_READER | WRITER_WAITING {
+        let writer = queue.next_writer.load(Ordering::Relaxed);
+        // Relaxed: no reader can join before the writer (it sits in the queue ahead of any later
+        // request), and the writer runs only after `resolve`, which releases this.
+        queue
+            .read_count
+            .fetch_and(!WRITER_WAITING, Ordering::Relaxed);
+        // SAFETY: a waiting writer's slot is live until it is granted and has run.
+        let gate = unsafe { (*writer).gate() };
+        // SAFETY: the writer's behaviour waits for this grant.
+        unsafe { resolve(gate, 1, runnable) };
+    }
+    if prev & !WRITER_WAITING == ONE_READER {
+        // SAFETY: the last reader gives back the phase's reference and touches the cown no more.
+        unsafe { Queue::release_ref(queue_ptr) };
+    }
+}
+
+/// Links `slot` behind `prev`, a slot of another behaviour, or claims the cown if `prev` is a
+/// granted reader. A lone writer becomes `READY` as soon as `prev` has finished enqueueing (see
+/// [`enqueue_single`]).
+///
+/// # Safety
+/// `prev` is the slot this request's tail swap returned, so it is live until we link or close it.
+#[inline]
+unsafe fn link_behind(
+    queue: &Queue,
+    prev: NonNull<Slot>,
+    slot: NonNull<Slot>,
+    read: bool,
+) -> Grant {
+    // SAFETY: the caller's contract.
+    let p = unsafe { prev.as_ref() };
+    let status = p.wait_enqueued();
+    if !read {
+        // SAFETY: our own slot, live until it is granted, which needs the link below.
+        unsafe { slot.as_ref() }
+            .status
+            .store(status_ptr(READY), Ordering::Release);
+    }
+    if status.addr() == READY {
+        if !p.is_read() {
+            // Release: publishes our slot to `prev`'s release, which acquires it. Only we write
+            // the status of a writer once it has left WAIT, so no CAS is needed.
+            p.status.store(slot.as_ptr(), Ordering::Release);
+            return Grant::No;
+        }
+        // AcqRel: release publishes our slot to whoever grants through `prev`; acquire as in
+        // `wait_enqueued`. Fails if a grant cascade marked `prev` READ_AVAILABLE meanwhile.
+        match p
+            .status
+            .compare_exchange(status, slot.as_ptr(), Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => return Grant::No,
+            Err(actual) => debug_assert_eq!(actual.addr(), READ_AVAILABLE),
+        }
+    } else {
+        debug_assert_eq!(status.addr(), READ_AVAILABLE);
+    }
+    // `prev` is a granted reader with no successor: we take over and owe it nothing. Release: its
+    // owner may be spinning in `release` for a successor response, and then drops its read.
+    p.status.store(status_ptr(CHAIN_CLOSED), Ordering::Release);
+    claim(queue, slot, read)
+}
+
+/// Claims a cown for a request at the front of the read phase (head of the queue, or behind a
+/// granted reader).
+#[inline]
+fn claim(queue: &Queue, slot: NonNull<Slot>, read: bool) -> Grant {
+    if read {
+        add_read(queue);
+        Grant::Read
+    } else if try_write(queue, slot) {
+        Grant::Write
+    } else {
+        Grant::No
+    }
+}
+
+/// The status that ends a request's enqueue.
+#[inline]
+fn enqueued_status(grant: Grant) -> *mut Slot {
+    status_ptr(if grant == Grant::Read {
+        READ_AVAILABLE
+    } else {
+        READY
+    })
+}
+
+/// Enqueues the only request of a behaviour spawned alone over one cown; returns whether it was
+/// granted at once (the caller then makes it runnable).
+///
+/// Such a behaviour has no gate count to hold it back while it enqueues, so its slot must be
+/// complete before anyone can grant it. A writer can be granted only through its link (or its
+/// claim), so it becomes `READY` just before linking, once its predecessor has finished enqueueing:
+/// a successor that sees it `READY` then knows that every request before it has finished its
+/// enqueue, which is what keeps the two-phase order transitive. (Becoming `READY` any earlier would
+/// let a two-cown successor overtake, on its second cown, a two-cown predecessor still enqueueing.)
+/// A reader may be granted through the cascade, which waits for it to leave `WAIT`, so it stores
+/// its status (`READY`, or `READ_AVAILABLE` if it was granted at once) after linking.
+///
+/// # Safety
+/// `slot` and its cown are live, the slot is not enqueued yet, its gate is `single`, and the caller
+/// keeps a reference to the cown until this returns.
+#[inline]
+pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
+    // SAFETY: the caller's contract.
+    let s = unsafe { slot.as_ref() };
+    let read = s.is_read();
+    // SAFETY: the caller holds a reference to the cown.
+    let queue = unsafe { s.queue().as_ref() };
+    // AcqRel: release publishes the slot's fields to the next request; acquire, when the tail was
+    // null, takes the writes of the behaviour whose release CAS emptied the queue.
+    let prev = queue.tail.swap(slot.as_ptr(), Ordering::AcqRel);
+    let grant = match NonNull::new(prev) {
+        None => {
+            queue.retain();
+            if !read {
+                // Release: as in `link_behind`; before `claim`, which may park the writer for the
+                // last reader to grant.
+                s.status.store(status_ptr(READY), Ordering::Release);
+            }
+            claim(queue, slot, read)
+        }
+        // SAFETY: `prev` came from our swap.
+        Some(prev) => unsafe { link_behind(queue, prev, slot, read) },
+    };
+    if read {
+        // Release: ends our enqueue; successors spinning in `wait_enqueued` acquire it. A reader
+        // that was not granted cannot be granted before this (the cascade waits for it).
+        s.status.store(enqueued_status(grant), Ordering::Release);
+    }
+    // A writer that was not granted may already have been granted, run and freed by another
+    // thread: `slot` is not touched again.
+    grant != Grant::No
+}
+
+/// Enqueues a batch of requests, sorted by cown (in the global order), then by behaviour in spawn
+/// order, without duplicates of one behaviour on one cown. Fills `grants` with what each request
+/// got at once; the caller then adds up the grants per behaviour and calls [`resolve`] with that
+/// number plus the spawner's hold.
+///
+/// The requests of the batch on one cown form a *chain*, linked privately first and then swapped
+/// onto the tail at once, so that no other spawn can come between them (as Verona does).
+///
+/// # Safety
+/// The slots and their cowns are live, not enqueued yet, their gates are not `single` and count
+/// the spawner's hold, and the caller keeps a reference to each cown until this returns.
+pub(crate) unsafe fn enqueue_batch(requests: &[NonNull<Slot>], grants: &mut [Grant]) {
+    debug_assert_eq!(requests.len(), grants.len());
+    grants.fill(Grant::No);
+    // Phase 1: for each cown, link its chain privately, swap it onto the tail and link it behind
+    // the previous tail.
+    let mut start = 0;
+    while start < requests.len() {
+        // SAFETY: the caller's contract.
+        let queue_ptr = unsafe { requests[start].as_ref() }.queue();
+        let mut end = start + 1;
+        // SAFETY: as above.
+        while end < requests.len() && unsafe { requests[end].as_ref() }.queue() == queue_ptr {
+            end += 1;
+        }
+        let chain = &requests[start..end];
+        for pair in chain.windows(2) {
+            // SAFETY: as above.
+            let s = unsafe { pair[0].as_ref() };
+            // Relaxed: private until the swap below publishes the chain.
+            s.status.store(pair[1].as_ptr(), Ordering::Relaxed);
+        }
+        // SAFETY: as above.
+        let queue = unsafe { queue_ptr.as_ref() };
+        let first = chain[0];
+        // AcqRel: as in `enqueue_single`.
+        let prev = queue
+            .tail
+            .swap(chain[chain.len() - 1].as_ptr(), Ordering::AcqRel);
+        let front = match NonNull::new(prev) {
+            None => {
+                queue.retain();
+                true
+            }
+            // SAFETY: `prev` came from our swap.
+            Some(prev) => unsafe { link_chain_behind(prev, first) },
+        };
+        if front {
+            claim_chain(queue, chain, &mut grants[start..end]);
+        }
+        start = end;
+    }
+    // Phase 2: the batch is enqueued everywhere; let successors link in.
+    for (i, &slot) in requests.iter().enumerate() {
+        // SAFETY: live until its behaviour runs, which needs the spawner's hold.
+        let s = unsafe { slot.as_ref() };
+        // Relaxed: only this thread writes a WAIT slot's status.
+        if s.status.load(Ordering::Relaxed).addr() == WAIT {
+            // Release: pairs with successors' acquire in `wait_enqueued`.
+            s.status
+                .store(enqueued_status(grants[i]), Ordering::Release);
+        }
+    }
+}
+
+/// Links the chain starting at `first` behind `prev`; returns whether the chain is at the front of
+/// the read phase instead (`prev` was a granted reader).
+///
+/// # Safety
+/// As for [`link_behind`].
+#[inline]
+unsafe fn link_chain_behind(prev: NonNull<Slot>, first: NonNull<Slot>) -> bool {
+    // SAFETY: the caller's contract.
+    let p = unsafe { prev.as_ref() };
+    let status = p.wait_enqueued();
+    if status.addr() == READY {
+        if !p.is_read() {
+            // Release: as in `link_behind`.
+            p.status.store(first.as_ptr(), Ordering::Release);
+            return false;
+        }
+        // AcqRel: as in `link_behind`.
+        if p.status
+            .compare_exchange(status, first.as_ptr(), Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return false;
+        }
+    }
+    // Release: as in `link_behind`.
+    p.status.store(status_ptr(CHAIN_CLOSED), Ordering::Release);
+    true
+}
+
+/// Claims a cown for a chain at the front of the read phase: its leading readers join the phase,
+/// and the first writer tries to claim the cown; the rest wait on the chain's links.
+fn claim_chain(queue: &Queue, chain: &[NonNull<Slot>], grants: &mut [Grant]) {
+    for (i, &slot) in chain.iter().enumerate() {
+        // SAFETY: a live slot of the batch.
+        let read = unsafe { slot.as_ref() }.is_read();
+        grants[i] = claim(queue, slot, read);
+        if !read {
+            return;
+        }
+    }
+}
+
+/// Releases a request of a behaviour that has completed (or was cancelled): passes the cown on to
+/// the successor, or leaves the queue.
+///
+/// # Safety
+/// The slot was enqueued and granted, its behaviour has finished with the cown, and the slot is not
+/// used again after this (its memory may be freed once all slots are released).
+pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+    // SAFETY: the caller's contract.
+    let s = unsafe { slot.as_ref() };
+    if s.is_dup() {
+        return;
+    }
+    let queue_ptr = s.queue();
+    // SAFETY: the slot is still in the queue (or counted in the read phase), which holds a
+    // reference to the cown.
+    let queue = unsafe { queue_ptr.as_ref() };
+    // Acquire: pairs with a successor's release link.
+    let mut status = s.status.load(Ordering::Acquire);
+    debug_assert_ne!(status.addr(), WAIT, "released before its enqueue finished");
+    if status.addr() < CHAIN_CLOSED {
+        // No successor: leave the queue if we are its tail. Release on success: the next request
+        // to find the tail null acquires this behaviour's writes through its swap.
+        if queue
+            .tail
+            .compare_exchange(
+                slot.as_ptr(),
+                ptr::null_mut(),
+                Ordering::Release,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+        {
+            if s.is_read() {
+                // SAFETY: a counted reader; the queue's hold (released next) keeps the cown alive.
+                unsafe { drop_read(queue_ptr, runnable) };
+            }
+            // SAFETY: the queue's hold, taken by the request that found the tail null.
+            unsafe { Queue::release_ref(queue_ptr) };
+            return;
+        }
+        // A successor swapped the tail and is linking in.
+        status = s.wait_successor();
+    }
+    if s.is_read() {
+        // Readers owe their successor nothing (see the module docs).
+        // SAFETY: a counted reader.
+        unsafe { drop_read(queue_ptr, runnable) };
+        return;
+    }
+    debug_assert!(
+        status.addr() > CHAIN_CLOSED,
+        "a writer's chain is never closed"
+    );
+    // SAFETY: a linked successor (a real slot pointer, above the status values) stays live until
+    // it is granted and its behaviour has run.
+    let next = unsafe { NonNull::new_unchecked(status) };
+    // SAFETY: as above.
+    let n = unsafe { next.as_ref() };
+    if n.is_read() {
+        // SAFETY: `next` is a reader waiting for this writer.
+        unsafe { grant_readers(queue, next, runnable) };
+    } else {
+        // SAFETY: `next` waits for this grant.
+        unsafe { resolve(n.gate(), 1, runnable) };
+    }
+}
+
+/// The grant cascade: grants the run of readers that starts at `first`, marks the last of them
+/// `READ_AVAILABLE`, and hands a writer that follows them to [`try_write`].
+///
+/// # Safety
+/// `first` is a reader slot linked behind a writer that has just completed.
+unsafe fn grant_readers(
+    queue: &Queue,
+    first: NonNull<Slot>,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
+    add_read(queue);
+    let mut current = first;
+    loop {
+        // SAFETY: `current` is granted but not yet resolved, so its behaviour cannot have run.
+        let c = unsafe { current.as_ref() };
+        let gate = c.gate();
+        let seen = c.wait_enqueued();
+        let status = if seen.addr() == READY {
+            // AcqRel: release lets a later reader join the phase; acquire a successor's link on
+            // failure. Fails if a successor linked in since.
+            match c.status.compare_exchange(
+                seen,
+                status_ptr(READ_AVAILABLE),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    // SAFETY: the reader waits for this grant; `current` is not touched after it.
+                    unsafe { resolve(gate, 1, runnable) };
+                    return;
+                }
+                Err(status) => status,
+            }
+        } else {
+            seen
+        };
+        debug_assert!(status.addr() > CHAIN_CLOSED);
+        // SAFETY: a linked successor is live until granted and run.
+        let next = unsafe { NonNull::new_unchecked(status) };
+        // SAFETY: as above.
+        let n = unsafe { next.as_ref() };
+        if n.is_read() {
+            add_read(queue);
+            // SAFETY: the reader waits for this grant; `current` is not touched after it.
+            unsafe { resolve(gate, 1, runnable) };
+            current = next;
+        } else {
+            let writer = n.gate();
+            // SAFETY: as above.
+            unsafe { resolve(gate, 1, runnable) };
+            if try_write(queue, next) {
+                // SAFETY: the writer waits for this grant.
+                unsafe { resolve(writer, 1, runnable) };
+            }
+            return;
+        }
+    }
+}
+
+/// Enqueues a promise's blocker: a writer request owned by the promise itself, at the head of a
+/// fresh queue, so that every behaviour naming the promise waits until it is released.
+///
+/// # Safety
+/// `slot` (with a dangling gate) and its cown are live, and the queue has never been used.
+pub(crate) unsafe fn enqueue_blocker(slot: NonNull<Slot>) {
+    // SAFETY: the caller's contract; a fresh queue grants its first writer at once.
+    let granted = unsafe { enqueue_single(slot) };
+    debug_assert!(granted);
+}
+
+impl Queue {
+    /// Takes the last reference if it is the only one (so no request is queued, since the queue
+    /// holds one while it has any); returns whether it did.
+    pub(crate) fn try_take_last(&self) -> bool {
+        // Acquire: the completed behaviours' writes to the value happen before it is taken.
+        self.refs
+            .compare_exchange(1, 0, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+}

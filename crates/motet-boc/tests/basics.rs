@@ -1,0 +1,226 @@
+//! The basic uses of `when`: one cown, several, dynamic sets, nesting, results, errors.
+
+use std::time::Duration;
+
+use motet_boc::{read, read_all, when, Batch, Cown, Deferred, WhenError};
+use motet_runtime::{testing, Runtime};
+
+#[test]
+fn a_single_cown_behaviour_runs_and_returns() {
+    testing::check(|rt| {
+        let c = Cown::new(rt.handle(), 41);
+        let p = when(&c, |v| {
+            *v += 1;
+            *v
+        });
+        assert_eq!(p.wait(), Ok(42));
+    });
+}
+
+#[test]
+fn behaviours_on_one_cown_run_in_spawn_order() {
+    testing::check(|rt| {
+        let log = Cown::new(rt.handle(), Vec::new());
+        for i in 0..100 {
+            when(&log, move |l| l.push(i));
+        }
+        let seen = when(&log, |l| l.clone()).wait().unwrap();
+        assert_eq!(seen, (0..100).collect::<Vec<_>>());
+    });
+}
+
+#[test]
+fn tuples_of_different_types_up_to_twelve() {
+    testing::check(|rt| {
+        let h = rt.handle();
+        let (a, b, c, d) = (
+            Cown::new(h, 1u8),
+            Cown::new(h, 2u16),
+            Cown::new(h, 3u32),
+            Cown::new(h, String::from("x")),
+        );
+        let (e, f, g, i) = (
+            Cown::new(h, 5u64),
+            Cown::new(h, 6i8),
+            Cown::new(h, 7i16),
+            Cown::new(h, vec![8u8]),
+        );
+        let (j, k, l, m) = (
+            Cown::new(h, 9usize),
+            Cown::new(h, 10i64),
+            Cown::new(h, 11i32),
+            Cown::new(h, 12u128),
+        );
+        let p = when(
+            (&a, &b, &c, &d, &e, &f, &g, &i, &j, &k, &l, &m),
+            |(a, b, c, d, e, f, g, i, j, k, l, m)| {
+                d.push('y');
+                i.push(9);
+                *a as u128
+                    + *b as u128
+                    + *c as u128
+                    + d.len() as u128
+                    + *e as u128
+                    + *f as u128
+                    + *g as u128
+                    + i.len() as u128
+                    + *j as u128
+                    + *k as u128
+                    + *l as u128
+                    + *m
+            },
+        );
+        assert_eq!(
+            p.wait(),
+            Ok(1 + 2 + 3 + 2 + 5 + 6 + 7 + 2 + 9 + 10 + 11 + 12)
+        );
+        let q = when((read(&d), i.read()), |(d, i)| (d.clone(), i.clone()));
+        assert_eq!(q.wait(), Ok((String::from("xy"), vec![8, 9])));
+    });
+}
+
+#[test]
+fn a_dynamic_set_acquires_all_its_cowns() {
+    testing::check(|rt| {
+        let forks: Vec<_> = (0..10).map(|i| Cown::new(rt.handle(), i)).collect();
+        when(&forks, |mut fs| {
+            assert_eq!(fs.len(), 10);
+            for f in fs.iter_mut() {
+                *f *= 2;
+            }
+        });
+        let sum = when(read_all(&forks), |fs| fs.iter().sum::<i32>()).wait();
+        assert_eq!(sum, Ok(90));
+        let pair = when(&forks[3..5], |fs| (fs[0], fs[1])).wait();
+        assert_eq!(pair, Ok((6, 8)));
+    });
+}
+
+#[test]
+fn nested_whens_run_after_their_parents() {
+    testing::check(|rt| {
+        let a = Cown::new(rt.handle(), Vec::new());
+        let b = Cown::new(rt.handle(), 0);
+        let (a2, b2) = (a.clone(), b.clone());
+        when(&a, move |log| {
+            log.push("outer");
+            let a3 = a2.clone();
+            when(&b2, move |n| {
+                *n += 1;
+                when(&a3, |log| log.push("inner"));
+            });
+        });
+        rt.wait_quiescent();
+        assert_eq!(when(&a, |l| l.clone()).wait().unwrap(), ["outer", "inner"]);
+        assert_eq!(when(&b, |n| *n).wait(), Ok(1));
+    });
+}
+
+#[test]
+fn a_panicking_behaviour_releases_its_cowns() {
+    testing::check(|rt| {
+        let c = Cown::new(rt.handle(), 0);
+        let p = when(&c, |_| -> () { panic!("boom") });
+        let after = when(&c, |v| {
+            *v += 1;
+            *v
+        });
+        match p.wait() {
+            Err(WhenError::Panicked(msg)) => assert!(msg.contains("boom")),
+            other => panic!("expected a panic report, got {other:?}"),
+        }
+        assert_eq!(after.wait(), Ok(1));
+    });
+}
+
+#[test]
+fn naming_a_cown_twice_is_defined() {
+    testing::check(|rt| {
+        let c = Cown::new(rt.handle(), 5);
+        let dup_write = when((&c, &c), |(a, b)| *a + *b);
+        assert_eq!(dup_write.wait(), Err(WhenError::DuplicateCown));
+        let mixed = when((&c, c.read()), |(a, b)| *a + *b);
+        assert_eq!(mixed.wait(), Err(WhenError::DuplicateCown));
+        let dup_read = when((c.read(), c.read()), |(a, b)| *a + *b);
+        assert_eq!(dup_read.wait(), Ok(10));
+        let set = vec![c.clone(), c.clone()];
+        assert_eq!(
+            when(&set, |s| s.len()).wait(),
+            Err(WhenError::DuplicateCown)
+        );
+        assert_eq!(when(read_all(&set), |s| s[0] + s[1]).wait(), Ok(10));
+        let empty: Vec<Cown<i32>> = Vec::new();
+        assert_eq!(when(&empty, |s| s.len()).wait(), Err(WhenError::NoCowns));
+        // The rejected `when`s left the cown usable.
+        assert_eq!(when(&c, |v| *v).wait(), Ok(5));
+    });
+}
+
+#[test]
+fn a_batch_is_not_interleaved() {
+    testing::check(|rt| {
+        let log = Cown::new(rt.handle(), Vec::new());
+        let other = Cown::new(rt.handle(), ());
+        let mut batch = Batch::new();
+        let p1 = batch.when(&log, |l| l.push(1));
+        let p2 = batch.when((&log, &other), |(l, _)| l.push(2));
+        batch.spawn();
+        when(&log, |l| l.push(3));
+        assert_eq!(p1.wait(), Ok(()));
+        assert_eq!(p2.wait(), Ok(()));
+        assert_eq!(when(&log, |l| l.clone()).wait().unwrap(), [1, 2, 3]);
+    });
+}
+
+#[test]
+fn deferred_values_release_their_waiters() {
+    testing::check(|rt| {
+        let (d, resolver) = Deferred::<u32>::new(rt.handle());
+        let c = Cown::new(rt.handle(), 0u32);
+        let p = when((&c, &d), |(c, d)| {
+            *c = *d.unwrap();
+            *c
+        });
+        let q = d.get();
+        assert!(!p.is_done());
+        resolver.resolve(7);
+        assert_eq!(p.wait(), Ok(7));
+        assert_eq!(q.wait(), Ok(Ok(7)));
+        let (broken, resolver) = Deferred::<u32>::new(rt.handle());
+        let r = broken.get();
+        drop(resolver);
+        assert_eq!(r.wait(), Ok(Err(motet_boc::Broken)));
+    });
+}
+
+#[test]
+fn promises_are_futures() {
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let c = Cown::new(rt.handle(), 3);
+    let p = when(&c, |v| *v * 3);
+    let value = futures_lite_block_on(p);
+    assert_eq!(value, Ok(9));
+    let slow = when(&c, |v| *v);
+    assert!(slow.wait_timeout(Duration::from_secs(60)).is_ok());
+}
+
+/// A minimal executor for one future: polls it on this thread, parking between polls.
+fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}

@@ -1,0 +1,106 @@
+//! The scenario the leak tests share: `Tracked` values that count themselves, and a mixed run of
+//! every kind of behaviour.
+
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicIsize, Ordering::SeqCst};
+use std::sync::Arc;
+
+use motet_boc::{read_all, when, Batch, Cown, Deferred, WhenError};
+use motet_runtime::Runtime;
+
+/// Live `Tracked` values.
+#[derive(Clone, Default)]
+pub struct Census(Arc<AtomicIsize>);
+
+impl Census {
+    pub fn track(&self) -> Tracked {
+        self.0.fetch_add(1, SeqCst);
+        Tracked(self.0.clone())
+    }
+
+    pub fn live(&self) -> isize {
+        self.0.load(SeqCst)
+    }
+}
+
+pub struct Tracked(Arc<AtomicIsize>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, SeqCst);
+    }
+}
+
+/// Every kind of behaviour, kept and dropped promises, panics, rejections, batches, deferred
+/// values, backpressure.
+pub fn mixed(rt: &Runtime, census: &Census) {
+    let h = rt.handle();
+    let a = Cown::new(h, census.track());
+    let b = Cown::new(h, census.track());
+    let set: Vec<_> = (0..4).map(|_| Cown::new(h, census.track())).collect();
+    let bounded = Cown::bounded(h, census.track(), NonZeroUsize::new(2).unwrap());
+    for i in 0..200 {
+        let t = census.track();
+        let r = census.track();
+        let p = when((&a, b.read()), move |_| {
+            drop(t);
+            r
+        });
+        if i % 3 == 0 {
+            drop(p.wait());
+        }
+        let t = census.track();
+        drop(when(&set, move |_| drop(t)));
+        let t = census.track();
+        drop(when(read_all(&set), move |_| drop(t)));
+        let (b2, t) = (b.clone(), census.track());
+        when(&a, move |_| {
+            let t2 = census_free(t);
+            when(&b2, move |_| drop(t2));
+        });
+        let t = census.track();
+        let r = census.track();
+        when(&bounded, move |_| {
+            drop(t);
+            r
+        });
+    }
+    let t = census.track();
+    let panicked = when(&a, move |_| -> Tracked {
+        let _t = t;
+        panic!("tracked panic")
+    });
+    assert!(matches!(panicked.wait(), Err(WhenError::Panicked(_))));
+    let t = census.track();
+    assert_eq!(
+        when((&a, &a), move |_| drop(t)).wait(),
+        Err(WhenError::DuplicateCown)
+    );
+    let mut batch = Batch::new();
+    for _ in 0..10 {
+        let (t, r) = (census.track(), census.track());
+        drop(batch.when((&a, &set[0]), move |_| {
+            drop(t);
+            r
+        }));
+    }
+    batch.spawn();
+    let (d, resolver) = Deferred::<Tracked>::new(h);
+    let t = census.track();
+    let waiting = when((&d, &b), move |(v, _)| {
+        drop(t);
+        v.is_ok()
+    });
+    resolver.resolve(census.track());
+    assert_eq!(waiting.wait(), Ok(true));
+    let (broken, resolver) = Deferred::<Tracked>::new(h);
+    let t = census.track();
+    drop(when(&broken, move |_| drop(t)));
+    drop(resolver);
+    rt.wait_quiescent();
+}
+
+/// Moves a tracked value through (used to move it across a nested spawn).
+fn census_free(t: Tracked) -> Tracked {
+    t
+}

@@ -1,0 +1,550 @@
+//! The channel core shared by every handle: a value queue and two wait queues behind one short lock.
+//!
+//! # Layout
+//!
+//! One allocation per channel: the handle counts and the locked [`State`] (a `VecDeque` of values,
+//! the queue of waiting receivers, the queue of senders waiting for room, the capacity, the closed
+//! flag). An unbounded channel has capacity `usize::MAX`; a bounded one of capacity 0 is a rendezvous
+//! (every value goes from a waiting sender straight to a receiver).
+//!
+//! # Invariants (under the lock)
+//!
+//! - Receivers wait only while the queue is empty and no sender waits; senders wait only while the
+//!   queue is full. So a send first looks for a waiting receiver, a receive first for a queued value.
+//! - A value handed to a waiting receiver goes straight into its entry (no queueing, no second lock
+//!   for the receiver): a woken receiver always finds its value, so there are no failed receives.
+//! - Closing wakes every waiter: receivers find the channel closed (after the queued values), waiting
+//!   senders get their values back.
+//!
+//! # Handles and lifetime
+//!
+//! `handles` counts senders (low 32 bits) and receivers (high 32 bits). The last sender marks the
+//! channel sender-less (receivers fail once it is empty; a receiver may mint a new sender, under the
+//! lock, which undoes it), the last receiver closes it and drops the queued values; each does so
+//! *before* giving up its count, so the channel is still there for it. Whoever takes the whole word
+//! to zero frees the channel.
+
+use std::collections::VecDeque;
+use std::ptr::{self, NonNull};
+use std::task::Context;
+
+use super::error::{SendError, TrySendError};
+use super::waiter::{WaitList, WaitWaker, Waiter, Wakes, CLOSED, DONE, SKIPPED, UNLINKED, WAITING};
+use crate::lock::SpinLock;
+use crate::sync::{AtomicBool, AtomicU64, Ordering};
+
+/// One sender in `handles`.
+pub(crate) const SENDER: u64 = 1;
+/// One receiver in `handles`.
+pub(crate) const RECEIVER: u64 = 1 << 32;
+
+/// What the lock guards.
+struct State<T> {
+    queue: VecDeque<T>,
+    receivers: WaitList<T>,
+    senders: WaitList<T>,
+    cap: usize,
+    /// Closed explicitly, or by the last receiver: sends fail from now on.
+    closed: bool,
+    /// No sender exists: receives fail once the queue is empty, until a receiver mints a sender.
+    no_senders: bool,
+}
+
+/// A channel.
+pub(crate) struct Chan<T> {
+    handles: AtomicU64,
+    state: SpinLock<State<T>>,
+}
+
+/// The outcome of a receive attempt that may park.
+pub(crate) enum RecvPoll<T> {
+    /// A value, or `None`: closed and drained.
+    Ready(Option<T>),
+    /// Parked (or still parked) on the channel.
+    Pending,
+    /// The entry's select was decided by another branch: nothing was taken.
+    Lost,
+}
+
+/// The outcome of a non-blocking receive.
+pub(crate) enum TryRecv<T> {
+    Value(T),
+    Empty,
+    Closed,
+}
+
+impl<T> State<T> {
+    /// Takes the next value: from the queue (refilling it from a waiting sender), or straight from a
+    /// waiting sender (rendezvous).
+    fn take(&mut self, wakes: &mut Wakes) -> Option<T> {
+        match self.queue.pop_front() {
+            Some(value) => {
+                if let Some(refill) = self.take_from_sender(wakes) {
+                    self.queue.push_back(refill);
+                }
+                Some(value)
+            }
+            None => self.take_from_sender(wakes),
+        }
+    }
+
+    fn take_from_sender(&mut self, wakes: &mut Wakes) -> Option<T> {
+        // SAFETY: we hold the lock; a waiting sender's entry holds its value.
+        unsafe {
+            let entry = self.senders.pop_front()?;
+            let value = entry.take_value();
+            entry.finish(DONE, wakes);
+            Some(value)
+        }
+    }
+
+    fn has_value(&self) -> bool {
+        !self.queue.is_empty() || !self.senders.is_empty()
+    }
+
+    /// Whether a receive that finds no value fails rather than waits.
+    fn ended(&self) -> bool {
+        self.closed || self.no_senders
+    }
+
+    /// Wakes every waiter because the channel closed (or lost its last sender).
+    fn wake_all(&mut self, wakes: &mut Wakes) {
+        // SAFETY: we hold the lock; linked entries are alive.
+        unsafe {
+            while let Some(entry) = self.receivers.pop_front() {
+                if entry.claim() {
+                    entry.finish(CLOSED, wakes);
+                } else {
+                    entry.set_state(SKIPPED);
+                }
+            }
+            while let Some(entry) = self.senders.pop_front() {
+                entry.finish(CLOSED, wakes);
+            }
+        }
+    }
+
+    /// Hands `value` to the first waiting receiver whose select is still open, or gives it back.
+    fn hand_to_receiver(&mut self, value: T, wakes: &mut Wakes) -> Result<(), T> {
+        // SAFETY: we hold the lock; linked entries are alive.
+        unsafe {
+            while let Some(entry) = self.receivers.pop_front() {
+                if !entry.claim() {
+                    entry.set_state(SKIPPED);
+                    continue;
+                }
+                entry.put_value(value);
+                entry.finish(DONE, wakes);
+                return Ok(());
+            }
+        }
+        Err(value)
+    }
+
+    /// Puts back a value a receiver was handed but gave up (cancelled, timed out): to the next
+    /// waiting receiver, or the front of the queue (so it is received next; a bounded channel may
+    /// hold one value over its capacity for that).
+    fn give_back(&mut self, value: T, wakes: &mut Wakes) {
+        if let Err(value) = self.hand_to_receiver(value, wakes) {
+            self.queue.push_front(value);
+        }
+    }
+}
+
+/// Claims a select group (or nothing, for a plain receive).
+///
+/// # Safety
+/// `group` is null or points to a live flag.
+unsafe fn claim_group(group: *const AtomicBool) -> bool {
+    // SAFETY: the caller's contract.
+    match unsafe { group.as_ref() } {
+        None => true,
+        Some(flag) => flag
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok(),
+    }
+}
+
+impl<T> Chan<T> {
+    /// A new channel of capacity `cap` (`usize::MAX`: unbounded) with one sender and one receiver.
+    pub(crate) fn allocate(cap: usize) -> NonNull<Chan<T>> {
+        NonNull::from(Box::leak(Box::new(Chan {
+            handles: AtomicU64::new(SENDER + RECEIVER),
+            state: SpinLock::new(State {
+                queue: VecDeque::new(),
+                receivers: WaitList::new(),
+                senders: WaitList::new(),
+                cap,
+                closed: false,
+                no_senders: false,
+            }),
+        })))
+    }
+
+    /// Adds a handle (`SENDER` or `RECEIVER`).
+    #[inline]
+    pub(crate) fn retain(&self, one: u64) {
+        // Relaxed: the caller holds a handle, which keeps the channel alive; a new handle is
+        // published by whatever sends it to another thread.
+        let prev = self.handles.fetch_add(one, Ordering::Relaxed);
+        debug_assert!(
+            (prev / one) & 0xFFFF_FFFF < 0xFFFF_FFFF,
+            "too many channel handles"
+        );
+    }
+
+    /// A new sender minted by a receiver: the channel has a sender again (receives wait again
+    /// instead of failing, unless it was closed).
+    pub(crate) fn mint_sender(&self) {
+        // Under the lock, so that the last sender's drop (which decides under it) sees it.
+        let mut st = self.state.lock();
+        self.retain(SENDER);
+        st.no_senders = false;
+    }
+
+    /// Gives up a handle. The last sender leaves the channel without senders (receivers fail once it
+    /// is empty); the last receiver closes it and drops the queued values; the last handle frees it.
+    ///
+    /// # Safety
+    /// The caller owns a handle of kind `one` to the live channel at `this` and does not use it
+    /// afterwards.
+    pub(crate) unsafe fn release(this: NonNull<Chan<T>>, one: u64) {
+        // SAFETY: the caller's handle keeps the channel alive until it is given up below.
+        let chan = unsafe { this.as_ref() };
+        let mut cur = chan.handles.load(Ordering::Acquire);
+        loop {
+            if (cur / one) & 0xFFFF_FFFF == 1 {
+                // Perhaps the last of its kind: only a holder of this kind could add one (or a
+                // receiver minting a sender, which does so under the lock).
+                let last = if one == RECEIVER {
+                    chan.close_and_drain();
+                    true
+                } else {
+                    chan.last_sender_gone()
+                };
+                if !last {
+                    cur = chan.handles.load(Ordering::Acquire);
+                    continue;
+                }
+                // AcqRel: Release orders our uses before the freeing; Acquire (for the last one)
+                // sees every other holder's uses.
+                if chan.handles.fetch_sub(one, Ordering::AcqRel) == one {
+                    // SAFETY: no handle is left: nobody else can reach the channel.
+                    drop(unsafe { Box::from_raw(this.as_ptr()) });
+                }
+                return;
+            }
+            // Not the last of its kind, so the word stays non-zero: a plain decrement.
+            match chan.handles.compare_exchange_weak(
+                cur,
+                cur - one,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return,
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// The last sender is going: marks the channel sender-less and wakes the waiting receivers.
+    /// Returns false if a sender was minted meanwhile (the caller is not the last any more).
+    fn last_sender_gone(&self) -> bool {
+        let mut wakes = Wakes::new();
+        {
+            let mut st = self.state.lock();
+            // Mints happen under the lock: if we are still the only sender, we stay so until the
+            // caller's decrement (no other sender exists to clone).
+            if self.handles.load(Ordering::Acquire) & 0xFFFF_FFFF != 1 {
+                return false;
+            }
+            st.no_senders = true;
+            st.wake_all(&mut wakes);
+        }
+        wakes.run();
+        true
+    }
+
+    /// Sends without waiting.
+    #[inline]
+    pub(crate) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        let mut wakes = Wakes::new();
+        {
+            let mut st = self.state.lock();
+            if st.closed {
+                return Err(TrySendError::Closed(value));
+            }
+            if let Err(value) = st.hand_to_receiver(value, &mut wakes) {
+                if st.queue.len() >= st.cap {
+                    return Err(TrySendError::Full(value));
+                }
+                st.queue.push_back(value);
+            }
+        }
+        wakes.run();
+        Ok(())
+    }
+
+    /// Receives without waiting.
+    pub(crate) fn try_recv(&self) -> TryRecv<T> {
+        let mut wakes = Wakes::new();
+        let result = {
+            let mut st = self.state.lock();
+            match st.take(&mut wakes) {
+                Some(value) => TryRecv::Value(value),
+                None if st.ended() => TryRecv::Closed,
+                None => TryRecv::Empty,
+            }
+        };
+        wakes.run();
+        result
+    }
+
+    /// A receive attempt for the (pinned) `entry`: takes a value, or parks the entry. With a non-null
+    /// `group`, the entry is a select branch: taking a value (or seeing the channel closed) first
+    /// claims the group.
+    #[inline]
+    pub(crate) fn poll_recv(
+        &self,
+        entry: &Waiter<T>,
+        cx: &Context<'_>,
+        group: *const AtomicBool,
+    ) -> RecvPoll<T> {
+        // The woken receiver's fast path: the sender left the value in the entry.
+        if entry.state() == DONE {
+            entry.set_state(UNLINKED);
+            // SAFETY: DONE (acquired) means the channel moved a value in and let go of the entry.
+            return RecvPoll::Ready(Some(unsafe { entry.take_value() }));
+        }
+        let waker = WaitWaker::for_entry(cx.waker(), entry as *const Waiter<T> as *const ());
+        let mut wakes = Wakes::new();
+        let mut replaced = None;
+        let result = {
+            let mut st = self.state.lock();
+            match entry.state() {
+                DONE => {
+                    entry.set_state(UNLINKED);
+                    // SAFETY: as above.
+                    RecvPoll::Ready(Some(unsafe { entry.take_value() }))
+                }
+                WAITING => {
+                    // SAFETY: we hold the lock the entry is linked under.
+                    unsafe {
+                        if !entry.will_wake(cx.waker()) {
+                            replaced = entry.prepare(waker, group);
+                        }
+                    }
+                    RecvPoll::Pending
+                }
+                _ => {
+                    if st.has_value() || st.ended() {
+                        // SAFETY: the group belongs to the polling select, alive while it polls.
+                        if !unsafe { claim_group(group) } {
+                            RecvPoll::Lost
+                        } else {
+                            entry.set_state(UNLINKED);
+                            RecvPoll::Ready(st.take(&mut wakes))
+                        }
+                    } else {
+                        // SAFETY: we hold the lock; the entry is pinned in its future, whose drop
+                        // unlinks it.
+                        unsafe {
+                            replaced = entry.prepare(waker, group);
+                            st.receivers.push_back(entry);
+                        }
+                        RecvPoll::Pending
+                    }
+                }
+            }
+        };
+        wakes.run();
+        drop(replaced);
+        result
+    }
+
+    /// Takes a receive entry out of the channel for good (its future is being dropped, or gave up).
+    /// Returns the value it had been handed, if any, instead of putting it back.
+    pub(crate) fn abort_recv(&self, entry: &Waiter<T>) -> Option<T> {
+        match entry.state() {
+            UNLINKED | SKIPPED | CLOSED => return None,
+            DONE => {
+                entry.set_state(UNLINKED);
+                // SAFETY: as in `poll_recv`.
+                return Some(unsafe { entry.take_value() });
+            }
+            _ => {}
+        }
+        let mut st = self.state.lock();
+        match entry.state() {
+            WAITING => {
+                // SAFETY: we hold the lock and the entry is linked in the receivers' list.
+                unsafe { st.receivers.remove(entry) };
+                entry.set_state(UNLINKED);
+                None
+            }
+            DONE => {
+                entry.set_state(UNLINKED);
+                // SAFETY: as in `poll_recv`.
+                Some(unsafe { entry.take_value() })
+            }
+            _ => None,
+        }
+    }
+
+    /// The state of an entry, read under the lock: ordered after any critical section that completed
+    /// it (a select whose group was claimed waits here for the winning branch's sender to finish).
+    pub(crate) fn settled_state(&self, entry: &Waiter<T>) -> u8 {
+        let _st = self.state.lock();
+        entry.state()
+    }
+
+    /// Takes a receive entry out of the channel as its future is dropped; a value it had been handed
+    /// goes back into the channel, so it is not lost.
+    pub(crate) fn cancel_recv(&self, entry: &Waiter<T>) {
+        if let Some(value) = self.abort_recv(entry) {
+            self.give_back(value);
+        }
+    }
+
+    /// Puts a value back at the front of the channel (see [`State::give_back`]).
+    pub(crate) fn give_back(&self, value: T) {
+        let mut wakes = Wakes::new();
+        self.state.lock().give_back(value, &mut wakes);
+        wakes.run();
+    }
+
+    /// A send attempt for the (pinned) `entry`: delivers `value` (taken out of the option), or parks
+    /// the entry holding it until there is room.
+    pub(crate) fn poll_send(
+        &self,
+        entry: &Waiter<T>,
+        value: &mut Option<T>,
+        cx: &Context<'_>,
+    ) -> Option<Result<(), SendError<T>>> {
+        if let Some(done) = Self::sent(entry) {
+            return Some(done);
+        }
+        let waker = WaitWaker::for_entry(cx.waker(), entry as *const Waiter<T> as *const ());
+        let mut wakes = Wakes::new();
+        let mut replaced = None;
+        let result = {
+            let mut st = self.state.lock();
+            match entry.state() {
+                DONE | CLOSED => Self::sent(entry),
+                WAITING => {
+                    // SAFETY: we hold the lock the entry is linked under.
+                    unsafe {
+                        if !entry.will_wake(cx.waker()) {
+                            replaced = entry.prepare(waker, ptr::null());
+                        }
+                    }
+                    None
+                }
+                _ => match value.take() {
+                    None => Some(Ok(())),
+                    Some(v) if st.closed => Some(Err(SendError(v))),
+                    Some(v) => match st.hand_to_receiver(v, &mut wakes) {
+                        Ok(()) => Some(Ok(())),
+                        Err(v) if st.queue.len() < st.cap => {
+                            st.queue.push_back(v);
+                            Some(Ok(()))
+                        }
+                        Err(v) => {
+                            // SAFETY: we hold the lock; the entry is pinned in its future, whose
+                            // drop unlinks it; it holds no value yet.
+                            unsafe {
+                                entry.put_value(v);
+                                replaced = entry.prepare(waker, ptr::null());
+                                st.senders.push_back(entry);
+                            }
+                            None
+                        }
+                    },
+                },
+            }
+        };
+        wakes.run();
+        drop(replaced);
+        result
+    }
+
+    /// The outcome of a send entry the channel let go of, if it did.
+    fn sent(entry: &Waiter<T>) -> Option<Result<(), SendError<T>>> {
+        match entry.state() {
+            DONE => {
+                entry.set_state(UNLINKED);
+                Some(Ok(()))
+            }
+            CLOSED => {
+                entry.set_state(UNLINKED);
+                // SAFETY: CLOSED (acquired): the channel let go of the entry, which still holds its
+                // value.
+                Some(Err(SendError(unsafe { entry.take_value() })))
+            }
+            _ => None,
+        }
+    }
+
+    /// Takes a send entry out of the channel as its future is dropped; returns the value it still
+    /// held (dropped by the caller, outside the lock).
+    pub(crate) fn cancel_send(&self, entry: &Waiter<T>) -> Option<T> {
+        match entry.state() {
+            UNLINKED | DONE => return None,
+            CLOSED => return Self::sent(entry).and_then(|r| r.err()).map(|e| e.0),
+            _ => {}
+        }
+        let mut st = self.state.lock();
+        match entry.state() {
+            WAITING => {
+                // SAFETY: we hold the lock and the entry is linked in the senders' list; it holds
+                // its value.
+                unsafe {
+                    st.senders.remove(entry);
+                    entry.set_state(UNLINKED);
+                    Some(entry.take_value())
+                }
+            }
+            _ => {
+                drop(st);
+                Self::sent(entry).and_then(|r| r.err()).map(|e| e.0)
+            }
+        }
+    }
+
+    /// Closes the channel: sends fail from now on, receivers get what is queued and then an error,
+    /// every waiter is woken. Returns whether this call closed it.
+    pub(crate) fn close(&self) -> bool {
+        let mut wakes = Wakes::new();
+        {
+            let mut st = self.state.lock();
+            if st.closed {
+                return false;
+            }
+            st.closed = true;
+            st.wake_all(&mut wakes);
+        }
+        wakes.run();
+        true
+    }
+
+    /// Closes the channel and drops every queued value (no receiver is left to take them).
+    fn close_and_drain(&self) {
+        self.close();
+        let values = std::mem::take(&mut self.state.lock().queue);
+        drop(values);
+    }
+
+    /// Whether sends fail (closed), or, seen from a receiver, no sender is left either.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.state.lock().ended()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.state.lock().queue.len()
+    }
+
+    pub(crate) fn capacity(&self) -> Option<usize> {
+        let cap = self.state.lock().cap;
+        (cap != usize::MAX).then_some(cap)
+    }
+}

@@ -1,0 +1,266 @@
+//! The futures of channel operations, and blocking on them from a plain thread.
+//!
+//! Each waiting future embeds its wait-queue [`Waiter`]: inside a process it is part of the
+//! process's allocation, so parking allocates nothing. The futures are `!Unpin` (the entry must not
+//! move while linked); their `Drop` takes the entry out of the channel.
+
+use std::future::Future;
+use std::pin::{pin, Pin};
+use std::ptr;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+
+#[cfg(not(loom))]
+use std::time::Duration;
+
+#[cfg(not(loom))]
+use motet_runtime::{Handle, TimerKey};
+
+use super::chan::{Chan, RecvPoll};
+#[cfg(not(loom))]
+use super::error::RecvTimeoutError;
+use super::error::{RecvError, SendError};
+use super::waiter::{Waiter, UNLINKED};
+use crate::context;
+use crate::system::ThreadNotify;
+
+/// Gives the process's turn away if its step budget is spent: wakes it and returns true (the caller
+/// returns `Pending`; the process goes to the back of its worker's queue).
+#[inline]
+pub(crate) fn yield_if_spent(cx: &Context<'_>) -> bool {
+    if context::take_step() {
+        return false;
+    }
+    cx.waker().wake_by_ref();
+    true
+}
+
+/// The future of [`Receiver::recv`](super::Receiver::recv).
+#[must_use = "futures do nothing unless awaited"]
+pub struct Recv<'a, T> {
+    chan: &'a Chan<T>,
+    entry: Waiter<T>,
+}
+
+impl<'a, T> Recv<'a, T> {
+    pub(crate) fn new(chan: &'a Chan<T>) -> Recv<'a, T> {
+        Recv {
+            chan,
+            entry: Waiter::new(),
+        }
+    }
+}
+
+impl<T> Future for Recv<'_, T> {
+    type Output = Result<T, RecvError>;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the entry is never moved out of the pinned future.
+        let this = unsafe { self.get_unchecked_mut() };
+        if yield_if_spent(cx) {
+            return Poll::Pending;
+        }
+        match this.chan.poll_recv(&this.entry, cx, ptr::null()) {
+            RecvPoll::Ready(Some(v)) => Poll::Ready(Ok(v)),
+            RecvPoll::Ready(None) => Poll::Ready(Err(RecvError)),
+            RecvPoll::Pending => Poll::Pending,
+            RecvPoll::Lost => unreachable!("a plain receive has no select group"),
+        }
+    }
+}
+
+impl<T> Drop for Recv<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.entry.state() != UNLINKED {
+            self.chan.cancel_recv(&self.entry);
+        }
+    }
+}
+
+/// Where a timeout waits: the runtime's timers, reached through the current process's system.
+#[cfg(not(loom))]
+fn current_handle(what: &str) -> Handle {
+    context::with_system(|s| match s {
+        Some(system) => system.handle().clone(),
+        None => panic!(
+            "motet-process: {what} must be polled inside a process or ProcessSystem::block_on \
+             (it needs the runtime's timers)"
+        ),
+    })
+}
+
+/// A deadline on the runtime's clock and the timer that wakes the waiting task at it.
+#[cfg(not(loom))]
+pub(crate) struct Deadline {
+    timeout: Duration,
+    armed: Option<(Handle, Instant, Option<TimerKey>)>,
+}
+
+#[cfg(not(loom))]
+impl Deadline {
+    pub(crate) fn new(timeout: Duration) -> Deadline {
+        Deadline {
+            timeout,
+            armed: None,
+        }
+    }
+
+    /// Whether the deadline has passed; on the first call, fixes the deadline (now + timeout).
+    pub(crate) fn passed(&mut self, what: &str) -> bool {
+        let (handle, at, _) = self.armed.get_or_insert_with(|| {
+            let handle = current_handle(what);
+            let at = handle.now() + self.timeout;
+            (handle, at, None)
+        });
+        handle.now() >= *at
+    }
+
+    /// Makes sure a timer will wake `waker` at the deadline.
+    pub(crate) fn arm(&mut self, waker: &Waker) {
+        if let Some((handle, at, key @ None)) = &mut self.armed {
+            let waker = waker.clone();
+            let after = at.saturating_duration_since(handle.now());
+            *key = Some(handle.call_after(after, move || waker.wake()));
+        }
+    }
+
+    /// Cancels the timer, if one is pending.
+    pub(crate) fn disarm(&mut self) {
+        if let Some((handle, _, Some(key))) = self.armed.take() {
+            handle.cancel_timer(key);
+        }
+    }
+}
+
+#[cfg(not(loom))]
+impl Drop for Deadline {
+    fn drop(&mut self) {
+        self.disarm();
+    }
+}
+
+/// The future of [`Receiver::recv_timeout`](super::Receiver::recv_timeout).
+#[cfg(not(loom))]
+#[must_use = "futures do nothing unless awaited"]
+pub struct RecvTimeout<'a, T> {
+    recv: Recv<'a, T>,
+    deadline: Deadline,
+}
+
+#[cfg(not(loom))]
+impl<'a, T> RecvTimeout<'a, T> {
+    pub(crate) fn new(chan: &'a Chan<T>, timeout: Duration) -> RecvTimeout<'a, T> {
+        RecvTimeout {
+            recv: Recv::new(chan),
+            deadline: Deadline::new(timeout),
+        }
+    }
+}
+
+#[cfg(not(loom))]
+impl<T> Future for RecvTimeout<'_, T> {
+    type Output = Result<T, RecvTimeoutError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the entry is never moved out of the pinned future.
+        let this = unsafe { self.get_unchecked_mut() };
+        if yield_if_spent(cx) {
+            return Poll::Pending;
+        }
+        let passed = this.deadline.passed("recv_timeout");
+        let chan = this.recv.chan;
+        match chan.poll_recv(&this.recv.entry, cx, ptr::null()) {
+            RecvPoll::Ready(result) => {
+                this.deadline.disarm();
+                Poll::Ready(result.ok_or(RecvTimeoutError::Closed))
+            }
+            RecvPoll::Pending if passed => {
+                this.deadline.disarm();
+                // A value handed over in the meantime wins over the timeout.
+                Poll::Ready(
+                    chan.abort_recv(&this.recv.entry)
+                        .ok_or(RecvTimeoutError::Timeout),
+                )
+            }
+            RecvPoll::Pending => {
+                this.deadline.arm(cx.waker());
+                Poll::Pending
+            }
+            RecvPoll::Lost => unreachable!("a plain receive has no select group"),
+        }
+    }
+}
+
+/// The future of [`BoundedSender::send`](super::BoundedSender::send).
+#[must_use = "futures do nothing unless awaited"]
+pub struct SendFuture<'a, T> {
+    chan: &'a Chan<T>,
+    value: Option<T>,
+    entry: Waiter<T>,
+}
+
+impl<'a, T> SendFuture<'a, T> {
+    pub(crate) fn new(chan: &'a Chan<T>, value: T) -> SendFuture<'a, T> {
+        SendFuture {
+            chan,
+            value: Some(value),
+            entry: Waiter::new(),
+        }
+    }
+}
+
+impl<T> Future for SendFuture<'_, T> {
+    type Output = Result<(), SendError<T>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the entry is never moved out of the pinned future.
+        let this = unsafe { self.get_unchecked_mut() };
+        if yield_if_spent(cx) {
+            return Poll::Pending;
+        }
+        match this.chan.poll_send(&this.entry, &mut this.value, cx) {
+            Some(result) => Poll::Ready(result),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl<T> Drop for SendFuture<'_, T> {
+    fn drop(&mut self) {
+        if self.entry.state() != UNLINKED {
+            drop(self.chan.cancel_send(&self.entry));
+        }
+    }
+}
+
+/// Polls `future` on the calling thread, parking it between wake-ups, until it completes or
+/// `deadline` passes (then `None`, and the future is dropped, which cancels it).
+pub(crate) fn block_on_thread<F: Future>(
+    future: F,
+    deadline: Option<Instant>,
+) -> Option<F::Output> {
+    let mut future = pin!(future);
+    let notify = Arc::new(ThreadNotify::new());
+    let waker = Waker::from(notify.clone());
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        let polled = {
+            let _enter = context::enter(ptr::null(), u32::MAX);
+            future.as_mut().poll(&mut cx)
+        };
+        if let Poll::Ready(v) = polled {
+            return Some(v);
+        }
+        match deadline {
+            None => notify.park(),
+            Some(d) => {
+                if !notify.park_until(d) {
+                    return None;
+                }
+            }
+        }
+    }
+}

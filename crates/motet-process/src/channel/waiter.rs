@@ -1,0 +1,382 @@
+//! Wait-queue entries: how a receiver (or a sender waiting for room) parks on a channel.
+//!
+//! An entry ([`Waiter`]) lives inside the future that waits (a receive, a bounded send, a select
+//! branch), so parking allocates nothing: for a process, the entry is part of the process's own
+//! allocation. The channel links entries into its wait queues ([`WaitList`]), intrusive doubly linked
+//! lists guarded by the channel's lock.
+//!
+//! # Entry states
+//!
+//! `state` is written only under the channel's lock; its owner may read it without the lock.
+//!
+//! - `UNLINKED`: in no queue (new, or taken out by its owner).
+//! - `WAITING`: linked into a queue; the channel may complete it at any time.
+//! - `DONE`: the channel took it out and completed the operation: a receive entry holds the value
+//!   handed to it, a send entry's value has been taken into the channel.
+//! - `CLOSED`: the channel took it out because it closed; a send entry still holds its value.
+//! - `SKIPPED`: the channel took it out without completing it, because the select the entry belongs
+//!   to had already been decided by another branch.
+//!
+//! # The hand-off
+//!
+//! A sender that finds a waiting receiver does everything under the lock: it unlinks the entry, claims
+//! its select group if it has one, moves the value into the entry, records the wake-up, and stores
+//! `DONE` with release ordering. The wake-up of a process is its state flip (`Header::notify`) done
+//! right there, before `DONE` is published: once `DONE` is visible the owner may run, finish and be
+//! freed, so nothing may touch the entry or the process after it, except a sender that won the
+//! process's idle-to-notified transition, which alone can schedule it (so it cannot have run). Other
+//! wakers are moved out of the entry and woken after unlocking.
+//!
+//! The owner reads `DONE` without the lock (the fast path of a woken receiver: no lock at all). Any
+//! other state it re-checks under the lock, which orders it after any sender's critical section: so a
+//! poll that sees `WAITING` under the lock is guaranteed a later wake-up.
+
+use std::marker::PhantomPinned;
+use std::mem::MaybeUninit;
+use std::ptr::{self, NonNull};
+use std::task::Waker;
+
+use crate::process::{self, Header};
+use crate::sync::{AtomicBool, AtomicU8, Ordering, UnsafeCell};
+
+/// In no queue.
+pub(crate) const UNLINKED: u8 = 0;
+/// Linked into a queue.
+pub(crate) const WAITING: u8 = 1;
+/// Completed by the channel.
+pub(crate) const DONE: u8 = 2;
+/// Taken out because the channel closed.
+pub(crate) const CLOSED: u8 = 3;
+/// Taken out because its select was decided elsewhere.
+pub(crate) const SKIPPED: u8 = 4;
+
+/// Who an entry wakes.
+pub(crate) enum WaitWaker {
+    /// A process whose allocation holds the entry: woken through its header, without a reference
+    /// (see the module docs of `process`).
+    Process(NonNull<Header>),
+    /// Any other waker: a thread blocked outside the runtime, another executor, or a process whose
+    /// entry lies outside its allocation (a boxed future).
+    Other(Waker),
+}
+
+impl WaitWaker {
+    /// What an entry at `entry` should hold to wake the task polling it with `waker`.
+    #[inline]
+    pub(crate) fn for_entry(waker: &Waker, entry: *const ()) -> WaitWaker {
+        if let Some(header) = process::header_of(waker) {
+            // SAFETY: a process waker's header is alive while the process polls with it.
+            if unsafe { header.as_ref() }.contains(entry as usize) {
+                return WaitWaker::Process(header);
+            }
+        }
+        WaitWaker::Other(waker.clone())
+    }
+
+    /// Whether this wakes the same task as `waker`.
+    #[inline]
+    pub(crate) fn will_wake(&self, waker: &Waker) -> bool {
+        match self {
+            WaitWaker::Process(h) => process::header_of(waker) == Some(*h),
+            WaitWaker::Other(w) => w.will_wake(waker),
+        }
+    }
+}
+
+/// A wake-up decided under a channel's lock and carried out after unlocking.
+pub(crate) enum Wake {
+    /// Schedule this process (the caller won its idle-to-notified transition).
+    Process(NonNull<Header>),
+    /// Wake this waker.
+    Other(Waker),
+}
+
+/// The wake-ups one channel operation decided.
+pub(crate) struct Wakes {
+    first: Option<Wake>,
+    rest: Vec<Wake>,
+}
+
+impl Wakes {
+    #[inline]
+    pub(crate) fn new() -> Wakes {
+        Wakes {
+            first: None,
+            rest: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, wake: Wake) {
+        if self.first.is_none() {
+            self.first = Some(wake);
+        } else {
+            self.rest.push(wake);
+        }
+    }
+
+    /// Carries the wake-ups out. Call after unlocking.
+    #[inline]
+    pub(crate) fn run(self) {
+        if let Some(first) = self.first {
+            run_wake(first);
+            for wake in self.rest {
+                run_wake(wake);
+            }
+        }
+    }
+}
+
+#[inline]
+fn run_wake(wake: Wake) {
+    match wake {
+        // SAFETY: `Wake::Process` is only recorded for a process whose idle-to-notified transition
+        // this operation won (see `Waiter::finish`).
+        Wake::Process(header) => unsafe { process::schedule(header) },
+        Wake::Other(waker) => waker.wake(),
+    }
+}
+
+/// The parts of an entry guarded by the channel's lock.
+struct Links<T> {
+    prev: *const Waiter<T>,
+    next: *const Waiter<T>,
+    waker: Option<WaitWaker>,
+    /// The select this entry is a branch of (a flag set by whichever branch wins), or null.
+    group: *const AtomicBool,
+}
+
+/// A wait-queue entry. Must not move while linked (it is pinned inside its future).
+pub(crate) struct Waiter<T> {
+    links: UnsafeCell<Links<T>>,
+    state: AtomicU8,
+    value: UnsafeCell<MaybeUninit<T>>,
+    _pin: PhantomPinned,
+}
+
+// SAFETY: the entry is shared with the channel's other users only through the channel's lock (links,
+// value while linked) and the atomic state; the value it carries is `Send`.
+unsafe impl<T: Send> Send for Waiter<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for Waiter<T> {}
+
+impl<T> Waiter<T> {
+    pub(crate) fn new() -> Waiter<T> {
+        Waiter {
+            links: UnsafeCell::new(Links {
+                prev: ptr::null(),
+                next: ptr::null(),
+                waker: None,
+                group: ptr::null(),
+            }),
+            state: AtomicU8::new(UNLINKED),
+            value: UnsafeCell::new(MaybeUninit::uninit()),
+            _pin: PhantomPinned,
+        }
+    }
+
+    /// The state as the owner sees it without the lock (acquire: a `DONE` makes the value visible).
+    #[inline]
+    pub(crate) fn state(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    /// Sets the state. Under the channel's lock, or by the owner of an entry in no queue.
+    #[inline]
+    pub(crate) fn set_state(&self, state: u8) {
+        self.state.store(state, Ordering::Release);
+    }
+
+    /// Runs `f` on the guarded parts.
+    ///
+    /// # Safety
+    /// The caller holds the lock of the channel the entry is (or is being) linked to.
+    #[inline]
+    unsafe fn links<R>(&self, f: impl FnOnce(&mut Links<T>) -> R) -> R {
+        // SAFETY: the caller holds the lock, so this is the only access.
+        self.links.with_mut(|p| f(unsafe { &mut *p }))
+    }
+
+    /// Sets who to wake and the select group, before linking; returns the waker it replaces.
+    ///
+    /// # Safety
+    /// As for `links`.
+    #[inline]
+    pub(crate) unsafe fn prepare(
+        &self,
+        waker: WaitWaker,
+        group: *const AtomicBool,
+    ) -> Option<WaitWaker> {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.links(|l| {
+                l.group = group;
+                l.waker.replace(waker)
+            })
+        }
+    }
+
+    /// Whether the registered waker wakes the same task as `waker`.
+    ///
+    /// # Safety
+    /// As for `links`.
+    pub(crate) unsafe fn will_wake(&self, waker: &std::task::Waker) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { self.links(|l| l.waker.as_ref().is_some_and(|w| w.will_wake(waker))) }
+    }
+
+    /// Takes the registered waker out (dropped by the caller after unlocking).
+    ///
+    /// # Safety
+    /// As for `links`.
+    pub(crate) unsafe fn take_waker(&self) -> Option<WaitWaker> {
+        // SAFETY: the caller's contract.
+        unsafe { self.links(|l| l.waker.take()) }
+    }
+
+    /// Claims the entry's select, if it has one: false if another branch already won it.
+    ///
+    /// # Safety
+    /// As for `links`; the group (owned by the waiting future) is alive while the entry is linked.
+    #[inline]
+    pub(crate) unsafe fn claim(&self) -> bool {
+        // SAFETY: the caller's contract.
+        let group = unsafe { self.links(|l| l.group) };
+        if group.is_null() {
+            return true;
+        }
+        // SAFETY: as above. AcqRel: the winner's later writes (under the lock) reach the owner, who
+        // acquires through the entry's state anyway.
+        unsafe { &*group }
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// Moves `value` into the entry.
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock with the entry just unlinked, or owns the unlinked entry;
+    /// the entry holds no value.
+    #[inline]
+    pub(crate) unsafe fn put_value(&self, value: T) {
+        // SAFETY: exclusive access by the caller's contract.
+        self.value.with_mut(|p| unsafe { (*p).write(value) });
+    }
+
+    /// Moves the value out of the entry.
+    ///
+    /// # Safety
+    /// As for `put_value`, and the entry holds a value (which it no longer does afterwards).
+    #[inline]
+    pub(crate) unsafe fn take_value(&self) -> T {
+        // SAFETY: exclusive access and an initialised value, by the caller's contract.
+        self.value.with_mut(|p| unsafe { (*p).assume_init_read() })
+    }
+
+    /// Completes an entry just unlinked by the channel: records the wake-up and publishes `state`
+    /// (`DONE` or `CLOSED`). After this the entry and its owner must not be touched: the owner may
+    /// already be running.
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock and has just unlinked the entry (and moved the value in or
+    /// out as the operation requires).
+    #[inline]
+    pub(crate) unsafe fn finish(&self, state: u8, wakes: &mut Wakes) {
+        // SAFETY: the caller's contract.
+        match unsafe { self.take_waker() } {
+            // SAFETY: the entry was linked, so its process (whose allocation holds it) is alive.
+            Some(WaitWaker::Process(header)) if unsafe { header.as_ref() }.notify() => {
+                wakes.push(Wake::Process(header));
+            }
+            Some(WaitWaker::Process(_)) => {}
+            Some(WaitWaker::Other(waker)) => wakes.push(Wake::Other(waker)),
+            None => {}
+        }
+        self.set_state(state);
+    }
+}
+
+/// An intrusive FIFO of entries, guarded by its channel's lock.
+pub(crate) struct WaitList<T> {
+    head: *const Waiter<T>,
+    tail: *const Waiter<T>,
+}
+
+// SAFETY: the list is only used under its channel's lock; the entries it points to are `Send`.
+unsafe impl<T: Send> Send for WaitList<T> {}
+
+impl<T> WaitList<T> {
+    pub(crate) const fn new() -> WaitList<T> {
+        WaitList {
+            head: ptr::null(),
+            tail: ptr::null(),
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head.is_null()
+    }
+
+    /// Links `entry` at the back and marks it `WAITING`.
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock; `entry` is pinned, in no list, and stays alive until it
+    /// is unlinked.
+    pub(crate) unsafe fn push_back(&mut self, entry: &Waiter<T>) {
+        let tail = self.tail;
+        // SAFETY: the caller's contract; linked entries are alive.
+        unsafe {
+            entry.links(|l| {
+                l.prev = tail;
+                l.next = ptr::null();
+            });
+            match tail.as_ref() {
+                Some(t) => t.links(|l| l.next = entry),
+                None => self.head = entry,
+            }
+        }
+        self.tail = entry;
+        entry.set_state(WAITING);
+    }
+
+    /// Unlinks the first entry (its state is left for the caller to set).
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock.
+    pub(crate) unsafe fn pop_front(&mut self) -> Option<&Waiter<T>> {
+        // SAFETY: linked entries are alive while linked; the caller holds the lock.
+        let head = unsafe { self.head.as_ref()? };
+        // SAFETY: as above.
+        unsafe { self.unlink(head) };
+        Some(head)
+    }
+
+    /// Unlinks `entry` (its state is left for the caller to set).
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock and `entry` is linked in this list.
+    pub(crate) unsafe fn remove(&mut self, entry: &Waiter<T>) {
+        // SAFETY: the caller's contract.
+        unsafe { self.unlink(entry) }
+    }
+
+    unsafe fn unlink(&mut self, entry: &Waiter<T>) {
+        // SAFETY: the caller holds the lock; the neighbours are linked, hence alive.
+        unsafe {
+            let (prev, next) = entry.links(|l| {
+                let pn = (l.prev, l.next);
+                l.prev = ptr::null();
+                l.next = ptr::null();
+                pn
+            });
+            match prev.as_ref() {
+                Some(p) => p.links(|l| l.next = next),
+                None => self.head = next,
+            }
+            match next.as_ref() {
+                Some(n) => n.links(|l| l.prev = prev),
+                None => self.tail = prev,
+            }
+        }
+    }
+}

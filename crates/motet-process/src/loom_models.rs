@@ -1,0 +1,151 @@
+//! Loom models of the channel's wait-queue hand-off with real processes:
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p motet-process --lib --release loom`.
+//!
+//! The processes run on a stand-in worker (`ProcessSystem::run_ready`, the model's own thread)
+//! instead of motet-runtime's pool; everything else (the channel's lock, its wait queues, the
+//! entries' states, the process's state word and its waker-less wake-up) is the real code.
+
+use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use loom::sync::Arc;
+
+use crate::channel::{self, SendError};
+use crate::{ProcessSystem, Select};
+
+/// Runs a model; the channel's spinlock and the process machinery take more branch points per
+/// execution than loom's default allows.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if std::env::var("LOOM_MAX_BRANCHES").is_err() {
+        builder.max_branches = 20_000;
+    }
+    builder.check(f);
+}
+
+/// Received values are stored as `v + 1`; 0 means "nothing", `CLOSED` means "the receive failed".
+const CLOSED: usize = usize::MAX;
+
+fn spawn_receiver(system: &ProcessSystem, rx: channel::Receiver<usize>) -> Arc<AtomicUsize> {
+    let out = Arc::new(AtomicUsize::new(0));
+    let seen = out.clone();
+    system.spawn(async move {
+        let got = match rx.recv().await {
+            Ok(v) => v + 1,
+            Err(_) => CLOSED,
+        };
+        seen.store(got, SeqCst);
+    });
+    out
+}
+
+/// A send races the receiving process's first run (which parks it): the value is handed over
+/// exactly once, the process is scheduled exactly once per wake-up and finishes.
+#[test]
+fn loom_send_races_parking_receiver() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let out = spawn_receiver(&system, rx);
+        let sender = loom::thread::spawn(move || {
+            tx.send(7).unwrap();
+        });
+        system.run_ready();
+        sender.join().unwrap();
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 8);
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// A close races a send and the receiving process: either the value is received and the send
+/// succeeded, or the receive failed and the send got its value back. Nothing is lost.
+#[test]
+fn loom_close_races_send_and_receiver() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let closer_rx = rx.clone();
+        let out = spawn_receiver(&system, rx);
+        let sender = loom::thread::spawn(move || tx.send(7));
+        let closer = loom::thread::spawn(move || {
+            closer_rx.close();
+            // Values queued before the close are still receivable; count what is left.
+            closer_rx.try_recv().ok()
+        });
+        system.run_ready();
+        let sent = sender.join().unwrap();
+        let left = closer.join().unwrap();
+        system.run_ready();
+        let got = out.load(SeqCst);
+        match sent {
+            Ok(()) => assert!(
+                got == 8 || left == Some(7),
+                "a sent value was lost (got {got}, left {left:?})"
+            ),
+            Err(SendError(v)) => {
+                assert_eq!(v, 7);
+                assert_eq!(got, CLOSED);
+            }
+        }
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// Two senders race into the two channels of a parked select: exactly one value is taken, the other
+/// stays in its channel.
+#[test]
+fn loom_select_takes_exactly_one() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (b_tx, b_rx) = channel::unbounded::<usize>();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        let (a2, b2) = (a_rx.clone(), b_rx.clone());
+        system.spawn(async move {
+            let got = Select::new()
+                .recv(&a2, |r| r.map_or(CLOSED, |v| v + 1))
+                .recv(&b2, |r| r.map_or(CLOSED, |v| v + 1))
+                .await;
+            seen.store(got, SeqCst);
+        });
+        let sa = loom::thread::spawn(move || a_tx.send(1).unwrap());
+        let sb = loom::thread::spawn(move || b_tx.send(2).unwrap());
+        system.run_ready();
+        sa.join().unwrap();
+        sb.join().unwrap();
+        system.run_ready();
+        let got = out.load(SeqCst);
+        let left_a = a_rx.try_recv().ok();
+        let left_b = b_rx.try_recv().ok();
+        match got {
+            2 => assert_eq!((left_a, left_b), (None, Some(2))),
+            3 => assert_eq!((left_a, left_b), (Some(1), None)),
+            other => panic!("the select took {other}"),
+        }
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// The last sender's drop races a receiver minting a new sender (an actor reaching itself) and the
+/// receiving process: the receive fails only if no sender was left when it had to wait.
+#[test]
+fn loom_last_sender_drop_races_a_mint() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let minter_rx = rx.clone();
+        let out = spawn_receiver(&system, rx);
+        let dropper = loom::thread::spawn(move || drop(tx));
+        let minter = loom::thread::spawn(move || {
+            let tx = minter_rx.sender();
+            tx.send(5).unwrap();
+        });
+        system.run_ready();
+        dropper.join().unwrap();
+        minter.join().unwrap();
+        system.run_ready();
+        let got = out.load(SeqCst);
+        assert!(got == 6 || got == CLOSED, "got {got}");
+        assert_eq!(system.live(), 0);
+    });
+}

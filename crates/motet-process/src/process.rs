@@ -1,0 +1,405 @@
+//! A process: one allocation holding a task header, a state word and the process's future, run by
+//! motet-runtime's workers.
+//!
+//! # Layout
+//!
+//! `Cell<F>` is `#[repr(C)]` with a [`Header`] first, so the runtime's [`TaskRef`] and the process's
+//! [`Waker`] both point at the header, and code that does not know `F` (the channels, the registry)
+//! works on headers. The future lives inline after the header: a process is one allocation, and a
+//! receive's wait-queue entry lives inside the future, so parking costs no allocation either.
+//!
+//! # The state word
+//!
+//! `state` packs four flags and a reference count:
+//!
+//! - `NOTIFIED`: a wake-up has not been consumed by a poll yet. Set by every wake; whoever sets it on a
+//!   process that was neither notified, running nor complete owns the right (and the duty) to
+//!   schedule it. A process that is notified and not running is in the runtime's queues (or about to
+//!   be put there by that owner).
+//! - `RUNNING`: a worker is polling the future. A wake during a poll only sets `NOTIFIED`; the worker
+//!   sees it when the poll returns and polls again (or yields the process if its step budget is spent),
+//!   so no wake-up is lost and no process is in the scheduler twice.
+//! - `COMPLETE`: the future finished (or was cancelled) and has been dropped.
+//! - `CANCELLED`: [`ProcessSystem::shutdown`](crate::ProcessSystem::shutdown) asked the process to stop:
+//!   its next run drops the future instead of polling it.
+//! - the count (units of `REF_ONE`): one reference held by the process itself until it completes, plus
+//!   one per [`Waker`] clone. The allocation is freed when the count reaches zero.
+//!
+//! Transitions, each one atomic read-modify-write:
+//!
+//! | event | operation | effect |
+//! | --- | --- | --- |
+//! | wake | `fetch_or(NOTIFIED)` | schedules the process if it was idle |
+//! | run starts | `fetch_xor(NOTIFIED \| RUNNING)` | consumes the wake-up, marks running |
+//! | poll returned `Pending` | `fetch_and(!RUNNING)` | idle, or notified again: poll again or yield |
+//! | future done | `fetch_add(COMPLETE - RUNNING - REF_ONE)` | complete, drops the process's reference |
+//!
+//! # Waking without a reference
+//!
+//! A channel that finds a parked receiver wakes it under the channel's lock, with the raw header
+//! pointer its wait-queue entry holds: no reference count is taken. This is sound because the entry
+//! lies inside the process's own allocation (checked when it registers, see [`Header::contains`]):
+//! the process cannot be freed before its future is dropped, dropping the future unlinks the entry
+//! under the same lock, and a sender that wins the idle-to-notified transition is the only one that
+//! may schedule the process, so it cannot run (let alone finish) before that sender is done with it.
+//! Wakers handed to other futures (timers, actor asks) are ordinary counted [`Waker`] clones.
+
+use std::future::Future;
+use std::mem::{size_of, ManuallyDrop};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+
+use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
+
+use crate::context;
+use crate::sync::{AtomicUsize, Ordering};
+use crate::system::SystemShared;
+
+/// A wake-up not yet consumed by a poll.
+pub(crate) const NOTIFIED: usize = 1 << 0;
+/// A worker is polling the future.
+pub(crate) const RUNNING: usize = 1 << 1;
+/// The future is gone.
+pub(crate) const COMPLETE: usize = 1 << 2;
+/// Shutdown asked the process to stop.
+pub(crate) const CANCELLED: usize = 1 << 3;
+/// One reference.
+pub(crate) const REF_ONE: usize = 1 << 4;
+
+/// The operations of one kind of process (one future type).
+pub(crate) struct ProcVTable {
+    /// Frees the allocation (the future has been dropped already).
+    free: unsafe fn(NonNull<Header>),
+    /// The allocation's size, for [`Header::contains`].
+    size: usize,
+    /// Runs the process for one scheduling (the loom models drive processes without a runtime).
+    #[cfg(loom)]
+    pub(crate) run: unsafe fn(NonNull<Header>) -> RunOutcome,
+}
+
+/// The part of a process that code not knowing the future's type sees.
+#[repr(C)]
+pub(crate) struct Header {
+    task: TaskHeader,
+    vtable: &'static ProcVTable,
+    pub(crate) state: AtomicUsize,
+    /// The system the process belongs to; released when the allocation is freed.
+    system: ManuallyDrop<Arc<SystemShared>>,
+    /// The process's slot in its system's registry (written and read under the registry's lock).
+    pub(crate) registry_slot: std::cell::UnsafeCell<usize>,
+}
+
+// SAFETY: the header is shared between the workers that run the process and the threads that wake
+// it: `state` is atomic, `registry_slot` is only touched under the registry's lock, the rest is
+// immutable while the process lives.
+unsafe impl Sync for Header {}
+// SAFETY: as above; the future behind the header is `Send` (required by `spawn`).
+unsafe impl Send for Header {}
+
+impl Header {
+    pub(crate) fn system(&self) -> &SystemShared {
+        &self.system
+    }
+
+    /// Whether `addr` lies inside this process's allocation (inside its future). An entry there is
+    /// dropped before the allocation can be freed, which is what lets it hold a plain pointer.
+    #[inline]
+    pub(crate) fn contains(&self, addr: usize) -> bool {
+        let start = self as *const Header as usize;
+        addr >= start && addr < start + self.vtable.size
+    }
+
+    /// Records a wake-up; true if the caller now owns the duty to schedule the process (it was
+    /// neither notified, running nor complete).
+    #[inline]
+    pub(crate) fn notify(&self) -> bool {
+        // AcqRel: Release publishes what the waker did before waking to the run that consumes the
+        // wake-up (its `fetch_xor` acquires); Acquire orders our later use of the process after it.
+        let prev = self.state.fetch_or(NOTIFIED, Ordering::AcqRel);
+        prev & (NOTIFIED | RUNNING | COMPLETE) == 0
+    }
+
+    /// Asks the process to stop; true if the caller must schedule it (so that its run cancels it).
+    pub(crate) fn cancel(&self) -> bool {
+        let prev = self.state.fetch_or(NOTIFIED | CANCELLED, Ordering::AcqRel);
+        prev & (NOTIFIED | RUNNING | COMPLETE) == 0
+    }
+
+    /// Gives up one reference; frees the allocation if it was the last one and the process is
+    /// complete.
+    ///
+    /// # Safety
+    /// The caller owns a reference to the live process at `this` and does not use it afterwards.
+    unsafe fn release(this: NonNull<Header>) {
+        // SAFETY: the caller's reference keeps the header alive until the decrement.
+        let header = unsafe { this.as_ref() };
+        // AcqRel: Release orders our uses before the freeing; Acquire (for the last one) sees every
+        // other holder's uses.
+        let prev = header.state.fetch_sub(REF_ONE, Ordering::AcqRel);
+        if prev & !(REF_ONE - 1) == REF_ONE {
+            debug_assert!(prev & COMPLETE != 0, "the process's own reference is gone");
+            // SAFETY: no reference is left: nobody else can reach the allocation.
+            unsafe { (header.vtable.free)(this) };
+        }
+    }
+}
+
+/// Runs a scheduled process once (the loom models' stand-in for a worker).
+///
+/// # Safety
+/// `header` was scheduled (taken from the model's ready queue) and is run by one thread at a time.
+#[cfg(loom)]
+pub(crate) unsafe fn run_scheduled(header: NonNull<Header>) -> RunOutcome {
+    // SAFETY: the caller's contract.
+    unsafe { (header.as_ref().vtable.run)(header) }
+}
+
+/// Schedules a process whose idle-to-notified transition the caller won.
+///
+/// # Safety
+/// The caller won that transition (`notify` or `cancel` returned true) and has not scheduled it yet.
+#[inline]
+pub(crate) unsafe fn schedule(header: NonNull<Header>) {
+    // SAFETY: a notified, not running process is alive: only its run can complete it, and that run
+    // needs this scheduling.
+    let system = unsafe { header.as_ref() }.system();
+    // SAFETY: as above; the header is the first field of the allocation (`#[repr(C)]`).
+    unsafe { system.schedule(header) };
+}
+
+/// The wakers of processes: the data pointer is the process's header.
+pub(crate) static WAKER_VTABLE: RawWakerVTable =
+    RawWakerVTable::new(waker_clone, waker_wake, waker_wake_by_ref, waker_drop);
+
+unsafe fn waker_clone(data: *const ()) -> RawWaker {
+    // SAFETY: a process waker's data is a live header (the waker holds or borrows a reference).
+    let header = unsafe { &*data.cast::<Header>() };
+    // Relaxed: the caller's reference keeps the process alive; the new one is published with the
+    // waker itself.
+    header.state.fetch_add(REF_ONE, Ordering::Relaxed);
+    RawWaker::new(data, &WAKER_VTABLE)
+}
+
+unsafe fn waker_wake(data: *const ()) {
+    // SAFETY: the waker owns a reference, given up after waking.
+    unsafe {
+        waker_wake_by_ref(data);
+        waker_drop(data);
+    }
+}
+
+unsafe fn waker_wake_by_ref(data: *const ()) {
+    // SAFETY: as in `waker_clone`.
+    let header = unsafe { &*data.cast::<Header>() };
+    if header.notify() {
+        // SAFETY: `notify` returned true: ours to schedule.
+        unsafe { schedule(NonNull::from(header)) };
+    }
+}
+
+unsafe fn waker_drop(data: *const ()) {
+    // SAFETY: an owned waker holds one reference, given up here.
+    unsafe { Header::release(NonNull::new_unchecked(data as *mut Header)) };
+}
+
+/// The waker a run polls with: borrows the process's own reference (never dropped).
+fn borrowed_waker(header: NonNull<Header>) -> ManuallyDrop<Waker> {
+    // SAFETY: the vtable's contract holds for a live header; the waker is never dropped, so it does
+    // not give up a reference it does not own, and `clone` makes owned ones.
+    ManuallyDrop::new(unsafe {
+        Waker::from_raw(RawWaker::new(header.as_ptr() as *const (), &WAKER_VTABLE))
+    })
+}
+
+/// If `waker` belongs to a process, that process's header.
+#[inline]
+pub(crate) fn header_of(waker: &Waker) -> Option<NonNull<Header>> {
+    if std::ptr::eq(waker.vtable(), &WAKER_VTABLE) {
+        NonNull::new(waker.data() as *mut Header)
+    } else {
+        None
+    }
+}
+
+/// How a run ended the process.
+enum End {
+    Finished,
+    Cancelled,
+    Panicked(Box<dyn std::any::Any + Send>),
+}
+
+/// A process allocation.
+#[repr(C)]
+pub(crate) struct Cell<F> {
+    header: Header,
+    future: std::cell::UnsafeCell<ManuallyDrop<F>>,
+}
+
+impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
+    const TASK_VTABLE: &'static TaskVTable = &TaskVTable {
+        run: Self::run_task,
+        shutdown: Self::shutdown_task,
+    };
+
+    const VTABLE: &'static ProcVTable = &ProcVTable {
+        free: Self::free,
+        size: size_of::<Self>(),
+        #[cfg(loom)]
+        run: Self::run,
+    };
+
+    /// Allocates a process, notified (to be scheduled by the caller) and holding its own reference.
+    pub(crate) fn allocate(system: Arc<SystemShared>, future: F) -> NonNull<Header> {
+        let cell = Box::new(Cell {
+            header: Header {
+                task: TaskHeader::new(Self::TASK_VTABLE),
+                vtable: Self::VTABLE,
+                state: AtomicUsize::new(NOTIFIED | REF_ONE),
+                system: ManuallyDrop::new(system),
+                registry_slot: std::cell::UnsafeCell::new(0),
+            },
+            future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
+        });
+        NonNull::from(Box::leak(cell)).cast()
+    }
+
+    /// Drops the future of a process that was never scheduled and frees it (a spawn refused by a
+    /// system that has shut down).
+    ///
+    /// # Safety
+    /// `header` came from `allocate` with this `F` and was never scheduled nor registered.
+    pub(crate) unsafe fn discard(header: NonNull<Header>) {
+        // SAFETY: the caller's contract: we own the only reference and the future is alive.
+        unsafe {
+            let cell = header.cast::<Cell<F>>();
+            let future = &mut *cell.as_ref().future.get();
+            let _ = catch_unwind(AssertUnwindSafe(|| ManuallyDrop::drop(future)));
+            Self::free(header);
+        }
+    }
+
+    unsafe fn run_task(task: NonNull<TaskHeader>) -> RunOutcome {
+        // SAFETY: the runtime runs the task it was given by `schedule`: our header, at offset 0.
+        unsafe { Self::run(task.cast()) }
+    }
+
+    unsafe fn shutdown_task(task: NonNull<TaskHeader>) {
+        let header = task.cast::<Header>();
+        // SAFETY: scheduled, hence notified and alive; the runtime will not run it again.
+        unsafe {
+            header
+                .as_ref()
+                .state
+                .fetch_xor(NOTIFIED | RUNNING, Ordering::Acquire);
+            Self::finish(header, End::Cancelled);
+        }
+    }
+
+    /// One scheduling of the process: polls it until it parks, finishes, or spends its step budget.
+    ///
+    /// # Safety
+    /// `this` is a scheduled process of this type (notified, not running), run by one thread.
+    pub(crate) unsafe fn run(this: NonNull<Header>) -> RunOutcome {
+        // SAFETY: scheduled processes are alive (see `schedule`).
+        let header = unsafe { this.as_ref() };
+        // Acquire: sees what the wakers published before their `fetch_or`.
+        let prev = header
+            .state
+            .fetch_xor(NOTIFIED | RUNNING, Ordering::Acquire);
+        debug_assert!(prev & NOTIFIED != 0 && prev & (RUNNING | COMPLETE) == 0);
+        if prev & CANCELLED != 0 {
+            // SAFETY: running: ours to finish.
+            unsafe { Self::finish(this, End::Cancelled) };
+            return RunOutcome::Idle;
+        }
+        let system = header.system();
+        let _enter = context::enter(system, system.steps);
+        let waker = borrowed_waker(this);
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            // SAFETY: the future is pinned inside the allocation (never moved) and only the running
+            // worker touches it.
+            let future =
+                unsafe { Pin::new_unchecked(&mut **this.cast::<Cell<F>>().as_ref().future.get()) };
+            match catch_unwind(AssertUnwindSafe(|| future.poll(&mut cx))) {
+                Ok(Poll::Pending) => {}
+                Ok(Poll::Ready(())) => {
+                    // SAFETY: running: ours to finish.
+                    unsafe { Self::finish(this, End::Finished) };
+                    return RunOutcome::Idle;
+                }
+                Err(payload) => {
+                    // SAFETY: as above.
+                    unsafe { Self::finish(this, End::Panicked(payload)) };
+                    return RunOutcome::Idle;
+                }
+            }
+            // AcqRel: Release publishes the poll's effects to the next run; Acquire sees what a
+            // waker published if it notified us meanwhile.
+            let prev = header.state.fetch_and(!RUNNING, Ordering::AcqRel);
+            if prev & NOTIFIED == 0 {
+                // Parked: from here on a waker may schedule (and another worker run) the process.
+                return RunOutcome::Idle;
+            }
+            // Woken during the poll: the process is notified and ours again.
+            if prev & CANCELLED == 0 && !context::take_step() {
+                // Step budget spent: back of the queue, still notified.
+                return RunOutcome::Yield;
+            }
+            header
+                .state
+                .fetch_xor(NOTIFIED | RUNNING, Ordering::Acquire);
+            if prev & CANCELLED != 0 {
+                // SAFETY: running again: ours to finish.
+                unsafe { Self::finish(this, End::Cancelled) };
+                return RunOutcome::Idle;
+            }
+        }
+    }
+
+    /// Drops the future, leaves the registry and completes the process.
+    ///
+    /// # Safety
+    /// The process is running on this thread (`RUNNING` set by this thread) and its future is alive.
+    unsafe fn finish(this: NonNull<Header>, end: End) {
+        // SAFETY: the caller runs the process, which is alive.
+        let header = unsafe { this.as_ref() };
+        // SAFETY: the caller runs the process: the future is ours to drop, once.
+        let future = unsafe { &mut *this.cast::<Cell<F>>().as_ref().future.get() };
+        let dropped = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: dropped once, here; never used again.
+            unsafe { ManuallyDrop::drop(future) }
+        }));
+        let system = header.system();
+        match end {
+            End::Finished | End::Cancelled => {}
+            End::Panicked(payload) => system.record_panic(&*payload),
+        }
+        if let Err(payload) = dropped {
+            system.record_panic(&*payload);
+        }
+        // SAFETY: the process is registered (spawn registered it before scheduling it) and alive.
+        if unsafe { system.registry.remove(this) } {
+            system.shard_emptied();
+        }
+        // RUNNING is set and COMPLETE is not, so this adds COMPLETE, clears RUNNING and removes the
+        // process's own reference in one step. AcqRel as in `release`.
+        let delta = COMPLETE.wrapping_sub(RUNNING).wrapping_sub(REF_ONE);
+        let prev = header.state.fetch_add(delta, Ordering::AcqRel);
+        if prev & !(REF_ONE - 1) == REF_ONE {
+            // SAFETY: that was the last reference.
+            unsafe { Self::free(this) };
+        }
+    }
+
+    unsafe fn free(this: NonNull<Header>) {
+        // SAFETY: allocated by `allocate` as a `Box<Cell<F>>`; the future has been dropped (it is
+        // `ManuallyDrop`), the caller owns the last reference.
+        let mut cell = unsafe { Box::from_raw(this.cast::<Cell<F>>().as_ptr()) };
+        // SAFETY: the system reference is released once, here.
+        unsafe { ManuallyDrop::drop(&mut cell.header.system) };
+    }
+}

@@ -1,0 +1,257 @@
+//! No process, channel or message leaks. Messages and process guards are `Tracked` values that count
+//! themselves (+1 when made, -1 when dropped); after each scenario the count is back to zero. A
+//! counting allocator checks the same for whole processes and channels: cycles of spawning and
+//! finishing leave no bytes behind.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use motet_process::session::{session, End, Recv, Send};
+use motet_process::{actor, channel, ProcessSystem, Select};
+use motet_runtime::{testing, Runtime};
+
+/// `System`, counting the bytes currently allocated.
+struct Counting;
+
+static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: every method forwards to `System` with the caller's arguments, whose contracts are those of
+// `GlobalAlloc`; the counter has no effect on the memory handed out.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded with the caller's layout (non-zero size, by `GlobalAlloc`'s contract).
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as in `alloc`.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` (through this wrapper) with `layout`.
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE_BYTES.fetch_sub(layout.size() as isize, Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as in `dealloc`, and `new_size` satisfies `realloc`'s contract (caller's).
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The allocation tests measure the whole process: every test of this file runs alone.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Live `Tracked` values of one scenario.
+#[derive(Clone, Default)]
+struct Census(Arc<AtomicIsize>);
+
+impl Census {
+    fn track(&self) -> Tracked {
+        self.0.fetch_add(1, SeqCst);
+        Tracked(self.0.clone())
+    }
+
+    fn live(&self) -> isize {
+        self.0.load(SeqCst)
+    }
+}
+
+/// A value that counts itself in its census.
+struct Tracked(Arc<AtomicIsize>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, SeqCst);
+    }
+}
+
+#[test]
+fn queued_messages_are_dropped_with_their_channel() {
+    let _s = serial();
+    let census = Census::default();
+    let (tx, rx) = channel::unbounded::<Tracked>();
+    for _ in 0..100 {
+        tx.send(census.track()).unwrap();
+    }
+    let (btx, brx) = channel::bounded::<Tracked>(10);
+    for _ in 0..10 {
+        btx.try_send(census.track()).unwrap();
+    }
+    assert_eq!(census.live(), 110);
+    drop(rx);
+    assert_eq!(
+        census.live(),
+        10,
+        "the last receiver drops the queued messages"
+    );
+    // A send to a closed channel hands the message back; dropping the error drops it.
+    drop(tx.send(census.track()));
+    drop(tx);
+    drop((btx, brx));
+    assert_eq!(census.live(), 0);
+}
+
+#[test]
+fn cancelled_processes_and_their_messages_are_freed() {
+    let _s = serial();
+    testing::check(|rt| {
+        let census = Census::default();
+        let system = ProcessSystem::new(rt.handle());
+        let (tx, rx) = channel::unbounded::<Tracked>();
+        // Processes parked on receives, on bounded sends, on selects and on timeouts, each holding a
+        // tracked guard; then a shutdown.
+        for i in 0..20 {
+            let guard = census.track();
+            let rx = rx.clone();
+            let held = census.track();
+            let (btx, _brx_kept) = channel::bounded::<Tracked>(0);
+            let (_other_tx, other_rx) = channel::unbounded::<Tracked>();
+            system.spawn(async move {
+                let _guard = guard;
+                match i % 4 {
+                    0 => drop(rx.recv().await),
+                    1 => drop(btx.send(held).await),
+                    2 => {
+                        drop(
+                            Select::new()
+                                .recv(&rx, |r| r.ok())
+                                .recv(&other_rx, |r| r.ok())
+                                .await,
+                        );
+                    }
+                    _ => drop(rx.recv_timeout(Duration::from_secs(3600)).await),
+                }
+                let _keep = (_brx_kept, _other_tx);
+            });
+        }
+        // (No wait for quiescence here: the receives with a timeout keep an hour-long timer pending.
+        // Shutdown cancels running and parked processes alike.)
+        tx.send(census.track()).unwrap();
+        system.shutdown();
+        assert_eq!(system.live(), 0);
+        drop((tx, rx));
+        rt.wait_quiescent();
+        assert_eq!(census.live(), 0, "a process, guard or message leaked");
+    });
+}
+
+#[test]
+fn timed_out_and_losing_receives_leak_nothing() {
+    let _s = serial();
+    testing::check(|rt| {
+        let census = Census::default();
+        let system = ProcessSystem::new(rt.handle());
+        let (a_tx, a) = channel::unbounded::<Tracked>();
+        let (b_tx, b) = channel::unbounded::<Tracked>();
+        let (done_tx, done_rx) = channel::unbounded::<usize>();
+        system.spawn(async move {
+            let mut got = 0;
+            for _ in 0..50 {
+                let r = Select::new()
+                    .recv(&a, |r| r.ok())
+                    .recv(&b, |r| r.ok())
+                    .timeout(Duration::from_micros(100), || None)
+                    .await;
+                if r.is_some() {
+                    got += 1;
+                }
+            }
+            while a.try_recv().is_ok() || b.try_recv().is_ok() {
+                got += 1;
+            }
+            done_tx.send(got).unwrap();
+        });
+        for _ in 0..10 {
+            a_tx.send(census.track()).unwrap();
+            b_tx.send(census.track()).unwrap();
+        }
+        let got = system.block_on(done_rx.recv()).unwrap().unwrap();
+        assert_eq!(got, 20, "every message was received once");
+        system.wait().unwrap();
+        drop((a_tx, b_tx));
+        rt.wait_quiescent();
+        assert_eq!(census.live(), 0);
+    });
+}
+
+#[test]
+fn sessions_and_actors_leak_nothing() {
+    let _s = serial();
+    testing::check(|rt| {
+        let census = Census::default();
+        let system = ProcessSystem::new(rt.handle());
+        // A session dropped half-way, with a message in flight.
+        let (a, b) = session::<Send<Tracked, Recv<Tracked, End>>>();
+        let waiting = a.send(census.track()).unwrap();
+        drop(b);
+        drop(waiting);
+        // An actor that ends with messages still queued.
+        let guard = census.track();
+        let stop = actor::spawn_handler(&system, guard, |_, _msg: Tracked, _| actor::Flow::Stop);
+        for _ in 0..5 {
+            let _ = stop.send(census.track());
+        }
+        system.wait().unwrap();
+        drop(stop);
+        rt.wait_quiescent();
+        assert_eq!(census.live(), 0);
+    });
+}
+
+#[test]
+fn spawning_and_finishing_leaves_no_bytes_behind() {
+    let _s = serial();
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    let round = |n: usize| {
+        let (tx, rx) = channel::unbounded::<u64>();
+        for _ in 0..n {
+            let (my_tx, my_rx) = channel::bounded::<u64>(1);
+            let tx = tx.clone();
+            system.spawn(async move {
+                let v = my_rx.recv().await.unwrap();
+                tx.send(v).unwrap();
+            });
+            my_tx.try_send(1).unwrap();
+        }
+        drop(tx);
+        let total: u64 = rx.into_iter().sum();
+        assert_eq!(total, n as u64);
+        system.wait().unwrap();
+        rt.wait_quiescent();
+    };
+    round(10_000); // warm-up: queues, registry slabs, timer tables reach their sizes
+    let before = LIVE_BYTES.load(SeqCst);
+    for _ in 0..3 {
+        round(10_000);
+    }
+    let after = LIVE_BYTES.load(SeqCst);
+    assert!(
+        after - before < 64 * 1024,
+        "{} bytes left behind by 30,000 processes and channels",
+        after - before
+    );
+}

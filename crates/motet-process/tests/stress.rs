@@ -1,0 +1,204 @@
+//! Stress: on a pool of 2 workers, many senders (processes and threads) race into channels whose
+//! receivers use timeouts, while the channel is closed mid-way. What the docs promise must hold in
+//! every round: every value is either received exactly once or handed back to its sender in the
+//! error; a receive times out only with an error value; after the close, sends fail and receivers
+//! drain what was queued and then see the channel closed.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::Arc;
+use std::time::Duration;
+
+use motet_process::channel::{self, RecvTimeoutError, SendError, TrySendError};
+use motet_process::{ProcessSystem, Select};
+use motet_runtime::Runtime;
+
+const SENDERS: usize = 8;
+const PER_SENDER: usize = 2_000;
+const RECEIVERS: usize = 4;
+const ROUNDS: usize = 5;
+/// Longer than any healthy wait: a receive that times out with this means a lost wake-up.
+const GUARD: Duration = Duration::from_secs(60);
+
+/// Checks that the received and returned values partition the sent ones.
+fn check_partition(received: Vec<usize>, returned: Vec<usize>, sent: usize) {
+    let total = received.len() + returned.len();
+    let mut seen = HashSet::with_capacity(total);
+    for v in received.iter().chain(returned.iter()) {
+        assert!(seen.insert(*v), "value {v} delivered twice");
+    }
+    assert_eq!(
+        total, sent,
+        "values lost: {} of {sent} accounted for",
+        total
+    );
+}
+
+#[test]
+fn racing_senders_timeouts_and_close_on_two_workers() {
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    for round in 0..ROUNDS {
+        let (tx, rx) = channel::unbounded::<usize>();
+        let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
+        let (back_tx, back_rx) = channel::unbounded::<Vec<usize>>();
+        let timeouts = Arc::new(AtomicUsize::new(0));
+        for _ in 0..RECEIVERS {
+            let (rx, got, timeouts) = (rx.clone(), got_tx.clone(), timeouts.clone());
+            system.spawn(async move {
+                let mut mine = Vec::new();
+                loop {
+                    match rx.recv_timeout(Duration::from_micros(200)).await {
+                        Ok(v) => mine.push(v),
+                        Err(RecvTimeoutError::Timeout) => {
+                            timeouts.fetch_add(1, SeqCst);
+                        }
+                        Err(RecvTimeoutError::Closed) => break,
+                    }
+                }
+                got.send(mine).unwrap();
+            });
+        }
+        // Half the senders are processes, half are threads outside the runtime.
+        let mut threads = Vec::new();
+        for s in 0..SENDERS {
+            let (tx, back) = (tx.clone(), back_tx.clone());
+            let send_all = move || {
+                let mut returned = Vec::new();
+                for i in 0..PER_SENDER {
+                    if let Err(SendError(v)) = tx.send(s * PER_SENDER + i) {
+                        returned.push(v);
+                    }
+                }
+                back.send(returned).unwrap();
+            };
+            if s % 2 == 0 {
+                system.spawn(async move { send_all() });
+            } else {
+                threads.push(std::thread::spawn(send_all));
+            }
+        }
+        drop((got_tx, back_tx));
+        // Close while the senders are still going (after a varying amount of traffic).
+        while rx.len() < round * 500 && !rx.is_empty() {
+            std::thread::yield_now();
+        }
+        rx.close();
+        drop((tx, rx));
+        for t in threads {
+            t.join().unwrap();
+        }
+        let received: Vec<usize> = got_rx.into_iter().flatten().collect();
+        let returned: Vec<usize> = back_rx.into_iter().flatten().collect();
+        check_partition(received, returned, SENDERS * PER_SENDER);
+        system.wait_timeout(GUARD).unwrap();
+    }
+}
+
+#[test]
+fn bounded_channels_under_contention_lose_nothing() {
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    for cap in [0, 1, 16] {
+        let (tx, rx) = channel::bounded::<usize>(cap);
+        let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
+        let (back_tx, back_rx) = channel::unbounded::<Vec<usize>>();
+        for _ in 0..RECEIVERS {
+            let (rx, got) = (rx.clone(), got_tx.clone());
+            system.spawn(async move {
+                let mut mine = Vec::new();
+                // Receives that give up and retry race the senders' hand-offs.
+                loop {
+                    match rx.recv_timeout(Duration::from_micros(100)).await {
+                        Ok(v) => mine.push(v),
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Closed) => break,
+                    }
+                }
+                got.send(mine).unwrap();
+            });
+        }
+        for s in 0..SENDERS {
+            let (tx, back) = (tx.clone(), back_tx.clone());
+            system.spawn(async move {
+                let mut returned = Vec::new();
+                for i in 0..PER_SENDER / 4 {
+                    let v = s * PER_SENDER + i;
+                    if i % 5 == 0 {
+                        match tx.try_send(v) {
+                            Ok(()) => continue,
+                            Err(TrySendError::Full(v)) => {
+                                if let Err(SendError(v)) = tx.send(v).await {
+                                    returned.push(v);
+                                }
+                            }
+                            Err(TrySendError::Closed(v)) => returned.push(v),
+                        }
+                    } else if let Err(SendError(v)) = tx.send(v).await {
+                        returned.push(v);
+                    }
+                }
+                back.send(returned).unwrap();
+            });
+        }
+        drop((tx, rx, got_tx, back_tx));
+        let received: Vec<usize> = got_rx.into_iter().flatten().collect();
+        let returned: Vec<usize> = back_rx.into_iter().flatten().collect();
+        assert!(returned.is_empty(), "nobody closed the channel");
+        check_partition(received, returned, SENDERS * (PER_SENDER / 4));
+        system.wait_timeout(GUARD).unwrap();
+    }
+}
+
+#[test]
+fn selects_racing_senders_take_each_value_once() {
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    let (a_tx, a) = channel::unbounded::<usize>();
+    let (b_tx, b) = channel::unbounded::<usize>();
+    let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
+    for _ in 0..RECEIVERS {
+        let (a, b, got) = (a.clone(), b.clone(), got_tx.clone());
+        system.spawn(async move {
+            let mut mine = Vec::new();
+            let mut open = 2;
+            while open > 0 {
+                let r = Select::new()
+                    .recv(&a, |r| r.ok())
+                    .recv(&b, |r| r.ok())
+                    .timeout(Duration::from_micros(300), || Some(usize::MAX))
+                    .await;
+                match r {
+                    Some(usize::MAX) => {}
+                    Some(v) => mine.push(v),
+                    None => open = (!a.is_closed()) as usize + (!b.is_closed()) as usize,
+                }
+            }
+            while let Ok(v) = a.try_recv().or_else(|_| b.try_recv()) {
+                mine.push(v);
+            }
+            got.send(mine).unwrap();
+        });
+    }
+    drop((a, b, got_tx));
+    let mut threads = Vec::new();
+    for s in 0..SENDERS {
+        let tx = if s % 2 == 0 {
+            a_tx.clone()
+        } else {
+            b_tx.clone()
+        };
+        threads.push(std::thread::spawn(move || {
+            for i in 0..PER_SENDER {
+                tx.send(s * PER_SENDER + i).unwrap();
+            }
+        }));
+    }
+    for t in threads {
+        t.join().unwrap();
+    }
+    drop((a_tx, b_tx));
+    let received: Vec<usize> = got_rx.into_iter().flatten().collect();
+    check_partition(received, Vec::new(), SENDERS * PER_SENDER);
+    system.wait_timeout(GUARD).unwrap();
+}

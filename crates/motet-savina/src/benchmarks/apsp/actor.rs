@@ -1,0 +1,302 @@
+//! All-Pairs Shortest Path as motet actors: one actor per block of the distance matrix.
+//!
+//! # Steps
+//! A block that has done step `k` (`k = −1` before the first) waits for the step-`k` results of
+//! its neighbours. A neighbour can be at most one step ahead, since its step `k + 2` needs this
+//! block's result `k + 1`; so results are kept apart by the parity of their step ([`Steps`]) and
+//! never overwrite one another. After a step, the next step's results may all be here already
+//! (every neighbour got ahead), so the block steps again at once.
+//!
+//! Blocks are shared, not copied: a result carries an `Arc` of the new block to every neighbour.
+//! A step reads one column and one row, from one block of its block row and one of its block
+//! column, so a block keeps those two results and only counts the others. The block computed two
+//! steps ago is reused when no neighbour holds it any more (a neighbour drops what it kept of a
+//! step before it sends its next result, which this block needs before it steps again).
+
+use std::sync::{Arc, Mutex};
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::blocks::relax;
+use super::{check, Block, Config, Dist, Graph, Layout};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support;
+use crate::params::Params;
+
+/// Builds the graph, its reference distances and the runtime (untimed); `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    let cfg = Config::from_params(params)?;
+    let program = Program {
+        cfg,
+        graph: Graph::new(&cfg),
+    };
+    motet_support::prepare(program, threads, run)
+}
+
+/// The parameters and the graph every iteration shares.
+struct Program {
+    cfg: Config,
+    graph: Graph,
+}
+
+/// The final block of each actor, by block id.
+type Finals = Arc<Mutex<Vec<Option<Block>>>>;
+
+/// One timed iteration: creates the block actors, runs them to quiescence and checks the
+/// distances.
+fn run(program: &Program, rt: &Runtime) -> Outcome {
+    let layout = program.cfg.layout();
+    let finals: Finals = Arc::new(Mutex::new(vec![None; layout.blocks()]));
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let blocks: Vec<Addr<BlockMsg>> = (0..layout.blocks())
+        .map(|id| {
+            let initial: Block = layout.cut(&program.graph.weights, id).into();
+            spawn(
+                rt.handle(),
+                BlockActor::new(id, layout, initial, finals.clone(), errors.clone()),
+            )
+        })
+        .collect();
+    for (id, block) in blocks.iter().enumerate() {
+        let neighbours = layout
+            .neighbours(id)
+            .into_iter()
+            .map(|n| blocks[n].clone())
+            .collect();
+        let _ = block.tell(BlockMsg::Neighbors(neighbours));
+    }
+    for block in &blocks {
+        let _ = block.tell(BlockMsg::Initial);
+    }
+    drop(blocks);
+    rt.wait_quiescent();
+    let finals = std::mem::take(&mut *finals.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut outcome = check(&program.cfg, &program.graph, &finals);
+    if let Some(e) = errors.lock().unwrap_or_else(|e| e.into_inner()).first() {
+        outcome.check = Err(e.clone());
+    }
+    outcome
+}
+
+enum BlockMsg {
+    /// The other blocks of this block's row and column, in [`Layout::neighbours`] order.
+    Neighbors(Vec<Addr<BlockMsg>>),
+    /// Start: broadcast the initial block.
+    Initial,
+    /// The block at (block row, block column) `from`, after its step `k`.
+    Result {
+        k: i64,
+        from: (u32, u32),
+        data: Block,
+    },
+}
+
+/// The neighbours' results of one step: which neighbours have sent theirs, and the (at most) two
+/// blocks the next step reads. The other results are only counted: the step needs one row and one
+/// column, held by one block of this block's row and one of its column.
+struct Step {
+    /// The block row and block column holding row and column `k + 1`: `(k + 1) / b`.
+    source: usize,
+    seen: Vec<bool>,
+    count: usize,
+    /// The block holding column `k + 1` for this block's rows, if it is a neighbour.
+    row_source: Option<Block>,
+    /// The block holding row `k + 1` for this block's columns, if it is a neighbour.
+    column_source: Option<Block>,
+}
+
+impl Step {
+    fn new(neighbours: usize, source: usize) -> Step {
+        Step {
+            source,
+            seen: vec![false; neighbours],
+            count: 0,
+            row_source: None,
+            column_source: None,
+        }
+    }
+
+    /// Empties the step for the results it collects next, which feed the step reading block row
+    /// and column `source`.
+    fn clear(&mut self, source: usize) {
+        self.source = source;
+        self.seen.iter_mut().for_each(|s| *s = false);
+        self.count = 0;
+        self.row_source = None;
+        self.column_source = None;
+    }
+}
+
+/// The results of two consecutive steps, kept apart by the step's parity.
+struct Steps([Step; 2]);
+
+impl Steps {
+    /// Results of step −1 (odd, feeding step 0) and of step 0 (even, feeding step 1).
+    fn new(neighbours: usize, b: usize) -> Steps {
+        Steps([Step::new(neighbours, 1 / b), Step::new(neighbours, 0)])
+    }
+
+    fn of(&mut self, k: i64) -> &mut Step {
+        &mut self.0[(k & 1) as usize]
+    }
+}
+
+struct BlockActor {
+    id: usize,
+    /// (block row, block column).
+    at: (usize, usize),
+    layout: Layout,
+    neighbours: Vec<Addr<BlockMsg>>,
+    /// The last step done (−1: none yet).
+    k: i64,
+    /// Whether `Initial` has come (the block has broadcast its step −1).
+    started: bool,
+    current: Block,
+    /// The block of two steps ago, reused when no neighbour holds it any more.
+    spare: Option<Block>,
+    steps: Steps,
+    /// Column `k` of this block's rows, gathered for a step.
+    column: Vec<Dist>,
+    finals: Finals,
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+impl BlockActor {
+    fn new(
+        id: usize,
+        layout: Layout,
+        initial: Block,
+        finals: Finals,
+        errors: Arc<Mutex<Vec<String>>>,
+    ) -> BlockActor {
+        BlockActor {
+            id,
+            at: layout.coords(id),
+            layout,
+            neighbours: Vec::new(),
+            k: -1,
+            started: false,
+            current: initial,
+            spare: None,
+            steps: Steps::new(0, layout.b()),
+            column: Vec::with_capacity(layout.b()),
+            finals,
+            errors,
+        }
+    }
+
+    /// Sends the current block, as the result of step `k`, to every neighbour.
+    fn broadcast(&self) {
+        for neighbour in &self.neighbours {
+            let _ = neighbour.tell(BlockMsg::Result {
+                k: self.k,
+                from: (self.at.0 as u32, self.at.1 as u32),
+                data: self.current.clone(),
+            });
+        }
+    }
+
+    /// Stores the result of step `k` (this step or the next) of the block at `from`; false if
+    /// that block is not a neighbour or already sent it. (No divisions: this runs per message.)
+    fn store(&mut self, k: i64, from: (u32, u32), data: Block) -> bool {
+        let (fi, fj) = (from.0 as usize, from.1 as usize);
+        let (bi, bj) = self.at;
+        let skip = |x: usize, own: usize| if x < own { x } else { x - 1 };
+        let per_dim = self.neighbours.len() / 2 + 1;
+        let slot = match (fi == bi, fj == bj) {
+            (false, true) if fi < per_dim => skip(fi, bi),
+            (true, false) if fj < per_dim => per_dim - 1 + skip(fj, bj),
+            _ => return false,
+        };
+        let step = self.steps.of(k);
+        if std::mem::replace(&mut step.seen[slot], true) {
+            return false;
+        }
+        step.count += 1;
+        let source = step.source;
+        if (fi, fj) == (bi, source) {
+            step.row_source = Some(data.clone());
+        }
+        if (fi, fj) == (source, bj) {
+            step.column_source = Some(data);
+        }
+        true
+    }
+
+    /// Steps while every neighbour's result for the last step is here; stops after step `n − 1`.
+    fn advance(&mut self, ctx: &mut Context<'_, Self>) {
+        let last = self.layout.n() as i64 - 1;
+        let neighbours = self.neighbours.len();
+        while self.started && self.k < last && self.steps.of(self.k).count == neighbours {
+            let k = (self.k + 1) as usize;
+            let step = &self.steps.0[(self.k & 1) as usize];
+            debug_assert_eq!(step.source, k / self.layout.b());
+            let row_source = step.row_source.as_deref().unwrap_or(&self.current);
+            let column_source = step.column_source.as_deref().unwrap_or(&self.current);
+            self.layout.column_into(row_source, k, &mut self.column);
+            let fresh = || -> Block { vec![0; self.current.len()].into() };
+            let mut next = self.spare.take().unwrap_or_else(fresh);
+            if Arc::get_mut(&mut next).is_none() {
+                next = fresh();
+            }
+            let out = Arc::get_mut(&mut next).expect("a fresh block is not shared");
+            relax(
+                &self.current,
+                out,
+                &self.column,
+                self.layout.row(column_source, k),
+            );
+            // These slots next collect the results of step k + 1, which feed step k + 2.
+            let b = self.layout.b();
+            self.steps.of(self.k).clear((k + 2) / b);
+            self.spare = Some(std::mem::replace(&mut self.current, next));
+            self.k += 1;
+            self.broadcast();
+        }
+        if self.k == last {
+            self.finals.lock().unwrap_or_else(|e| e.into_inner())[self.id] =
+                Some(self.current.clone());
+            self.neighbours.clear();
+            ctx.stop();
+        }
+    }
+
+    fn fail(&mut self, ctx: &mut Context<'_, Self>, error: String) {
+        self.errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(error);
+        self.neighbours.clear();
+        ctx.stop();
+    }
+}
+
+impl Actor for BlockActor {
+    type Msg = BlockMsg;
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: BlockMsg) {
+        match msg {
+            BlockMsg::Neighbors(neighbours) => {
+                self.steps = Steps::new(neighbours.len(), self.layout.b());
+                self.neighbours = neighbours;
+            }
+            BlockMsg::Initial => {
+                self.started = true;
+                self.broadcast();
+                self.advance(ctx);
+            }
+            BlockMsg::Result { k, from, data } => {
+                if (k == self.k || k == self.k + 1) && self.store(k, from, data) {
+                    self.advance(ctx);
+                } else {
+                    let e = format!(
+                        "block {} at step {}: unexpected result of step {k} from block {from:?}",
+                        self.id, self.k
+                    );
+                    self.fail(ctx, e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! 25. All-Pairs Shortest Path (parallelism): blocked Floyd–Warshall by `(n/b)²` block actors.
+//!
+//! Graph (SPEC.md section 3.25): complete, undirected, `n` nodes; for `i < j` in row-major order
+//! `w(i, j) = w(j, i) = next_int(w) + 1` from the suite's LCG seeded with `n`; the diagonal is 0.
+//! Built once in `prepare` (untimed, as Savina builds it in `initialize`).
+//!
+//! Flow: one actor per `b × b` block of the distance matrix; its neighbours are the other blocks of
+//! its block row and block column. Each block gets `Neighbors`, then `Initial`, and broadcasts
+//! `Result(k = −1, id, block)`. Once it holds the step-`k` results of all its neighbours it does
+//! step `k + 1`, `D'[i][j] = min(D[i][j], D[i][k+1] + D[k+1][j])` (row and column `k + 1` come from
+//! its own block or two of the neighbours'), broadcasts the new block, and exits after step
+//! `n − 1`. At the defaults: 36 blocks, 108,360 block messages.
+//!
+//! Savina keys the neighbours' blocks by sender only, so a neighbour one step ahead overwrites the
+//! block the current step still needs (SPEC.md sections 3.25 and 6). Here they are kept by
+//! `(step parity, sender)`: a neighbour is never more than one step ahead (it needs this block's
+//! next result first), so two sets of slots suffice (see the `actor` module).
+//!
+//! Validation: the matrix equals a plain Floyd–Warshall computed in `prepare` (untimed); the
+//! result is the sum of all shortest distances (401,700 at the defaults, the largest 9).
+
+mod actor;
+mod blocks;
+mod floor;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+use crate::random::PseudoRandom;
+
+pub(crate) use blocks::{Block, Dist, Layout};
+
+/// All-Pairs Shortest Path (Savina 25).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "apsp",
+    id: 25,
+    title: "All-Pairs Shortest Path: blocked Floyd-Warshall by (n/b)^2 block actors",
+    params: PARAMS,
+    variants,
+};
+
+/// `-n`, `-b`, `-w`; "small" is LF's small size (198 nodes, blocks of 33).
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "n",
+        default: 300.0,
+        small: 198.0,
+        help: "graph nodes",
+    },
+    ParamSpec {
+        name: "b",
+        default: 50.0,
+        small: 33.0,
+        help: "block size (n must be a multiple)",
+    },
+    ParamSpec {
+        name: "w",
+        default: 100.0,
+        small: 100.0,
+        help: "largest edge weight",
+    },
+];
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Graph nodes (`-n`).
+    pub(crate) n: usize,
+    /// Block size (`-b`), a divisor of `n`.
+    pub(crate) b: usize,
+    /// Largest edge weight (`-w`).
+    pub(crate) w: i32,
+}
+
+impl Config {
+    /// Reads and checks the parameters.
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let n = params.integer("n", 1)?;
+        let b = params.integer("b", 1)?;
+        let w = params.integer("w", 1)?;
+        if n > 1 << 14 {
+            return Err(format!("parameter `n` must be at most 16384, got {n}"));
+        }
+        if n % b != 0 {
+            return Err(format!(
+                "parameter `b` ({b}) must divide parameter `n` ({n})"
+            ));
+        }
+        if w > 1 << 16 {
+            return Err(format!("parameter `w` must be at most 65536, got {w}"));
+        }
+        Ok(Config {
+            n: n as usize,
+            b: b as usize,
+            w: w as i32,
+        })
+    }
+
+    /// The block layout.
+    pub(crate) fn layout(&self) -> Layout {
+        Layout::new(self.n, self.b)
+    }
+}
+
+/// The input graph and its shortest distances, both `n × n` row-major.
+pub(crate) struct Graph {
+    /// Edge weights.
+    pub(crate) weights: Vec<Dist>,
+    /// Shortest distances by a plain Floyd–Warshall: the reference every run is checked against.
+    pub(crate) reference: Vec<Dist>,
+}
+
+impl Graph {
+    /// Generates the graph and its reference distances (untimed).
+    pub(crate) fn new(cfg: &Config) -> Graph {
+        let weights = generate(cfg);
+        let reference = floyd_warshall(cfg.n, &weights);
+        Graph { weights, reference }
+    }
+}
+
+/// Savina's graph: LCG seeded with `n`, `w(i, j) = next_int(w) + 1` for `i < j` in row-major
+/// order, mirrored below the diagonal; the diagonal is 0.
+pub(crate) fn generate(cfg: &Config) -> Vec<Dist> {
+    let n = cfg.n;
+    let mut rng = PseudoRandom::new(n as i64);
+    let mut d = vec![0; n * n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let r = Dist::from(rng.next_int_below(cfg.w) + 1);
+            d[i * n + j] = r;
+            d[j * n + i] = r;
+        }
+    }
+    d
+}
+
+/// The textbook Floyd–Warshall over the whole matrix (row `k` copied out for each `k`, as it does
+/// not change in step `k`).
+fn floyd_warshall(n: usize, weights: &[Dist]) -> Vec<Dist> {
+    let mut d = weights.to_vec();
+    let mut row_k = vec![0; n];
+    for k in 0..n {
+        row_k.copy_from_slice(&d[k * n..(k + 1) * n]);
+        for row in d.chunks_exact_mut(n) {
+            let via = row[k];
+            for (x, &r) in row.iter_mut().zip(&row_k) {
+                *x = (*x).min(via + r);
+            }
+        }
+    }
+    d
+}
+
+/// The sum and the largest of the shortest distances at Savina's graph (`n = 300`, `w = 100`, any
+/// `b`), from SPEC.md.
+const SPEC_DEFAULTS: (i64, Dist) = (401_700, 9);
+
+/// Validates the blocks a run ended with (`None` where a block reported nothing) against the
+/// reference distances, and at Savina's graph also against SPEC.md's values. The result is the sum
+/// of all distances.
+pub(crate) fn check(cfg: &Config, graph: &Graph, blocks: &[Option<Block>]) -> Outcome {
+    let layout = cfg.layout();
+    let mut sum: i64 = 0;
+    let mut max = 0;
+    let mut error = None;
+    for (id, block) in blocks.iter().enumerate() {
+        let Some(block) = block else {
+            error.get_or_insert_with(|| format!("block {id} reported no distances"));
+            continue;
+        };
+        for (i, j, got) in layout.entries(id, block) {
+            let want = graph.reference[i * cfg.n + j];
+            if got != want {
+                error.get_or_insert_with(|| format!("d({i}, {j}) is {got}, expected {want}"));
+            }
+            sum += i64::from(got);
+            max = max.max(got);
+        }
+    }
+    if blocks.len() != layout.blocks() {
+        error = Some(format!(
+            "{} blocks reported, expected {}",
+            blocks.len(),
+            layout.blocks()
+        ));
+    }
+    if error.is_none() && (cfg.n, cfg.w) == (300, 100) && (sum, max) != SPEC_DEFAULTS {
+        error = Some(format!("SPEC.md gives sum and max {SPEC_DEFAULTS:?}"));
+    }
+    let check = match error {
+        Some(e) => Err(format!("{e} (sum {sum}, max {max})")),
+        None => Ok(()),
+    };
+    Outcome {
+        result: sum.into(),
+        check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{generate, Config, Dist, Graph, BENCHMARK, SPEC_DEFAULTS};
+    use crate::bench::Model;
+    use crate::benchmarks::testing;
+    use crate::params::Params;
+
+    fn config(sets: &[(&str, f64)]) -> Config {
+        let mut params = Params::defaults(BENCHMARK.params);
+        for &(name, value) in sets {
+            params.set(name, value).unwrap();
+        }
+        Config::from_params(&params).unwrap()
+    }
+
+    /// Shortest distances from every node by Dijkstra's algorithm (O(n²) per source on the dense
+    /// graph), written independently of the benchmark's Floyd–Warshall.
+    fn dijkstra_all(n: usize, weights: &[Dist]) -> Vec<Dist> {
+        let mut all = vec![0; n * n];
+        for s in 0..n {
+            let mut dist = vec![Dist::MAX; n];
+            let mut done = vec![false; n];
+            dist[s] = 0;
+            for _ in 0..n {
+                let u = (0..n)
+                    .filter(|&v| !done[v])
+                    .min_by_key(|&v| dist[v])
+                    .unwrap();
+                done[u] = true;
+                for v in 0..n {
+                    let alt = dist[u] + weights[u * n + v];
+                    if !done[v] && alt < dist[v] {
+                        dist[v] = alt;
+                    }
+                }
+            }
+            all[s * n..(s + 1) * n].copy_from_slice(&dist);
+        }
+        all
+    }
+
+    #[test]
+    fn the_graph_is_symmetric_with_a_zero_diagonal() {
+        let cfg = config(&[("n", 12.0), ("b", 4.0), ("w", 7.0)]);
+        let d = generate(&cfg);
+        for i in 0..12 {
+            assert_eq!(d[i * 12 + i], 0);
+            for j in 0..12 {
+                assert_eq!(d[i * 12 + j], d[j * 12 + i]);
+                assert!(i == j || (1..=7).contains(&d[i * 12 + j]));
+            }
+        }
+    }
+
+    /// SPEC.md: in the LCG era the shortest distances at the defaults sum to 401,700, the
+    /// largest is 9. (27 M relaxations: over a second unoptimised, so run with `--release`.)
+    #[test]
+    #[cfg_attr(debug_assertions, ignore = "slow unoptimised; run with --release")]
+    fn default_graph_has_savinas_distances() {
+        let graph = Graph::new(&config(&[]));
+        let sum: i64 = graph.reference.iter().map(|&d| i64::from(d)).sum();
+        let max = *graph.reference.iter().max().unwrap();
+        assert_eq!((sum, max), (401_700, 9));
+        assert_eq!(SPEC_DEFAULTS, (sum, max));
+    }
+
+    /// The distances equal Dijkstra's at two sizes: every entry of the reference the runs are
+    /// checked against, and the sum the actors (on one and two workers) and the floor report.
+    #[test]
+    fn distances_equal_dijkstras() {
+        for sets in [
+            [("n", 24.0), ("b", 6.0), ("w", 100.0)],
+            [("n", 30.0), ("b", 10.0), ("w", 9.0)],
+        ] {
+            let cfg = config(&sets);
+            let direct = dijkstra_all(cfg.n, &generate(&cfg));
+            assert_eq!(Graph::new(&cfg).reference, direct, "{sets:?}");
+            let sum: i64 = direct.iter().map(|&d| i64::from(d)).sum();
+            for (model, threads) in [(Model::Actor, 1), (Model::Actor, 2), (Model::Floor, 1)] {
+                let outcome = testing::run(&BENCHMARK, model, threads, &sets);
+                assert_eq!(outcome.result, serde_json::json!(sum), "{model} {sets:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_sizes_are_rejected() {
+        let err = testing::rejects(&BENCHMARK, &[("n", 30.0), ("b", 7.0)]);
+        assert!(err.contains("`b`"), "{err}");
+        testing::rejects(&BENCHMARK, &[("w", 0.0)]);
+        testing::rejects(&BENCHMARK, &[("n", 0.0)]);
+    }
+
+    #[test]
+    fn validates_at_a_reduced_size() {
+        testing::run_actor_and_floor(&BENCHMARK, &[("n", 40.0), ("b", 10.0)]);
+        // One block: no neighbours at all.
+        testing::run_actor_and_floor(&BENCHMARK, &[("n", 8.0), ("b", 8.0)]);
+    }
+}

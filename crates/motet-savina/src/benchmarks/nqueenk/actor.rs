@@ -1,0 +1,189 @@
+//! N-Queens first K solutions as motet actors: a Master that creates W workers and forwards the
+//! Work items they split off, round-robin.
+
+use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::Runtime;
+
+use super::{check, expected_work_items, Board, Config, Counts};
+use crate::bench::{Iteration, Outcome};
+use crate::motet_support::{self, ResultSlot};
+use crate::params::Params;
+
+/// Counts the expected Work items and builds the runtime (untimed); `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    let cfg = Config::from_params(params)?;
+    let program = Program {
+        cfg,
+        expected_items: expected_work_items(&cfg),
+    };
+    motet_support::prepare(program, threads, run)
+}
+
+/// The parameters and the Work items a full search sends.
+struct Program {
+    cfg: Config,
+    expected_items: u64,
+}
+
+/// One timed iteration: runs the search and checks the counts.
+fn run(program: &Program, rt: &Runtime) -> Outcome {
+    check(
+        &program.cfg,
+        program.expected_items,
+        search(&program.cfg, rt),
+    )
+}
+
+/// Runs the Master and the workers to quiescence; what the Master counted.
+pub(super) fn search(cfg: &Config, rt: &Runtime) -> Option<Counts> {
+    let result = ResultSlot::new();
+    let master = spawn(
+        rt.handle(),
+        Master {
+            cfg: *cfg,
+            workers: Vec::new(),
+            next_worker: 0,
+            sent: 0,
+            done: 0,
+            solutions: 0,
+            stopping: false,
+            stopped: 0,
+            result: result.clone(),
+        },
+    );
+    drop(master);
+    rt.wait_quiescent();
+    result.take()
+}
+
+enum MasterMsg {
+    /// A valid partial board to forward.
+    Work(Board),
+    /// One solution.
+    Result,
+    /// A worker processed one Work.
+    Done,
+    /// A worker's echo of `Stop`.
+    Stopped,
+}
+
+enum WorkerMsg {
+    Work(Board),
+    Stop,
+}
+
+struct Master {
+    cfg: Config,
+    workers: Vec<Addr<WorkerMsg>>,
+    next_worker: usize,
+    sent: u64,
+    done: u64,
+    solutions: u64,
+    stopping: bool,
+    stopped: usize,
+    result: ResultSlot<Counts>,
+}
+
+impl Master {
+    fn send_work(&mut self, board: Board) {
+        let _ = self.workers[self.next_worker].tell(WorkerMsg::Work(board));
+        self.next_worker = (self.next_worker + 1) % self.workers.len();
+        self.sent += 1;
+    }
+
+    fn stop_workers(&mut self) {
+        if !std::mem::replace(&mut self.stopping, true) {
+            for worker in &self.workers {
+                let _ = worker.tell(WorkerMsg::Stop);
+            }
+        }
+    }
+}
+
+impl Actor for Master {
+    type Msg = MasterMsg;
+
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        for _ in 0..self.cfg.workers {
+            let worker = ctx.spawn(Worker {
+                master: ctx.myself(),
+                n: self.cfg.n,
+                threshold: self.cfg.threshold,
+            });
+            self.workers.push(worker);
+        }
+        self.send_work(Board::empty());
+    }
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: MasterMsg) {
+        match msg {
+            MasterMsg::Work(board) => self.send_work(board),
+            MasterMsg::Result => {
+                self.solutions += 1;
+                if self.solutions == self.cfg.limit {
+                    self.stop_workers();
+                }
+            }
+            MasterMsg::Done => {
+                self.done += 1;
+                if self.done == self.sent {
+                    self.stop_workers();
+                }
+            }
+            MasterMsg::Stopped => {
+                self.stopped += 1;
+                if self.stopped == self.workers.len() {
+                    self.result.set(Counts {
+                        solutions: self.solutions,
+                        work_items: self.sent,
+                    });
+                    self.workers.clear();
+                    ctx.stop();
+                }
+            }
+        }
+    }
+}
+
+struct Worker {
+    master: Addr<MasterMsg>,
+    n: usize,
+    threshold: usize,
+}
+
+impl Worker {
+    /// Savina's `nqueensKernelPar`.
+    fn process(&self, mut board: Board) {
+        if board.depth() == self.n {
+            let _ = self.master.tell(MasterMsg::Result);
+        } else if board.depth() >= self.threshold {
+            board.search(self.n, &mut || {
+                let _ = self.master.tell(MasterMsg::Result);
+            });
+        } else {
+            for c in 0..self.n {
+                let next = board.with(c);
+                if next.valid() {
+                    let _ = self.master.tell(MasterMsg::Work(next));
+                }
+            }
+        }
+    }
+}
+
+impl Actor for Worker {
+    type Msg = WorkerMsg;
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg) {
+        match msg {
+            WorkerMsg::Work(board) => {
+                self.process(board);
+                let _ = self.master.tell(MasterMsg::Done);
+            }
+            WorkerMsg::Stop => {
+                let _ = self.master.tell(MasterMsg::Stopped);
+                ctx.stop();
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! Recursive Matrix Multiplication on the sequential floor: the same decomposition and the same
+//! leaf kernel, in one thread with plain calls. The Work items are taken in the order the Master
+//! forwards them (first in, first out), so every block of C receives its leaves in the same order
+//! as in the actor program.
+
+use std::collections::VecDeque;
+
+use super::{check, CBlocks, Config, Inputs};
+use crate::bench::{Iteration, Outcome};
+use crate::params::Params;
+
+/// Builds the matrices (untimed); `threads` is ignored (the floor is sequential).
+pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+    let cfg = Config::from_params(params)?;
+    Ok(Box::new(MatMulFloor {
+        cfg,
+        inputs: Inputs::new(cfg.n),
+    }))
+}
+
+/// The prepared program.
+struct MatMulFloor {
+    cfg: Config,
+    inputs: Inputs,
+}
+
+impl Iteration for MatMulFloor {
+    fn run(&mut self) -> Outcome {
+        let mut c = CBlocks::new(&self.cfg);
+        let mut packed = Vec::new();
+        let mut queue = VecDeque::from([self.cfg.root_work()]);
+        while let Some(work) = queue.pop_front() {
+            if work.num_blocks > self.cfg.threshold {
+                queue.extend(work.split());
+            } else {
+                self.inputs
+                    .multiply_leaf(&work, c.block_for(&work), &mut packed);
+            }
+        }
+        check(&self.cfg, Some(&c))
+    }
+}

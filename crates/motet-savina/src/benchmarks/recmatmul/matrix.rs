@@ -1,0 +1,237 @@
+//! The matrices of Recursive Matrix Multiplication, its Work items, and the leaf kernel that the
+//! actors and the floor share.
+
+use super::Config;
+
+/// A, B (`n × n`, row-major): `A[i][j] = i`, `B[i][j] = j`, as Savina initialises them.
+pub(crate) struct Inputs {
+    n: usize,
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Inputs {
+    /// Builds A and B for `n × n` (untimed, in `prepare`).
+    pub(crate) fn new(n: usize) -> Inputs {
+        let a = (0..n * n).map(|e| (e / n) as f64).collect();
+        let b = (0..n * n).map(|e| (e % n) as f64).collect();
+        Inputs { n, a, b }
+    }
+
+    /// The leaf step of Savina's worker: `C[i][j] += Σ_k A[i][scA + k] · B[srB + k][j]` over the
+    /// `dim × dim` block of `work`, into `c` (that block of C, row-major).
+    ///
+    /// The terms of each `C[i][j]` are added in Savina's order (k ascending, onto the value C
+    /// had). The loops run i, k, j instead of i, j, k so that the innermost one walks rows of B and
+    /// C contiguously, and the B block is first copied into `packed` (reused between calls): rows
+    /// `n` apart would map onto a few cache sets when `n` is a power of two.
+    pub(crate) fn multiply_leaf(&self, work: &Work, c: &mut [f64], packed: &mut Vec<f64>) {
+        let (n, dim) = (self.n, work.dim);
+        debug_assert_eq!(c.len(), dim * dim);
+        packed.clear();
+        for k in 0..dim {
+            let row = (work.sr_b + k) * n + work.sc_b;
+            packed.extend_from_slice(&self.b[row..row + dim]);
+        }
+        for (i, c_row) in c.chunks_exact_mut(dim).enumerate() {
+            let a_row = (work.sr_a + i) * n + work.sc_a;
+            let a_row = &self.a[a_row..a_row + dim];
+            for (&a_ik, b_row) in a_row.iter().zip(packed.chunks_exact(dim)) {
+                for (c_ij, &b_kj) in c_row.iter_mut().zip(b_row) {
+                    *c_ij += a_ik * b_kj;
+                }
+            }
+        }
+    }
+}
+
+/// One product of the decomposition: `C[srC.., scC..] += A[srA.., scA..] · B[srB.., scB..]`
+/// over `dim × dim` blocks (`numBlocks = dim²` elements), Savina's `WorkMessage` without the
+/// priority its plain actors ignore.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Work {
+    pub(crate) sr_a: usize,
+    pub(crate) sc_a: usize,
+    pub(crate) sr_b: usize,
+    pub(crate) sc_b: usize,
+    pub(crate) sr_c: usize,
+    pub(crate) sc_c: usize,
+    pub(crate) num_blocks: usize,
+    pub(crate) dim: usize,
+}
+
+impl Work {
+    /// The whole product, `n × n`.
+    pub(crate) fn root(n: usize) -> Work {
+        Work {
+            sr_a: 0,
+            sc_a: 0,
+            sr_b: 0,
+            sc_b: 0,
+            sr_c: 0,
+            sc_c: 0,
+            num_blocks: n * n,
+            dim: n,
+        }
+    }
+
+    /// The eight half-size products of the 2×2 decomposition, in Savina's order: for each
+    /// quadrant of C (row-major), the two products that add into it.
+    pub(crate) fn split(&self) -> [Work; 8] {
+        let h = self.dim / 2;
+        let part = |ra: usize, ca: usize, rb: usize, cb: usize| Work {
+            sr_a: self.sr_a + ra,
+            sc_a: self.sc_a + ca,
+            sr_b: self.sr_b + rb,
+            sc_b: self.sc_b + cb,
+            sr_c: self.sr_c + ra,
+            sc_c: self.sc_c + cb,
+            num_blocks: self.num_blocks / 4,
+            dim: h,
+        };
+        [
+            part(0, 0, 0, 0),
+            part(0, h, h, 0),
+            part(0, 0, 0, h),
+            part(0, h, h, h),
+            part(h, 0, 0, 0),
+            part(h, h, h, 0),
+            part(h, 0, 0, h),
+            part(h, h, h, h),
+        ]
+    }
+}
+
+/// Leaf-sized blocks of C owned by one worker (or by the floor, which owns them all): a block is
+/// allocated, zeroed, when its first leaf arrives.
+pub(crate) struct CBlocks {
+    /// Leaf dimension.
+    leaf: usize,
+    /// Blocks per row of C.
+    per_row: usize,
+    /// Row-major by block, `None` until first written.
+    blocks: Vec<Option<Box<[f64]>>>,
+}
+
+impl CBlocks {
+    /// No blocks yet, for C of `cfg`.
+    pub(crate) fn new(cfg: &Config) -> CBlocks {
+        let per_row = cfg.n / cfg.leaf;
+        CBlocks {
+            leaf: cfg.leaf,
+            per_row,
+            blocks: (0..per_row * per_row).map(|_| None).collect(),
+        }
+    }
+
+    /// Holds nothing (what a worker keeps once it has handed its blocks over).
+    pub(crate) fn empty() -> CBlocks {
+        CBlocks {
+            leaf: 1,
+            per_row: 0,
+            blocks: Vec::new(),
+        }
+    }
+
+    /// The block of C a leaf Work adds into.
+    pub(crate) fn block_for(&mut self, work: &Work) -> &mut [f64] {
+        debug_assert_eq!(work.dim, self.leaf, "leaves all have the leaf dimension");
+        self.block_mut((work.sr_c / self.leaf) * self.per_row + work.sc_c / self.leaf)
+    }
+
+    /// Block `index` (row-major by block), allocated zeroed if absent.
+    pub(crate) fn block_mut(&mut self, index: usize) -> &mut [f64] {
+        let len = self.leaf * self.leaf;
+        self.blocks[index].get_or_insert_with(|| vec![0.0; len].into_boxed_slice())
+    }
+
+    /// Every present block with its index.
+    #[cfg(test)]
+    pub(crate) fn blocks_mut(&mut self) -> impl Iterator<Item = (usize, &mut [f64])> {
+        let len = self.leaf * self.leaf;
+        self.blocks
+            .iter_mut()
+            .enumerate()
+            .map(move |(i, b)| (i, &mut **b.get_or_insert_with(|| vec![0.0; len].into())))
+    }
+
+    /// Moves every block of `other` into `self`; a block both hold is an error (two owners).
+    pub(crate) fn absorb(&mut self, other: CBlocks) -> Result<(), String> {
+        for (index, block) in other.blocks.into_iter().enumerate() {
+            if let Some(block) = block {
+                if self.blocks[index].replace(block).is_some() {
+                    return Err(format!("two workers hold block {index} of C"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `f(i, j0, row)` for each row of each block: `row` holds `C[i][j0..]`. Stops at the
+    /// first block never written, and returns its index.
+    pub(crate) fn for_each_row(
+        &self,
+        mut f: impl FnMut(usize, usize, &[f64]),
+    ) -> Result<(), usize> {
+        for (index, block) in self.blocks.iter().enumerate() {
+            let block = block.as_deref().ok_or(index)?;
+            let (i0, j0) = (
+                (index / self.per_row) * self.leaf,
+                (index % self.per_row) * self.leaf,
+            );
+            for (di, row) in block.chunks_exact(self.leaf).enumerate() {
+                f(i0 + di, j0, row);
+            }
+        }
+        Ok(())
+    }
+
+    /// `C[i][j]`, if its block was written.
+    #[cfg(test)]
+    pub(crate) fn get(&self, i: usize, j: usize) -> Option<f64> {
+        let (leaf, per_row) = (self.leaf, self.per_row);
+        let block = self.blocks[(i / leaf) * per_row + j / leaf].as_ref()?;
+        Some(block[(i % leaf) * leaf + j % leaf])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Inputs, Work};
+
+    #[test]
+    fn split_covers_each_quadrant_twice_with_matching_inner_blocks() {
+        let parts = Work::root(8).split();
+        for (q, pair) in parts.chunks(2).enumerate() {
+            for w in pair {
+                assert_eq!((w.sr_c, w.sc_c), ((q / 2) * 4, (q % 2) * 4));
+                assert_eq!((w.sr_a, w.sc_b), (w.sr_c, w.sc_c));
+                assert_eq!(w.sc_a, w.sr_b, "A's columns meet B's rows");
+                assert_eq!((w.dim, w.num_blocks), (4, 16));
+            }
+            assert_ne!(
+                pair[0].sc_a, pair[1].sc_a,
+                "the two halves of the inner sum"
+            );
+        }
+    }
+
+    #[test]
+    fn leaf_kernel_adds_the_block_product() {
+        let inputs = Inputs::new(4);
+        let work = Work {
+            sr_a: 2,
+            sc_a: 0,
+            sr_b: 0,
+            sc_b: 2,
+            sr_c: 2,
+            sc_c: 2,
+            num_blocks: 4,
+            dim: 2,
+        };
+        let mut c = vec![1.0; 4];
+        inputs.multiply_leaf(&work, &mut c, &mut Vec::new());
+        // C[i][j] += Σ_{k<2} i·j = 2·i·j for i, j in {2, 3}.
+        assert_eq!(c, [1.0 + 8.0, 1.0 + 12.0, 1.0 + 12.0, 1.0 + 18.0]);
+    }
+}

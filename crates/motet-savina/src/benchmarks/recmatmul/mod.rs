@@ -1,0 +1,224 @@
+//! 23. Recursive Matrix Multiplication (parallelism): `C = A·B` split recursively into blocks.
+//!
+//! Leaves of at most `t` elements are computed by `w` workers.
+//!
+//! Flow (SPEC.md section 3.23): the Master creates W workers and sends `Work(whole matrix)`; every
+//! Work goes to worker `(srC + scC) mod W`. A worker whose block has more than `t` elements sends
+//! the eight half-size products of the 2×2 decomposition back to the Master (two per quadrant of
+//! C), which forwards them; a worker with a leaf block adds `A·B` over it into C. Every processed
+//! Work is answered with `Done`; when every Work sent is done the Master stops the workers, they
+//! echo `Stop`, and the Master exits. At the defaults the tree is 1 → 8 → 64 → 512 leaves of
+//! 128 × 128 × 128, 1.07e9 multiply-adds.
+//!
+//! Data: `A[i][j] = i`, `B[i][j] = j`, built once in `prepare` (untimed, as Savina builds them in
+//! `initialize`) and shared read-only.
+//!
+//! C: the leaves that update one block of C all go to the same worker (they share `srC + scC`),
+//! so each worker owns the C blocks of its leaves ([`CBlocks`]) and hands them to the Master with
+//! its `Stop`: no shared mutable matrix, and the same arithmetic as Savina's shared `C`.
+//!
+//! Validation: `C[i][j] = n·i·j` exactly (every value is an integer below 2⁵³). The result is the
+//! sum of C, `n·(n(n−1)/2)²`.
+
+mod actor;
+mod floor;
+mod matrix;
+
+use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::params::{ParamSpec, Params};
+
+pub(crate) use matrix::{CBlocks, Inputs, Work};
+
+/// Recursive Matrix Multiplication (Savina 23).
+pub static BENCHMARK: Benchmark = Benchmark {
+    name: "recmatmul",
+    id: 23,
+    title: "Recursive Matrix Multiplication: blocked C = A·B by W workers",
+    params: PARAMS,
+    variants,
+};
+
+/// `-w`, `-n`, `-t`, `-p`; "small" is LF's small size (`n = 512`).
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "w",
+        default: 20.0,
+        small: 20.0,
+        help: "worker actors",
+    },
+    ParamSpec {
+        name: "n",
+        default: 1024.0,
+        small: 512.0,
+        help: "matrix dimension",
+    },
+    ParamSpec {
+        name: "t",
+        default: 16384.0,
+        small: 16384.0,
+        help: "largest block (elements) a worker multiplies without splitting",
+    },
+    ParamSpec {
+        name: "p",
+        default: 10.0,
+        small: 10.0,
+        help:
+            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
+    },
+];
+
+/// The implementations.
+fn variants() -> Vec<Variant> {
+    vec![
+        Variant {
+            model: Model::Actor,
+            prepare: actor::prepare,
+        },
+        Variant {
+            model: Model::Floor,
+            prepare: floor::prepare,
+        },
+    ]
+}
+
+/// The decoded parameters, shared by every variant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    /// Worker actors (`-w`).
+    pub(crate) workers: usize,
+    /// Matrix dimension (`-n`).
+    pub(crate) n: usize,
+    /// Largest block, in elements, multiplied without splitting (`-t`).
+    pub(crate) threshold: usize,
+    /// The dimension of a leaf block: `n` halved until `dim²` is at most `t`.
+    pub(crate) leaf: usize,
+}
+
+impl Config {
+    /// Reads and checks the parameters: `n` must halve exactly down to the leaf size (Savina's
+    /// integer halving otherwise leaves rows and columns out of C).
+    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
+        let workers = params.integer("w", 1)?;
+        let n = params.integer("n", 1)?;
+        let threshold = params.integer("t", 1)?;
+        params.integer("p", 1)?;
+        if n > 1 << 16 {
+            return Err(format!("parameter `n` must be at most 65536, got {n}"));
+        }
+        let (n, threshold) = (n as usize, threshold.min(u64::from(u32::MAX)) as usize);
+        let mut leaf = n;
+        while leaf * leaf > threshold {
+            if leaf % 2 != 0 {
+                return Err(format!(
+                    "parameter `n` ({n}) must halve exactly down to blocks of at most `t` \
+                     ({threshold}) elements; {leaf} is odd"
+                ));
+            }
+            leaf /= 2;
+        }
+        Ok(Config {
+            workers: workers.min(1 << 20) as usize,
+            n,
+            threshold,
+            leaf,
+        })
+    }
+
+    /// The first Work: the whole product.
+    pub(crate) fn root_work(&self) -> Work {
+        Work::root(self.n)
+    }
+
+    /// The worker a Work goes to: `(srC + scC) mod W`, as in Savina.
+    pub(crate) fn worker_of(&self, work: &Work) -> usize {
+        (work.sr_c + work.sc_c) % self.workers
+    }
+}
+
+/// Validates C, given as its leaf blocks: every block present and `C[i][j] = n·i·j`. The result is
+/// the sum of C.
+pub(crate) fn check(cfg: &Config, c: Option<&CBlocks>) -> Outcome {
+    let Some(c) = c else {
+        return Outcome {
+            result: serde_json::Value::Null,
+            check: Err("the Master reported no C".into()),
+        };
+    };
+    let n = cfg.n as f64;
+    let mut sum = 0.0;
+    let mut error = None;
+    let complete = c.for_each_row(|i, j0, row| {
+        let ni = n * i as f64;
+        for (j, &got) in (j0..).zip(row) {
+            let want = ni * j as f64;
+            if got != want && error.is_none() {
+                error = Some(format!("C[{i}][{j}] is {got}, expected {want}"));
+            }
+            sum += got;
+        }
+    });
+    if let Err(block) = complete {
+        error = Some(format!("block {block} of C was never written"));
+    }
+    Outcome {
+        result: sum.into(),
+        check: error.map_or(Ok(()), Err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, CBlocks, Config, BENCHMARK};
+    use crate::benchmarks::testing;
+    use crate::params::Params;
+
+    fn config(sets: &[(&str, f64)]) -> Result<Config, String> {
+        let mut params = Params::defaults(BENCHMARK.params);
+        for &(name, value) in sets {
+            params.set(name, value)?;
+        }
+        Config::from_params(&params)
+    }
+
+    #[test]
+    fn leaves_are_128_at_the_defaults() {
+        let cfg = config(&[]).unwrap();
+        assert_eq!((cfg.n, cfg.leaf, cfg.workers), (1024, 128, 20));
+        assert_eq!(config(&[("n", 512.0)]).unwrap().leaf, 128);
+        assert_eq!(config(&[("n", 48.0), ("t", 144.0)]).unwrap().leaf, 12);
+    }
+
+    #[test]
+    fn sizes_that_do_not_halve_are_rejected() {
+        let err = testing::rejects(&BENCHMARK, &[("n", 100.0), ("t", 16.0)]);
+        assert!(err.contains("`n`"), "{err}");
+        testing::rejects(&BENCHMARK, &[("n", 0.0)]);
+        testing::rejects(&BENCHMARK, &[("w", 0.0)]);
+        testing::rejects(&BENCHMARK, &[("t", 1.5)]);
+    }
+
+    #[test]
+    fn check_wants_every_entry() {
+        let cfg = config(&[("n", 4.0), ("t", 4.0)]).unwrap();
+        let mut c = CBlocks::new(&cfg);
+        assert!(check(&cfg, Some(&c)).check.is_err(), "missing blocks");
+        for (index, block) in c.blocks_mut() {
+            let (r, col) = (index / 2 * 2, index % 2 * 2);
+            for (e, v) in block.iter_mut().enumerate() {
+                *v = 4.0 * (r + e / 2) as f64 * (col + e % 2) as f64;
+            }
+        }
+        let ok = check(&cfg, Some(&c));
+        assert_eq!(ok.check, Ok(()));
+        assert_eq!(ok.result, serde_json::json!(4.0 * 36.0));
+        *c.block_mut(3).first_mut().unwrap() += 1.0;
+        assert!(check(&cfg, Some(&c)).check.is_err());
+        assert!(check(&cfg, None).check.is_err());
+    }
+
+    /// The actor program on one and two workers and the floor validate at a reduced size.
+    #[test]
+    fn validates_at_a_reduced_size() {
+        testing::run_actor_and_floor(&BENCHMARK, &[("n", 64.0), ("t", 256.0), ("w", 5.0)]);
+    }
+}
