@@ -33,8 +33,33 @@
 //! 3. Its wake queue (oldest first), then its spawn stack (newest first), then a batch from the
 //!    injector.
 //! 4. Otherwise it searches: steals a batch from the other workers (their wake queues, then their
-//!    spawn stacks), starting at a random victim.
+//!    spawn stacks), starting at a random victim, and keeps trying for up to 50 µs (in a pool of
+//!    more than one worker): fine-grained work (a master handing out terms of a few microseconds
+//!    each) comes back sooner than a parked thread wakes up.
+//!    While searching it also watches the other workers' slots, and takes a slot's task over
+//!    when its owner stays inside one turn (see below).
 //! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol).
+//!
+//! # The next-task slot is stealable
+//!
+//! A task in the slot waits for the end of its owner's current turn. Usually that is a moment
+//! away, but a turn can run long: a busy-wait, a long computation, a blocking wait for the very
+//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills and empties it with
+//! an atomic swap, and publishes a turn counter (a relaxed store per turn); a searching worker
+//! that found nothing in any queue takes a slot's task with one swap once it has seen the owner
+//! stay in the same turn for `SLOT_PATIENCE` (10 µs), as Go's scheduler takes a busy P's
+//! `runnext`. A ping-pong pair, whose turns are short, keeps running on one worker.
+//!
+//! Two rules make sure an idle worker is there to do it:
+//!
+//! - Filling an empty slot notifies like a push to a queue does ([`Idle`]'s "at most one
+//!   searcher" rule: a parked worker is woken only if no worker is searching). The slot's swap is
+//!   `SeqCst`, which stands in for the producer's fence.
+//! - A searching worker does not stop searching while it sees an occupied slot on another worker,
+//!   and the last searcher's final look before parking includes the slots. Either the producer's
+//!   wake check sees the searcher, which then sees the slot, or it sees no searcher and wakes one.
+//!
+//! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
 //!
 //! # States, quiescence and shutdown
 //!
@@ -54,24 +79,34 @@
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
 use super::idle::Idle;
+use super::slot::Slot;
 use crate::metrics::{Counter, WorkerCounters};
 use crate::rng::Rng;
 use crate::runtime::REF_BATCH;
 use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
-use crate::task::{RunOutcome, TaskRef};
+use crate::task::{RunOutcome, TaskHeader, TaskRef};
 use crate::timer::Timers;
 
 /// How often (in turns) a worker looks at the injector before its own queues, and at the oldest
 /// task of its spawn stack.
 const INJECTOR_INTERVAL: u32 = 61;
+/// How long a searching worker keeps looking for work before it parks (see `Pool::spin_search`).
+const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
+/// Spin-loop hints between two looks while searching.
+const SPIN_PAUSES: u32 = 64;
 /// The turn (modulo [`INJECTOR_INTERVAL`]) at which a worker runs the oldest task of its spawn
 /// stack.
 const OLDEST_TURN: u32 = 30;
+/// How long a searching worker must see another worker stay in one turn, with a task in its slot,
+/// before it takes that task (see `Pool::steal_slot`). Long enough that a ping-pong pair, whose
+/// turns last a few hundred nanoseconds, is never split; short next to the turns it rescues.
+const SLOT_PATIENCE: Duration = Duration::from_micros(10);
 
 /// The shared part of the pool.
 pub(crate) struct Pool {
@@ -80,6 +115,8 @@ pub(crate) struct Pool {
     stealers: Box<[Stealer<TaskRef>]>,
     /// Thieves' ends of the workers' spawn stacks.
     spawn_stealers: Box<[Stealer<TaskRef>]>,
+    /// The workers' next-task slots (see [`Slot`] and the module docs).
+    slots: Box<[Slot<TaskHeader>]>,
     pub(crate) idle: Idle,
     shutdown: AtomicBool,
     /// Set once shutdown has finished (workers joined, injector drained): nothing can run any more,
@@ -113,7 +150,8 @@ struct WorkerCtx {
     index: usize,
     local: Worker<TaskRef>,
     spawns: Worker<TaskRef>,
-    slot: Cell<Option<TaskRef>>,
+    /// This worker's turns so far (published to thieves through its slot's turn counter).
+    turns: Cell<u32>,
     /// Whether the slot's task was just created (it goes to `spawns` if displaced).
     slot_is_new: Cell<bool>,
     chain: Cell<u32>,
@@ -137,6 +175,7 @@ impl Pool {
             injector: Injector::new(),
             stealers: locals.iter().map(|q| q.wakes.stealer()).collect(),
             spawn_stealers: locals.iter().map(|q| q.spawns.stealer()).collect(),
+            slots: (0..num_workers).map(|_| Slot::new()).collect(),
             idle: Idle::new(num_workers),
             shutdown: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
@@ -165,12 +204,35 @@ impl Pool {
         }
     }
 
+    /// Into the slot; a displaced task goes to a queue. Either way a parked worker may be woken
+    /// (under the "at most one searcher" rule): the task in the slot may wait for a long turn,
+    /// which only another worker can rescue it from (see "The next-task slot" in the module docs).
     #[inline]
     fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
         let prev_new = ctx.slot_is_new.replace(new);
-        if let Some(prev) = ctx.slot.replace(Some(task)) {
-            self.push_local(ctx, prev, prev_new);
+        match self.slots[ctx.index].put(task.as_ptr()) {
+            // SAFETY: only `TaskRef`s are put into slots, and each leaves its slot once.
+            Some(prev) => self.push_local(ctx, unsafe { TaskRef::from_raw(prev) }, prev_new),
+            None => self.notify_slot(),
         }
+    }
+
+    /// After a task went into an empty slot: wakes a parked worker if none is searching. The
+    /// slot's `SeqCst` swap orders the wake check after the task is visible (outside loom, where
+    /// a `SeqCst` read-modify-write is not modelled as a full barrier, without a second fence).
+    #[inline]
+    fn notify_slot(&self) {
+        if self.num_workers() > 1 {
+            self.idle.notify_one_after_seqcst_write();
+        }
+    }
+
+    /// The task in this worker's own slot, if any.
+    #[inline]
+    fn take_own_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let task = self.slots[ctx.index].take()?;
+        // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
+        Some(unsafe { TaskRef::from_raw(task) })
     }
 
     /// Pushes onto one of this worker's queues and tells an idle worker there is something to
@@ -201,11 +263,12 @@ impl Pool {
         }
     }
 
-    /// Whether any task waits in the injector or in a worker's queues.
+    /// Whether any task waits in the injector, in a worker's queues or in a worker's slot.
     fn has_work(&self) -> bool {
         !self.injector.is_empty()
             || self.stealers.iter().any(|s| !s.is_empty())
             || self.spawn_stealers.iter().any(|s| !s.is_empty())
+            || self.slots.iter().any(Slot::is_occupied)
     }
 
     /// Quiescent: every worker parked, nothing in the injector, no pending timer.
@@ -341,7 +404,7 @@ impl Pool {
             index,
             local: queues.wakes,
             spawns: queues.spawns,
-            slot: Cell::new(None),
+            turns: Cell::new(0),
             slot_is_new: Cell::new(false),
             chain: Cell::new(0),
             tick: Cell::new(0),
@@ -352,9 +415,8 @@ impl Pool {
         self.worker_loop(&ctx, timers);
         // Shutdown: release what is left here, including what those releases schedule.
         DRAINING.with(|d| d.set(true));
-        while let Some(task) = ctx
-            .slot
-            .take()
+        while let Some(task) = self
+            .take_own_slot(&ctx)
             .or_else(|| ctx.local.pop())
             .or_else(|| ctx.spawns.pop())
         {
@@ -383,7 +445,7 @@ impl Pool {
                 searching = self.idle.try_start_search();
             }
             if searching {
-                if let Some(task) = self.steal(ctx) {
+                if let Some(task) = self.steal(ctx).or_else(|| self.spin_search(ctx)) {
                     searching = false;
                     self.idle.stop_search();
                     self.run_task(ctx, task);
@@ -433,7 +495,7 @@ impl Pool {
             }
             _ => {}
         }
-        if let Some(task) = ctx.slot.take() {
+        if let Some(task) = self.take_own_slot(ctx) {
             let chain = ctx.chain.get();
             if chain < self.chain_bound {
                 ctx.chain.set(chain + 1);
@@ -456,6 +518,63 @@ impl Pool {
             .pop()
             .or_else(|| ctx.spawns.pop())
             .or_else(|| self.steal_injector(ctx))
+    }
+
+    /// A searching worker that found nothing keeps looking for a short while before it parks: work
+    /// often comes back within microseconds (a reply, the next request of a master handing out
+    /// work), and parking costs a futex wait here plus a futex wake on the thread that makes the
+    /// next task stealable, which then waits for this thread to be scheduled again. Only searching
+    /// workers spin (at most half the workers), and only in a pool of more than one.
+    ///
+    /// Besides the queues it watches the other workers' slots: a slot whose owner stays in one
+    /// turn for [`SLOT_PATIENCE`] is taken over (see [`Slot`]). It does not give up while it sees
+    /// an occupied slot, as that task may be stuck behind a turn that has just begun.
+    fn spin_search(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let n = self.num_workers();
+        if n == 1 {
+            return None;
+        }
+        let start = Instant::now();
+        let deadline = start + SPIN_BEFORE_PARK;
+        // Per worker: the turn last seen, and since when.
+        let mut seen: Vec<(u32, Instant)> = self.slots.iter().map(|s| (s.turn(), start)).collect();
+        loop {
+            for _ in 0..SPIN_PAUSES {
+                std::hint::spin_loop();
+            }
+            if self.shutdown.load(SeqCst) {
+                return None;
+            }
+            if let Some(task) = self.steal(ctx) {
+                return Some(task);
+            }
+            let now = Instant::now();
+            let mut occupied = false;
+            for (victim, slot) in self.slots.iter().enumerate() {
+                if victim == ctx.index {
+                    continue;
+                }
+                let turn = slot.turn();
+                if seen[victim].0 != turn {
+                    seen[victim] = (turn, now);
+                }
+                if !slot.is_occupied() {
+                    continue;
+                }
+                occupied = true;
+                if now.duration_since(seen[victim].1) >= SLOT_PATIENCE {
+                    if let Some(task) = slot.take() {
+                        self.count(ctx, Counter::Steal);
+                        // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out
+                        // once.
+                        return Some(unsafe { TaskRef::from_raw(task) });
+                    }
+                }
+            }
+            if now >= deadline && !occupied {
+                return None;
+            }
+        }
     }
 
     /// The oldest task of this worker's spawn stack (the end thieves take from).
@@ -522,6 +641,9 @@ impl Pool {
     #[inline]
     fn run_task(&self, ctx: &WorkerCtx, task: TaskRef) {
         self.count(ctx, Counter::Task);
+        let turns = ctx.turns.get().wrapping_add(1);
+        ctx.turns.set(turns);
+        self.slots[ctx.index].begin_turn(turns);
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => {
