@@ -35,6 +35,9 @@
 //! at the back of its deque); if it finds the mailbox empty, it marks it idle and the turn ends. A
 //! newly spawned actor starts *not idle* and is scheduled once, so that `started` runs promptly.
 
+#[cfg(not(loom))]
+use std::alloc::Layout;
+#[cfg(loom)]
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
@@ -228,11 +231,10 @@ impl<A: Actor> Cell<A> {
         supervision: Option<Box<Supervision<A>>>,
         relations: Option<Box<Relations>>,
     ) -> Addr<A::Msg> {
-        let mut boxed: Box<MaybeUninit<Cell<A>>> = Box::new(MaybeUninit::uninit());
-        let cell = boxed.as_mut_ptr();
+        let cell = Self::allocate();
         // SAFETY: `cell` points to uninitialised memory we own; every field is written exactly once
         // before the cell is used, and the mailbox is initialised in place (it points to its own stub,
-        // and the box never moves).
+        // and the cell never moves).
         let header = unsafe {
             let h = std::ptr::addr_of_mut!((*cell).header);
             std::ptr::addr_of_mut!((*h).task).write(TaskHeader::new(Self::VTABLE));
@@ -248,19 +250,43 @@ impl<A: Actor> Cell<A> {
                 batch: batch.max(1),
                 started: false,
             }));
-            let _ = Box::into_raw(boxed);
             NonNull::new_unchecked(h)
         };
         // SAFETY: the cell was created not idle, so this thread holds the right to schedule it once;
-        // it is alive (LIFE set).
-        unsafe { runtime.schedule(header.as_ref().task_ref()) };
+        // it is alive (LIFE set). A new task: children spawned in one turn run depth first.
+        unsafe { runtime.schedule_new(header.as_ref().task_ref()) };
         Addr::from_header(header)
     }
 
+    /// Uninitialised memory for a cell: from this thread's block cache (cells of short-lived actors
+    /// are freed and reused at the rate they are spawned), or a Box under loom.
+    fn allocate() -> *mut Cell<A> {
+        #[cfg(not(loom))]
+        {
+            crate::block_cache::allocate(Layout::new::<Cell<A>>())
+                .cast::<Cell<A>>()
+                .as_ptr()
+        }
+        #[cfg(loom)]
+        {
+            Box::into_raw(Box::<MaybeUninit<Cell<A>>>::new(MaybeUninit::uninit())).cast()
+        }
+    }
+
     unsafe fn free(header: NonNull<Header<A::Msg>>) {
-        // SAFETY: the header is the first field of a `Cell<A>` allocated by `spawn` as a Box; the
-        // caller owns the last reference.
-        drop(unsafe { Box::from_raw(header.cast::<Cell<A>>().as_ptr()) });
+        let cell = header.cast::<Cell<A>>().as_ptr();
+        // SAFETY: the header is the first field of a `Cell<A>` initialised by `spawn` in memory from
+        // `allocate`; the caller owns the last reference, so nothing else uses it.
+        unsafe {
+            std::ptr::drop_in_place(cell);
+            #[cfg(not(loom))]
+            crate::block_cache::release(
+                NonNull::new_unchecked(cell.cast()),
+                Layout::new::<Cell<A>>(),
+            );
+            #[cfg(loom)]
+            drop(Box::from_raw(cell.cast::<MaybeUninit<Cell<A>>>()));
+        }
     }
 
     unsafe fn run(task: NonNull<TaskHeader>) -> RunOutcome {
@@ -308,46 +334,37 @@ impl<A: Actor> Cell<A> {
         let mut budget = inner.batch;
         while budget > 0 {
             // SAFETY: turns are the mailbox's single consumer.
-            match unsafe { header.mailbox.pop() } {
-                Pop::Item(env) => {
-                    budget -= 1;
-                    if let Some(reason) = Self::dispatch(header, inner, env) {
-                        return TurnEnd::Stop(reason);
-                    }
+            if let Some(env) = unsafe { header.mailbox.try_pop() } {
+                budget -= 1;
+                if let Some(reason) = Self::dispatch(header, inner, env) {
+                    return TurnEnd::Stop(reason);
                 }
-                Pop::Empty => {
-                    // No address left: nobody can send to this actor again. Reading LIFE synchronises
-                    // with every holder's last decrement, which followed its last push; the pop that
-                    // found the mailbox empty may predate those pushes, so look once more first.
-                    if header.refs.load(Ordering::Acquire) == LIFE {
-                        // SAFETY: single consumer.
-                        match unsafe { header.mailbox.pop() } {
-                            Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
-                            Pop::Item(env) => {
-                                budget -= 1;
-                                if let Some(reason) = Self::dispatch(header, inner, env) {
-                                    return TurnEnd::Stop(reason);
-                                }
-                                continue;
-                            }
-                            Pop::Inconsistent => continue,
+                continue;
+            }
+            // Nothing completely pushed. No address left: nobody can send to this actor again.
+            // Reading LIFE synchronises with every holder's last decrement, which followed its last
+            // push; the pop that found nothing may predate those pushes, so look once more first.
+            if header.refs.load(Ordering::Acquire) == LIFE {
+                // SAFETY: single consumer.
+                match unsafe { header.mailbox.pop() } {
+                    Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
+                    Pop::Item(env) => {
+                        budget -= 1;
+                        if let Some(reason) = Self::dispatch(header, inner, env) {
+                            return TurnEnd::Stop(reason);
                         }
+                        continue;
                     }
-                    // SAFETY: single consumer; the pop just returned Empty.
-                    match unsafe { header.mailbox.try_mark_idle() } {
-                        // From here on another thread may run this actor: touch nothing.
-                        MarkIdle::Idle => return TurnEnd::Idle,
-                        MarkIdle::Recheck => {}
-                        MarkIdle::Retry => {
-                            spins += 1;
-                            if spins > INCONSISTENT_SPINS {
-                                return TurnEnd::Yield;
-                            }
-                            crate::sync::spin();
-                        }
-                    }
+                    Pop::Inconsistent => {}
                 }
-                Pop::Inconsistent => {
+            }
+            // Empty, or a push halfway (then the head has moved and marking fails: retry).
+            // SAFETY: single consumer.
+            match unsafe { header.mailbox.try_mark_idle() } {
+                // From here on another thread may run this actor: touch nothing.
+                MarkIdle::Idle => return TurnEnd::Idle,
+                MarkIdle::Recheck => {}
+                MarkIdle::Retry => {
                     spins += 1;
                     if spins > INCONSISTENT_SPINS {
                         return TurnEnd::Yield;
@@ -495,7 +512,9 @@ impl<A: Actor> Cell<A> {
             }
             let _ = catch_unwind(AssertUnwindSafe(move || drop(actor)));
         }
-        let mut rel = inner.relations.take().unwrap_or_default();
+        // Links, monitors and watchers: those the actor recorded, plus those still queued as signals.
+        // Most actors have none, so nothing is allocated unless a signal turns up.
+        let mut rel = inner.relations.take();
         let me = header.id;
         // SAFETY: single consumer (this turn).
         unsafe {
@@ -508,33 +527,37 @@ impl<A: Actor> Cell<A> {
                     // LIFE is still set: this cannot reach zero.
                     header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
                 }
-                Envelope::System(signal) => match *signal {
-                    Signal::Link(other) => rel.links.push(other),
-                    Signal::Monitor(observer) => rel.monitors.push(observer),
-                    Signal::Watch(slot) => rel.watchers.push(slot),
-                    _ => {}
-                },
+                Envelope::System(signal) => {
+                    let rel = rel.get_or_insert_with(Default::default);
+                    match *signal {
+                        Signal::Link(other) => rel.links.push(other),
+                        Signal::Monitor(observer) => rel.monitors.push(observer),
+                        Signal::Watch(slot) => rel.watchers.push(slot),
+                        _ => {}
+                    }
+                }
             });
         }
-        for observer in rel.monitors.drain(..) {
-            observer.signal(Signal::Down(Down {
-                id: me,
-                reason: reason.clone(),
-            }));
-        }
-        for link in rel.links.drain(..) {
-            link.signal(Signal::Exit(ExitSignal {
-                from: me,
-                reason: reason.clone(),
-            }));
-        }
-        for slot in rel.watchers.drain(..) {
-            let _ = slot.complete(reason.clone());
+        if let Some(mut rel) = rel {
+            for observer in rel.monitors.drain(..) {
+                observer.signal(Signal::Down(Down {
+                    id: me,
+                    reason: reason.clone(),
+                }));
+            }
+            for link in rel.links.drain(..) {
+                link.signal(Signal::Exit(ExitSignal {
+                    from: me,
+                    reason: reason.clone(),
+                }));
+            }
+            for slot in rel.watchers.drain(..) {
+                let _ = slot.complete(reason.clone());
+            }
         }
         if let Some(sup) = inner.supervision.take() {
             sup.child_stopped(me, &reason);
         }
-        drop(rel);
         let prev = header.refs.fetch_sub(LIFE, Ordering::AcqRel);
         if prev == LIFE {
             // SAFETY: no address is left and LIFE is gone: this turn holds the last claim.

@@ -40,6 +40,8 @@
 mod actor;
 mod addr;
 mod ask;
+#[cfg(not(loom))]
+mod block_cache;
 mod cell;
 mod envelope;
 mod exit;

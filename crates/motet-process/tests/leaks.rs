@@ -249,8 +249,12 @@ fn spawning_and_finishing_leaves_no_bytes_behind() {
         round(10_000);
     }
     let after = LIVE_BYTES.load(SeqCst);
+    // The margin allows a worker's queue buffer (a crossbeam deque, which grows by doubling) to
+    // reach a new high-water mark after the warm-up, as it can when a loaded machine delays one
+    // worker: 4,096 to 16,384 task pointers is 96 KiB. Leaking even 10 bytes per process would
+    // leave 300 KiB.
     assert!(
-        after - before < 64 * 1024,
+        after - before < 256 * 1024,
         "{} bytes left behind by 30,000 processes and channels",
         after - before
     );

@@ -9,7 +9,10 @@ use crate::clock::Clock;
 use crate::scheduler::deterministic::Deterministic;
 use crate::scheduler::pool::Pool;
 use crate::scheduler::Flavor;
-use crate::sync::{lock, Arc, Mutex};
+use std::ptr::NonNull;
+
+use crate::sync::atomic::{fence, AtomicUsize, Ordering};
+use crate::sync::{lock, Mutex};
 use crate::task::TaskRef;
 use crate::timer::{Callback, TimerKey, Timers};
 
@@ -17,11 +20,24 @@ use crate::timer::{Callback, TimerKey, Timers};
 pub const DEFAULT_CHAIN_BOUND: u32 = 128;
 
 struct Shared {
+    /// The number of references: one per [`Handle`], plus those banked by the workers (see
+    /// [`Handle`]'s `Clone`).
+    refs: AtomicUsize,
     flavor: Flavor,
     timers: Timers,
     clock: Clock,
     timer_thread: Mutex<Option<JoinHandle<()>>>,
     name: String,
+    /// Set when the state is freed (unit tests check that the last handle frees it).
+    #[cfg(test)]
+    freed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[cfg(test)]
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.freed.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
 }
 
 /// Configures and builds a [`Runtime`].
@@ -110,15 +126,18 @@ impl Builder {
     /// Zero or more than 65534 workers, or a worker thread that the OS refused to start.
     pub fn build(self) -> Result<Runtime, BuildError> {
         if let Some(seed) = self.seed {
-            let shared = Arc::new(Shared {
+            let handle = Handle::new(Shared {
+                refs: AtomicUsize::new(1),
                 flavor: Flavor::Deterministic(Deterministic::new(seed)),
                 timers: Timers::new(),
                 clock: Clock::new_virtual(),
                 timer_thread: Mutex::new(None),
                 name: self.name,
+                #[cfg(test)]
+                freed: Default::default(),
             });
             return Ok(Runtime {
-                handle: Handle { shared },
+                handle,
                 threads: Vec::new(),
             });
         }
@@ -138,30 +157,34 @@ impl Builder {
             });
         }
         let (pool, locals) = Pool::new(workers, self.chain_bound.max(1));
-        let shared = Arc::new(Shared {
-            flavor: Flavor::Pool(pool),
-            timers: Timers::new(),
-            clock: Clock::Physical,
-            timer_thread: Mutex::new(None),
-            name: self.name,
-        });
         let mut rt = Runtime {
-            handle: Handle {
-                shared: shared.clone(),
-            },
+            handle: Handle::new(Shared {
+                refs: AtomicUsize::new(1),
+                flavor: Flavor::Pool(pool),
+                timers: Timers::new(),
+                clock: Clock::Physical,
+                timer_thread: Mutex::new(None),
+                name: self.name,
+                #[cfg(test)]
+                freed: Default::default(),
+            }),
             threads: Vec::with_capacity(workers),
         };
         for (index, local) in locals.into_iter().enumerate() {
-            let shared = shared.clone();
+            let handle = rt.handle.clone();
             let spawned = std::thread::Builder::new()
-                .name(format!("{}-worker-{index}", shared.name))
+                .name(format!("{}-worker-{index}", handle.shared().name))
                 .spawn(move || {
                     #[cfg(feature = "tracing")]
                     let _span = tracing::trace_span!("motet-worker", index).entered();
+                    let shared = handle.shared();
                     let Flavor::Pool(pool) = &shared.flavor else {
                         unreachable!("pool runtime")
                     };
-                    pool.run_worker(index, local, &shared.timers);
+                    let banked = pool.run_worker(index, local, &shared.timers);
+                    // The references this worker's bank still holds: `handle` holds another, so
+                    // this cannot be the last.
+                    shared.refs.fetch_sub(banked, Ordering::Release);
                 });
             match spawned {
                 Ok(t) => rt.threads.push(t),
@@ -223,7 +246,7 @@ impl Runtime {
     }
 
     fn shutdown_inner(&mut self) {
-        let shared = &self.handle.shared;
+        let shared = self.handle.shared();
         match &shared.flavor {
             Flavor::Pool(pool) => {
                 pool.begin_shutdown();
@@ -266,9 +289,95 @@ impl fmt::Debug for Runtime {
 /// A cheap, cloneable reference to a runtime, held by everything that schedules work on it.
 ///
 /// A handle may outlive its [`Runtime`]: after shutdown, scheduled tasks are shut down at once.
-#[derive(Clone)]
+///
+/// Cloning and dropping a handle on one of the runtime's own workers costs no atomic operation:
+/// every actor holds a handle, and programs that spawn an actor per message (a recursive fib spawns
+/// 150,000) would otherwise pay two atomic read-modify-writes per actor on one cache line that every
+/// worker writes to. The count lives in the shared state as a plain reference count, and each worker
+/// keeps a *bank* of references it took from it in bulk: a clone on the worker takes one from the
+/// bank (refilling it with 256 in one atomic add when empty), a drop puts one back (and
+/// returns 256 in one atomic subtraction when the bank holds more than twice that). The
+/// count thus never undercounts: it is the handles plus the banks. A worker returns its bank when it
+/// exits, so the shared state is freed with the last handle, as with an `Arc`. Off the workers
+/// (and for another runtime's handles) clones and drops use the count directly.
 pub struct Handle {
-    shared: Arc<Shared>,
+    shared: NonNull<Shared>,
+}
+
+/// How many references a worker's bank takes from the shared count at a time.
+pub(crate) const REF_BATCH: usize = 256;
+
+// `Shared` itself is thread-safe (checked here), which is what the impls below rely on.
+const _: fn() = || {
+    fn thread_safe<T: Send + Sync>() {}
+    thread_safe::<Shared>();
+};
+
+// SAFETY: a handle only gives shared access to `Shared`, whose fields are all thread-safe (atomics,
+// mutexes, the pool's own synchronisation), and the reference count it owns keeps `Shared` alive.
+unsafe impl Send for Handle {}
+// SAFETY: as above.
+unsafe impl Sync for Handle {}
+
+impl Handle {
+    /// The first handle to newly built shared state, whose count must be 1.
+    fn new(shared: Shared) -> Handle {
+        debug_assert_eq!(shared.refs.load(Ordering::Relaxed), 1);
+        Handle {
+            shared: NonNull::from(Box::leak(Box::new(shared))),
+        }
+    }
+
+    #[inline]
+    fn shared(&self) -> &Shared {
+        // SAFETY: this handle owns a reference, which keeps the shared state alive.
+        unsafe { self.shared.as_ref() }
+    }
+}
+
+impl Clone for Handle {
+    #[inline]
+    fn clone(&self) -> Handle {
+        let shared = self.shared();
+        let banked = match &shared.flavor {
+            // Relaxed, as in `Arc::clone`: the new reference is made from an existing one.
+            Flavor::Pool(pool) => pool.withdraw_ref(|n| {
+                shared.refs.fetch_add(n, Ordering::Relaxed);
+            }),
+            Flavor::Deterministic(_) => false,
+        };
+        if !banked && shared.refs.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
+            // As `Arc` does: a count this high means leaked handles; wrapping would free too early.
+            std::process::abort();
+        }
+        Handle {
+            shared: self.shared,
+        }
+    }
+}
+
+impl Drop for Handle {
+    #[inline]
+    fn drop(&mut self) {
+        let shared = self.shared();
+        if let Flavor::Pool(pool) = &shared.flavor {
+            // The bank keeps more than `REF_BATCH` after a give-back, so this never reaches zero.
+            // Release, as any decrement: this worker's uses of the state precede its freeing.
+            if pool.deposit_ref(|n| {
+                shared.refs.fetch_sub(n, Ordering::Release);
+            }) {
+                return;
+            }
+        }
+        // Release orders this handle's uses before the freeing; the Acquire fence makes the one
+        // that frees see every other holder's uses (as `Arc`'s drop does).
+        if shared.refs.fetch_sub(1, Ordering::Release) == 1 {
+            fence(Ordering::Acquire);
+            // SAFETY: the count reached zero: no handle and no bank is left, so nothing else can
+            // reach the state, which `Handle::new` allocated as a Box.
+            drop(unsafe { Box::from_raw(self.shared.as_ptr()) });
+        }
+    }
 }
 
 impl Handle {
@@ -280,14 +389,31 @@ impl Handle {
     /// runtime has called its `run` or `shutdown`.
     #[inline]
     pub unsafe fn schedule(&self, task: TaskRef) {
-        match &self.shared.flavor {
-            Flavor::Pool(pool) => pool.schedule(task),
+        match &self.shared().flavor {
+            Flavor::Pool(pool) => pool.schedule(task, false),
+            Flavor::Deterministic(det) => det.schedule(task),
+        }
+    }
+
+    /// Makes a task that was just created runnable for the first time: the same as
+    /// [`Handle::schedule`], except that on a worker, if another task takes the next-task slot
+    /// before it runs, it waits on the worker's *spawn stack* (newest first) instead of the queue of
+    /// woken tasks (oldest first). A task that creates several tasks in one turn (an actor spawning
+    /// children) thereby has them run depth first, which keeps a recursive program's live tasks few
+    /// and in cache; other workers steal the oldest, the roots of the largest subtrees.
+    ///
+    /// # Safety
+    /// As for [`Handle::schedule`].
+    #[inline]
+    pub unsafe fn schedule_new(&self, task: TaskRef) {
+        match &self.shared().flavor {
+            Flavor::Pool(pool) => pool.schedule(task, true),
             Flavor::Deterministic(det) => det.schedule(task),
         }
     }
 
     /// Makes `task` runnable where another worker can take it: from a task running on one of this
-    /// runtime's workers, to the back of that worker's deque (an idle worker is woken to steal it)
+    /// runtime's workers, to the back of that worker's wake queue (an idle worker is woken to steal it)
     /// rather than its next-task slot; from anywhere else, to the global injector, as
     /// [`Handle::schedule`] does. For fan-out, where the caller goes on with work of its own and
     /// the task should run beside it, not after it.
@@ -295,7 +421,7 @@ impl Handle {
     /// # Safety
     /// As for [`Handle::schedule`].
     pub unsafe fn schedule_shared(&self, task: TaskRef) {
-        match &self.shared.flavor {
+        match &self.shared().flavor {
             Flavor::Pool(pool) => pool.schedule_shared(task),
             Flavor::Deterministic(det) => det.schedule(task),
         }
@@ -303,19 +429,19 @@ impl Handle {
 
     /// Blocks until the runtime is quiescent (see [`Runtime::wait_quiescent`]).
     pub fn wait_quiescent(&self) {
-        match &self.shared.flavor {
-            Flavor::Pool(pool) => pool.wait_quiescent(&self.shared.timers),
+        match &self.shared().flavor {
+            Flavor::Pool(pool) => pool.wait_quiescent(&self.shared().timers),
             Flavor::Deterministic(det) => {
-                det.drive(&self.shared.timers, &self.shared.clock, || false);
+                det.drive(&self.shared().timers, &self.shared().clock, || false);
             }
         }
     }
 
     /// Whether the runtime is quiescent right now.
     pub fn is_quiescent(&self) -> bool {
-        match &self.shared.flavor {
-            Flavor::Pool(pool) => pool.is_quiescent(&self.shared.timers),
-            Flavor::Deterministic(det) => det.is_quiescent(&self.shared.timers),
+        match &self.shared().flavor {
+            Flavor::Pool(pool) => pool.is_quiescent(&self.shared().timers),
+            Flavor::Deterministic(det) => det.is_quiescent(&self.shared().timers),
         }
     }
 
@@ -324,18 +450,20 @@ impl Handle {
     /// only evaluates `done()`. Blocking waits (an ask's `wait`, a test's join) call it first so that
     /// they also work under the deterministic scheduler.
     pub fn drive_until(&self, done: impl FnMut() -> bool) -> bool {
-        match &self.shared.flavor {
+        match &self.shared().flavor {
             Flavor::Pool(_) => {
                 let mut done = done;
                 done()
             }
-            Flavor::Deterministic(det) => det.drive(&self.shared.timers, &self.shared.clock, done),
+            Flavor::Deterministic(det) => {
+                det.drive(&self.shared().timers, &self.shared().clock, done)
+            }
         }
     }
 
     /// The number of worker threads (1 for a deterministic runtime).
     pub fn workers(&self) -> usize {
-        match &self.shared.flavor {
+        match &self.shared().flavor {
             Flavor::Pool(pool) => pool.counters.len(),
             Flavor::Deterministic(_) => 1,
         }
@@ -343,7 +471,7 @@ impl Handle {
 
     /// The seed of a deterministic runtime; `None` for a thread pool.
     pub fn seed(&self) -> Option<u64> {
-        match &self.shared.flavor {
+        match &self.shared().flavor {
             Flavor::Pool(_) => None,
             Flavor::Deterministic(det) => Some(det.seed()),
         }
@@ -351,7 +479,7 @@ impl Handle {
 
     /// Whether the calling thread is one of this runtime's workers.
     pub fn on_worker(&self) -> bool {
-        match &self.shared.flavor {
+        match &self.shared().flavor {
             Flavor::Pool(pool) => pool.on_worker(),
             Flavor::Deterministic(_) => false,
         }
@@ -359,7 +487,7 @@ impl Handle {
 
     /// The runtime's current time (virtual on a deterministic runtime).
     pub fn now(&self) -> Instant {
-        self.shared.clock.now()
+        self.shared().clock.now()
     }
 
     /// Runs `f` once, `after` from now, on the timer thread (or, deterministically, when virtual time
@@ -370,8 +498,8 @@ impl Handle {
     }
 
     fn call_at(&self, deadline: Instant, f: Callback) -> TimerKey {
-        let (key, start) = self.shared.timers.insert(deadline, f);
-        if start && matches!(self.shared.flavor, Flavor::Pool(_)) {
+        let (key, start) = self.shared().timers.insert(deadline, f);
+        if start && matches!(self.shared().flavor, Flavor::Pool(_)) {
             self.start_timer_thread();
         }
         key
@@ -379,20 +507,21 @@ impl Handle {
 
     /// Cancels a timer; returns whether it had not fired yet.
     pub fn cancel_timer(&self, key: TimerKey) -> bool {
-        let cancelled = self.shared.timers.cancel(key);
+        let cancelled = self.shared().timers.cancel(key);
         if cancelled {
-            if let Flavor::Pool(pool) = &self.shared.flavor {
-                pool.check_quiescent(&self.shared.timers);
+            if let Flavor::Pool(pool) = &self.shared().flavor {
+                pool.check_quiescent(&self.shared().timers);
             }
         }
         cancelled
     }
 
     fn start_timer_thread(&self) {
-        let shared = self.shared.clone();
+        let handle = self.clone();
         let thread = std::thread::Builder::new()
-            .name(format!("{}-timer", self.shared.name))
+            .name(format!("{}-timer", self.shared().name))
             .spawn(move || {
+                let shared = handle.shared();
                 let Flavor::Pool(pool) = &shared.flavor else {
                     return;
                 };
@@ -401,13 +530,13 @@ impl Handle {
                     .run_thread(|| pool.check_quiescent(&shared.timers));
             })
             .expect("motet-runtime: could not start the timer thread");
-        *lock(&self.shared.timer_thread) = Some(thread);
+        *lock(&self.shared().timer_thread) = Some(thread);
     }
 
     /// Per-worker counters (feature `metrics`).
     #[cfg(feature = "metrics")]
     pub fn metrics(&self) -> Vec<crate::metrics::WorkerMetrics> {
-        match &self.shared.flavor {
+        match &self.shared().flavor {
             Flavor::Pool(pool) => pool.counters.iter().map(|c| c.snapshot()).collect(),
             Flavor::Deterministic(_) => Vec::new(),
         }
@@ -415,16 +544,164 @@ impl Handle {
 
     /// Whether two handles refer to the same runtime.
     pub fn same_runtime(&self, other: &Handle) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
+        self.shared == other.shared
     }
 }
 
 impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")
-            .field("name", &self.shared.name)
+            .field("name", &self.shared().name)
             .field("workers", &self.workers())
             .field("seed", &self.seed())
             .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    //! Handles are counted references: clones and drops on the runtime's own workers go through
+    //! each worker's bank, off the workers through the shared count, and in any mix the count is
+    //! the number of handles plus the banks, and the state is freed with the last handle.
+
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::sync::{mpsc, Arc};
+
+    use super::*;
+    use crate::{RunOutcome, TaskHeader, TaskVTable};
+
+    /// A task running a closure once (dropped unrun at shutdown).
+    #[repr(C)]
+    struct FnTask {
+        header: TaskHeader,
+        run: Box<dyn FnOnce() + Send>,
+    }
+
+    static FN_VTABLE: TaskVTable = TaskVTable {
+        run: fn_task_run,
+        shutdown: fn_task_shutdown,
+    };
+
+    unsafe fn fn_task_run(task: NonNull<TaskHeader>) -> RunOutcome {
+        // SAFETY: every header with this vtable is the first field of a `FnTask` leaked by
+        // `spawn`, run or shut down once, so this is its only owner.
+        let task = unsafe { Box::from_raw(task.cast::<FnTask>().as_ptr()) };
+        (task.run)();
+        RunOutcome::Idle
+    }
+
+    unsafe fn fn_task_shutdown(task: NonNull<TaskHeader>) {
+        // SAFETY: as in `fn_task_run`.
+        drop(unsafe { Box::from_raw(task.cast::<FnTask>().as_ptr()) });
+    }
+
+    fn spawn(handle: &Handle, run: impl FnOnce() + Send + 'static) {
+        let task = Box::new(FnTask {
+            header: TaskHeader::new(&FN_VTABLE),
+            run: Box::new(run),
+        });
+        let header = NonNull::from(Box::leak(task)).cast::<TaskHeader>();
+        // SAFETY: a leaked `FnTask` with its header first, scheduled once, freed by run/shutdown.
+        unsafe { handle.schedule(TaskRef::from_raw(header)) };
+    }
+
+    fn refs(handle: &Handle) -> usize {
+        handle.shared().refs.load(SeqCst)
+    }
+
+    fn freed_flag(handle: &Handle) -> Arc<AtomicBool> {
+        handle.shared().freed.clone()
+    }
+
+    /// Enough clones to refill and give back a worker's bank several times over.
+    const MANY: usize = 5 * REF_BATCH;
+
+    /// Clones made off the pool and dropped on a worker, made and dropped on a worker, made on a
+    /// worker and dropped off the pool: once the workers are gone, the count is exactly the
+    /// handles left, and the last one frees the state.
+    fn mixed_clones(workers: usize) {
+        let rt = Runtime::builder().workers(workers).build().unwrap();
+        let freed = freed_flag(rt.handle());
+        let (to_main, from_workers) = mpsc::channel::<Vec<Handle>>();
+        for _ in 0..workers * 2 {
+            let h = rt.handle().clone();
+            let to_main = to_main.clone();
+            let outside: Vec<Handle> = (0..MANY).map(|_| rt.handle().clone()).collect();
+            spawn(rt.handle(), move || {
+                drop(outside);
+                for _ in 0..MANY {
+                    drop(h.clone());
+                }
+                let kept: Vec<Handle> = (0..MANY + 7).map(|_| h.clone()).collect();
+                to_main.send(kept).unwrap();
+            });
+        }
+        drop(to_main);
+        rt.wait_quiescent();
+        let kept: Vec<Vec<Handle>> = from_workers.iter().collect();
+        assert_eq!(kept.len(), workers * 2);
+        let survivor = rt.handle().clone();
+        drop(rt);
+        // The workers have exited and returned their banks.
+        assert_eq!(refs(&survivor), 1 + workers * 2 * (MANY + 7));
+        drop(kept);
+        assert_eq!(refs(&survivor), 1);
+        assert!(survivor.is_quiescent());
+        assert!(!freed.load(SeqCst));
+        drop(survivor);
+        assert!(freed.load(SeqCst), "the last handle did not free the state");
+    }
+
+    #[test]
+    fn one_worker_counts_mixed_clones() {
+        mixed_clones(1);
+    }
+
+    #[test]
+    fn two_workers_count_mixed_clones() {
+        for _ in 0..5 {
+            mixed_clones(2);
+        }
+    }
+
+    /// While the runtime runs, the count never falls below the live handles: it is those plus
+    /// what the banks hold, and a worker's bank holds at most `2 * REF_BATCH + 1`.
+    #[test]
+    fn the_count_covers_the_live_handles_while_running() {
+        let rt = Runtime::builder().workers(2).build().unwrap();
+        let (tx, rx) = mpsc::channel::<usize>();
+        let h = rt.handle().clone();
+        spawn(rt.handle(), move || {
+            let kept: Vec<Handle> = (0..3 * REF_BATCH).map(|_| h.clone()).collect();
+            tx.send(refs(&h)).unwrap();
+            drop(kept);
+            tx.send(refs(&h)).unwrap();
+        });
+        let with_kept = rx.recv().unwrap();
+        let after = rx.recv().unwrap();
+        // rt's handle, `h`, two worker threads' handles: 4, plus the banks.
+        assert!(with_kept >= 4 + 3 * REF_BATCH);
+        assert!((4..=4 + 2 * (2 * REF_BATCH + 1)).contains(&after));
+        rt.wait_quiescent();
+    }
+
+    /// A handle dropped on a worker of another runtime is counted on its own runtime.
+    #[test]
+    fn another_runtimes_handles_are_counted_apart() {
+        let a = Runtime::builder().workers(1).build().unwrap();
+        let b = Runtime::builder().workers(1).build().unwrap();
+        let b_freed = freed_flag(b.handle());
+        let of_b: Vec<Handle> = (0..MANY).map(|_| b.handle().clone()).collect();
+        let b_handle = b.handle().clone();
+        spawn(a.handle(), move || {
+            let more: Vec<Handle> = (0..MANY).map(|_| b_handle.clone()).collect();
+            drop(more);
+            drop(of_b);
+        });
+        a.wait_quiescent();
+        assert_eq!(refs(b.handle()), 2); // b's own handle and its worker's
+        drop(b);
+        assert!(b_freed.load(SeqCst));
+        drop(a);
     }
 }

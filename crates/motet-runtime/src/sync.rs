@@ -5,10 +5,10 @@
 //! explore the real code's interleavings rather than a copy of it.
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::{atomic, Arc, Condvar, Mutex, MutexGuard};
+pub(crate) use std::sync::{atomic, Condvar, Mutex, MutexGuard};
 
 #[cfg(loom)]
-pub(crate) use loom::sync::{atomic, Arc, Condvar, Mutex, MutexGuard};
+pub(crate) use loom::sync::{atomic, Condvar, Mutex, MutexGuard};
 
 /// Locks `m`, ignoring poisoning: the runtime's own critical sections never panic while holding a
 /// lock, and user code never runs under one.

@@ -36,6 +36,7 @@
 //!                    [--markdown FILE] [--plot FILE.svg]
 //! ```
 
+pub mod allocator;
 pub mod bench;
 pub mod benchmarks;
 pub mod cell;

@@ -17,9 +17,10 @@ use motet_savina::{cell, chart, machine, runner};
 
 /// Every model in the binary (motet's, the peers' and the floor) allocates through mimalloc, as
 /// Verona's Savina ports allocate through snmalloc: message-passing benchmarks allocate per message,
-/// and the system allocator would dominate what they measure.
+/// and the system allocator would dominate what they measure. `allocator` says why it is not the
+/// `mimalloc` crate's own `GlobalAlloc`.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: motet_savina::allocator::Mimalloc = motet_savina::allocator::Mimalloc;
 
 fn main() -> ExitCode {
     match Cli::parse().command {

@@ -32,7 +32,7 @@ impl<T> StackNode<T> {
         #[cfg(not(loom))]
         {
             let layout = std::alloc::Layout::new::<StackNode<T>>();
-            let p = super::node_cache::allocate(layout).cast::<StackNode<T>>();
+            let p = crate::block_cache::allocate(layout).cast::<StackNode<T>>();
             // SAFETY: a fresh block with this node's layout, owned as a Box from here on.
             unsafe {
                 p.as_ptr().write(node);
@@ -116,7 +116,7 @@ impl<T> CachedStack<T> {
                 *cache = (*node).next;
                 let value = ptr::read(&(*node).value);
                 #[cfg(not(loom))]
-                super::node_cache::release(
+                crate::block_cache::release(
                     std::ptr::NonNull::new_unchecked(node.cast()),
                     std::alloc::Layout::new::<StackNode<T>>(),
                 );

@@ -34,6 +34,49 @@ fn turn(mb: &Mailbox<usize>, seen: &AtomicUsize) {
     }
 }
 
+/// A turn as an actor's runs it (`cell.rs`): `try_pop` until it finds nothing, then try to mark
+/// idle, which fails (and the turn goes on) if a push is halfway or a message arrived.
+fn turn_try_pop(mb: &Mailbox<usize>, seen: &AtomicUsize) {
+    loop {
+        // SAFETY: the scheduling protocol hands the consumer role to one thread at a time.
+        if let Some(v) = unsafe { mb.try_pop() } {
+            seen.fetch_add(v, SeqCst);
+            continue;
+        }
+        // SAFETY: as above.
+        match unsafe { mb.try_mark_idle() } {
+            MarkIdle::Idle => return,
+            _ => loom::thread::yield_now(),
+        }
+    }
+}
+
+/// The same hand-off as [`loom_two_producers_idle_handoff`], with the consumer turn of an actor
+/// (`try_pop`, no separate test for a half-finished push).
+#[test]
+fn loom_two_producers_idle_handoff_try_pop() {
+    loom::model(|| {
+        let mb = Arc::new(new_box::<usize>(true));
+        let seen = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = [1usize, 10]
+            .into_iter()
+            .map(|v| {
+                let mb = mb.clone();
+                let seen = seen.clone();
+                loom::thread::spawn(move || {
+                    if let Push::Pushed { was_idle: true } = mb.push(Node::new(v)) {
+                        turn_try_pop(&mb, &seen);
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(seen.load(SeqCst), 11);
+    });
+}
+
 /// Two producers push into an idle mailbox; each push that reports `was_idle` runs a consumer turn on
 /// the pushing thread. Every value is consumed exactly once, and the consumer role is never held by two
 /// threads at once (loom would flag the concurrent access to `tail`).

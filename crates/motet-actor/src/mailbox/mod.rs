@@ -42,8 +42,6 @@
 //! comes back, since the producer completes its push in a few instructions.
 
 pub mod cached_stack;
-#[cfg(not(loom))]
-mod node_cache;
 
 use std::mem::MaybeUninit;
 use std::ptr;
@@ -91,7 +89,8 @@ impl<T> Node<T> {
         };
         #[cfg(not(loom))]
         {
-            let p = node_cache::allocate(std::alloc::Layout::new::<Node<T>>()).cast::<Node<T>>();
+            let p = crate::block_cache::allocate(std::alloc::Layout::new::<Node<T>>())
+                .cast::<Node<T>>();
             // SAFETY: `p` is a fresh block with `Node<T>`'s layout (from the global allocator,
             // possibly recycled by the node cache), so writing a node and owning it as a Box is sound.
             unsafe {
@@ -113,7 +112,7 @@ impl<T> Node<T> {
         #[cfg(not(loom))]
         // SAFETY: the caller's contract; the value is MaybeUninit and needs no drop.
         unsafe {
-            node_cache::release(
+            crate::block_cache::release(
                 std::ptr::NonNull::new_unchecked(node.cast()),
                 std::alloc::Layout::new::<Node<T>>(),
             )
@@ -292,11 +291,41 @@ impl<T> Mailbox<T> {
         })
     }
 
+    /// Dequeues the next message if one is completely pushed; `None` if the queue is empty or a
+    /// producer is halfway through a push ([`Mailbox::pop`] tells the two apart). The hot path of a
+    /// turn: [`Mailbox::try_mark_idle`] fails on either kind of `None` that is not a true empty.
+    ///
+    /// # Safety
+    /// Single consumer, as for [`Mailbox::pop`].
+    #[inline]
+    pub unsafe fn try_pop(&self) -> Option<T> {
+        self.tail.with_mut(|tail_slot| {
+            // SAFETY: single consumer (caller's contract), so the tail slot is ours.
+            let tail = unsafe { *tail_slot };
+            // SAFETY: as in `pop`.
+            let next = unsafe { (*tail).next.load(Ordering::Acquire) };
+            if next.is_null() {
+                return None;
+            }
+            // SAFETY: as in `pop`.
+            unsafe { *tail_slot = next };
+            // SAFETY: as in `pop`.
+            let value = unsafe { (*next.cast::<Node<T>>()).value.assume_init_read() };
+            if tail != self.stub_ptr() {
+                // SAFETY: as in `pop`.
+                unsafe { Node::free_empty(tail.cast::<Node<T>>()) };
+            }
+            Some(value)
+        })
+    }
+
     /// Marks an empty queue idle: the consumer gives up its turn and the next push will report
     /// `was_idle`. Fails if a message arrived or an address release is pending (see [`MarkIdle`]).
     ///
     /// # Safety
-    /// Single consumer, as for [`Mailbox::pop`], which last returned [`Pop::Empty`].
+    /// Single consumer, as for [`Mailbox::pop`], which last returned [`Pop::Empty`] (or
+    /// [`Mailbox::try_pop`] `None`: if a push is then halfway, the head has moved and this returns
+    /// [`MarkIdle::Retry`]).
     #[inline]
     pub unsafe fn try_mark_idle(&self) -> MarkIdle {
         // SAFETY: single consumer.
@@ -430,9 +459,12 @@ impl<T> Drop for Mailbox<T> {
             while let Pop::Item(v) = self.pop() {
                 drop(v);
             }
+            // The last node popped (its value already moved out) goes back where nodes come from:
+            // an actor that stops after its last message leaves it here, and the next message sent
+            // on this thread reuses it.
             let tail = self.tail.with_mut(|t| *t);
             if tail != self.stub_ptr() {
-                drop(Box::from_raw(tail.cast::<Node<T>>()));
+                Node::free_empty(tail.cast::<Node<T>>());
             }
         }
     }

@@ -53,6 +53,32 @@ fn mark_idle_fails_when_a_message_arrived() {
     }
 }
 
+/// `try_pop` gives the same messages as `pop`, in order, interleaved with `pop`, and `None` once
+/// the queue is empty, after which marking idle succeeds.
+#[test]
+fn try_pop_takes_messages_in_order() {
+    let mb = new_box::<String>(false);
+    for i in 0..5 {
+        let _ = mb.push(Node::new(i.to_string()));
+    }
+    // SAFETY: single consumer.
+    unsafe {
+        assert_eq!(mb.try_pop().as_deref(), Some("0"));
+        assert_eq!(mb.pop(), Pop::Item("1".to_string()));
+        assert_eq!(mb.try_pop().as_deref(), Some("2"));
+        assert_eq!(mb.try_pop().as_deref(), Some("3"));
+        assert_eq!(mb.try_pop().as_deref(), Some("4"));
+        assert_eq!(mb.try_pop(), None);
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Idle);
+    }
+    assert!(matches!(
+        mb.push(Node::new("5".to_string())),
+        Push::Pushed { was_idle: true }
+    ));
+    // SAFETY: single consumer.
+    unsafe { assert_eq!(mb.try_pop().as_deref(), Some("5")) };
+}
+
 #[test]
 fn close_drains_in_order_and_rejects_later_pushes() {
     let mb = new_box::<String>(false);

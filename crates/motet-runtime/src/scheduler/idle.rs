@@ -11,8 +11,11 @@
 //!
 //! One word, `state`, counts the searching workers (low 16 bits) and the unparked ones (the rest).
 //! All changes to it are `SeqCst`, and so are the loads that decide whether to wake someone: the
-//! correctness argument is a Dekker-style one between a producer ("push the task, then look at
-//! `state`") and a worker going to sleep ("update `state`, then look at the queues").
+//! correctness argument is a Dekker-style one between a producer ("push the task, `SeqCst` fence,
+//! then look at `state`") and a worker going to sleep ("update `state`, `SeqCst` fence, then look at
+//! the queues"): of two threads that each write, fence and then read what the other wrote, at least
+//! one sees the other's write. The producer's side is a fence and a load, not a read-modify-write,
+//! so that pushing a task does not take the state word's cache line away from the other workers.
 //!
 //! **Waking at most one searcher per burst.** A producer that makes a task stealable (pushes to its
 //! deque or the injector) calls [`Idle::notify_one`], which wakes a parked worker only if no worker is
@@ -34,7 +37,7 @@
 //! **Shutdown.** [`Idle::shutdown`] marks every worker as notified and wakes all of them; a woken worker
 //! checks the runtime's shutdown flag before anything else.
 
-use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::sync::atomic::{fence, AtomicUsize, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
 
 const SEARCH_MASK: usize = 0xFFFF;
@@ -89,10 +92,35 @@ impl Idle {
         self.parkers[index].unpark();
     }
 
+    /// [`Idle::notify_one`] for a producer whose last write making the task visible was a `SeqCst`
+    /// read-modify-write (the next-task slot's swap). All four accesses of the Dekker argument
+    /// (that swap, the state load here, `prepare_park`'s state update and the parking worker's
+    /// `SeqCst` look at the slot) are then `SeqCst`, so one of the two loads sees the other
+    /// side's write without a fence here; on x86 the swap is a locked instruction, a full barrier
+    /// already. Loom models `SeqCst` accesses more weakly than the memory model, so under loom the
+    /// fence stays.
+    #[inline]
+    pub(crate) fn notify_one_after_seqcst_write(&self) {
+        #[cfg(loom)]
+        fence(SeqCst);
+        if self.wake_wanted() {
+            self.notify_one();
+        }
+    }
+
     fn should_wake(&self) -> bool {
-        // A read-modify-write rather than a load: it orders this read after the producer's push in the
-        // single total order of SeqCst operations (the Dekker argument in the module docs).
-        let state = self.state.fetch_add(0, SeqCst);
+        // The fence orders this read after the producer's push (the Dekker argument in the module
+        // docs; `prepare_park` fences the other side). A fence and a load rather than a
+        // read-modify-write: the state word then stays shared in every core's cache, where a
+        // read-modify-write would take it exclusive on every push, from every worker.
+        fence(SeqCst);
+        self.wake_wanted()
+    }
+
+    /// No worker searches and some worker is parked.
+    #[inline]
+    fn wake_wanted(&self) -> bool {
+        let state = self.state.load(SeqCst);
         state & SEARCH_MASK == 0 && state / UNPARK_ONE < self.num_workers
     }
 
@@ -129,6 +157,9 @@ impl Idle {
         self.parkers[index].prepare();
         let dec = UNPARK_ONE | usize::from(searching);
         let prev = self.state.fetch_sub(dec, SeqCst);
+        // Orders the caller's final look at the queues after the state change (the other side of
+        // `should_wake`'s fence).
+        fence(SeqCst);
         sleepers.parked.push(index);
         Some(ParkInfo {
             last_searcher: searching && prev & SEARCH_MASK == 1,
@@ -225,12 +256,16 @@ impl Parker {
 /// lost wake-up leaves a task behind with every worker asleep, which loom reports as a deadlock.
 #[cfg(all(test, loom))]
 mod loom_models {
+    use super::super::slot::Slot;
     use super::Idle;
     use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
     use loom::sync::Arc;
+    use std::ptr::NonNull;
 
     struct World {
         idle: Idle,
+        /// The next-task slot of a worker busy in a long turn (it never takes the task itself).
+        slot: Slot<u32>,
         tasks: AtomicUsize,
         done: AtomicUsize,
         stop: AtomicBool,
@@ -239,6 +274,12 @@ mod loom_models {
 
     impl World {
         fn take(&self) -> bool {
+            if let Some(task) = self.slot.take() {
+                // SAFETY: the only task put into the slot is a leaked box, and `take` hands it
+                // out once.
+                drop(unsafe { Box::from_raw(task.as_ptr()) });
+                return true;
+            }
             let mut n = self.tasks.load(SeqCst);
             while n > 0 {
                 match self.tasks.compare_exchange(n, n - 1, SeqCst, SeqCst) {
@@ -282,8 +323,7 @@ mod loom_models {
                 let Some(info) = self.idle.prepare_park(index, searching) else {
                     return;
                 };
-                searching = false;
-                if info.last_searcher && self.tasks.load(SeqCst) > 0 {
+                if info.last_searcher && (self.tasks.load(SeqCst) > 0 || self.slot.is_occupied()) {
                     self.idle.notify_one();
                 }
                 self.idle.park(index);
@@ -298,6 +338,7 @@ mod loom_models {
     fn world(expected: usize) -> Arc<World> {
         Arc::new(World {
             idle: Idle::new(2),
+            slot: Slot::new(),
             tasks: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
@@ -341,6 +382,28 @@ mod loom_models {
                 t.join().unwrap();
             }
             assert_eq!(w.done.load(SeqCst), 2);
+        });
+    }
+
+    /// Worker 1 is inside a long turn and puts a task into its slot, which it will not reach;
+    /// worker 0 goes to sleep meanwhile. Worker 0 is woken (or never sleeps) and takes the task
+    /// from the slot.
+    #[test]
+    fn loom_slot_task_of_a_busy_worker_is_never_stranded() {
+        loom::model(|| {
+            let w = world(1);
+            let idle_worker = {
+                let w = w.clone();
+                loom::thread::spawn(move || w.worker(0))
+            };
+            // Worker 1's long turn: fill the slot, notify, and never come back to it.
+            assert!(w
+                .slot
+                .put(NonNull::from(Box::leak(Box::new(1u32))))
+                .is_none());
+            w.idle.notify_one_after_seqcst_write();
+            idle_worker.join().unwrap();
+            assert_eq!(w.done.load(SeqCst), 1);
         });
     }
 }

@@ -4,6 +4,7 @@
 pub(crate) mod deterministic;
 pub(crate) mod idle;
 pub(crate) mod pool;
+pub(crate) mod slot;
 
 use deterministic::Deterministic;
 use pool::Pool;

@@ -3,37 +3,78 @@
 //! # Where a task goes
 //!
 //! - Scheduled by a task running on a worker of the same pool: into that worker's **next-task slot**.
-//!   If the slot was taken, its previous occupant moves to the back of the worker's deque (and an idle
-//!   worker may be woken to steal it). So a task that makes exactly one other task runnable hands it
-//!   over directly: the worker runs it next, with warm caches and without touching a deque, as CAF
-//!   chains actors and Verona keeps the last runnable behaviour.
+//!   If the slot was taken, its previous occupant goes to one of the worker's two queues (and an
+//!   idle worker may be woken to steal it). So a task that makes exactly one other task runnable
+//!   hands it over directly: the worker runs it next, with warm caches and without touching a queue,
+//!   as CAF chains actors and Verona keeps the last runnable behaviour.
 //! - Scheduled from any other thread: into the global **injector**, and one parked worker is woken.
 //! - Scheduled as *shared* (`Handle::schedule_shared`) by a task on a worker: to the back of that
-//!   worker's deque, where another worker can steal it, and an idle worker is woken. This is for
-//!   fan-out: the caller goes on with work of its own and wants the task to run beside it.
-//! - A task that yields (more work, but its turn is over) goes to the back of the worker's deque.
+//!   worker's wake queue, where another worker can steal it, and an idle worker is woken. This is
+//!   for fan-out: the caller goes on with work of its own and wants the task to run beside it.
+//! - A task that yields (more work, but its turn is over) goes to the back of the worker's wake
+//!   queue.
+//!
+//! A worker has two queues. Tasks *woken up* (an actor that received a message) wait in the **wake
+//! queue** (crossbeam's FIFO deque): served oldest first, fair among actors. Tasks *just created*
+//! ([`Handle::schedule_new`](crate::Handle::schedule_new): an actor's first scheduling) wait on the
+//! **spawn stack** (crossbeam's LIFO deque): the owner pops the newest, thieves steal the oldest. A
+//! task that creates several tasks in one turn (an actor spawning children) is thereby followed
+//! depth first, so the tasks alive at once stay few and their memory stays in cache. With one FIFO
+//! queue for all, a recursive program runs breadth first and the actors waiting at once grow with
+//! the width of the tree: on fib(25) (150,000 actors) that made a 22 MB working set and three
+//! times the time, against 8 MB depth first. Thieves take the oldest spawns, the roots of the
+//! largest subtrees, as in Cilk's work-first stealing.
 //!
 //! # What a worker runs next
 //!
-//! 1. The slot, unless `chain_bound` slot tasks ran in a row while other tasks wait in the deque or
-//!    the injector: then the slot's task moves to the back of the deque so the others get a turn (a
-//!    ping-pong pair cannot starve the rest). With nothing waiting, the chain goes on.
-//! 2. Every 61st turn, the injector first (so outside work is not starved by local work).
-//! 3. Its deque (FIFO), then a batch from the injector.
-//! 4. Otherwise it searches: steals a batch from the other workers, starting at a random victim.
+//! 1. Every 61st turn, the injector first (so outside work is not starved by local work); on the
+//!    turn halfway between, the *oldest* task of its spawn stack (so a task at the bottom waits at
+//!    most 61 turns, however fast new tasks arrive on top).
+//! 2. The slot, unless `chain_bound` slot tasks ran in a row while other tasks wait in its queues or
+//!    the injector: then the slot's task goes to the back of the wake queue so the others get a turn
+//!    (a ping-pong pair cannot starve the rest). With nothing waiting, the chain goes on.
+//! 3. Its wake queue (oldest first), then its spawn stack (newest first), then a batch from the
+//!    injector.
+//! 4. Otherwise it searches: steals a batch from the other workers (their wake queues, then their
+//!    spawn stacks), starting at a random victim, and keeps trying for up to 50 µs (in a pool of
+//!    more than one worker): fine-grained work (a master handing out terms of a few microseconds
+//!    each) comes back sooner than a parked thread wakes up.
+//!    While searching it also watches the other workers' slots, and takes a slot's task over
+//!    when its owner stays inside one turn (see below).
 //! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol).
+//!
+//! # The next-task slot is stealable
+//!
+//! A task in the slot waits for the end of its owner's current turn. Usually that is a moment
+//! away, but a turn can run long: a busy-wait, a long computation, a blocking wait for the very
+//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills and empties it with
+//! an atomic swap, and publishes a turn counter (a relaxed store per turn); a searching worker
+//! that found nothing in any queue takes a slot's task with one swap once it has seen the owner
+//! stay in the same turn for `SLOT_PATIENCE` (10 µs), as Go's scheduler takes a busy P's
+//! `runnext`. A ping-pong pair, whose turns are short, keeps running on one worker.
+//!
+//! Two rules make sure an idle worker is there to do it:
+//!
+//! - Filling an empty slot notifies like a push to a queue does ([`Idle`]'s "at most one
+//!   searcher" rule: a parked worker is woken only if no worker is searching). The slot's swap is
+//!   `SeqCst`, which stands in for the producer's fence.
+//! - A searching worker does not stop searching while it sees an occupied slot on another worker,
+//!   and the last searcher's final look before parking includes the slots. Either the producer's
+//!   wake check sees the searcher, which then sees the slot, or it sees no searcher and wakes one.
+//!
+//! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
 //!
 //! # States, quiescence and shutdown
 //!
 //! A worker is running, searching or parked (see `idle`). A worker parks only with an empty slot and
-//! an empty deque, so when every worker is parked, all work lies in the injector or in pending timers:
+//! empty queues, so when every worker is parked, all work lies in the injector or in pending timers:
 //! the pool is **quiescent** when all workers are parked, the injector is empty and no timer is
 //! pending. The last worker to park (and the timer thread after firing) checks this and wakes the
 //! threads blocked in `wait_quiescent`.
 //!
 //! **Shutdown** (dropping the [`Runtime`](crate::Runtime)): set `shutdown`, wake every worker, join
 //! them. A worker that sees `shutdown` stops running tasks and hands every task left in its slot and
-//! deque to the task's `shutdown` (which may schedule more, into the same queues, until they are empty).
+//! queues to the task's `shutdown` (which may schedule more, into the same queues, until they are empty).
 //! The runtime then drains the injector the same way. A task scheduled later still (by another thread
 //! holding an actor address, say) sees `shutdown` after pushing and drains the injector itself, so no
 //! task is ever stranded.
@@ -41,24 +82,44 @@
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
+use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
 use super::idle::Idle;
+use super::slot::Slot;
 use crate::metrics::{Counter, WorkerCounters};
 use crate::rng::Rng;
+use crate::runtime::REF_BATCH;
 use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
-use crate::task::{RunOutcome, TaskRef};
+use crate::task::{RunOutcome, TaskHeader, TaskRef};
 use crate::timer::Timers;
 
-/// How often (in turns) a worker looks at the injector before its own queues.
+/// How often (in turns) a worker looks at the injector before its own queues, and at the oldest
+/// task of its spawn stack.
 const INJECTOR_INTERVAL: u32 = 61;
+/// How long a searching worker keeps looking for work before it parks (see `Pool::spin_search`).
+const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
+/// Spin-loop hints between two looks while searching.
+const SPIN_PAUSES: u32 = 64;
+/// The turn (modulo [`INJECTOR_INTERVAL`]) at which a worker runs the oldest task of its spawn
+/// stack.
+const OLDEST_TURN: u32 = 30;
+/// How long a searching worker must see another worker stay in one turn, with a task in its slot,
+/// before it takes that task (see `Pool::steal_slot`). Long enough that a ping-pong pair, whose
+/// turns last a few hundred nanoseconds, is never split; short next to the turns it rescues.
+const SLOT_PATIENCE: Duration = Duration::from_micros(10);
 
 /// The shared part of the pool.
 pub(crate) struct Pool {
     injector: Injector<TaskRef>,
+    /// Thieves' ends of the workers' wake queues.
     stealers: Box<[Stealer<TaskRef>]>,
+    /// Thieves' ends of the workers' spawn stacks.
+    spawn_stealers: Box<[Stealer<TaskRef>]>,
+    /// The workers' next-task slots (see [`Slot`] and the module docs).
+    slots: Box<[Slot<TaskHeader>]>,
     pub(crate) idle: Idle,
     shutdown: AtomicBool,
     /// Set once shutdown has finished (workers joined, injector drained): nothing can run any more,
@@ -78,25 +139,46 @@ thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A worker's own queues, made with the pool and moved onto the worker's thread.
+pub(crate) struct LocalQueues {
+    /// Tasks woken up (made runnable again), oldest first.
+    wakes: Worker<TaskRef>,
+    /// Tasks just created, newest first for the owner (oldest first for thieves).
+    spawns: Worker<TaskRef>,
+}
+
 /// A worker's private state, on its thread's stack.
 struct WorkerCtx {
     pool: *const Pool,
     index: usize,
     local: Worker<TaskRef>,
-    slot: Cell<Option<TaskRef>>,
+    spawns: Worker<TaskRef>,
+    /// This worker's turns so far (published to thieves through its slot's turn counter).
+    turns: Cell<u32>,
+    /// Whether the slot's task was just created (it goes to `spawns` if displaced).
+    slot_is_new: Cell<bool>,
     chain: Cell<u32>,
     tick: Cell<u32>,
     rng: Cell<Rng>,
+    /// Runtime references this worker holds in bulk (see [`Pool::withdraw_ref`]).
+    refs: Cell<usize>,
 }
 
 impl Pool {
-    /// A pool for `num_workers` workers; returns it with the workers' deques, to be moved onto their
+    /// A pool for `num_workers` workers; returns it with the workers' queues, to be moved onto their
     /// threads.
-    pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<Worker<TaskRef>>) {
-        let locals: Vec<Worker<TaskRef>> = (0..num_workers).map(|_| Worker::new_fifo()).collect();
+    pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<LocalQueues>) {
+        let locals: Vec<LocalQueues> = (0..num_workers)
+            .map(|_| LocalQueues {
+                wakes: Worker::new_fifo(),
+                spawns: Worker::new_lifo(),
+            })
+            .collect();
         let pool = Pool {
             injector: Injector::new(),
-            stealers: locals.iter().map(Worker::stealer).collect(),
+            stealers: locals.iter().map(|q| q.wakes.stealer()).collect(),
+            spawn_stealers: locals.iter().map(|q| q.spawns.stealer()).collect(),
+            slots: (0..num_workers).map(|_| Slot::new()).collect(),
             idle: Idle::new(num_workers),
             shutdown: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
@@ -115,45 +197,71 @@ impl Pool {
     }
 
     /// Makes `task` runnable: into the current worker's slot if this thread is one of this pool's
-    /// workers, otherwise into the injector.
+    /// workers, otherwise into the injector. `new` says whether the task was just created (see the
+    /// module docs for where that sends it if it leaves the slot).
     #[inline]
-    pub(crate) fn schedule(&self, task: TaskRef) {
-        let ctx = CURRENT.with(Cell::get);
-        if !ctx.is_null() {
-            // SAFETY: CURRENT points to the WorkerCtx on this thread's stack while the worker loop runs
-            // (it is reset before the context is dropped); only this thread reads it.
-            let ctx = unsafe { &*ctx };
-            if ptr::eq(ctx.pool, self) {
-                self.schedule_local(ctx, task);
-                return;
-            }
+    pub(crate) fn schedule(&self, task: TaskRef, new: bool) {
+        match self.current() {
+            Some(ctx) => self.schedule_local(ctx, task, new),
+            None => self.schedule_remote(task),
         }
-        self.schedule_remote(task);
     }
 
     /// Makes `task` runnable where another worker can take it: the back of the current worker's
-    /// deque (waking an idle worker to steal it) if this thread is one of this pool's workers,
-    /// otherwise the injector.
+    /// wake queue (waking an idle worker to steal it) if this thread is one of this pool's
+    /// workers, otherwise the injector.
     pub(crate) fn schedule_shared(&self, task: TaskRef) {
-        let ctx = CURRENT.with(Cell::get);
-        if !ctx.is_null() {
-            // SAFETY: as in `schedule`.
-            let ctx = unsafe { &*ctx };
-            if ptr::eq(ctx.pool, self) {
+        match self.current() {
+            Some(ctx) => {
                 ctx.local.push(task);
                 self.notify_stealable();
-                return;
             }
+            None => self.schedule_remote(task),
         }
-        self.schedule_remote(task);
     }
 
+    /// Into the slot; a displaced task goes to a queue. Either way a parked worker may be woken
+    /// (under the "at most one searcher" rule): the task in the slot may wait for a long turn,
+    /// which only another worker can rescue it from (see "The next-task slot" in the module docs).
     #[inline]
-    fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef) {
-        if let Some(prev) = ctx.slot.replace(Some(task)) {
-            ctx.local.push(prev);
-            self.notify_stealable();
+    fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
+        let prev_new = ctx.slot_is_new.replace(new);
+        match self.slots[ctx.index].put(task.as_ptr()) {
+            // SAFETY: only `TaskRef`s are put into slots, and each leaves its slot once.
+            Some(prev) => self.push_local(ctx, unsafe { TaskRef::from_raw(prev) }, prev_new),
+            None => self.notify_slot(),
         }
+    }
+
+    /// After a task went into an empty slot: wakes a parked worker if none is searching. The
+    /// slot's `SeqCst` swap orders the wake check after the task is visible (outside loom, where
+    /// a `SeqCst` read-modify-write is not modelled as a full barrier, without a second fence).
+    #[inline]
+    fn notify_slot(&self) {
+        if self.num_workers() > 1 {
+            self.idle.notify_one_after_seqcst_write();
+        }
+    }
+
+    /// The task in this worker's own slot, if any.
+    #[inline]
+    fn take_own_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let task = self.slots[ctx.index].take()?;
+        // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
+        Some(unsafe { TaskRef::from_raw(task) })
+    }
+
+    /// Pushes onto one of this worker's queues and tells an idle worker there is something to
+    /// steal. Kept out of line: `schedule` is inlined into every send, and usually finds the slot
+    /// empty.
+    #[inline(never)]
+    fn push_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
+        if new {
+            ctx.spawns.push(task);
+        } else {
+            ctx.local.push(task);
+        }
+        self.notify_stealable();
     }
 
     fn schedule_remote(&self, task: TaskRef) {
@@ -171,9 +279,12 @@ impl Pool {
         }
     }
 
-    /// Whether any task waits in the injector or in a worker's deque.
+    /// Whether any task waits in the injector, in a worker's queues or in a worker's slot.
     fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.stealers.iter().any(|s| !s.is_empty())
+        !self.injector.is_empty()
+            || self.stealers.iter().any(|s| !s.is_empty())
+            || self.spawn_stealers.iter().any(|s| !s.is_empty())
+            || self.slots.iter().any(Slot::is_occupied)
     }
 
     /// Quiescent: every worker parked, nothing in the injector, no pending timer.
@@ -217,9 +328,7 @@ impl Pool {
 
     /// Whether the calling thread is one of this pool's workers.
     pub(crate) fn on_worker(&self) -> bool {
-        let ctx = CURRENT.with(Cell::get);
-        // SAFETY: see `schedule`.
-        !ctx.is_null() && ptr::eq(unsafe { (*ctx).pool }, self)
+        self.current().is_some()
     }
 
     /// Starts shutting down: no task runs any more once a worker sees the flag.
@@ -252,26 +361,86 @@ impl Pool {
         DRAINING.with(|d| d.set(false));
     }
 
-    /// The body of worker thread `index`.
-    pub(crate) fn run_worker(&self, index: usize, local: Worker<TaskRef>, timers: &Timers) {
+    /// The current thread's worker context, if it is one of this pool's workers.
+    #[inline]
+    fn current(&self) -> Option<&WorkerCtx> {
+        let ctx = CURRENT.with(Cell::get);
+        if ctx.is_null() {
+            return None;
+        }
+        // SAFETY: CURRENT points to the WorkerCtx on this thread's stack while the worker loop runs
+        // (it is reset before the context is dropped); only this thread reads it.
+        let ctx = unsafe { &*ctx };
+        ptr::eq(ctx.pool, self).then_some(ctx)
+    }
+
+    /// On one of this pool's workers, takes a runtime reference from the worker's bank and returns
+    /// true; an empty bank is first refilled with `REF_BATCH` references, which `refill(REF_BATCH)`
+    /// adds to the shared count. Off the pool, returns false (the caller counts the reference
+    /// itself). See [`Handle`](crate::Handle) for the scheme.
+    #[inline]
+    pub(crate) fn withdraw_ref(&self, refill: impl FnOnce(usize)) -> bool {
+        let Some(ctx) = self.current() else {
+            return false;
+        };
+        let banked = ctx.refs.get();
+        if banked == 0 {
+            refill(REF_BATCH);
+            ctx.refs.set(REF_BATCH - 1);
+        } else {
+            ctx.refs.set(banked - 1);
+        }
+        true
+    }
+
+    /// On one of this pool's workers, puts a runtime reference into the worker's bank and returns
+    /// true; a bank holding more than `2 * REF_BATCH` gives `REF_BATCH` back through
+    /// `give_back(REF_BATCH)`, which subtracts them from the shared count. Off the pool, returns
+    /// false.
+    #[inline]
+    pub(crate) fn deposit_ref(&self, give_back: impl FnOnce(usize)) -> bool {
+        let Some(ctx) = self.current() else {
+            return false;
+        };
+        let banked = ctx.refs.get() + 1;
+        if banked > 2 * REF_BATCH {
+            give_back(REF_BATCH);
+            ctx.refs.set(banked - REF_BATCH);
+        } else {
+            ctx.refs.set(banked);
+        }
+        true
+    }
+
+    /// The body of worker thread `index`. Returns the runtime references left in the worker's bank,
+    /// which the caller gives back.
+    pub(crate) fn run_worker(&self, index: usize, queues: LocalQueues, timers: &Timers) -> usize {
         let ctx = WorkerCtx {
             pool: self,
             index,
-            local,
-            slot: Cell::new(None),
+            local: queues.wakes,
+            spawns: queues.spawns,
+            turns: Cell::new(0),
+            slot_is_new: Cell::new(false),
             chain: Cell::new(0),
             tick: Cell::new(0),
             rng: Cell::new(Rng::new(index as u64 + 1)),
+            refs: Cell::new(0),
         };
         CURRENT.with(|c| c.set(&ctx));
         self.worker_loop(&ctx, timers);
         // Shutdown: release what is left here, including what those releases schedule.
         DRAINING.with(|d| d.set(true));
-        while let Some(task) = ctx.slot.take().or_else(|| ctx.local.pop()) {
+        while let Some(task) = self
+            .take_own_slot(&ctx)
+            .or_else(|| ctx.local.pop())
+            .or_else(|| ctx.spawns.pop())
+        {
             task.shutdown();
         }
         DRAINING.with(|d| d.set(false));
         CURRENT.with(|c| c.set(ptr::null()));
+        ctx.refs.get()
     }
 
     fn worker_loop(&self, ctx: &WorkerCtx, timers: &Timers) {
@@ -292,7 +461,7 @@ impl Pool {
                 searching = self.idle.try_start_search();
             }
             if searching {
-                if let Some(task) = self.steal(ctx) {
+                if let Some(task) = self.steal(ctx).or_else(|| self.spin_search(ctx)) {
                     searching = false;
                     self.idle.stop_search();
                     self.run_task(ctx, task);
@@ -323,32 +492,116 @@ impl Pool {
 
     #[inline]
     fn next_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
-        let tick = ctx.tick.get().wrapping_add(1);
+        // A countdown rather than a modulo: the check runs on every turn.
+        let tick = match ctx.tick.get() {
+            0 => INJECTOR_INTERVAL - 1,
+            t => t - 1,
+        };
         ctx.tick.set(tick);
-        if tick.is_multiple_of(INJECTOR_INTERVAL) {
-            if let Some(task) = self.steal_injector(ctx) {
-                return Some(task);
+        match tick {
+            0 => {
+                if let Some(task) = self.steal_injector(ctx) {
+                    return Some(task);
+                }
             }
+            OLDEST_TURN => {
+                if let Some(task) = self.oldest_spawn(ctx) {
+                    return Some(task);
+                }
+            }
+            _ => {}
         }
-        if let Some(task) = ctx.slot.take() {
+        if let Some(task) = self.take_own_slot(ctx) {
             let chain = ctx.chain.get();
             if chain < self.chain_bound {
                 ctx.chain.set(chain + 1);
                 self.count(ctx, Counter::Slot);
                 return Some(task);
             }
-            if ctx.local.is_empty() && self.injector.is_empty() {
-                // Nobody here is waiting for a turn: moving the chain to the deque would only
+            if ctx.local.is_empty() && ctx.spawns.is_empty() && self.injector.is_empty() {
+                // Nobody here is waiting for a turn: moving the chain to the queue would only
                 // invite another worker to steal one end of it.
                 ctx.chain.set(0);
                 self.count(ctx, Counter::Slot);
                 return Some(task);
             }
+            // The others get a turn: the chain's task queues behind the woken tasks waiting.
             ctx.local.push(task);
             self.notify_stealable();
         }
         ctx.chain.set(0);
-        ctx.local.pop().or_else(|| self.steal_injector(ctx))
+        ctx.local
+            .pop()
+            .or_else(|| ctx.spawns.pop())
+            .or_else(|| self.steal_injector(ctx))
+    }
+
+    /// A searching worker that found nothing keeps looking for a short while before it parks: work
+    /// often comes back within microseconds (a reply, the next request of a master handing out
+    /// work), and parking costs a futex wait here plus a futex wake on the thread that makes the
+    /// next task stealable, which then waits for this thread to be scheduled again. Only searching
+    /// workers spin (at most half the workers), and only in a pool of more than one.
+    ///
+    /// Besides the queues it watches the other workers' slots: a slot whose owner stays in one
+    /// turn for [`SLOT_PATIENCE`] is taken over (see [`Slot`]). It does not give up while it sees
+    /// an occupied slot, as that task may be stuck behind a turn that has just begun.
+    fn spin_search(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let n = self.num_workers();
+        if n == 1 {
+            return None;
+        }
+        let start = Instant::now();
+        let deadline = start + SPIN_BEFORE_PARK;
+        // Per worker: the turn last seen, and since when.
+        let mut seen: Vec<(u32, Instant)> = self.slots.iter().map(|s| (s.turn(), start)).collect();
+        loop {
+            for _ in 0..SPIN_PAUSES {
+                std::hint::spin_loop();
+            }
+            if self.shutdown.load(SeqCst) {
+                return None;
+            }
+            if let Some(task) = self.steal(ctx) {
+                return Some(task);
+            }
+            let now = Instant::now();
+            let mut occupied = false;
+            for (victim, slot) in self.slots.iter().enumerate() {
+                if victim == ctx.index {
+                    continue;
+                }
+                let turn = slot.turn();
+                if seen[victim].0 != turn {
+                    seen[victim] = (turn, now);
+                }
+                if !slot.is_occupied() {
+                    continue;
+                }
+                occupied = true;
+                if now.duration_since(seen[victim].1) >= SLOT_PATIENCE {
+                    if let Some(task) = slot.take() {
+                        self.count(ctx, Counter::Steal);
+                        // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out
+                        // once.
+                        return Some(unsafe { TaskRef::from_raw(task) });
+                    }
+                }
+            }
+            if now >= deadline && !occupied {
+                return None;
+            }
+        }
+    }
+
+    /// The oldest task of this worker's spawn stack (the end thieves take from).
+    fn oldest_spawn(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        loop {
+            match self.spawn_stealers[ctx.index].steal() {
+                Steal::Success(task) => return Some(task),
+                Steal::Retry => continue,
+                Steal::Empty => return None,
+            }
+        }
     }
 
     fn steal_injector(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
@@ -371,14 +624,21 @@ impl Pool {
             if victim == ctx.index {
                 continue;
             }
-            loop {
-                match self.stealers[victim].steal_batch_and_pop(&ctx.local) {
-                    Steal::Success(task) => {
-                        self.count(ctx, Counter::Steal);
-                        return Some(task);
+            // Woken tasks first (the victim's oldest), then the oldest of its spawns: the roots
+            // of its largest subtrees, which keep their depth-first order on the thief's stack.
+            for (stealers, dest) in [
+                (&self.stealers, &ctx.local),
+                (&self.spawn_stealers, &ctx.spawns),
+            ] {
+                loop {
+                    match stealers[victim].steal_batch_and_pop(dest) {
+                        Steal::Success(task) => {
+                            self.count(ctx, Counter::Steal);
+                            return Some(task);
+                        }
+                        Steal::Retry => continue,
+                        Steal::Empty => break,
                     }
-                    Steal::Retry => continue,
-                    Steal::Empty => break,
                 }
             }
         }
@@ -397,6 +657,9 @@ impl Pool {
     #[inline]
     fn run_task(&self, ctx: &WorkerCtx, task: TaskRef) {
         self.count(ctx, Counter::Task);
+        let turns = ctx.turns.get().wrapping_add(1);
+        ctx.turns.set(turns);
+        self.slots[ctx.index].begin_turn(turns);
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => {

@@ -73,6 +73,18 @@ pub fn spawn(handle: &Handle, run: impl FnOnce() + Send + 'static) {
     schedule_fn(handle, run, || {});
 }
 
+/// Like [`spawn`], but scheduled as a task just created (`Handle::schedule_new`).
+pub fn spawn_new(handle: &Handle, run: impl FnOnce() + Send + 'static) {
+    let task = Box::new(FnTask {
+        header: TaskHeader::new(&FN_VTABLE),
+        run: Box::new(run),
+        on_shutdown: Box::new(|| {}),
+    });
+    let header = NonNull::from(Box::leak(task)).cast::<TaskHeader>();
+    // SAFETY: as in `schedule_fn`.
+    unsafe { handle.schedule_new(TaskRef::from_raw(header)) };
+}
+
 /// What happened to the tasks of a test, for tasks that count themselves.
 #[derive(Default)]
 pub struct Tally {

@@ -1,0 +1,176 @@
+//! A worker's next-task slot: one task the owner runs next, which an idle worker may take over
+//! when the owner is stuck in a long turn.
+//!
+//! # Why it is shared
+//!
+//! A task scheduled from a running task goes into the worker's slot, so that a chain of hand-offs
+//! runs on one worker with warm caches and without touching a queue. If the slot were private to
+//! its worker, its task would wait for the end of the turn that scheduled it, however long that
+//! turn runs (a busy-wait, a long computation, a blocking wait for the very task in the slot) and
+//! however many workers sit idle. So the slot is an atomic pointer that other workers can empty,
+//! as the `runnext` slot of Go's scheduler is.
+//!
+//! # Protocol
+//!
+//! - The **owner** fills the slot with [`Slot::put`] (an atomic swap that returns the previous
+//!   occupant, which the owner queues) and empties it with [`Slot::take`] (a load, and a swap only
+//!   when the load saw a task). Before each turn it bumps the slot's **turn counter** with
+//!   [`Slot::begin_turn`]: a relaxed store to a line only it writes.
+//! - A **thief** (a searching worker that found nothing in any queue) reads a victim's turn counter
+//!   with [`Slot::turn`], and takes the victim's slot with the same [`Slot::take`] (a swap with null) only
+//!   after it saw the same turn counter for a while: the owner is then inside one long turn and
+//!   will not reach its slot soon. A slot whose owner moves on from turn to turn (a ping-pong
+//!   pair handing a message back and forth) is left alone, so the pair is not split across
+//!   workers for nothing.
+//! - Every hand-over is one atomic swap on the slot, so a task leaves the slot exactly once: by
+//!   the owner's `take`, by one thief's `take`, or as the previous occupant returned by `put`. The
+//!   swap that puts a task releases its contents; the swap that takes it acquires them.
+//!
+//! The wake-up side (who notices that a slot holds a task while every other worker is parked) is
+//! the pool's: see `pool.rs`.
+
+use std::ptr::{self, NonNull};
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+
+/// One worker's next-task slot and turn counter, on a cache line of their own.
+pub(crate) struct Slot<T> {
+    inner: CachePadded<SlotInner<T>>,
+}
+
+struct SlotInner<T> {
+    task: AtomicPtr<T>,
+    turn: AtomicU32,
+}
+
+impl<T> Slot<T> {
+    /// An empty slot at turn 0.
+    pub(crate) fn new() -> Slot<T> {
+        Slot {
+            inner: CachePadded::new(SlotInner {
+                task: AtomicPtr::new(ptr::null_mut()),
+                turn: AtomicU32::new(0),
+            }),
+        }
+    }
+
+    /// Owner only: puts `task` into the slot and returns the task it displaced, if any.
+    ///
+    /// The swap is `SeqCst`: the pool's wake check that follows it (a `SeqCst` load of the idle
+    /// state) then cannot be ordered before it, which is one half of the Dekker argument that a
+    /// parking worker sees either this task or the producer sees it (see `pool.rs`).
+    #[inline]
+    pub(crate) fn put(&self, task: NonNull<T>) -> Option<NonNull<T>> {
+        NonNull::new(self.inner.task.swap(task.as_ptr(), Ordering::SeqCst))
+    }
+
+    /// Any worker: takes the slot's task, if any (the owner before a turn, a thief, the owner
+    /// draining at shutdown). A load first, so that an empty slot (the common case between
+    /// chains) costs no read-modify-write.
+    #[inline]
+    pub(crate) fn take(&self) -> Option<NonNull<T>> {
+        if self.inner.task.load(Ordering::Relaxed).is_null() {
+            return None;
+        }
+        NonNull::new(self.inner.task.swap(ptr::null_mut(), Ordering::Acquire))
+    }
+
+    /// Whether the slot holds a task (a snapshot, for the wake check before parking).
+    #[inline]
+    pub(crate) fn is_occupied(&self) -> bool {
+        !self.inner.task.load(Ordering::SeqCst).is_null()
+    }
+
+    /// Owner only: marks the start of a new turn. `turn` is the owner's own count of its turns.
+    #[inline]
+    pub(crate) fn begin_turn(&self, turn: u32) {
+        self.inner.turn.store(turn, Ordering::Relaxed);
+    }
+
+    /// The owner's turn counter (a snapshot, for thieves).
+    #[inline]
+    pub(crate) fn turn(&self) -> u32 {
+        self.inner.turn.load(Ordering::Relaxed)
+    }
+}
+
+/// Loom models of the slot: an owner and a thief never lose a task and never both get one. Run
+/// with `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p motet-runtime --lib --release
+/// loom`.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::Slot;
+    use loom::sync::Arc;
+    use std::ptr::NonNull;
+
+    fn task(n: u32) -> NonNull<u32> {
+        NonNull::from(Box::leak(Box::new(n)))
+    }
+
+    /// Frees a task and returns its number (each task is freed once, by whoever got it).
+    fn run(t: NonNull<u32>) -> u32 {
+        // SAFETY: every task pointer comes from `task` (a leaked box) and leaves the slot exactly
+        // once, so it is turned back into its box exactly once.
+        *unsafe { Box::from_raw(t.as_ptr()) }
+    }
+
+    /// The owner puts two tasks (the second displacing the first unless a thief took it) and then
+    /// takes what is left; a thief steals meanwhile. Each task is run exactly once.
+    #[test]
+    fn loom_owner_and_thief_run_each_task_once() {
+        loom::model(|| {
+            let slot = Arc::new(Slot::<u32>::new());
+            let thief = {
+                let slot = slot.clone();
+                loom::thread::spawn(move || {
+                    let mut got = Vec::new();
+                    for _ in 0..2 {
+                        if let Some(t) = slot.take() {
+                            got.push(run(t));
+                        }
+                    }
+                    got
+                })
+            };
+            let mut got = Vec::new();
+            slot.begin_turn(1);
+            if let Some(prev) = slot.put(task(1)) {
+                got.push(run(prev));
+            }
+            slot.begin_turn(2);
+            if let Some(prev) = slot.put(task(2)) {
+                got.push(run(prev));
+            }
+            if let Some(t) = slot.take() {
+                got.push(run(t));
+            }
+            got.extend(thief.join().unwrap());
+            got.sort_unstable();
+            assert_eq!(got, vec![1, 2]);
+            assert!(!slot.is_occupied());
+        });
+    }
+
+    /// Two thieves race for one task in the slot while the owner tries to take it: exactly one of
+    /// the three gets it.
+    #[test]
+    fn loom_one_task_goes_to_one_taker() {
+        loom::model(|| {
+            let slot = Arc::new(Slot::<u32>::new());
+            assert!(slot.put(task(7)).is_none());
+            let thieves: Vec<_> = (0..2)
+                .map(|_| {
+                    let slot = slot.clone();
+                    loom::thread::spawn(move || slot.take().map(run))
+                })
+                .collect();
+            let mut got: Vec<u32> = slot.take().map(run).into_iter().collect();
+            for t in thieves {
+                got.extend(t.join().unwrap());
+            }
+            assert_eq!(got, vec![7]);
+        });
+    }
+}
