@@ -51,7 +51,7 @@ pub(crate) fn failed(error: String) -> Outcome {
 #[cfg(test)]
 pub(crate) fn validates(bench: &crate::bench::Benchmark, sets: &[(&str, f64)]) -> Vec<Outcome> {
     use crate::bench::Model;
-    use crate::benchmarks::test_support::{params, run};
+    use crate::benchmarks::testing::{params, run_iterations as run};
 
     let params = params(bench, sets);
     let mut outcomes = Vec::new();

@@ -43,8 +43,6 @@ pub mod uct;
 mod boc_driver;
 mod busy_wait;
 #[cfg(test)]
-mod test_support;
-#[cfg(test)]
 mod testing;
 
 /// The argument Savina's fork-join benchmarks pass to [`perform_computation`].

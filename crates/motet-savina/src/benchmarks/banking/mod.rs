@@ -267,7 +267,7 @@ fn check_balances(expected: &Expected, accounts: &[AccountReport]) -> Result<(),
 mod tests {
     use super::{check, AccountReport, Config, Workload, BENCHMARK, INITIAL_BALANCE};
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{params, rejects, validates};
+    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
 
     fn workload(a: f64, n: f64) -> Workload {
         Workload::from_params(&params(&BENCHMARK, &[("a", a), ("n", n)])).unwrap()

@@ -209,7 +209,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 mod tests {
     use super::{check, Config, Tally, BENCHMARK};
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{params, rejects, validates};
+    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()

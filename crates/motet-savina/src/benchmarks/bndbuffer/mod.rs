@@ -244,7 +244,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, process, Config, Tally, BENCHMARK};
-    use crate::benchmarks::test_support::{params, rejects, validates};
+    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
 
     /// SPEC.md: K(25) = −11482.378824363414 (Java's `Math.log`; glibc's may differ in a last bit).
     #[test]

@@ -146,7 +146,7 @@ pub(crate) fn check(cfg: &Config, rounds: Option<u64>, draws: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, BENCHMARK};
-    use crate::benchmarks::test_support::{params, rejects, validates};
+    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
 
     /// SPEC.md: 494,000 busy-wait calls, only the 100 odd smokers, at most 21 rounds each.
     #[test]

@@ -269,7 +269,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, serve, Config, Request, Tally, BENCHMARK, DATA_LIMIT};
-    use crate::benchmarks::test_support::{params, rejects, validates};
+    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()

@@ -256,7 +256,7 @@ pub(crate) fn check(cfg: &Config, results: u64, list: Option<&SortedList>) -> Ou
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Request, SortedList, BENCHMARK};
-    use crate::benchmarks::test_support::{params, rejects, validates};
+    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
 
     /// SPEC.md (LCG era): 16,126 writes, 10 `Size` and 143,864 `Contains` requests at the defaults.
     #[test]

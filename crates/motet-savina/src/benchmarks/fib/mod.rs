@@ -97,7 +97,9 @@ mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{params, rejects, run, validates};
+    use crate::benchmarks::testing::{
+        params, rejects_alike as rejects, run_iterations as run, validates,
+    };
 
     /// fib by the closed form (Binet), rounded: independent of the recursion and of the iteration in
     /// `Config`.

@@ -184,7 +184,7 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
 mod tests {
     use super::{check, direct_sum, Config, BENCHMARK};
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{params, validates};
+    use crate::benchmarks::testing::{params, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()

@@ -203,7 +203,7 @@ pub(crate) fn check(cfg: &Config, meals: u64, denials: u64, forks: Option<&Forks
 mod tests {
     use super::{check, Config, Forks, BENCHMARK};
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{rejects, validates};
+    use crate::benchmarks::testing::{rejects_alike as rejects, validates};
 
     #[test]
     fn neighbours_never_share_a_fork() {

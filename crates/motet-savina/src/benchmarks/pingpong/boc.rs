@@ -112,7 +112,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
 mod tests {
     use super::super::BENCHMARK;
     use crate::bench::Model;
-    use crate::benchmarks::test_support::{params, run};
+    use crate::benchmarks::testing::{params, run_iterations as run};
 
     /// Two iterations on one prepared program, on one and on two workers, and an edge size: each
     /// validates with the expected result.

@@ -245,7 +245,7 @@ pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u6
 mod tests {
     use super::{check, merge, partition, quicksort_seq, Config, Position, BENCHMARK, DEFAULTS};
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::validates;
+    use crate::benchmarks::testing::validates;
 
     #[test]
     fn default_input_has_savinas_sum() {

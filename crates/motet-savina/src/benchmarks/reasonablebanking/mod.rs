@@ -289,7 +289,9 @@ mod tests {
     use super::{check, Config, Ledger, BENCHMARK, INITIAL_BALANCE};
     use crate::bench::Model;
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{params, rejects, run, validates};
+    use crate::benchmarks::testing::{
+        params, rejects_alike as rejects, run_iterations as run, validates,
+    };
 
     fn cfg() -> Config {
         Config {

@@ -198,7 +198,9 @@ mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::test_support::{params, rejects, run, validates};
+    use crate::benchmarks::testing::{
+        params, rejects_alike as rejects, run_iterations as run, validates,
+    };
 
     /// The composite trapezoid rule over the whole interval, written independently of the workers:
     /// h·(f(l)/2 + f(l + h) + … + f(r − h) + f(r)/2).
