@@ -93,12 +93,13 @@ pub(crate) struct Header {
     pub(crate) state: AtomicUsize,
     /// The system the process belongs to; released when the allocation is freed.
     system: ManuallyDrop<Arc<SystemShared>>,
-    /// The process's slot in its system's registry (written and read under the registry's lock).
+    /// The process's shard and entry in its system's registry: written once when it registers,
+    /// before it is scheduled, and read when it leaves.
     pub(crate) registry_slot: std::cell::UnsafeCell<usize>,
 }
 
 // SAFETY: the header is shared between the workers that run the process and the threads that wake
-// it: `state` is atomic, `registry_slot` is only touched under the registry's lock, the rest is
+// it: `state` is atomic, `registry_slot` is written before the process is shared, the rest is
 // immutable while the process lives.
 unsafe impl Sync for Header {}
 // SAFETY: as above; the future behind the header is `Send` (required by `spawn`).

@@ -2,12 +2,14 @@
 //! reach the ones parked on channels (a parked process is referenced only by the wait queues it sits
 //! in, so without the registry a cycle of parked processes could never be released).
 //!
-//! It is sharded to keep spawning and finishing cheap on several workers: a process's shard is
-//! derived from its address, so spawns and completions on different workers rarely meet on one lock.
-//! Each shard is a slab: a vector of entries, each either a process pointer (even: headers are
-//! aligned) or a link in the list of free entries (odd). Registering takes a free entry, leaving puts
-//! it back; neither touches another process's memory. The process keeps its entry's index in its
-//! header.
+//! It is sharded to keep spawning and finishing cheap on several workers: each thread registers the
+//! processes it spawns in a shard of its own (threads are dealt shards in turn, see [`home_shard`]),
+//! so spawns on different workers rarely meet on one lock, and one thread's spawns fill consecutive
+//! entries of one vector instead of scattering over every shard (a driver that forks thousands of
+//! processes touches a few cache lines of the registry, not one per shard). Each shard is a slab: a
+//! vector of entries, each either a process pointer (even: headers are aligned) or a link in the list
+//! of free entries (odd). Registering takes a free entry, leaving puts it back; neither touches
+//! another process's memory. The process keeps its shard and entry index in its header.
 
 use std::ptr::NonNull;
 
@@ -45,18 +47,13 @@ impl Registry {
         }
     }
 
-    fn shard(&self, header: NonNull<Header>) -> &SpinLock<Shard> {
-        // Fibonacci hashing of the address: neighbouring allocations land in different shards.
-        let h = (header.as_ptr() as usize as u64 >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        &self.shards[(h >> (64 - SHARDS.trailing_zeros())) as usize]
-    }
-
     /// Registers a process; false if the registry was closed (the system shut down).
     ///
     /// # Safety
     /// `header` is a live process that is not registered.
     pub(crate) unsafe fn insert(&self, header: NonNull<Header>) -> bool {
-        let mut shard = self.shard(header).lock();
+        let home = home_shard();
+        let mut shard = self.shards[home].lock();
         if shard.closed {
             return false;
         }
@@ -70,8 +67,9 @@ impl Registry {
             shard.entries.len() - 1
         };
         shard.live += 1;
-        // SAFETY: the slot is only touched under this shard's lock, which we hold.
-        unsafe { *header.as_ref().registry_slot.get() = index };
+        // SAFETY: the slot is written here, before the process is shared, and read by `remove`,
+        // which the process's run calls after it was scheduled (a release/acquire hand-over).
+        unsafe { *header.as_ref().registry_slot.get() = index * SHARDS + home };
         true
     }
 
@@ -80,9 +78,10 @@ impl Registry {
     /// # Safety
     /// `header` is a live, registered process.
     pub(crate) unsafe fn remove(&self, header: NonNull<Header>) -> bool {
-        let mut shard = self.shard(header).lock();
         // SAFETY: as in `insert`.
-        let index = unsafe { *header.as_ref().registry_slot.get() };
+        let slot = unsafe { *header.as_ref().registry_slot.get() };
+        let (index, home) = (slot / SHARDS, slot % SHARDS);
+        let mut shard = self.shards[home].lock();
         debug_assert_eq!(shard.entries[index], header.as_ptr() as usize);
         shard.entries[index] = (shard.free << 1) | 1;
         shard.free = index + 1;
@@ -110,4 +109,34 @@ impl Registry {
             }
         }
     }
+}
+
+/// The shard the calling thread registers its spawns in: dealt in turn to threads as they first
+/// spawn (a worker keeps its shard for its life), so that up to `SHARDS` threads spawn without
+/// sharing a lock.
+fn home_shard() -> usize {
+    #[cfg(not(loom))]
+    {
+        use std::cell::Cell;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        /// The next shard to deal.
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        thread_local! {
+            static HOME: Cell<usize> = const { Cell::new(usize::MAX) };
+        }
+        HOME.with(|home| {
+            let mut shard = home.get();
+            if shard == usize::MAX {
+                // Relaxed: only spreads threads over shards; any value is correct.
+                shard = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+                home.set(shard);
+            }
+            shard
+        })
+    }
+    // Under loom one shard serves every thread: every spawn and completion meets on one lock, the
+    // case worth exploring.
+    #[cfg(loom)]
+    0
 }

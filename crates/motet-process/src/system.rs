@@ -23,8 +23,10 @@ use crate::process::{self, Cell, Header};
 use crate::registry::Registry;
 
 /// Default number of steps a process may take per scheduling before it yields (see
-/// [`ProcessSystemBuilder::steps`]).
-pub const DEFAULT_STEPS: u32 = 64;
+/// [`ProcessSystemBuilder::steps`]): as many as the messages a motet actor handles per turn
+/// (`motet_actor::DEFAULT_BATCH`), so that a process reading its channel and an actor reading its
+/// mailbox go back to the scheduler equally often.
+pub const DEFAULT_STEPS: u32 = 128;
 
 /// Panics caught in processes.
 #[derive(Default)]
@@ -74,6 +76,25 @@ impl SystemShared {
         // notified process completes only in a run); the state word guarantees a single scheduling.
         unsafe {
             self.handle.schedule(TaskRef::from_raw(header.cast()))
+        };
+        #[cfg(loom)]
+        self.ready.lock().unwrap().push_back(ReadyPtr(header));
+    }
+
+    /// Hands a new process to the runtime for its first run: as [`schedule`](SystemShared::schedule),
+    /// but from a worker a process displaced from the next-task slot waits on the worker's spawn
+    /// stack (newest first) instead of its queue of woken tasks (oldest first). A process that
+    /// spawns many (a driver forking workers, a broker starting its clients) has the newest, whose
+    /// allocation is still in cache, run first, as the runtime does for actors an actor spawns.
+    ///
+    /// # Safety
+    /// As for [`schedule`](SystemShared::schedule).
+    #[inline]
+    pub(crate) unsafe fn schedule_new(&self, header: NonNull<Header>) {
+        #[cfg(not(loom))]
+        // SAFETY: as in `schedule`.
+        unsafe {
+            self.handle.schedule_new(TaskRef::from_raw(header.cast()))
         };
         #[cfg(loom)]
         self.ready.lock().unwrap().push_back(ReadyPtr(header));
@@ -307,7 +328,7 @@ impl ProcessSystem {
             return;
         }
         // SAFETY: a new process starts notified, and nobody else has seen it: ours to schedule.
-        unsafe { process::schedule(header) };
+        unsafe { self.shared.schedule_new(header) };
     }
 
     /// The number of processes alive (spawned and not yet finished).
