@@ -33,6 +33,7 @@ use super::waiter::{
     wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, SKIPPED, UNLINKED, WAITING,
 };
 use crate::lock::SpinLock;
+use crate::process;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
 /// One sender in `handles`.
@@ -372,7 +373,21 @@ impl<T> Chan<T> {
             // SAFETY: DONE (acquired) means the channel moved a value in and let go of the entry.
             return RecvPoll::Ready(Some(unsafe { entry.take_value() }));
         }
-        let waker = WaitWaker::for_entry(cx.waker(), entry as *const Waiter<T> as *const ());
+        // Who the entry will wake, should it park: a process's own waker is a pointer, made under
+        // the lock only if needed (a receive that finds a value never needs it); any other waker is
+        // cloned before locking, since cloning it runs foreign code.
+        let mut foreign = match process::header_of(cx.waker()) {
+            Some(_) => None,
+            None => Some(WaitWaker::for_entry(
+                cx.waker(),
+                entry as *const Waiter<T> as *const (),
+            )),
+        };
+        let mut waker = || {
+            foreign.take().unwrap_or_else(|| {
+                WaitWaker::for_entry(cx.waker(), entry as *const Waiter<T> as *const ())
+            })
+        };
         let mut woken = None;
         let mut replaced = None;
         let result = {
@@ -387,7 +402,7 @@ impl<T> Chan<T> {
                     // SAFETY: we hold the lock the entry is linked under.
                     unsafe {
                         if !entry.will_wake(cx.waker()) {
-                            replaced = entry.prepare(waker, group);
+                            replaced = entry.prepare(waker(), group);
                         }
                     }
                     RecvPoll::Pending
@@ -407,7 +422,7 @@ impl<T> Chan<T> {
                         // SAFETY: we hold the lock; the entry is pinned in its future, whose drop
                         // unlinks it.
                         unsafe {
-                            replaced = entry.prepare(waker, group);
+                            replaced = entry.prepare(waker(), group);
                             st.receivers.push_back(entry);
                         }
                         RecvPoll::Pending
