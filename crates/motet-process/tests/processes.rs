@@ -225,3 +225,62 @@ fn processes_spawn_processes() {
         system.wait().unwrap();
     });
 }
+
+#[test]
+fn processes_spawned_from_many_threads_are_counted_and_shut_down() {
+    // Each spawning thread registers its processes in a shard of its own: the count and shutdown
+    // must still see all of them, wherever they finish.
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let received = Arc::new(AtomicUsize::new(0));
+    let (threads, per_thread) = (8, 250);
+    let spawners: Vec<_> = (0..threads)
+        .map(|_| {
+            let system = system.clone();
+            let (dropped, received) = (dropped.clone(), received.clone());
+            std::thread::spawn(move || {
+                (0..per_thread)
+                    .map(|_| {
+                        let (tx, rx) = channel::unbounded::<usize>();
+                        let guard = DropCount(dropped.clone());
+                        let received = received.clone();
+                        system.spawn(async move {
+                            let _guard = guard;
+                            if let Ok(v) = rx.recv().await {
+                                received.fetch_add(v, SeqCst);
+                            }
+                        });
+                        tx
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let senders: Vec<_> = spawners
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    rt.wait_quiescent();
+    assert_eq!(
+        system.live(),
+        threads * per_thread,
+        "every process is parked"
+    );
+    // Half of them get their value and finish on the workers, not on the threads that spawned them.
+    for tx in senders.iter().step_by(2) {
+        tx.send(1).unwrap();
+    }
+    rt.wait_quiescent();
+    let half = threads * per_thread / 2;
+    assert_eq!(received.load(SeqCst), half);
+    assert_eq!(system.live(), half);
+    system.shutdown();
+    assert_eq!(system.live(), 0);
+    assert_eq!(
+        dropped.load(SeqCst),
+        threads * per_thread,
+        "every process's future was dropped once"
+    );
+    drop(senders);
+}
