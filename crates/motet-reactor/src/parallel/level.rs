@@ -16,6 +16,14 @@
 //! goes idle (returns its permit): it clears its `active` flag, then looks at the queue once more
 //! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
 //! idle and activates it again).
+//!
+//! **Levels of one reaction.** A worker playing the scheduler runs a level that holds a single
+//! reaction itself, on the spot, instead of publishing it: nobody else could run it any sooner, and
+//! publishing would cost a round of atomics on the queue and another turn as the scheduler (the
+//! message-passing programs, pingpong, threadring, count, are made of such levels). Up to
+//! [`INLINE_BUDGET`] reactions in a row; then the level is published as any other, so that a long
+//! chain still passes through the queue now and then. The driver thread never runs reactions
+//! inline: it publishes, and the workers run the program.
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
@@ -29,6 +37,10 @@ use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
 use crate::trace::Recorder;
+
+/// How many single-reaction levels a worker playing the scheduler runs inline before it publishes
+/// one through the queue (see the module docs).
+const INLINE_BUDGET: u32 = 1024;
 
 /// The scheduler's state, touched by whoever plays the scheduler (one at a time by the protocol;
 /// the mutex is never contended).
@@ -114,7 +126,7 @@ pub(crate) fn run(
     let sh = &shared;
     sh.driver.drive(prog, || {
         let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-        let next = sh.advance(&mut core);
+        let next = sh.advance(&mut core, false);
         drop(core);
         match next {
             Ok(width) => {
@@ -148,8 +160,9 @@ impl Core {
 
 impl Shared<'_> {
     /// Plays the scheduler: takes in the finished level's effects, then publishes the next level
-    /// (returns its width) or returns what the driver must do.
-    fn advance(&self, core: &mut Core) -> Result<usize, Next> {
+    /// (returns its width) or returns what the driver must do. With `inline` (a worker, not the
+    /// driver), levels of one reaction run here and now (see the module docs).
+    fn advance(&self, core: &mut Core, inline: bool) -> Result<usize, Next> {
         let prog = self.prog;
         if let Some(e) = self.panics.lock().unwrap_or_else(|e| e.into_inner()).take() {
             core.engine.fail(e);
@@ -172,10 +185,36 @@ impl Shared<'_> {
             batch.clear();
         }
         let mut from = core.level + 1;
+        let mut budget = if inline { INLINE_BUDGET } else { 0 };
         loop {
             if core.in_tag {
                 if let Some(l) = core.next_level(from) {
                     core.nonempty[l / 64] &= !(1 << (l % 64));
+                    if budget > 0 && core.queues[l].len() == 1 {
+                        budget -= 1;
+                        let r = core.queues[l][0];
+                        core.queues[l].clear();
+                        core.level = l;
+                        // SAFETY: every lower level of this tag has finished, and `r` is the only
+                        // reaction of its level: nothing else runs.
+                        if let Some(e) = unsafe { execute_guarded(prog, r as usize, self.recorder) }
+                        {
+                            core.engine.fail(e);
+                        }
+                        let Core {
+                            engine,
+                            queues,
+                            nonempty,
+                            ..
+                        } = &mut *core;
+                        engine.complete(prog, r, &mut |t| {
+                            let l = prog.level(t as usize) as usize;
+                            queues[l].push(t);
+                            nonempty[l / 64] |= 1 << (l % 64);
+                        });
+                        from = l + 1;
+                        continue;
+                    }
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
                     core.level = l;
@@ -254,7 +293,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
             if sh.queue.finish_one() {
                 let next = {
                     let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-                    sh.advance(&mut core)
+                    sh.advance(&mut core, true)
                 };
                 match next {
                     Ok(width) => sh.wake(width, Some(runner.index)),

@@ -27,7 +27,10 @@
 //! one worker with warm caches). A runner claims its fair share of what is released (the released
 //! count over the number of workers, at least one): on a wide tag the lock is taken once per share
 //! rather than once per reaction, and for a chain it is one lock per reaction; never a task
-//! hand-off per reaction. Released reactions have no pending ancestor, so the reactions of a share
+//! hand-off per reaction. When the one released reaction is also the only pending one (a chain,
+//! as in the message-passing programs), the runner runs it while still holding the lock: nobody
+//! else could run or complete anything meanwhile, and it saves letting go of the lock and taking
+//! it again per reaction. Released reactions have no pending ancestor, so the reactions of a share
 //! are independent of each other and may run in any order.
 //!
 //! **Wake-up.** A runner that claims a share and leaves reactions released activates idle runners
@@ -368,6 +371,19 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
         if ran >= TURN {
             // Stay active (not idle): the runner is queued again by yielding.
             break RunOutcome::Yield;
+        }
+        if left == 1 && core.pending == 1 {
+            // The tag's only pending reaction (a chain): run it without letting go of the lock,
+            // as nothing else can run or complete meanwhile (see the module docs).
+            let r = core.released.pop().expect("one released reaction");
+            // SAFETY: released, and the only pending reaction of the tag: every triggered
+            // predecessor has completed and nothing else runs.
+            if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
+                panics.push(e);
+            }
+            ran += 1;
+            sh.completed(&mut core, &[r], &mut panics);
+            continue;
         }
         let take = left.div_ceil(workers);
         share.clear();
