@@ -69,39 +69,49 @@ struct Ops {
     cancel: unsafe fn(NonNull<Core>),
     /// Drops what the block still holds and frees it.
     free: unsafe fn(NonNull<Core>),
+    /// Where the slots start, in bytes from the block's start (the same for every block of one
+    /// type, whatever the number of slots).
+    slots_offset: usize,
 }
 
-/// The untyped head of a behaviour block (72 bytes on 64-bit targets). A 64-byte head (the slots'
-/// offset moved to `Ops`, the 4-byte fields paired) makes a single-cown unit `when` a 112-byte
-/// block instead of 120, but measured worse with mimalloc: its aligned allocation leaves the fast
-/// path for 112-byte blocks far more often (about 110 more instructions per `when` under
-/// callgrind), and the peak memory of 1M pending behaviours did not change.
+/// The untyped head of a behaviour block: 64 bytes on 64-bit targets, one cache line, so that a
+/// single-cown `when` whose closure captures nothing and returns `()` is a 112-byte block (the
+/// slots' offset lives in `Ops`, and the 4-byte fields are paired). The block size is what a chain
+/// of pending behaviours costs in memory traffic: a million pending `when`s on one cown are a
+/// million blocks, written at spawn and read back when they run.
 #[repr(C)]
 pub(crate) struct Core {
     /// At offset 0: the block is a runtime task.
     task: TaskHeader,
     /// The behaviour's grant count (the protocol points to it).
     gate: Gate,
+    /// How many slots follow the block (at `ops.slots_offset`).
+    nslots: u32,
     /// The result hand-over with the promise.
     pub(crate) completion: Completion,
     ops: &'static Ops,
-    /// How many slots follow the block, and where they start (bytes from the block's start).
-    nslots: u32,
-    slots_offset: u32,
-    phase: Cell<Phase>,
     /// The bounded cown's completion count when last checked (modulo 2^32: only changes matter).
     deferred_seen: Cell<u32>,
+    phase: Cell<Phase>,
     /// The bounded cown whose backlog defers this behaviour's release (holding one reference).
     deferred_on: Cell<Option<NonNull<CownHeader>>>,
 }
+
+#[cfg(all(target_pointer_width = "64", not(loom)))]
+const _: () = assert!(std::mem::size_of::<Core>() == 64);
 
 /// A block's head with its result cell: `Head<R>`'s layout does not depend on the closure, so a
 /// `Promise<R>` finds the result.
 #[repr(C)]
 pub(crate) struct Head<R> {
     core: Core,
-    pub(crate) result: UnsafeCell<Option<Result<R, WhenError>>>,
+    pub(crate) result: UnsafeCell<Option<Outcome<R>>>,
 }
+
+/// What a behaviour leaves for its promise. The error is boxed: errors are rare, and a boxed one
+/// keeps the cell at the size of `R` plus a word (16 bytes for `()`, not 24), which is one size
+/// class less for the block of a two-cown `when` returning `()`.
+pub(crate) type Outcome<R> = Result<R, Box<WhenError>>;
 
 /// A whole block, less its slots, which follow it.
 #[repr(C)]
@@ -123,12 +133,12 @@ impl Core {
     /// The slots, in the order the cowns were named.
     #[inline]
     fn slots(&self) -> &[Slot] {
-        // SAFETY: `nslots` initialised slots follow the block at `slots_offset`, alive as long as
-        // the block.
+        // SAFETY: `nslots` initialised slots follow the block at `ops.slots_offset`, alive as long
+        // as the block.
         unsafe {
             std::slice::from_raw_parts(
                 (self as *const Core)
-                    .byte_add(self.slots_offset as usize)
+                    .byte_add(self.ops.slots_offset)
                     .cast::<Slot>(),
                 self.nslots as usize,
             )
@@ -184,7 +194,26 @@ fn block_layout<R, F>(n: usize) -> (Layout, usize) {
     let (layout, offset) = Layout::new::<Block<R, F>>()
         .extend(Layout::array::<Slot>(n).expect("too many cowns in one `when`"))
         .expect("behaviour too large");
+    debug_assert_eq!(offset, slots_offset::<R, F>());
     (layout.pad_to_align(), offset)
+}
+
+/// The layout [`block_layout`] gave a block of `n` slots when it was allocated, without its
+/// overflow checks (for freeing: the hot path of every behaviour).
+#[inline]
+fn allocated_layout<R, F>(n: usize) -> Layout {
+    let align = std::mem::align_of::<Block<R, F>>().max(std::mem::align_of::<Slot>());
+    let size = (slots_offset::<R, F>() + n * std::mem::size_of::<Slot>()).next_multiple_of(align);
+    debug_assert_eq!(size, block_layout::<R, F>(n).0.size());
+    // SAFETY: `block_layout` built a layout of this size and alignment, without overflow, when the
+    // block was allocated.
+    unsafe { Layout::from_size_align_unchecked(size, align) }
+}
+
+/// The slots' offset in a block with closure `F` and result `R`: the block rounded up to a slot's
+/// alignment (what `Layout::extend` computes, as a constant).
+const fn slots_offset<R, F>() -> usize {
+    std::mem::size_of::<Block<R, F>>().next_multiple_of(std::mem::align_of::<Slot>())
 }
 
 struct Kind<Sh, F, R>(std::marker::PhantomData<(Sh, F, R)>);
@@ -203,6 +232,7 @@ where
         step: step::<Sh, F, R>,
         cancel: cancel::<F, R>,
         free: free::<F, R>,
+        slots_offset: slots_offset::<R, F>(),
     };
 }
 
@@ -234,12 +264,11 @@ where
                 core: Core {
                     task: TaskHeader::new(Kind::<S::Shape, F, R>::VTABLE),
                     gate: Gate::new(n, alone),
+                    nslots: u32::try_from(n).expect("too many cowns in one `when`"),
                     completion: Completion::new(),
                     ops: Kind::<S::Shape, F, R>::OPS,
-                    nslots: u32::try_from(n).expect("too many cowns in one `when`"),
-                    slots_offset: u32::try_from(slots_offset).expect("behaviour too large"),
-                    phase: Cell::new(Phase::Pending),
                     deferred_seen: Cell::new(0),
+                    phase: Cell::new(Phase::Pending),
                     deferred_on: Cell::new(None),
                 },
                 result: UnsafeCell::new(None),
@@ -726,6 +755,7 @@ where
     if c.phase.get() != Phase::Pending {
         return poll_deferred(core);
     }
+    prefetch_successors(c);
     let block = core.cast::<Block<R, F>>();
     // SAFETY: the closure is taken once, by the one run of the behaviour.
     let f = unsafe { ManuallyDrop::take(&mut *(*block.as_ptr()).closure.get()) };
@@ -736,7 +766,7 @@ where
         f(unsafe { Sh::view(SlotView::new(c.slots()), 0) })
     }));
     CURRENT.with(|cur| cur.set(previous));
-    let result = outcome.map_err(|payload| WhenError::Panicked(panic_message(&*payload)));
+    let result = outcome.map_err(|payload| Box::new(WhenError::Panicked(panic_message(&*payload))));
     // SAFETY: only the running behaviour writes the result before completion.
     unsafe { *(*block.as_ptr()).head.result.get() = Some(result) };
     if let Some(bounded) = c.deferred_on.get() {
@@ -749,6 +779,57 @@ where
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
     Step::Done(unsafe { finish(core) })
+}
+
+/// Asks the processor to fetch the behaviours that will run after `c` on its first cown, if they
+/// are already queued there, while `c`'s closure runs: the next one and the one after it.
+///
+/// The next one is the behaviour this worker most likely runs next (it is handed over to the same
+/// worker, see [`run`]), and its block was written when it was spawned, often long ago and far
+/// away: when the pending chains of several cowns interleave (one `when` per receiver,
+/// round-robin, as fjthrput does), each block in a chain is a cache miss on its slot (read by the
+/// release) and on its head (read to schedule and run it). Fetching two ahead gives the lines the
+/// time of two behaviours to arrive; the second one's address is read from the first one's slot,
+/// fetched by the previous behaviour.
+///
+/// Only a slot's address is known; the head is assumed to be where it is in a block of `c`'s type,
+/// the common case of a chain of one kind of behaviour. If a successor is of another type, the
+/// hint fetches a line it will not use, and nothing else happens: a prefetch reads nothing and
+/// cannot fault.
+#[inline]
+fn prefetch_successors(c: &Core) {
+    let Some(next) = c.slots()[0].successor() else {
+        return;
+    };
+    prefetch_block(next, c.ops.slots_offset);
+    // SAFETY: `c` runs, so its first slot is granted and not released: its writer successor
+    // `next` waits for that release and stays allocated (see `Slot::successor`).
+    if let Some(after) = unsafe { next.as_ref() }.successor() {
+        prefetch_block(after, c.ops.slots_offset);
+    }
+}
+
+/// Prefetches the slot at `slot` and the head of its block, assumed `slots_offset` bytes before.
+#[inline(always)]
+fn prefetch_block(slot: NonNull<Slot>, slots_offset: usize) {
+    let slot = slot.as_ptr().cast::<u8>().cast_const();
+    let head = slot.wrapping_sub(slots_offset);
+    prefetch(head);
+    prefetch(head.wrapping_add(64));
+    prefetch(slot);
+}
+
+/// A hint to fetch the cache line at `p`: `p` need not point to live memory, nothing is read.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch instruction neither reads nor writes memory as the program sees it and
+    // cannot fault, whatever the address; SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// A turn of a behaviour whose release is deferred: release once the bounded cown is below its
@@ -840,7 +921,7 @@ unsafe fn cancel<F, R>(core: NonNull<Core>) {
         // SAFETY: the closure was never taken (in the other phases, it ran).
         unsafe {
             ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
-            *(*block.as_ptr()).head.result.get() = Some(Err(WhenError::Cancelled));
+            *(*block.as_ptr()).head.result.get() = Some(Err(Box::new(WhenError::Cancelled)));
         }
     }
     // SAFETY: the result is written.
@@ -857,8 +938,7 @@ unsafe fn free<F, R>(core: NonNull<Core>) {
         let n = (*core.as_ptr()).nslots as usize;
         (*core.as_ptr()).completion.clear();
         ptr::drop_in_place((*block.as_ptr()).head.result.get());
-        let (layout, _) = block_layout::<R, F>(n);
-        alloc_cache::release(block.cast(), layout);
+        alloc_cache::release(block.cast(), allocated_layout::<R, F>(n));
     }
 }
 
