@@ -46,18 +46,37 @@ use crate::promise::Promise;
 use crate::protocol::{self, Gate, Grant, Queue, Slot};
 use crate::scratch::Scratch;
 use crate::set::{CownSet, Shape, SlotView, SlotWriter};
+use crate::sync::atomic::Ordering;
 
-/// Where a behaviour is in its life, as seen by its task (touched only by the thread running it).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Waiting for its cowns, or runnable.
-    Pending,
-    /// The closure ran; the release of its cowns is deferred by backpressure, and the task has not
-    /// yet let the rest of the worker's queue run.
-    Deferred,
-    /// As `Deferred`, after at least one turn at the back of the queue: a check that finds the
-    /// bounded cown without progress since the previous one releases.
-    Deferring,
+/// The state of a behaviour whose release backpressure defers, kept in its spent gate (see
+/// [`Gate::spent`]): bit 0 is set after the task's first turn at the back of the queue (a check
+/// that then finds the bounded cown without progress since the previous one releases), and the
+/// other bits hold the bounded cown's completion count when last checked, modulo 2^31 (only
+/// changes matter).
+#[derive(Clone, Copy)]
+struct Deferral(u32);
+
+impl Deferral {
+    const TURNED: u32 = 1;
+
+    /// Just deferred, with the bounded cown at `completed` completions.
+    fn new(completed: usize) -> Deferral {
+        Deferral((completed as u32) << 1)
+    }
+
+    /// After a turn, with the bounded cown at `completed` completions.
+    fn turned(completed: usize) -> Deferral {
+        Deferral(((completed as u32) << 1) | Deferral::TURNED)
+    }
+
+    fn has_turned(self) -> bool {
+        self.0 & Deferral::TURNED != 0
+    }
+
+    /// Whether the count moved since this state was recorded.
+    fn progressed(self, completed: usize) -> bool {
+        self.0 >> 1 != ((completed as u32) << 1) >> 1
+    }
 }
 
 /// The type-specific operations of a behaviour, for code that does not know its types.
@@ -74,11 +93,11 @@ struct Ops {
     slots_offset: usize,
 }
 
-/// The untyped head of a behaviour block: 64 bytes on 64-bit targets, one cache line, so that a
-/// single-cown `when` whose closure captures nothing and returns `()` is a 112-byte block (the
-/// slots' offset lives in `Ops`, and the 4-byte fields are paired). The block size is what a chain
-/// of pending behaviours costs in memory traffic: a million pending `when`s on one cown are a
-/// million blocks, written at spawn and read back when they run.
+/// The untyped head of a behaviour block: 56 bytes on 64-bit targets, so that a single-cown `when`
+/// whose closure captures nothing and returns `()` is a 96-byte block (the slots' offset lives in
+/// `Ops`, the 4-byte fields are paired, and a deferred release keeps its state in the spent gate).
+/// The block size is what a chain of pending behaviours costs in memory traffic: a million pending
+/// `when`s on one cown are a million blocks, written at spawn and read back when they run.
 #[repr(C)]
 pub(crate) struct Core {
     /// At offset 0: the block is a runtime task.
@@ -90,15 +109,12 @@ pub(crate) struct Core {
     /// The result hand-over with the promise.
     pub(crate) completion: Completion,
     ops: &'static Ops,
-    /// The bounded cown's completion count when last checked (modulo 2^32: only changes matter).
-    deferred_seen: Cell<u32>,
-    phase: Cell<Phase>,
     /// The bounded cown whose backlog defers this behaviour's release (holding one reference).
     deferred_on: Cell<Option<NonNull<CownHeader>>>,
 }
 
 #[cfg(all(target_pointer_width = "64", not(loom)))]
-const _: () = assert!(std::mem::size_of::<Core>() == 64);
+const _: () = assert!(std::mem::size_of::<Core>() == 56);
 
 /// A block's head with its result cell: `Head<R>`'s layout does not depend on the closure, so a
 /// `Promise<R>` finds the result.
@@ -152,6 +168,17 @@ impl Core {
     fn runtime(&self) -> &Handle {
         // SAFETY: the first slot's cown is alive while the behaviour waits or runs.
         unsafe { &CownHeader::from_queue(self.slots()[0].queue()).runtime }
+    }
+
+    /// The state of the deferred release.
+    fn deferral(&self) -> Deferral {
+        Deferral(self.gate.spent().load(Ordering::Relaxed))
+    }
+
+    fn set_deferral(&self, deferral: Deferral) {
+        // Relaxed: only the thread running the behaviour's task touches its spent gate, and the
+        // runtime orders a task's turns.
+        self.gate.spent().store(deferral.0, Ordering::Relaxed);
     }
 
     #[inline]
@@ -267,8 +294,6 @@ where
                     nslots: u32::try_from(n).expect("too many cowns in one `when`"),
                     completion: Completion::new(),
                     ops: Kind::<S::Shape, F, R>::OPS,
-                    deferred_seen: Cell::new(0),
-                    phase: Cell::new(Phase::Pending),
                     deferred_on: Cell::new(None),
                 },
                 result: UnsafeCell::new(None),
@@ -480,14 +505,18 @@ fn spawn_many<R>(built: Built) -> Promise<R> {
             .iter()
             .filter(|g| **g != Grant::No)
             .count();
-        // SAFETY: the gate waits for its grants plus the spawner's hold.
-        unsafe {
-            protocol::resolve(
-                NonNull::from(&(*core.as_ptr()).gate),
-                granted as u32 + 1,
-                &mut |g| schedule_gate(g),
-            )
-        };
+        // SAFETY: the block is alive: the behaviour cannot run before the spawner's hold is given.
+        let gate = unsafe { NonNull::from(&(*core.as_ptr()).gate) };
+        if granted == requests.len() {
+            // Every cown was granted to this spawner, so no other thread holds a grant to count
+            // down (a grant not made during the enqueue is made by a predecessor's release, the
+            // grant cascade or the last reader, and there is none left): the behaviour is
+            // runnable, without the atomic decrement.
+            schedule_gate(gate);
+        } else {
+            // SAFETY: the gate waits for its grants plus the spawner's hold.
+            unsafe { protocol::resolve(gate, granted as u32 + 1, &mut |g| schedule_gate(g)) };
+        }
     }
     // SAFETY: as in `spawn_one`.
     unsafe { Promise::pending(core, deterministic) }
@@ -752,11 +781,13 @@ where
 {
     // SAFETY: the caller's contract.
     let c = unsafe { core.as_ref() };
-    if c.phase.get() != Phase::Pending {
+    let block = core.cast::<Block<R, F>>();
+    // SAFETY: only the thread running the behaviour touches the result before completion.
+    if unsafe { (*(*block.as_ptr()).head.result.get()).is_some() } {
+        // The closure ran: the release was deferred.
         return poll_deferred(core);
     }
     prefetch_successors(c);
-    let block = core.cast::<Block<R, F>>();
     // SAFETY: the closure is taken once, by the one run of the behaviour.
     let f = unsafe { ManuallyDrop::take(&mut *(*block.as_ptr()).closure.get()) };
     let previous = CURRENT.with(|cur| cur.replace(Some(core)));
@@ -770,11 +801,9 @@ where
     // SAFETY: only the running behaviour writes the result before completion.
     unsafe { *(*block.as_ptr()).head.result.get() = Some(result) };
     if let Some(bounded) = c.deferred_on.get() {
-        c.phase.set(Phase::Deferred);
         // SAFETY: we hold a reference to the bounded cown.
         let bound = unsafe { bounded.as_ref() }.bound.as_deref();
-        c.deferred_seen
-            .set(bound.map_or(0, |b| b.completed() as u32));
+        c.set_deferral(Deferral::new(bound.map_or(0, |b| b.completed())));
         return Step::Deferred;
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
@@ -842,10 +871,10 @@ fn poll_deferred(core: NonNull<Core>) -> Step {
     if let Some(bounded) = c.deferred_on.get() {
         // SAFETY: we hold a reference to the bounded cown.
         if let Some(bound) = unsafe { bounded.as_ref() }.bound.as_deref() {
-            let completed = bound.completed() as u32;
-            let first = c.phase.replace(Phase::Deferring) == Phase::Deferred;
-            if bound.is_full() && (first || completed != c.deferred_seen.get()) {
-                c.deferred_seen.set(completed);
+            let completed = bound.completed();
+            let last = c.deferral();
+            c.set_deferral(Deferral::turned(completed));
+            if bound.is_full() && (!last.has_turned() || last.progressed(completed)) {
                 return Step::Deferred;
             }
         }
@@ -914,11 +943,10 @@ unsafe fn shutdown(task: NonNull<TaskHeader>) {
 }
 
 unsafe fn cancel<F, R>(core: NonNull<Core>) {
-    // SAFETY: the caller's contract (a behaviour that will not run).
-    let c = unsafe { core.as_ref() };
-    if c.phase.get() == Phase::Pending {
-        let block = core.cast::<Block<R, F>>();
-        // SAFETY: the closure was never taken (in the other phases, it ran).
+    let block = core.cast::<Block<R, F>>();
+    // SAFETY: the caller's contract (a behaviour that will not run, touched by this thread only).
+    if unsafe { (*(*block.as_ptr()).head.result.get()).is_none() } {
+        // SAFETY: the closure was never taken (once it ran, the result is written).
         unsafe {
             ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
             *(*block.as_ptr()).head.result.get() = Some(Err(Box::new(WhenError::Cancelled)));

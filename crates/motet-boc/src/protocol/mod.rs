@@ -294,6 +294,12 @@ impl Gate {
         }
     }
 
+    /// The gate's word, for its behaviour's own use once the behaviour is runnable: the gate is
+    /// then spent (no grant is left to count) and the protocol never reads it again.
+    pub(crate) fn spent(&self) -> &AtomicU32 {
+        &self.pending
+    }
+
     /// Whether this gate skips counting.
     #[inline]
     pub(crate) fn is_single(&self) -> bool {
