@@ -1,7 +1,7 @@
 //! mimalloc as the global allocator through its C API, the way motet-savina links it: plain
 //! `mi_malloc` for every layout whose alignment the allocator guarantees anyway (up to 16 bytes),
 //! `mi_malloc_aligned` only beyond. The `mimalloc` crate's allocator sends every layout through
-//! `mi_malloc_aligned`, whose generic path some block sizes (112 bytes, a single-cown `when`) take
+//! `mi_malloc_aligned`, whose generic path some block sizes (112 bytes, for one) take
 //! on most calls; measuring with it would charge `when` a cost the benchmark suite does not pay.
 
 use std::alloc::{GlobalAlloc, Layout};
