@@ -333,7 +333,23 @@ where
         return Err(WhenError::NoCowns);
     }
     let (core, slots) = allocate_block(cowns, f, n, alone);
-    // SAFETY: all `n` slots are initialised now, and still private.
+    // SAFETY: a fresh block of this type with `n` initialised, private slots.
+    unsafe { distinct_requests::<F, R>(core, slots, n, alone) }
+}
+
+/// Sorts the requests of a freshly built behaviour and resolves duplicates (see
+/// [`sort_requests`]); a rejected behaviour's closure is dropped and its block freed.
+///
+/// # Safety
+/// `core` is a fresh block of closure `F` and result `R`, never shared, whose `n` slots at `slots`
+/// are initialised, on cowns the caller holds handles to.
+unsafe fn distinct_requests<F, R>(
+    core: NonNull<Core>,
+    slots: NonNull<Slot>,
+    n: usize,
+    alone: bool,
+) -> Result<Built, WhenError> {
+    // SAFETY: the caller's contract.
     let requests = match unsafe { sort_requests(slots, n) } {
         Ok(requests) => requests,
         Err(e) => {
@@ -497,29 +513,75 @@ fn spawn_many<R>(built: Built) -> Promise<R> {
         }
     } else {
         let mut grants = Scratch::filled(Grant::No, requests.len());
-        // SAFETY: fresh slots sorted by cown id, distinct, gate counting the spawner's hold; the
-        // spawner holds handles to the cowns.
-        unsafe { protocol::enqueue_batch(requests, grants.as_mut_slice()) };
-        let granted = grants
-            .as_slice()
-            .iter()
-            .filter(|g| **g != Grant::No)
-            .count();
-        // SAFETY: the block is alive: the behaviour cannot run before the spawner's hold is given.
-        let gate = unsafe { NonNull::from(&(*core.as_ptr()).gate) };
-        if granted == requests.len() {
-            // Every cown was granted to this spawner, so no other thread holds a grant to count
-            // down (a grant not made during the enqueue is made by a predecessor's release, the
-            // grant cascade or the last reader, and there is none left): the behaviour is
-            // runnable, without the atomic decrement.
-            schedule_gate(gate);
-        } else {
-            // SAFETY: the gate waits for its grants plus the spawner's hold.
-            unsafe { protocol::resolve(gate, granted as u32 + 1, &mut |g| schedule_gate(g)) };
-        }
+        // SAFETY: the caller's contract, passed on.
+        unsafe { enqueue_requests(core, requests, grants.as_mut_slice()) };
     }
     // SAFETY: as in `spawn_one`.
     unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Spawns a behaviour over two cowns, the common multi-cown `when`: two distinct cowns are ordered
+/// with one comparison, on the stack, without the sort and scratch buffers of the general path
+/// (which a cown named twice still takes).
+#[inline]
+fn spawn_two<S, F, R>(cowns: &S, f: F) -> Promise<R>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (core, slots) = allocate_block(cowns, f, 2, true);
+    // SAFETY: the block has two initialised slots.
+    let (a, b) = (slots, unsafe { slots.add(1) });
+    // SAFETY: the spawner holds handles to the cowns.
+    let header = |s: NonNull<Slot>| unsafe { CownHeader::from_queue(s.as_ref().queue()) };
+    let (first, second) = (header(a), header(b));
+    let requests = match first.id.cmp(&second.id) {
+        std::cmp::Ordering::Less => [a, b],
+        std::cmp::Ordering::Greater => [b, a],
+        std::cmp::Ordering::Equal => {
+            // SAFETY: a fresh block of this type with two initialised, private slots.
+            let built = unsafe { distinct_requests::<F, R>(core, slots, 2, true) };
+            return match built {
+                Ok(built) => spawn_many(built),
+                Err(e) => Promise::failed(e),
+            };
+        }
+    };
+    throttle_all(&requests);
+    let deterministic = deterministic_runtime(first);
+    let mut grants = [Grant::No; 2];
+    // SAFETY: two fresh, distinct slots sorted by cown id, the gate counting them and the
+    // spawner's hold, on cowns the spawner holds handles to.
+    unsafe { enqueue_requests(core, &requests, &mut grants) };
+    // SAFETY: as in `spawn_one`.
+    unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Enqueues the requests of a behaviour spawned alone over several cowns, and makes it runnable
+/// if it got all of them.
+///
+/// # Safety
+/// `requests` are the fresh slots of `core`, at least two, sorted by cown id and distinct; the gate
+/// counts them and the spawner's hold; the spawner holds handles to the cowns; `grants` is as long
+/// as `requests`.
+#[inline]
+unsafe fn enqueue_requests(core: NonNull<Core>, requests: &[NonNull<Slot>], grants: &mut [Grant]) {
+    // SAFETY: the caller's contract.
+    unsafe { protocol::enqueue_batch(requests, grants) };
+    let granted = grants.iter().filter(|g| **g != Grant::No).count();
+    // SAFETY: the block is alive: the behaviour cannot run before the spawner's hold is given.
+    let gate = unsafe { NonNull::from(&(*core.as_ptr()).gate) };
+    if granted == requests.len() {
+        // Every cown was granted to this spawner, so no other thread holds a grant to count
+        // down (a grant not made during the enqueue is made by a predecessor's release, the
+        // grant cascade or the last reader, and there is none left): the behaviour is
+        // runnable, without the atomic decrement.
+        schedule_gate(gate);
+    } else {
+        // SAFETY: the gate waits for its grants plus the spawner's hold.
+        unsafe { protocol::resolve(gate, granted as u32 + 1, &mut |g| schedule_gate(g)) };
+    }
 }
 
 /// Spawns a behaviour that runs `f` with the cowns of `cowns` once it has acquired all of them, and
@@ -569,8 +631,10 @@ where
     F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
     R: Send + 'static,
 {
-    if cowns.count() == 1 {
-        return spawn_one(&cowns, f);
+    match cowns.count() {
+        1 => return spawn_one(&cowns, f),
+        2 => return spawn_two(&cowns, f),
+        _ => {}
     }
     match build(&cowns, f, true) {
         Ok(built) => spawn_many(built),
