@@ -6,6 +6,8 @@
 //! `tell` and `when` lines of one group, measured in the same run. The allocator is mimalloc, as in
 //! the Savina harness.
 
+#[path = "support/plain_mimalloc.rs"]
+mod plain_mimalloc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -14,7 +16,7 @@ use motet_boc::{when, Cown};
 use motet_runtime::Runtime;
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
 
 const COUNT: u64 = 100_000;
 const HOPS: u64 = 100_000;

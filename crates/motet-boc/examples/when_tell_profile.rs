@@ -6,9 +6,12 @@
 //! target/release/examples/when_tell_profile count when 100000
 //! ```
 //!
-//! Arguments: `count|pingpong`, `when|tell`, the number of messages (default 100,000) and of
+//! Arguments: `count|pingpong|fanout` (fanout: rounds of one message to each of 60 receivers, the
+//! shape of fjthrput), `when|tell`, the number of messages (default 100,000) and of
 //! repetitions (default 1). Prints the median wall time of the repetitions.
 
+#[path = "../benches/support/plain_mimalloc.rs"]
+mod plain_mimalloc;
 use std::time::{Duration, Instant};
 
 use motet_actor::{spawn, Actor, Addr, Context};
@@ -16,7 +19,7 @@ use motet_boc::{when, Cown};
 use motet_runtime::Runtime;
 
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
 
 enum CounterMsg {
     Increment,
@@ -139,6 +142,60 @@ fn pingpong_when(rt: &Runtime, n: u64) {
     rt.wait_quiescent();
 }
 
+/// Receivers of the fan-out workload (fjthrput's default).
+const FANOUT: usize = 60;
+
+struct Receiver(u64);
+
+impl Actor for Receiver {
+    type Msg = ();
+    fn handle(&mut self, _ctx: &mut Context<'_, Self>, _msg: ()) {
+        self.0 += 1;
+    }
+}
+
+struct Sender(Vec<Addr<()>>);
+
+impl Actor for Sender {
+    type Msg = u64;
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, rounds: u64) {
+        for _ in 0..rounds {
+            for r in &self.0 {
+                let _ = r.tell(());
+            }
+        }
+        ctx.stop();
+    }
+}
+
+fn fanout_tell(rt: &Runtime, n: u64) {
+    let receivers = (0..FANOUT)
+        .map(|_| spawn(rt.handle(), Receiver(0)))
+        .collect();
+    let sender = spawn(rt.handle(), Sender(receivers));
+    let _ = sender.tell(n / FANOUT as u64);
+    drop(sender);
+    rt.wait_quiescent();
+}
+
+fn fanout_when(rt: &Runtime, n: u64) {
+    let receivers: Vec<Cown<u64>> = (0..FANOUT).map(|_| Cown::new(rt.handle(), 0)).collect();
+    let sender = Cown::new(rt.handle(), ());
+    let rounds = n / FANOUT as u64;
+    let rs = receivers.clone();
+    when(&sender, move |_| {
+        for _ in 0..rounds {
+            for r in &rs {
+                when(r, |count| *count += 1);
+            }
+        }
+    });
+    rt.wait_quiescent();
+    for r in receivers {
+        assert_eq!(r.try_unwrap().ok(), Some(rounds));
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let bench = args.get(1).map_or("count", String::as_str);
@@ -150,8 +207,10 @@ fn main() {
         ("count", "tell") => count_tell,
         ("pingpong", "when") => pingpong_when,
         ("pingpong", "tell") => pingpong_tell,
+        ("fanout", "when") => fanout_when,
+        ("fanout", "tell") => fanout_tell,
         _ => {
-            eprintln!("usage: when_tell_profile count|pingpong when|tell [N] [REPS]");
+            eprintln!("usage: when_tell_profile count|pingpong|fanout when|tell [N] [REPS]");
             std::process::exit(2);
         }
     };

@@ -46,18 +46,37 @@ use crate::promise::Promise;
 use crate::protocol::{self, Gate, Grant, Queue, Slot};
 use crate::scratch::Scratch;
 use crate::set::{CownSet, Shape, SlotView, SlotWriter};
+use crate::sync::atomic::Ordering;
 
-/// Where a behaviour is in its life, as seen by its task (touched only by the thread running it).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Waiting for its cowns, or runnable.
-    Pending,
-    /// The closure ran; the release of its cowns is deferred by backpressure, and the task has not
-    /// yet let the rest of the worker's queue run.
-    Deferred,
-    /// As `Deferred`, after at least one turn at the back of the queue: a check that finds the
-    /// bounded cown without progress since the previous one releases.
-    Deferring,
+/// The state of a behaviour whose release backpressure defers, kept in its spent gate (see
+/// [`Gate::spent`]): bit 0 is set after the task's first turn at the back of the queue (a check
+/// that then finds the bounded cown without progress since the previous one releases), and the
+/// other bits hold the bounded cown's completion count when last checked, modulo 2^31 (only
+/// changes matter).
+#[derive(Clone, Copy)]
+struct Deferral(u32);
+
+impl Deferral {
+    const TURNED: u32 = 1;
+
+    /// Just deferred, with the bounded cown at `completed` completions.
+    fn new(completed: usize) -> Deferral {
+        Deferral((completed as u32) << 1)
+    }
+
+    /// After a turn, with the bounded cown at `completed` completions.
+    fn turned(completed: usize) -> Deferral {
+        Deferral(((completed as u32) << 1) | Deferral::TURNED)
+    }
+
+    fn has_turned(self) -> bool {
+        self.0 & Deferral::TURNED != 0
+    }
+
+    /// Whether the count moved since this state was recorded.
+    fn progressed(self, completed: usize) -> bool {
+        self.0 >> 1 != ((completed as u32) << 1) >> 1
+    }
 }
 
 /// The type-specific operations of a behaviour, for code that does not know its types.
@@ -69,39 +88,46 @@ struct Ops {
     cancel: unsafe fn(NonNull<Core>),
     /// Drops what the block still holds and frees it.
     free: unsafe fn(NonNull<Core>),
+    /// Where the slots start, in bytes from the block's start (the same for every block of one
+    /// type, whatever the number of slots).
+    slots_offset: usize,
 }
 
-/// The untyped head of a behaviour block (72 bytes on 64-bit targets). A 64-byte head (the slots'
-/// offset moved to `Ops`, the 4-byte fields paired) makes a single-cown unit `when` a 112-byte
-/// block instead of 120, but measured worse with mimalloc: its aligned allocation leaves the fast
-/// path for 112-byte blocks far more often (about 110 more instructions per `when` under
-/// callgrind), and the peak memory of 1M pending behaviours did not change.
+/// The untyped head of a behaviour block: 56 bytes on 64-bit targets, so that a single-cown `when`
+/// whose closure captures nothing and returns `()` is a 96-byte block (the slots' offset lives in
+/// `Ops`, the 4-byte fields are paired, and a deferred release keeps its state in the spent gate).
+/// The block size is what a chain of pending behaviours costs in memory traffic: a million pending
+/// `when`s on one cown are a million blocks, written at spawn and read back when they run.
 #[repr(C)]
 pub(crate) struct Core {
     /// At offset 0: the block is a runtime task.
     task: TaskHeader,
     /// The behaviour's grant count (the protocol points to it).
     gate: Gate,
+    /// How many slots follow the block (at `ops.slots_offset`).
+    nslots: u32,
     /// The result hand-over with the promise.
     pub(crate) completion: Completion,
     ops: &'static Ops,
-    /// How many slots follow the block, and where they start (bytes from the block's start).
-    nslots: u32,
-    slots_offset: u32,
-    phase: Cell<Phase>,
-    /// The bounded cown's completion count when last checked (modulo 2^32: only changes matter).
-    deferred_seen: Cell<u32>,
     /// The bounded cown whose backlog defers this behaviour's release (holding one reference).
     deferred_on: Cell<Option<NonNull<CownHeader>>>,
 }
+
+#[cfg(all(target_pointer_width = "64", not(loom)))]
+const _: () = assert!(std::mem::size_of::<Core>() == 56);
 
 /// A block's head with its result cell: `Head<R>`'s layout does not depend on the closure, so a
 /// `Promise<R>` finds the result.
 #[repr(C)]
 pub(crate) struct Head<R> {
     core: Core,
-    pub(crate) result: UnsafeCell<Option<Result<R, WhenError>>>,
+    pub(crate) result: UnsafeCell<Option<Outcome<R>>>,
 }
+
+/// What a behaviour leaves for its promise. The error is boxed: errors are rare, and a boxed one
+/// keeps the cell at the size of `R` plus a word (16 bytes for `()`, not 24), which is one size
+/// class less for the block of a two-cown `when` returning `()`.
+pub(crate) type Outcome<R> = Result<R, Box<WhenError>>;
 
 /// A whole block, less its slots, which follow it.
 #[repr(C)]
@@ -123,12 +149,12 @@ impl Core {
     /// The slots, in the order the cowns were named.
     #[inline]
     fn slots(&self) -> &[Slot] {
-        // SAFETY: `nslots` initialised slots follow the block at `slots_offset`, alive as long as
-        // the block.
+        // SAFETY: `nslots` initialised slots follow the block at `ops.slots_offset`, alive as long
+        // as the block.
         unsafe {
             std::slice::from_raw_parts(
                 (self as *const Core)
-                    .byte_add(self.slots_offset as usize)
+                    .byte_add(self.ops.slots_offset)
                     .cast::<Slot>(),
                 self.nslots as usize,
             )
@@ -142,6 +168,17 @@ impl Core {
     fn runtime(&self) -> &Handle {
         // SAFETY: the first slot's cown is alive while the behaviour waits or runs.
         unsafe { &CownHeader::from_queue(self.slots()[0].queue()).runtime }
+    }
+
+    /// The state of the deferred release.
+    fn deferral(&self) -> Deferral {
+        Deferral(self.gate.spent().load(Ordering::Relaxed))
+    }
+
+    fn set_deferral(&self, deferral: Deferral) {
+        // Relaxed: only the thread running the behaviour's task touches its spent gate, and the
+        // runtime orders a task's turns.
+        self.gate.spent().store(deferral.0, Ordering::Relaxed);
     }
 
     #[inline]
@@ -184,7 +221,26 @@ fn block_layout<R, F>(n: usize) -> (Layout, usize) {
     let (layout, offset) = Layout::new::<Block<R, F>>()
         .extend(Layout::array::<Slot>(n).expect("too many cowns in one `when`"))
         .expect("behaviour too large");
+    debug_assert_eq!(offset, slots_offset::<R, F>());
     (layout.pad_to_align(), offset)
+}
+
+/// The layout [`block_layout`] gave a block of `n` slots when it was allocated, without its
+/// overflow checks (for freeing: the hot path of every behaviour).
+#[inline]
+fn allocated_layout<R, F>(n: usize) -> Layout {
+    let align = std::mem::align_of::<Block<R, F>>().max(std::mem::align_of::<Slot>());
+    let size = (slots_offset::<R, F>() + n * std::mem::size_of::<Slot>()).next_multiple_of(align);
+    debug_assert_eq!(size, block_layout::<R, F>(n).0.size());
+    // SAFETY: `block_layout` built a layout of this size and alignment, without overflow, when the
+    // block was allocated.
+    unsafe { Layout::from_size_align_unchecked(size, align) }
+}
+
+/// The slots' offset in a block with closure `F` and result `R`: the block rounded up to a slot's
+/// alignment (what `Layout::extend` computes, as a constant).
+const fn slots_offset<R, F>() -> usize {
+    std::mem::size_of::<Block<R, F>>().next_multiple_of(std::mem::align_of::<Slot>())
 }
 
 struct Kind<Sh, F, R>(std::marker::PhantomData<(Sh, F, R)>);
@@ -203,6 +259,7 @@ where
         step: step::<Sh, F, R>,
         cancel: cancel::<F, R>,
         free: free::<F, R>,
+        slots_offset: slots_offset::<R, F>(),
     };
 }
 
@@ -234,12 +291,9 @@ where
                 core: Core {
                     task: TaskHeader::new(Kind::<S::Shape, F, R>::VTABLE),
                     gate: Gate::new(n, alone),
+                    nslots: u32::try_from(n).expect("too many cowns in one `when`"),
                     completion: Completion::new(),
                     ops: Kind::<S::Shape, F, R>::OPS,
-                    nslots: u32::try_from(n).expect("too many cowns in one `when`"),
-                    slots_offset: u32::try_from(slots_offset).expect("behaviour too large"),
-                    phase: Cell::new(Phase::Pending),
-                    deferred_seen: Cell::new(0),
                     deferred_on: Cell::new(None),
                 },
                 result: UnsafeCell::new(None),
@@ -279,7 +333,23 @@ where
         return Err(WhenError::NoCowns);
     }
     let (core, slots) = allocate_block(cowns, f, n, alone);
-    // SAFETY: all `n` slots are initialised now, and still private.
+    // SAFETY: a fresh block of this type with `n` initialised, private slots.
+    unsafe { distinct_requests::<F, R>(core, slots, n, alone) }
+}
+
+/// Sorts the requests of a freshly built behaviour and resolves duplicates (see
+/// [`sort_requests`]); a rejected behaviour's closure is dropped and its block freed.
+///
+/// # Safety
+/// `core` is a fresh block of closure `F` and result `R`, never shared, whose `n` slots at `slots`
+/// are initialised, on cowns the caller holds handles to.
+unsafe fn distinct_requests<F, R>(
+    core: NonNull<Core>,
+    slots: NonNull<Slot>,
+    n: usize,
+    alone: bool,
+) -> Result<Built, WhenError> {
+    // SAFETY: the caller's contract.
     let requests = match unsafe { sort_requests(slots, n) } {
         Ok(requests) => requests,
         Err(e) => {
@@ -443,25 +513,75 @@ fn spawn_many<R>(built: Built) -> Promise<R> {
         }
     } else {
         let mut grants = Scratch::filled(Grant::No, requests.len());
-        // SAFETY: fresh slots sorted by cown id, distinct, gate counting the spawner's hold; the
-        // spawner holds handles to the cowns.
-        unsafe { protocol::enqueue_batch(requests, grants.as_mut_slice()) };
-        let granted = grants
-            .as_slice()
-            .iter()
-            .filter(|g| **g != Grant::No)
-            .count();
-        // SAFETY: the gate waits for its grants plus the spawner's hold.
-        unsafe {
-            protocol::resolve(
-                NonNull::from(&(*core.as_ptr()).gate),
-                granted as u32 + 1,
-                &mut |g| schedule_gate(g),
-            )
-        };
+        // SAFETY: the caller's contract, passed on.
+        unsafe { enqueue_requests(core, requests, grants.as_mut_slice()) };
     }
     // SAFETY: as in `spawn_one`.
     unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Spawns a behaviour over two cowns, the common multi-cown `when`: two distinct cowns are ordered
+/// with one comparison, on the stack, without the sort and scratch buffers of the general path
+/// (which a cown named twice still takes).
+#[inline]
+fn spawn_two<S, F, R>(cowns: &S, f: F) -> Promise<R>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let (core, slots) = allocate_block(cowns, f, 2, true);
+    // SAFETY: the block has two initialised slots.
+    let (a, b) = (slots, unsafe { slots.add(1) });
+    // SAFETY: the spawner holds handles to the cowns.
+    let header = |s: NonNull<Slot>| unsafe { CownHeader::from_queue(s.as_ref().queue()) };
+    let (first, second) = (header(a), header(b));
+    let requests = match first.id.cmp(&second.id) {
+        std::cmp::Ordering::Less => [a, b],
+        std::cmp::Ordering::Greater => [b, a],
+        std::cmp::Ordering::Equal => {
+            // SAFETY: a fresh block of this type with two initialised, private slots.
+            let built = unsafe { distinct_requests::<F, R>(core, slots, 2, true) };
+            return match built {
+                Ok(built) => spawn_many(built),
+                Err(e) => Promise::failed(e),
+            };
+        }
+    };
+    throttle_all(&requests);
+    let deterministic = deterministic_runtime(first);
+    let mut grants = [Grant::No; 2];
+    // SAFETY: two fresh, distinct slots sorted by cown id, the gate counting them and the
+    // spawner's hold, on cowns the spawner holds handles to.
+    unsafe { enqueue_requests(core, &requests, &mut grants) };
+    // SAFETY: as in `spawn_one`.
+    unsafe { Promise::pending(core, deterministic) }
+}
+
+/// Enqueues the requests of a behaviour spawned alone over several cowns, and makes it runnable
+/// if it got all of them.
+///
+/// # Safety
+/// `requests` are the fresh slots of `core`, at least two, sorted by cown id and distinct; the gate
+/// counts them and the spawner's hold; the spawner holds handles to the cowns; `grants` is as long
+/// as `requests`.
+#[inline]
+unsafe fn enqueue_requests(core: NonNull<Core>, requests: &[NonNull<Slot>], grants: &mut [Grant]) {
+    // SAFETY: the caller's contract.
+    unsafe { protocol::enqueue_batch(requests, grants) };
+    let granted = grants.iter().filter(|g| **g != Grant::No).count();
+    // SAFETY: the block is alive: the behaviour cannot run before the spawner's hold is given.
+    let gate = unsafe { NonNull::from(&(*core.as_ptr()).gate) };
+    if granted == requests.len() {
+        // Every cown was granted to this spawner, so no other thread holds a grant to count
+        // down (a grant not made during the enqueue is made by a predecessor's release, the
+        // grant cascade or the last reader, and there is none left): the behaviour is
+        // runnable, without the atomic decrement.
+        schedule_gate(gate);
+    } else {
+        // SAFETY: the gate waits for its grants plus the spawner's hold.
+        unsafe { protocol::resolve(gate, granted as u32 + 1, &mut |g| schedule_gate(g)) };
+    }
 }
 
 /// Spawns a behaviour that runs `f` with the cowns of `cowns` once it has acquired all of them, and
@@ -511,8 +631,10 @@ where
     F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
     R: Send + 'static,
 {
-    if cowns.count() == 1 {
-        return spawn_one(&cowns, f);
+    match cowns.count() {
+        1 => return spawn_one(&cowns, f),
+        2 => return spawn_two(&cowns, f),
+        _ => {}
     }
     match build(&cowns, f, true) {
         Ok(built) => spawn_many(built),
@@ -723,10 +845,13 @@ where
 {
     // SAFETY: the caller's contract.
     let c = unsafe { core.as_ref() };
-    if c.phase.get() != Phase::Pending {
+    let block = core.cast::<Block<R, F>>();
+    // SAFETY: only the thread running the behaviour touches the result before completion.
+    if unsafe { (*(*block.as_ptr()).head.result.get()).is_some() } {
+        // The closure ran: the release was deferred.
         return poll_deferred(core);
     }
-    let block = core.cast::<Block<R, F>>();
+    prefetch_successors(c);
     // SAFETY: the closure is taken once, by the one run of the behaviour.
     let f = unsafe { ManuallyDrop::take(&mut *(*block.as_ptr()).closure.get()) };
     let previous = CURRENT.with(|cur| cur.replace(Some(core)));
@@ -736,19 +861,68 @@ where
         f(unsafe { Sh::view(SlotView::new(c.slots()), 0) })
     }));
     CURRENT.with(|cur| cur.set(previous));
-    let result = outcome.map_err(|payload| WhenError::Panicked(panic_message(&*payload)));
+    let result = outcome.map_err(|payload| Box::new(WhenError::Panicked(panic_message(&*payload))));
     // SAFETY: only the running behaviour writes the result before completion.
     unsafe { *(*block.as_ptr()).head.result.get() = Some(result) };
     if let Some(bounded) = c.deferred_on.get() {
-        c.phase.set(Phase::Deferred);
         // SAFETY: we hold a reference to the bounded cown.
         let bound = unsafe { bounded.as_ref() }.bound.as_deref();
-        c.deferred_seen
-            .set(bound.map_or(0, |b| b.completed() as u32));
+        c.set_deferral(Deferral::new(bound.map_or(0, |b| b.completed())));
         return Step::Deferred;
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
     Step::Done(unsafe { finish(core) })
+}
+
+/// Asks the processor to fetch the behaviours that will run after `c` on its first cown, if they
+/// are already queued there, while `c`'s closure runs: the next one and the one after it.
+///
+/// The next one is the behaviour this worker most likely runs next (it is handed over to the same
+/// worker, see [`run`]), and its block was written when it was spawned, often long ago and far
+/// away: when the pending chains of several cowns interleave (one `when` per receiver,
+/// round-robin, as fjthrput does), each block in a chain is a cache miss on its slot (read by the
+/// release) and on its head (read to schedule and run it). Fetching two ahead gives the lines the
+/// time of two behaviours to arrive; the second one's address is read from the first one's slot,
+/// fetched by the previous behaviour.
+///
+/// Only a slot's address is known; the head is assumed to be where it is in a block of `c`'s type,
+/// the common case of a chain of one kind of behaviour. If a successor is of another type, the
+/// hint fetches a line it will not use, and nothing else happens: a prefetch reads nothing and
+/// cannot fault.
+#[inline]
+fn prefetch_successors(c: &Core) {
+    let Some(next) = c.slots()[0].successor() else {
+        return;
+    };
+    prefetch_block(next, c.ops.slots_offset);
+    // SAFETY: `c` runs, so its first slot is granted and not released: its writer successor
+    // `next` waits for that release and stays allocated (see `Slot::successor`).
+    if let Some(after) = unsafe { next.as_ref() }.successor() {
+        prefetch_block(after, c.ops.slots_offset);
+    }
+}
+
+/// Prefetches the slot at `slot` and the head of its block, assumed `slots_offset` bytes before.
+#[inline(always)]
+fn prefetch_block(slot: NonNull<Slot>, slots_offset: usize) {
+    let slot = slot.as_ptr().cast::<u8>().cast_const();
+    let head = slot.wrapping_sub(slots_offset);
+    prefetch(head);
+    prefetch(head.wrapping_add(64));
+    prefetch(slot);
+}
+
+/// A hint to fetch the cache line at `p`: `p` need not point to live memory, nothing is read.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch instruction neither reads nor writes memory as the program sees it and
+    // cannot fault, whatever the address; SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// A turn of a behaviour whose release is deferred: release once the bounded cown is below its
@@ -761,10 +935,10 @@ fn poll_deferred(core: NonNull<Core>) -> Step {
     if let Some(bounded) = c.deferred_on.get() {
         // SAFETY: we hold a reference to the bounded cown.
         if let Some(bound) = unsafe { bounded.as_ref() }.bound.as_deref() {
-            let completed = bound.completed() as u32;
-            let first = c.phase.replace(Phase::Deferring) == Phase::Deferred;
-            if bound.is_full() && (first || completed != c.deferred_seen.get()) {
-                c.deferred_seen.set(completed);
+            let completed = bound.completed();
+            let last = c.deferral();
+            c.set_deferral(Deferral::turned(completed));
+            if bound.is_full() && (!last.has_turned() || last.progressed(completed)) {
                 return Step::Deferred;
             }
         }
@@ -833,14 +1007,13 @@ unsafe fn shutdown(task: NonNull<TaskHeader>) {
 }
 
 unsafe fn cancel<F, R>(core: NonNull<Core>) {
-    // SAFETY: the caller's contract (a behaviour that will not run).
-    let c = unsafe { core.as_ref() };
-    if c.phase.get() == Phase::Pending {
-        let block = core.cast::<Block<R, F>>();
-        // SAFETY: the closure was never taken (in the other phases, it ran).
+    let block = core.cast::<Block<R, F>>();
+    // SAFETY: the caller's contract (a behaviour that will not run, touched by this thread only).
+    if unsafe { (*(*block.as_ptr()).head.result.get()).is_none() } {
+        // SAFETY: the closure was never taken (once it ran, the result is written).
         unsafe {
             ManuallyDrop::drop(&mut *(*block.as_ptr()).closure.get());
-            *(*block.as_ptr()).head.result.get() = Some(Err(WhenError::Cancelled));
+            *(*block.as_ptr()).head.result.get() = Some(Err(Box::new(WhenError::Cancelled)));
         }
     }
     // SAFETY: the result is written.
@@ -857,8 +1030,7 @@ unsafe fn free<F, R>(core: NonNull<Core>) {
         let n = (*core.as_ptr()).nslots as usize;
         (*core.as_ptr()).completion.clear();
         ptr::drop_in_place((*block.as_ptr()).head.result.get());
-        let (layout, _) = block_layout::<R, F>(n);
-        alloc_cache::release(block.cast(), layout);
+        alloc_cache::release(block.cast(), allocated_layout::<R, F>(n));
     }
 }
 

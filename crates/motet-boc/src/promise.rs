@@ -107,7 +107,9 @@ impl<R> Promise<R> {
                     // SAFETY: the behaviour is done and we were its last user.
                     unsafe { free_core(core) };
                 }
-                result.expect("a completed behaviour holds its result")
+                result
+                    .expect("a completed behaviour holds its result")
+                    .map_err(|e| *e)
             }
             State::Failed(e) => Err(e),
             State::Taken => panic!("a promise's result was taken twice"),

@@ -294,6 +294,12 @@ impl Gate {
         }
     }
 
+    /// The gate's word, for its behaviour's own use once the behaviour is runnable: the gate is
+    /// then spent (no grant is left to count) and the protocol never reads it again.
+    pub(crate) fn spent(&self) -> &AtomicU32 {
+        &self.pending
+    }
+
     /// Whether this gate skips counting.
     #[inline]
     pub(crate) fn is_single(&self) -> bool {
@@ -383,6 +389,29 @@ impl Slot {
                 return s;
             }
             backoff.snooze();
+        }
+    }
+
+    /// The writer request linked behind this one, if this is a writer request and one is linked
+    /// yet: a hint for prefetching.
+    ///
+    /// A writer's successor waits for the writer's release to be granted, so while this request is
+    /// granted and not released, the successor's behaviour cannot run and its slot stays
+    /// allocated: the caller may then call `successor` on it in turn (its status word is atomic).
+    /// Its other fields may not be visible to this thread yet and must not be read.
+    #[inline]
+    pub(crate) fn successor(&self) -> Option<NonNull<Slot>> {
+        if self.is_read() {
+            // A reader's successor may be granted, run and freed before this reader finishes.
+            return None;
+        }
+        // Relaxed: only a hint, on an atomic word. A release reads it again, with acquire, before
+        // it uses the successor.
+        let status = self.status.load(Ordering::Relaxed);
+        if status.addr() > CHAIN_CLOSED {
+            NonNull::new(status)
+        } else {
+            None
         }
     }
 

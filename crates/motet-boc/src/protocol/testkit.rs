@@ -114,6 +114,11 @@ impl TestBehaviour {
         self.positions[i].load(SeqCst)
     }
 
+    /// Its request for its `i`-th cown.
+    pub(crate) fn slot(&self, i: usize) -> &Slot {
+        &self.slots[i]
+    }
+
     /// How often it ran (must end at 1).
     pub(crate) fn runs(&self) -> usize {
         self.ran.load(SeqCst)

@@ -1,5 +1,7 @@
 //! Single-threaded checks of the protocol's cases; the concurrent ones are the loom models.
 
+use std::ptr::NonNull;
+
 use super::testkit::{is, run_all, run_one, spawn, spawn_deferred, TestBehaviour, TestCown};
 
 #[test]
@@ -163,4 +165,28 @@ fn alone_and_batched_spawns_mix() {
         assert!(c.runs() > 0);
         c.drop_handle();
     }
+}
+
+#[test]
+fn a_writer_names_the_writer_queued_behind_it_and_a_reader_names_none() {
+    let c = TestCown::new();
+    let w1 = TestBehaviour::new(&[(&c, false)], true);
+    let w2 = TestBehaviour::new(&[(&c, false)], true);
+    let r = TestBehaviour::new(&[(&c, true)], true);
+    let w3 = TestBehaviour::new(&[(&c, false)], true);
+    let ready = spawn_deferred(&[&w1]);
+    assert_eq!(w1.slot(0).successor(), None, "nothing queued behind it yet");
+    assert!(spawn_deferred(&[&w2]).is_empty());
+    assert!(spawn_deferred(&[&r]).is_empty());
+    assert!(spawn_deferred(&[&w3]).is_empty());
+    assert_eq!(w1.slot(0).successor(), Some(NonNull::from(w2.slot(0))));
+    assert_eq!(w2.slot(0).successor(), Some(NonNull::from(r.slot(0))));
+    assert_eq!(
+        r.slot(0).successor(),
+        None,
+        "a reader's successor may run before it ends"
+    );
+    run_all(ready);
+    assert_eq!((w2.position(0), r.position(0), w3.position(0)), (1, 2, 3));
+    c.drop_handle();
 }
