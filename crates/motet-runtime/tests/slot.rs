@@ -164,3 +164,60 @@ fn slots_taken_by_owners_and_thieves_lose_and_repeat_nothing() {
         assert_eq!(n.load(SeqCst), 1, "link {i} ran {} times", n.load(SeqCst));
     }
 }
+
+/// Stress of the timed park: on a 2-worker pool, a task waits after an idle gap of a different
+/// length each round (so the other worker is spinning, parked with its first timeout, or parked
+/// with a longer one), then schedules a successor into its slot and blocks until it has run.
+/// Each successor runs, and the pool is quiescent after every round.
+#[test]
+fn slot_tasks_are_rescued_whatever_the_idle_worker_is_doing() {
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let gaps_us = [0, 20, 60, 150, 400, 1000, 3000];
+    for round in 0..70 {
+        let gap = Duration::from_micros(gaps_us[round % gaps_us.len()]);
+        let handle = rt.handle().clone();
+        let (done_tx, done_rx) = mpsc::channel();
+        common::spawn(rt.handle(), move || {
+            std::thread::sleep(gap);
+            let (ran_tx, ran_rx) = mpsc::channel();
+            common::spawn(&handle, move || ran_tx.send(()).unwrap());
+            done_tx.send(ran_rx.recv_timeout(PATIENCE).is_ok()).unwrap();
+        });
+        let ran = done_rx
+            .recv_timeout(2 * PATIENCE)
+            .expect("the spawning task never finished");
+        assert!(
+            ran,
+            "round {round} (gap {gap:?}): the successor was held hostage"
+        );
+        rt.wait_quiescent();
+        assert!(rt.handle().is_quiescent(), "round {round}");
+    }
+}
+
+/// An idle pool stays quiescent: a worker parked with a timeout only looks around when the
+/// timeout passes, and takes itself back (which would make the pool busy for a moment) only for
+/// work it sees. Sampled between sleeps long enough for several timeouts.
+#[test]
+fn an_idle_pool_stays_quiescent_through_timed_parks() {
+    for workers in [2, 4] {
+        let rt = Runtime::builder().workers(workers).build().unwrap();
+        // Some work first, so that workers park while others still run (with timeouts).
+        for _ in 0..100 {
+            common::spawn(rt.handle(), || {
+                let start = std::time::Instant::now();
+                while start.elapsed() < Duration::from_micros(50) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        rt.wait_quiescent();
+        for sample in 0..50 {
+            assert!(
+                rt.handle().is_quiescent(),
+                "{workers} workers, sample {sample}: an idle pool looked busy"
+            );
+            std::thread::sleep(Duration::from_micros(300));
+        }
+    }
+}

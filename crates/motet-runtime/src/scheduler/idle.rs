@@ -7,7 +7,8 @@
 //! - **running**: it has a task in hand, or tasks in its slot or deque;
 //! - **searching**: its own queues are empty and it is looking in the injector and stealing from the
 //!   other workers;
-//! - **parked**: it found nothing and sleeps on its [`Parker`] until [`Idle::notify_one`] wakes it.
+//! - **parked**: it found nothing and sleeps on its [`Parker`] until [`Idle::notify_one`] wakes it
+//!   (or, in a timed park, until its timeout passes: see "Timed parking" below).
 //!
 //! One word, `state`, counts the searching workers (low 16 bits) and the unparked ones (the rest).
 //! All changes to it are `SeqCst`, and so are the loads that decide whether to wake someone: the
@@ -34,8 +35,26 @@
 //! finds the task), or it sees no searcher and a parked worker and wakes it. The loom models at the
 //! end of this file check this with two workers and an outside producer.
 //!
+//! **Timed parking.** A task in a worker's next-task slot is not stealable the way a queued one is
+//! (see `slot.rs`): putting it there wakes nobody, so that a hand-off costs no wake check. A task
+//! stuck in a slot behind its owner's long turn is rescued by a parked worker that looks at the
+//! slots from time to time instead: a worker that parks while another worker is unparked (so some
+//! slot may fill) waits with a timeout ([`Idle::park_timeout`]). When the timeout passes it is
+//! still parked, still on the sleepers' list and still counted as parked: it only *looks* (reads,
+//! no writes), and waits again, so an idle pool stays quiescent through it. Only when it sees work
+//! does it take itself back ([`Idle::unpark_self`]): off the list, counted unparked and not
+//! searching, the wake-up counted in [`Idle::wakes`] like any other, unless a `notify_one` picked
+//! it in the meantime, whose wake-up it then waits for. A worker that finds every worker parked
+//! when its timeout passes waits without one: nobody runs, so no slot can fill before a wake-up.
+//! So does the worker that parks as the *last* unparked one. A wake-up unparks a worker that
+//! starts out searching, and when it finds work as the last searcher it wakes another worker (see
+//! above), which then parks with a timeout as soon as it finds nothing: while any worker runs,
+//! another one watches its slot.
+//!
 //! **Shutdown.** [`Idle::shutdown`] marks every worker as notified and wakes all of them; a woken worker
 //! checks the runtime's shutdown flag before anything else.
+
+use std::time::Duration;
 
 use crate::sync::atomic::{fence, AtomicUsize, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
@@ -90,22 +109,6 @@ impl Idle {
         self.wakes.fetch_add(1, SeqCst);
         drop(sleepers);
         self.parkers[index].unpark();
-    }
-
-    /// [`Idle::notify_one`] for a producer whose last write making the task visible was a `SeqCst`
-    /// read-modify-write (the next-task slot's swap). All four accesses of the Dekker argument
-    /// (that swap, the state load here, `prepare_park`'s state update and the parking worker's
-    /// `SeqCst` look at the slot) are then `SeqCst`, so one of the two loads sees the other
-    /// side's write without a fence here; on x86 the swap is a locked instruction, a full barrier
-    /// already. Loom models `SeqCst` accesses more weakly than the memory model, so under loom the
-    /// fence stays.
-    #[inline]
-    pub(crate) fn notify_one_after_seqcst_write(&self) {
-        #[cfg(loom)]
-        fence(SeqCst);
-        if self.wake_wanted() {
-            self.notify_one();
-        }
     }
 
     fn should_wake(&self) -> bool {
@@ -175,6 +178,34 @@ impl Idle {
         self.parkers[index].park();
     }
 
+    /// Second half of parking, with a timeout: sleeps until `notify_one` or `shutdown` picks this
+    /// worker (returns true: it is then unparked and searching, as after [`Idle::park`]), or until
+    /// about `timeout` has passed (returns false). A timed-out worker is still parked, on the
+    /// sleepers' list and counted as parked: it may look at the queues and slots, and then either
+    /// wait again (`park_timeout` or `park`) or take itself back with [`Idle::unpark_self`].
+    pub(crate) fn park_timeout(&self, index: usize, timeout: Duration) -> bool {
+        self.parkers[index].park_timeout(timeout)
+    }
+
+    /// Takes a parked worker whose wait timed out back to running, because it saw work. Returns
+    /// [`Wake::Unparked`] when it is now unparked and *not* searching (the wake-up counted), or
+    /// [`Wake::Notified`] when `notify_one` or `shutdown` picked it first: it then waits for that
+    /// wake-up, after which it is unparked and searching.
+    pub(crate) fn unpark_self(&self, index: usize) -> Wake {
+        let mut sleepers = lock(&self.sleepers);
+        if let Some(at) = sleepers.parked.iter().position(|&i| i == index) {
+            sleepers.parked.remove(at);
+            self.state.fetch_add(UNPARK_ONE, SeqCst);
+            self.wakes.fetch_add(1, SeqCst);
+            return Wake::Unparked;
+        }
+        drop(sleepers);
+        // `notify_one` or `shutdown` took this worker off the list and counted it unparked: its
+        // `unpark` follows right after the list change.
+        self.parkers[index].park();
+        Wake::Notified
+    }
+
     /// How many times a worker was woken so far. A worker acts only after the wake-up that unparked
     /// it is counted here, so if two reads return the same value, no worker that was parked at the
     /// first read ran anything in between.
@@ -182,7 +213,7 @@ impl Idle {
         self.wakes.load(SeqCst)
     }
 
-    /// Whether every worker is parked.
+    /// Whether every worker is parked (a timed-out worker that only looks around counts as parked).
     pub(crate) fn all_parked(&self) -> bool {
         self.state.load(SeqCst) / UNPARK_ONE == 0
     }
@@ -205,6 +236,15 @@ struct Sleepers {
     parked: Vec<usize>,
     /// Set once by `shutdown`; no worker parks after it.
     shutdown: bool,
+}
+
+/// How a timed-out worker got back to running (see [`Idle::unpark_self`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wake {
+    /// `notify_one` or `shutdown` woke the worker first: it is unparked and searching.
+    Notified,
+    /// It took itself back: it is unparked and not searching.
+    Unparked,
 }
 
 /// What [`Idle::prepare_park`] found.
@@ -247,20 +287,46 @@ impl Parker {
             notified = self.cv.wait(notified).unwrap_or_else(|e| e.into_inner());
         }
     }
+
+    /// Waits for the fire for at most about `timeout`; returns whether it fired.
+    #[cfg(not(loom))]
+    fn park_timeout(&self, timeout: Duration) -> bool {
+        let notified = lock(&self.notified);
+        if *notified {
+            return true;
+        }
+        let (notified, _) = self
+            .cv
+            .wait_timeout(notified, timeout)
+            .unwrap_or_else(|e| e.into_inner());
+        *notified
+    }
+
+    /// Loom cannot time a wait out, so a timed park is modelled as one whose timeout passes at
+    /// once: the model explores the fire arriving before the look, or after it, racing the
+    /// worker's removal of itself from the sleepers' list.
+    #[cfg(loom)]
+    fn park_timeout(&self, _timeout: Duration) -> bool {
+        loom::thread::yield_now();
+        *lock(&self.notified)
+    }
 }
 
 /// Loom models of the sleep/wake protocol. Run with
 /// `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p motet-runtime --lib --release loom`.
 ///
-/// Each model runs the worker loop of `pool.rs` in miniature over a counter standing for the queues. A
-/// lost wake-up leaves a task behind with every worker asleep, which loom reports as a deadlock.
+/// Each model runs the worker loop of `pool.rs` in miniature over a counter standing for the queues
+/// and one next-task slot. A lost wake-up leaves a task behind with every worker asleep, which loom
+/// reports as a deadlock. Under loom a timed park times out at once unless the worker was already
+/// notified (see `Parker::park_timeout`), so the models cover a timeout racing every notification.
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::super::slot::Slot;
-    use super::Idle;
+    use super::{Idle, Wake};
     use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
     use loom::sync::Arc;
     use std::ptr::NonNull;
+    use std::time::Duration;
 
     struct World {
         idle: Idle,
@@ -290,9 +356,18 @@ mod loom_models {
             false
         }
 
+        /// A stealable task: counted, then a wake check (as `Pool::push_local` does).
         fn push(&self) {
             self.tasks.fetch_add(1, SeqCst);
             self.idle.notify_one();
+        }
+
+        /// A task into the busy worker's slot: no wake check (as `Pool::schedule_local` does).
+        fn put_in_slot(&self) {
+            assert!(self
+                .slot
+                .put(NonNull::from(Box::leak(Box::new(1u32))))
+                .is_none());
         }
 
         /// Runs one task: counts it, and once all are done, shuts the pool down.
@@ -305,11 +380,13 @@ mod loom_models {
 
         fn worker(&self, index: usize) {
             let mut searching = false;
+            // Woke from a timed park: one look, without entering the searching state.
+            let mut rested = false;
             loop {
                 if self.stop.load(SeqCst) {
                     return;
                 }
-                if !searching {
+                if !searching && !rested {
                     searching = self.idle.try_start_search();
                 }
                 if self.take() {
@@ -317,20 +394,43 @@ mod loom_models {
                         searching = false;
                         self.idle.stop_search();
                     }
+                    rested = false;
                     self.run_one();
                     continue;
                 }
                 let Some(info) = self.idle.prepare_park(index, searching) else {
                     return;
                 };
-                if info.last_searcher && (self.tasks.load(SeqCst) > 0 || self.slot.is_occupied()) {
+                // The last searcher's final look covers the queues only: a slot's task is
+                // rescued by a timed park, not by a wake-up.
+                if info.last_searcher && self.tasks.load(SeqCst) > 0 {
                     self.idle.notify_one();
                 }
-                self.idle.park(index);
+                rested = false;
+                searching = true;
+                if info.last_unparked {
+                    self.idle.park(index);
+                } else {
+                    // The timed park of `Pool::worker_loop`: look at the slot and the queue at
+                    // each timeout, take itself back once there is work, and wait without a
+                    // timeout once every worker is parked.
+                    while !self.idle.park_timeout(index, Duration::from_micros(50)) {
+                        if self.idle.all_parked() {
+                            self.idle.park(index);
+                            break;
+                        }
+                        if self.slot.is_occupied() || self.tasks.load(SeqCst) > 0 {
+                            if self.idle.unpark_self(index) == Wake::Unparked {
+                                rested = true;
+                                searching = false;
+                            }
+                            break;
+                        }
+                    }
+                }
                 if self.stop.load(SeqCst) {
                     return;
                 }
-                searching = true;
             }
         }
     }
@@ -385,9 +485,9 @@ mod loom_models {
         });
     }
 
-    /// Worker 1 is inside a long turn and puts a task into its slot, which it will not reach;
-    /// worker 0 goes to sleep meanwhile. Worker 0 is woken (or never sleeps) and takes the task
-    /// from the slot.
+    /// Worker 1 is inside a long turn and puts a task into its slot, which it will not reach,
+    /// without a wake check; worker 0 goes to sleep meanwhile. Worker 0 parks with a timeout (worker
+    /// 1 is unparked) and takes the task from the slot when it times out.
     #[test]
     fn loom_slot_task_of_a_busy_worker_is_never_stranded() {
         loom::model(|| {
@@ -396,14 +496,28 @@ mod loom_models {
                 let w = w.clone();
                 loom::thread::spawn(move || w.worker(0))
             };
-            // Worker 1's long turn: fill the slot, notify, and never come back to it.
-            assert!(w
-                .slot
-                .put(NonNull::from(Box::leak(Box::new(1u32))))
-                .is_none());
-            w.idle.notify_one_after_seqcst_write();
+            w.put_in_slot();
             idle_worker.join().unwrap();
             assert_eq!(w.done.load(SeqCst), 1);
+        });
+    }
+
+    /// Worker 1, busy, makes a task stealable while worker 0 is in a timed park: worker 0 taking
+    /// itself back and the wake-up race for its place on the sleepers' list. The task runs exactly once and
+    /// the state word ends counting both workers unparked (worker 0 exited on shutdown, worker 1
+    /// never parked).
+    #[test]
+    fn loom_a_timeout_racing_a_wake_up_loses_nothing() {
+        loom::model(|| {
+            let w = world(1);
+            let idle_worker = {
+                let w = w.clone();
+                loom::thread::spawn(move || w.worker(0))
+            };
+            w.push();
+            idle_worker.join().unwrap();
+            assert_eq!(w.done.load(SeqCst), 1);
+            assert_eq!(w.idle.state.load(SeqCst) >> 16, 2);
         });
     }
 }

@@ -41,7 +41,10 @@
 //!    each) comes back sooner than a parked thread wakes up.
 //!    While searching it also watches the other workers' slots, and takes a slot's task over
 //!    when its owner stays inside one turn (see below).
-//! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol).
+//! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol): with a timeout
+//!    while another worker is unparked, after which it looks at the slots and queues once and
+//!    parks again, the timeout doubling from `WATCH_MIN` (50 µs) up to `WATCH_MAX` (1 ms) while
+//!    it finds nothing.
 //!
 //! # The next-task slot is stealable
 //!
@@ -53,16 +56,20 @@
 //! stay in the same turn for `SLOT_PATIENCE` (10 µs), as Go's scheduler takes a busy P's
 //! `runnext`. A ping-pong pair, whose turns are short, keeps running on one worker.
 //!
-//! Two rules make sure an idle worker is there to do it:
+//! Filling the slot wakes nobody: a hand-off from task to task (a message to an idle actor) is
+//! the hottest path of the pool, and a wake check there made a ping-pong pair on a 2-worker pool
+//! wake the other worker on every message, which then polled the pair's slot and took its cache
+//! line away from the owner on every turn. Instead, an idle worker is there to rescue a slot in
+//! one of two ways:
 //!
-//! - Filling an empty slot notifies like a push to a queue does ([`Idle`]'s "at most one
-//!   searcher" rule: a parked worker is woken only if no worker is searching). The slot's swap is
-//!   `SeqCst`, which stands in for the producer's fence.
-//! - A searching worker does not stop searching while it sees an occupied slot on another worker,
-//!   and the last searcher's final look before parking includes the slots. Either the producer's
-//!   wake check sees the searcher, which then sees the slot, or it sees no searcher and wakes one.
+//! - A searching worker watches the slots while it spins (for `SPIN_BEFORE_PARK`, then it parks
+//!   whatever it sees), taking a task over after `SLOT_PATIENCE` of an unchanged turn counter.
+//! - A parked worker parks with a timeout whenever another worker is unparked (only the last
+//!   worker to park sleeps without one; see `idle`). On timing out it takes over any slot whose
+//!   owner's turn counter has not moved since it parked, steals once, and parks again. A task
+//!   stuck behind a long turn therefore waits at most about `WATCH_MAX` for a parked worker.
 //!
-//! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
+//! //! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
 //!
 //! # States, quiescence and shutdown
 //!
@@ -86,7 +93,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 
-use super::idle::Idle;
+use super::idle::{Idle, Wake};
 use super::slot::Slot;
 use crate::metrics::{Counter, WorkerCounters};
 use crate::rng::Rng;
@@ -110,6 +117,11 @@ const OLDEST_TURN: u32 = 30;
 /// before it takes that task (see `Pool::steal_slot`). Long enough that a ping-pong pair, whose
 /// turns last a few hundred nanoseconds, is never split; short next to the turns it rescues.
 const SLOT_PATIENCE: Duration = Duration::from_micros(10);
+/// The first timeout of a worker that parks while another worker is unparked (see "The next-task
+/// slot is stealable" above).
+const WATCH_MIN: Duration = Duration::from_micros(50);
+/// The longest such timeout: each timeout that finds nothing doubles the next, up to this.
+const WATCH_MAX: Duration = Duration::from_millis(1);
 
 /// The shared part of the pool.
 pub(crate) struct Pool {
@@ -162,6 +174,9 @@ struct WorkerCtx {
     rng: Cell<Rng>,
     /// Runtime references this worker holds in bulk (see [`Pool::withdraw_ref`]).
     refs: Cell<usize>,
+    /// The other workers' turn counters as this worker saw them when it last parked with a
+    /// timeout (see [`Pool::rescue_slot`]).
+    seen_turns: Box<[Cell<u32>]>,
 }
 
 impl Pool {
@@ -220,26 +235,16 @@ impl Pool {
         }
     }
 
-    /// Into the slot; a displaced task goes to a queue. Either way a parked worker may be woken
-    /// (under the "at most one searcher" rule): the task in the slot may wait for a long turn,
-    /// which only another worker can rescue it from (see "The next-task slot" in the module docs).
+    /// Into the slot; a displaced task goes to a queue, and a parked worker may be woken to steal
+    /// it (under the "at most one searcher" rule). Filling an empty slot wakes nobody: a slot's
+    /// task stuck behind a long turn is rescued by a searching or timed-parked worker (see "The
+    /// next-task slot is stealable" in the module docs).
     #[inline]
     fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
         let prev_new = ctx.slot_is_new.replace(new);
-        match self.slots[ctx.index].put(task.as_ptr()) {
+        if let Some(prev) = self.slots[ctx.index].put(task.as_ptr()) {
             // SAFETY: only `TaskRef`s are put into slots, and each leaves its slot once.
-            Some(prev) => self.push_local(ctx, unsafe { TaskRef::from_raw(prev) }, prev_new),
-            None => self.notify_slot(),
-        }
-    }
-
-    /// After a task went into an empty slot: wakes a parked worker if none is searching. The
-    /// slot's `SeqCst` swap orders the wake check after the task is visible (outside loom, where
-    /// a `SeqCst` read-modify-write is not modelled as a full barrier, without a second fence).
-    #[inline]
-    fn notify_slot(&self) {
-        if self.num_workers() > 1 {
-            self.idle.notify_one_after_seqcst_write();
+            self.push_local(ctx, unsafe { TaskRef::from_raw(prev) }, prev_new);
         }
     }
 
@@ -279,12 +284,13 @@ impl Pool {
         }
     }
 
-    /// Whether any task waits in the injector, in a worker's queues or in a worker's slot.
+    /// Whether any task waits in the injector or in a worker's queues. The slots are left out: a
+    /// slot's task is rescued by a timed park, not by a wake-up (a parking worker that woke another
+    /// for an occupied slot would keep the pool polling a ping-pong pair's slot).
     fn has_work(&self) -> bool {
         !self.injector.is_empty()
             || self.stealers.iter().any(|s| !s.is_empty())
             || self.spawn_stealers.iter().any(|s| !s.is_empty())
-            || self.slots.iter().any(Slot::is_occupied)
     }
 
     /// Quiescent: every worker parked, nothing in the injector, no pending timer.
@@ -426,6 +432,7 @@ impl Pool {
             tick: Cell::new(0),
             rng: Cell::new(Rng::new(index as u64 + 1)),
             refs: Cell::new(0),
+            seen_turns: self.slots.iter().map(|s| Cell::new(s.turn())).collect(),
         };
         CURRENT.with(|c| c.set(&ctx));
         self.worker_loop(&ctx, timers);
@@ -445,6 +452,8 @@ impl Pool {
 
     fn worker_loop(&self, ctx: &WorkerCtx, timers: &Timers) {
         let mut searching = false;
+        // Back from a timed park: one look at the slots and queues, without spinning.
+        let mut rested = false;
         loop {
             if self.shutdown.load(SeqCst) {
                 return;
@@ -454,19 +463,30 @@ impl Pool {
                     searching = false;
                     self.idle.stop_search();
                 }
+                rested = false;
                 self.run_task(ctx, task);
                 continue;
             }
-            if !searching {
-                searching = self.idle.try_start_search();
-            }
-            if searching {
-                if let Some(task) = self.steal(ctx).or_else(|| self.spin_search(ctx)) {
+            let found = if rested {
+                self.rescue_slot(ctx).or_else(|| self.steal(ctx))
+            } else {
+                if !searching {
+                    searching = self.idle.try_start_search();
+                }
+                if searching {
+                    self.steal(ctx).or_else(|| self.spin_search(ctx))
+                } else {
+                    None
+                }
+            };
+            if let Some(task) = found {
+                if searching {
                     searching = false;
                     self.idle.stop_search();
-                    self.run_task(ctx, task);
-                    continue;
                 }
+                rested = false;
+                self.run_task(ctx, task);
+                continue;
             }
             let Some(info) = self.idle.prepare_park(ctx.index, searching) else {
                 return;
@@ -480,14 +500,79 @@ impl Pool {
             self.count(ctx, Counter::Park);
             #[cfg(feature = "tracing")]
             tracing::trace!(worker = ctx.index, "park");
-            self.idle.park(ctx.index);
+            // The last worker to park sleeps until a wake-up: nobody runs, so no slot can fill.
+            // Any other watches the slots (see "The next-task slot is stealable").
+            let wake = if info.last_unparked || self.num_workers() == 1 {
+                self.idle.park(ctx.index);
+                Wake::Notified
+            } else {
+                self.watch(ctx)
+            };
             #[cfg(feature = "tracing")]
-            tracing::trace!(worker = ctx.index, "unpark");
+            tracing::trace!(worker = ctx.index, ?wake, "unpark");
             if self.shutdown.load(SeqCst) {
                 return;
             }
-            searching = true;
+            searching = wake == Wake::Notified;
+            rested = wake == Wake::Unparked;
         }
+    }
+
+    /// A timed park: waits, the timeout doubling from [`WATCH_MIN`] to [`WATCH_MAX`], and at each
+    /// timeout looks (still counted as parked, so an idle pool stays quiescent) for a slot whose
+    /// owner has not begun a turn since the last look, or for queued work. Returns once woken, or
+    /// once it took itself back for what it saw; waits without a timeout from the moment every
+    /// worker is parked.
+    fn watch(&self, ctx: &WorkerCtx) -> Wake {
+        let mut timeout = WATCH_MIN;
+        self.note_turns(ctx);
+        while !self.idle.park_timeout(ctx.index, timeout) {
+            if self.shutdown.load(SeqCst) {
+                return Wake::Notified;
+            }
+            if self.idle.all_parked() {
+                self.idle.park(ctx.index);
+                return Wake::Notified;
+            }
+            if self.stuck_slot(ctx) || self.has_work() {
+                return self.idle.unpark_self(ctx.index);
+            }
+            self.note_turns(ctx);
+            timeout = (timeout * 2).min(WATCH_MAX);
+        }
+        Wake::Notified
+    }
+
+    /// Whether another worker's slot holds a task while its owner has begun no turn since
+    /// [`Pool::note_turns`], a timeout ago (the owner is inside one long turn).
+    fn stuck_slot(&self, ctx: &WorkerCtx) -> bool {
+        self.slots.iter().enumerate().any(|(victim, slot)| {
+            victim != ctx.index && slot.is_occupied() && slot.turn() == ctx.seen_turns[victim].get()
+        })
+    }
+
+    /// Remembers the other workers' turn counters, for [`Pool::stuck_slot`] and
+    /// [`Pool::rescue_slot`].
+    fn note_turns(&self, ctx: &WorkerCtx) {
+        for (seen, slot) in ctx.seen_turns.iter().zip(self.slots.iter()) {
+            seen.set(slot.turn());
+        }
+    }
+
+    /// After a timed park: takes the task of a slot whose owner has not begun a turn since
+    /// [`Pool::note_turns`] (the owner is inside one long turn).
+    fn rescue_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        for (victim, slot) in self.slots.iter().enumerate() {
+            if victim == ctx.index || slot.turn() != ctx.seen_turns[victim].get() {
+                continue;
+            }
+            if let Some(task) = slot.take() {
+                self.count(ctx, Counter::Steal);
+                // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
+                return Some(unsafe { TaskRef::from_raw(task) });
+            }
+        }
+        None
     }
 
     #[inline]
@@ -543,8 +628,8 @@ impl Pool {
     /// workers spin (at most half the workers), and only in a pool of more than one.
     ///
     /// Besides the queues it watches the other workers' slots: a slot whose owner stays in one
-    /// turn for [`SLOT_PATIENCE`] is taken over (see [`Slot`]). It does not give up while it sees
-    /// an occupied slot, as that task may be stuck behind a turn that has just begun.
+    /// turn for [`SLOT_PATIENCE`] is taken over (see [`Slot`]). At the deadline it gives up
+    /// whatever it sees: a slot's task stuck behind a longer turn is left to the timed park.
     fn spin_search(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         let n = self.num_workers();
         if n == 1 {
@@ -565,7 +650,6 @@ impl Pool {
                 return Some(task);
             }
             let now = Instant::now();
-            let mut occupied = false;
             for (victim, slot) in self.slots.iter().enumerate() {
                 if victim == ctx.index {
                     continue;
@@ -577,7 +661,6 @@ impl Pool {
                 if !slot.is_occupied() {
                     continue;
                 }
-                occupied = true;
                 if now.duration_since(seen[victim].1) >= SLOT_PATIENCE {
                     if let Some(task) = slot.take() {
                         self.count(ctx, Counter::Steal);
@@ -587,7 +670,7 @@ impl Pool {
                     }
                 }
             }
-            if now >= deadline && !occupied {
+            if now >= deadline {
                 return None;
             }
         }

@@ -26,8 +26,9 @@
 //!   the owner's `take`, by one thief's `take`, or as the previous occupant returned by `put`. The
 //!   swap that puts a task releases its contents; the swap that takes it acquires them.
 //!
-//! The wake-up side (who notices that a slot holds a task while every other worker is parked) is
-//! the pool's: see `pool.rs`.
+//! Filling the slot wakes nobody. Who notices that a slot holds a task while every other worker
+//! is parked (a worker parked with a timeout, which then compares the turn counter) is the
+//! pool's side: see `pool.rs`.
 
 use std::ptr::{self, NonNull};
 
@@ -58,12 +59,11 @@ impl<T> Slot<T> {
 
     /// Owner only: puts `task` into the slot and returns the task it displaced, if any.
     ///
-    /// The swap is `SeqCst`: the pool's wake check that follows it (a `SeqCst` load of the idle
-    /// state) then cannot be ordered before it, which is one half of the Dekker argument that a
-    /// parking worker sees either this task or the producer sees it (see `pool.rs`).
+    /// No wake check goes with it (see `pool.rs` for who rescues a task stuck here), so the swap
+    /// only needs to release the task's contents to a thief.
     #[inline]
     pub(crate) fn put(&self, task: NonNull<T>) -> Option<NonNull<T>> {
-        NonNull::new(self.inner.task.swap(task.as_ptr(), Ordering::SeqCst))
+        NonNull::new(self.inner.task.swap(task.as_ptr(), Ordering::AcqRel))
     }
 
     /// Any worker: takes the slot's task, if any (the owner before a turn, a thief, the owner
@@ -77,10 +77,10 @@ impl<T> Slot<T> {
         NonNull::new(self.inner.task.swap(ptr::null_mut(), Ordering::Acquire))
     }
 
-    /// Whether the slot holds a task (a snapshot, for the wake check before parking).
+    /// Whether the slot holds a task (a snapshot, for a searching worker's look at the slots).
     #[inline]
     pub(crate) fn is_occupied(&self) -> bool {
-        !self.inner.task.load(Ordering::SeqCst).is_null()
+        !self.inner.task.load(Ordering::Relaxed).is_null()
     }
 
     /// Owner only: marks the start of a new turn. `turn` is the owner's own count of its turns.

@@ -9,16 +9,19 @@
 //!
 //! Blocks are shared, not copied: a result carries an `Arc` of the new block to every neighbour.
 //! A step reads one column and one row, from one block of its block row and one of its block
-//! column, so a block keeps those two results and only counts the others. The block computed two
-//! steps ago is reused when no neighbour holds it any more (a neighbour drops what it kept of a
-//! step before it sends its next result, which this block needs before it steps again).
+//! column; a block copies that column and that row out of those two results as they come (`b`
+//! distances each), drops every result when it has taken it, and only counts the others. So a
+//! block's last result is unshared as soon as every neighbour has taken it, and the next step
+//! updates it in place, as the floor does (row and column `k` do not change in step `k`). Where a
+//! neighbour has not taken it yet, the step writes into the block of two steps ago instead
+//! (double buffering), or a fresh one if that too is still held.
 
 use std::sync::{Arc, Mutex};
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::blocks::relax;
+use super::blocks::{relax, relax_in_place};
 use super::{check, Block, Config, Dist, Graph, Layout};
 use crate::bench::{Iteration, Outcome};
 use crate::motet_support;
@@ -92,28 +95,32 @@ enum BlockMsg {
     },
 }
 
-/// The neighbours' results of one step: which neighbours have sent theirs, and the (at most) two
-/// blocks the next step reads. The other results are only counted: the step needs one row and one
-/// column, held by one block of this block's row and one of its column.
+/// The neighbours' results of one step: which neighbours have sent theirs, and the row and the
+/// column the next step reads. The step needs one column and one row, held by one block of this
+/// block's row and one of its column: they are copied out of those two results as they come, so
+/// that no result is kept (and the sender may update its block in place once every neighbour has
+/// taken it); the other results are only counted.
 struct Step {
     /// The block row and block column holding row and column `k + 1`: `(k + 1) / b`.
     source: usize,
     seen: Vec<bool>,
     count: usize,
-    /// The block holding column `k + 1` for this block's rows, if it is a neighbour.
-    row_source: Option<Block>,
-    /// The block holding row `k + 1` for this block's columns, if it is a neighbour.
-    column_source: Option<Block>,
+    /// Column `k + 1` for this block's rows (`D[i][k + 1]`), copied from the block holding it if
+    /// that is a neighbour.
+    column: Vec<Dist>,
+    /// Row `k + 1` for this block's columns (`D[k + 1][j]`), copied from the block holding it if
+    /// that is a neighbour.
+    row: Vec<Dist>,
 }
 
 impl Step {
-    fn new(neighbours: usize, source: usize) -> Step {
+    fn new(neighbours: usize, source: usize, b: usize) -> Step {
         Step {
             source,
             seen: vec![false; neighbours],
             count: 0,
-            row_source: None,
-            column_source: None,
+            column: Vec::with_capacity(b),
+            row: Vec::with_capacity(b),
         }
     }
 
@@ -123,8 +130,6 @@ impl Step {
         self.source = source;
         self.seen.iter_mut().for_each(|s| *s = false);
         self.count = 0;
-        self.row_source = None;
-        self.column_source = None;
     }
 }
 
@@ -134,7 +139,7 @@ struct Steps([Step; 2]);
 impl Steps {
     /// Results of step −1 (odd, feeding step 0) and of step 0 (even, feeding step 1).
     fn new(neighbours: usize, b: usize) -> Steps {
-        Steps([Step::new(neighbours, 1 / b), Step::new(neighbours, 0)])
+        Steps([Step::new(neighbours, 1 / b, b), Step::new(neighbours, 0, b)])
     }
 
     fn of(&mut self, k: i64) -> &mut Step {
@@ -156,8 +161,6 @@ struct BlockActor {
     /// The block of two steps ago, reused when no neighbour holds it any more.
     spare: Option<Block>,
     steps: Steps,
-    /// Column `k` of this block's rows, gathered for a step.
-    column: Vec<Dist>,
     finals: Finals,
     errors: Arc<Mutex<Vec<String>>>,
 }
@@ -180,7 +183,6 @@ impl BlockActor {
             current: initial,
             spare: None,
             steps: Steps::new(0, layout.b()),
-            column: Vec::with_capacity(layout.b()),
             finals,
             errors,
         }
@@ -215,11 +217,14 @@ impl BlockActor {
         }
         step.count += 1;
         let source = step.source;
-        if (fi, fj) == (bi, source) {
-            step.row_source = Some(data.clone());
+        if fj == source && fi == bi {
+            self.layout
+                .column_into(&data, (k + 1) as usize, &mut step.column);
         }
-        if (fi, fj) == (source, bj) {
-            step.column_source = Some(data);
+        if fi == source && fj == bj {
+            step.row.clear();
+            step.row
+                .extend_from_slice(self.layout.row(&data, (k + 1) as usize));
         }
         true
     }
@@ -230,27 +235,37 @@ impl BlockActor {
         let neighbours = self.neighbours.len();
         while self.started && self.k < last && self.steps.of(self.k).count == neighbours {
             let k = (self.k + 1) as usize;
-            let step = &self.steps.0[(self.k & 1) as usize];
+            let (bi, bj) = self.at;
+            let step = &mut self.steps.0[(self.k & 1) as usize];
             debug_assert_eq!(step.source, k / self.layout.b());
-            let row_source = step.row_source.as_deref().unwrap_or(&self.current);
-            let column_source = step.column_source.as_deref().unwrap_or(&self.current);
-            self.layout.column_into(row_source, k, &mut self.column);
-            let fresh = || -> Block { vec![0; self.current.len()].into() };
-            let mut next = self.spare.take().unwrap_or_else(fresh);
-            if Arc::get_mut(&mut next).is_none() {
-                next = fresh();
+            // Row and column k held by this block itself are copied out here (they do not change
+            // in step k, as D[k][k] = 0, so the block can then be updated in place).
+            if step.source == bj {
+                self.layout.column_into(&self.current, k, &mut step.column);
             }
-            let out = Arc::get_mut(&mut next).expect("a fresh block is not shared");
-            relax(
-                &self.current,
-                out,
-                &self.column,
-                self.layout.row(column_source, k),
-            );
+            if step.source == bi {
+                step.row.clear();
+                step.row
+                    .extend_from_slice(self.layout.row(&self.current, k));
+            }
+            if let Some(block) = Arc::get_mut(&mut self.current) {
+                // Every neighbour has taken the last result and dropped it: update it in place,
+                // as the floor does.
+                relax_in_place(block, &step.column, &step.row);
+            } else {
+                // A neighbour has not taken the last result yet: write the step into the block
+                // of two steps ago.
+                let fresh = || -> Block { vec![0; self.current.len()].into() };
+                let mut next = self.spare.take().unwrap_or_else(fresh);
+                if Arc::get_mut(&mut next).is_none() {
+                    next = fresh();
+                }
+                let out = Arc::get_mut(&mut next).expect("a fresh block is not shared");
+                relax(&self.current, out, &step.column, &step.row);
+                self.spare = Some(std::mem::replace(&mut self.current, next));
+            }
             // These slots next collect the results of step k + 1, which feed step k + 2.
-            let b = self.layout.b();
-            self.steps.of(self.k).clear((k + 2) / b);
-            self.spare = Some(std::mem::replace(&mut self.current, next));
+            step.clear((k + 2) / self.layout.b());
             self.k += 1;
             self.broadcast();
         }
@@ -288,7 +303,10 @@ impl Actor for BlockActor {
             }
             BlockMsg::Result { k, from, data } => {
                 if (k == self.k || k == self.k + 1) && self.store(k, from, data) {
-                    self.advance(ctx);
+                    // Most results complete no step: only the last of a step's calls `advance`.
+                    if self.steps.of(self.k).count == self.neighbours.len() {
+                        self.advance(ctx);
+                    }
                 } else {
                     let e = format!(
                         "block {} at step {}: unexpected result of step {k} from block {from:?}",

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use motet_actor::{spawn, Actor, Addr, Context};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn};
 use motet_runtime::Runtime;
 
 use super::{check, CBlocks, Config, Inputs, Work};
@@ -102,13 +102,21 @@ impl Actor for Master {
 
     fn started(&mut self, ctx: &mut Context<'_, Self>) {
         for _ in 0..self.cfg.workers {
-            let worker = ctx.spawn(Worker {
+            // One Work per turn: a leaf is a long product (about a millisecond at the defaults),
+            // and Savina's routing sends the leaves to a few of the W workers only (the leaves'
+            // block coordinates are multiples of the leaf size), so a worker can hold a hundred
+            // leaves at once. With the default batch a turn would run them all, and that worker
+            // could not move to an idle thread before it ran dry; a turn per leaf lets the pool
+            // share the busy workers between its threads.
+            let worker = Spawn::new(Worker {
                 master: ctx.myself(),
                 inputs: self.inputs.clone(),
                 threshold: self.cfg.threshold,
                 c: CBlocks::new(&self.cfg),
                 packed: Vec::new(),
-            });
+            })
+            .batch(1)
+            .spawn(ctx.runtime());
             self.workers.push(worker);
         }
         self.send_work(self.cfg.root_work());
