@@ -10,7 +10,8 @@
 //! the head of the chain, so a value set on an output is read in place by every downstream input (as
 //! reactor-cpp follows inward bindings). An action's values live in an [`ActionCell`]: the value
 //! present at the current tag (with its sequence number, as for ports) and the values scheduled for
-//! later tags, ordered by tag.
+//! later tags, ordered by tag (the earliest in a slot of its own, so that an action scheduled one tag
+//! at a time never touches the queue behind it).
 //!
 //! # Who touches what, and when
 //!
