@@ -10,7 +10,8 @@
 //! the head of the chain, so a value set on an output is read in place by every downstream input (as
 //! reactor-cpp follows inward bindings). An action's values live in an [`ActionCell`]: the value
 //! present at the current tag (with its sequence number, as for ports) and the values scheduled for
-//! later tags, ordered by tag.
+//! later tags, ordered by tag (the earliest in a slot of its own, so that an action scheduled one tag
+//! at a time never touches the queue behind it).
 //!
 //! # Who touches what, and when
 //!
@@ -119,7 +120,11 @@ pub(crate) struct ActionCell<T> {
     /// First field: read without knowing `T` (see [`present_at`]).
     seq: UnsafeCell<u64>,
     current: UnsafeCell<Option<T>>,
-    /// Sorted by tag, one value per tag (scheduling twice for one tag keeps the later value).
+    /// The earliest pending value, out of the queue: an action scheduled one tag at a time (a
+    /// zero-delay loop, a timer-like chain) never touches `pending`'s ring buffer.
+    head: UnsafeCell<Option<(Tag, T)>>,
+    /// The pending values after `head`, sorted by tag; empty while `head` is `None`. One value
+    /// per tag across both (scheduling twice for one tag keeps the later value).
     pending: UnsafeCell<VecDeque<(Tag, T)>>,
     /// The tag of the last event accepted, for the minimum spacing.
     last: UnsafeCell<Option<Tag>>,
@@ -165,6 +170,7 @@ impl<T: Send + 'static> ActionCell<T> {
         ActionCell {
             seq: UnsafeCell::new(0),
             current: UnsafeCell::new(None),
+            head: UnsafeCell::new(None),
             pending: UnsafeCell::new(VecDeque::new()),
             last: UnsafeCell::new(None),
         }
@@ -204,14 +210,37 @@ impl<T: Send + 'static> ActionCell<T> {
             return unsafe { self.schedule_spaced(tag, value, spacing, policy) };
         }
         // SAFETY: exclusive access by the caller's contract.
-        let pending = unsafe { &mut *self.pending.get() };
-        if pending.back().is_none_or(|last| last.0 < tag) {
-            // Delays are mostly constant, so the new tag usually goes at the back.
-            pending.push_back((tag, value));
-        } else {
-            insert_sorted_slow(pending, tag, value);
+        let (head, pending) = unsafe { (&mut *self.head.get(), &mut *self.pending.get()) };
+        match head {
+            None => *head = Some((tag, value)),
+            Some(first) => {
+                // Delays are mostly constant, so the new tag usually goes at the back.
+                if pending.back().map_or(first.0, |last| last.0) < tag {
+                    pending.push_back((tag, value));
+                } else {
+                    // SAFETY: forwarded.
+                    unsafe { self.with_all(|all| insert_sorted_slow(all, tag, value)) };
+                }
+            }
         }
         Some(tag)
+    }
+
+    /// Runs `f` on every pending value in one queue (`head` put back at its front), then takes
+    /// the earliest out into `head` again. For the rare operations that search or reorder.
+    ///
+    /// # Safety
+    /// As for `schedule`.
+    #[inline(never)]
+    unsafe fn with_all<R>(&self, f: impl FnOnce(&mut VecDeque<(Tag, T)>) -> R) -> R {
+        // SAFETY: exclusive access by the caller's contract.
+        let (head, pending) = unsafe { (&mut *self.head.get(), &mut *self.pending.get()) };
+        if let Some(first) = head.take() {
+            pending.push_front(first);
+        }
+        let r = f(pending);
+        *head = pending.pop_front();
+        r
     }
 
     /// `schedule` for an action with a minimum spacing.
@@ -222,21 +251,31 @@ impl<T: Send + 'static> ActionCell<T> {
     unsafe fn schedule_spaced(
         &self,
         mut tag: Tag,
-        value: T,
+        mut value: T,
         spacing: u64,
         policy: SpacingPolicy,
     ) -> Option<Tag> {
         // SAFETY: exclusive access by the caller's contract.
-        let (pending, last) = unsafe { (&mut *self.pending.get(), &mut *self.last.get()) };
+        let last = unsafe { &mut *self.last.get() };
         if let Some(prev) = *last {
             let earliest = prev.nanos().saturating_add(spacing);
             if tag.nanos() < earliest {
                 match policy {
                     SpacingPolicy::Drop => return None,
                     SpacingPolicy::Replace => {
-                        if let Some(slot) = pending.iter_mut().find(|(t, _)| *t == prev) {
-                            slot.1 = value;
-                            return None;
+                        // SAFETY: forwarded.
+                        let replaced = unsafe {
+                            self.with_all(|all| match all.iter_mut().find(|(t, _)| *t == prev) {
+                                Some(slot) => {
+                                    slot.1 = value;
+                                    None
+                                }
+                                None => Some(value),
+                            })
+                        };
+                        match replaced {
+                            None => return None,
+                            Some(v) => value = v,
                         }
                         tag = Tag::from_nanos(earliest, 0);
                     }
@@ -245,7 +284,8 @@ impl<T: Send + 'static> ActionCell<T> {
             }
         }
         *last = Some(tag);
-        insert_sorted(pending, tag, value);
+        // SAFETY: forwarded.
+        unsafe { self.with_all(|all| insert_sorted(all, tag, value)) };
         Some(tag)
     }
 }
@@ -278,23 +318,27 @@ impl<T: Send + 'static> ActionDyn for ActionCell<T> {
     #[inline]
     unsafe fn take_at(&self, tag: Tag, seq: u64) -> bool {
         // SAFETY: between tags, exclusive by the caller's contract.
-        let pending = unsafe { &mut *self.pending.get() };
-        match pending.front() {
+        let (head, pending) = unsafe { (&mut *self.head.get(), &mut *self.pending.get()) };
+        match head {
             Some((t, _)) if *t == tag => {}
             Some((t, _)) if *t < tag => {
                 // Stale values (suspended with their mode and cancelled): never delivered.
-                while pending.front().is_some_and(|(t, _)| *t < tag) {
-                    pending.pop_front();
+                while head.as_ref().is_some_and(|(t, _)| *t < tag) {
+                    *head = pending.pop_front();
                 }
-                if pending.front().is_none_or(|(t, _)| *t != tag) {
+                if head.as_ref().is_none_or(|(t, _)| *t != tag) {
                     return false;
                 }
             }
             _ => return false,
         }
+        let value = head.take().map(|(_, v)| v);
+        if !pending.is_empty() {
+            *head = pending.pop_front();
+        }
         // SAFETY: as above.
         unsafe {
-            *self.current.get() = pending.pop_front().map(|(_, v)| v);
+            *self.current.get() = value;
             *self.seq.get() = seq;
         }
         true
@@ -307,17 +351,21 @@ impl<T: Send + 'static> ActionDyn for ActionCell<T> {
 
     unsafe fn retag(&self, from: Tag, to: Tag) {
         // SAFETY: between tags.
-        let pending = unsafe { &mut *self.pending.get() };
-        if let Some(i) = pending.iter().position(|(t, _)| *t == from) {
-            if let Some((_, v)) = pending.remove(i) {
-                insert_sorted(pending, to, v);
-            }
+        unsafe {
+            self.with_all(|all| {
+                if let Some(i) = all.iter().position(|(t, _)| *t == from) {
+                    if let Some((_, v)) = all.remove(i) {
+                        insert_sorted(all, to, v);
+                    }
+                }
+            })
         }
     }
 
     unsafe fn clear_pending(&self) {
         // SAFETY: between tags.
         unsafe {
+            *self.head.get() = None;
             (*self.pending.get()).clear();
             *self.last.get() = None;
         }
@@ -327,7 +375,7 @@ impl<T: Send + 'static> ActionDyn for ActionCell<T> {
         match value.downcast::<T>() {
             Ok(v) => {
                 // SAFETY: between tags.
-                unsafe { insert_sorted(&mut *self.pending.get(), tag, *v) };
+                unsafe { self.with_all(|all| insert_sorted(all, tag, *v)) };
                 true
             }
             Err(_) => false,
@@ -424,6 +472,39 @@ mod tests {
             assert!(a.take_at(Tag::from_nanos(10 * ms, 0), 2));
             assert_eq!(a.current(1), None);
             assert_eq!(a.current(2), Some(&4));
+        }
+    }
+
+    #[test]
+    fn head_and_queue_stay_in_tag_order() {
+        let a = ActionCell::<u32>::new();
+        let t = |n| Tag::from_nanos(n, 0);
+        // SAFETY: single-threaded test.
+        unsafe {
+            // Out of order, a replacement of the head, one of the queue, and a stale value.
+            a.schedule(t(20), 2, 0, SpacingPolicy::Defer);
+            a.schedule(t(30), 3, 0, SpacingPolicy::Defer);
+            a.schedule(t(10), 1, 0, SpacingPolicy::Defer);
+            a.schedule(t(10), 11, 0, SpacingPolicy::Defer);
+            a.schedule(t(30), 33, 0, SpacingPolicy::Defer);
+            a.schedule(t(5), 0, 0, SpacingPolicy::Defer);
+            a.retag(t(20), t(25));
+            assert!(!a.take_at(t(7), 1), "nothing at 7; the value at 5 is stale");
+            assert!(a.take_at(t(10), 2));
+            assert_eq!(a.current(2), Some(&11));
+            assert!(a.take_at(t(25), 3));
+            assert_eq!(a.current(3), Some(&2));
+            assert!(a.push_boxed(t(27), Box::new(27u32)));
+            assert!(!a.push_boxed(t(28), Box::new("not a u32")));
+            assert!(a.take_at(t(27), 4));
+            assert_eq!(a.current(4), Some(&27));
+            assert!(a.take_at(t(30), 5));
+            assert_eq!(a.current(5), Some(&33));
+            assert!(!a.take_at(t(40), 6));
+            // Emptied: the next value goes to the head again; a reset drops it.
+            a.schedule(t(50), 5, 0, SpacingPolicy::Defer);
+            a.clear_pending();
+            assert!(!a.take_at(t(50), 7));
         }
     }
 

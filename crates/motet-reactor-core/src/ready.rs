@@ -77,18 +77,20 @@ impl LevelQueue {
             self.len = 1;
             return;
         }
-        self.push_bucket(prog, r);
-    }
-
-    /// `push` when something is queued already.
-    #[inline(never)]
-    fn push_bucket(&mut self, prog: &Program, r: u32) {
         if self.single != u32::MAX {
-            let first = core::mem::replace(&mut self.single, u32::MAX);
-            self.bucket(prog, first);
+            self.spill_single(prog);
         }
+        // Inline: a call here would make the caller's loop save and restore registers on
+        // every push of a wide tag.
         self.bucket(prog, r);
         self.len += 1;
+    }
+
+    /// Moves the lone reaction of the register into its bucket, when a second one is pushed.
+    #[inline(never)]
+    fn spill_single(&mut self, prog: &Program) {
+        let first = core::mem::replace(&mut self.single, u32::MAX);
+        self.bucket(prog, first);
     }
 
     #[inline]
@@ -109,18 +111,34 @@ impl LevelQueue {
             self.len = 0;
             return Some(core::mem::replace(&mut self.single, u32::MAX));
         }
-        self.pop_bucket()
+        // Inline fast path: the lowest level still holds a reaction (most pops of a wide tag).
+        if let Some(r) = self.buckets[self.low].pop() {
+            self.len -= 1;
+            if self.len == 0 {
+                self.drained();
+            }
+            return Some(r);
+        }
+        self.pop_higher()
     }
 
+    /// The queue has just been emptied: forget the lowest level.
     #[inline(never)]
-    fn pop_bucket(&mut self) -> Option<u32> {
+    fn drained(&mut self) {
+        let l = self.low;
+        self.nonempty[l / 64] &= !(1 << (l % 64));
+        self.low = usize::MAX;
+    }
+
+    /// `pop` when the lowest level's bucket is empty: moves on to the next non-empty one.
+    #[inline(never)]
+    fn pop_higher(&mut self) -> Option<u32> {
         loop {
             let l = self.low;
             if let Some(r) = self.buckets[l].pop() {
                 self.len -= 1;
                 if self.len == 0 {
-                    self.nonempty[l / 64] &= !(1 << (l % 64));
-                    self.low = usize::MAX;
+                    self.drained();
                 }
                 return Some(r);
             }
