@@ -20,7 +20,9 @@
 //!    enqueued (two-phase over several cowns). The spawner returns the promise at once.
 //! 2. *Runnable*: whoever grants the last cown schedules the task on the runtime of the behaviour's
 //!    first cown: into the current worker's next-task slot when that is a worker of the runtime, so
-//!    a behaviour that makes exactly one successor runnable hands it over to its own worker.
+//!    a behaviour that makes exactly one successor runnable hands it over to its own worker. A
+//!    single-cown behaviour spawned by a running behaviour and granted its cown at once is kept by
+//!    the spawning worker and run right after its spawner (see `hand_over`).
 //! 3. *Run*: the closure runs once, under `catch_unwind`, with the values of its cowns.
 //! 4. *Release*: every slot is released (successors become runnable), then the result is handed to
 //!    the promise, and the block is freed by the last of the behaviour and its promise.
