@@ -137,6 +137,7 @@ impl<R> Promise<R> {
     /// Call it from outside the runtime: from a behaviour or an actor it would block a worker
     /// (spawn a behaviour over the result's cowns, or `.await` in an async task, instead).
     pub fn wait(mut self) -> Result<R, WhenError> {
+        crate::behaviour::flush_handoff();
         self.drive();
         let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
         while !self.poll_done(&waker) {
@@ -149,6 +150,7 @@ impl<R> Promise<R> {
     /// has not run by then. On a deterministic runtime, returns at once once nothing is left to
     /// run.
     pub fn wait_timeout(mut self, timeout: Duration) -> Result<Result<R, WhenError>, Promise<R>> {
+        crate::behaviour::flush_handoff();
         self.drive();
         let deterministic = matches!(self.state, State::Pending(_, Some(_), _));
         let deadline = Instant::now() + timeout;

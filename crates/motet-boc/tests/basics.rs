@@ -224,3 +224,83 @@ fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
         std::thread::park();
     }
 }
+
+/// A behaviour spawned from a running behaviour on a free cown is kept by the spawning worker to
+/// run next; these check that it still runs, in order, wherever its cown lives.
+mod handoff {
+    use std::time::Duration;
+
+    use motet_boc::{when, Cown, WhenError};
+    use motet_runtime::{testing, Runtime};
+
+    /// A guard against a hang, not a time measured: a machine under load still runs these
+    /// behaviours in far less.
+    const HANG: Duration = Duration::from_secs(120);
+
+    #[test]
+    fn a_behaviour_waiting_for_its_own_spawn_is_served_by_another_worker() {
+        let rt = Runtime::builder().workers(2).build().unwrap();
+        let (a, b) = (Cown::new(rt.handle(), 0u32), Cown::new(rt.handle(), 41u32));
+        let inner = when(&a, move |_| {
+            when(&b, |v| {
+                *v += 1;
+                *v
+            })
+            .wait_timeout(HANG)
+            .ok()
+        });
+        assert_eq!(inner.wait_timeout(HANG).ok(), Some(Ok(Some(Ok(42)))));
+    }
+
+    #[test]
+    fn spawns_from_a_behaviour_run_in_spawn_order() {
+        testing::check(|rt| {
+            let (a, log) = (
+                Cown::new(rt.handle(), ()),
+                Cown::new(rt.handle(), Vec::new()),
+            );
+            let l = log.clone();
+            when(&a, move |_| {
+                for i in 0..50 {
+                    when(&l, move |l| l.push(i));
+                }
+            });
+            rt.wait_quiescent();
+            let seen = when(&log, |l| l.clone()).wait().unwrap();
+            assert_eq!(seen, (0..50).collect::<Vec<_>>());
+        });
+    }
+
+    #[test]
+    fn a_spawn_on_another_runtime_runs_there() {
+        let (rt1, rt2) = (
+            Runtime::builder().workers(1).build().unwrap(),
+            Runtime::builder().workers(1).build().unwrap(),
+        );
+        let (a, b) = (Cown::new(rt1.handle(), ()), Cown::new(rt2.handle(), 0u64));
+        let b2 = b.clone();
+        when(&a, move |_| {
+            for _ in 0..100 {
+                when(&b2, |v| *v += 1);
+            }
+        });
+        rt1.wait_quiescent();
+        rt2.wait_quiescent();
+        assert_eq!(when(&b, |v| *v).wait_timeout(HANG).ok(), Some(Ok(100)));
+    }
+
+    #[test]
+    fn a_spawn_kept_by_a_panicking_behaviour_still_runs() {
+        testing::check(|rt| {
+            let (a, b) = (Cown::new(rt.handle(), ()), Cown::new(rt.handle(), 0u32));
+            let b2 = b.clone();
+            let p = when(&a, move |_| {
+                when(&b2, |v| *v += 1);
+                panic!("after the spawn");
+            });
+            assert!(matches!(p.wait(), Err(WhenError::Panicked(_))));
+            rt.wait_quiescent();
+            assert_eq!(when(&b, |v| *v).wait(), Ok(1));
+        });
+    }
+}

@@ -762,6 +762,9 @@ fn claim_chain(queue: &Queue, chain: &[NonNull<Slot>], grants: &mut [Grant]) {
 /// # Safety
 /// The slot was enqueued and granted, its behaviour has finished with the cown, and the slot is not
 /// used again after this (its memory may be freed once all slots are released).
+// Always inlined: the release of every behaviour; left to itself the compiler calls it, which
+// callgrind measures at 14 instructions more per behaviour on a chain of single-cown `when`s.
+#[inline(always)]
 pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
     // SAFETY: the caller's contract.
     let s = unsafe { slot.as_ref() };
