@@ -69,6 +69,8 @@ struct Reach {
     count: Vec<u32>,
     /// Waiting reactions per level, for the reactions ruled by levels.
     waiting: Vec<Vec<u32>>,
+    /// How many reactions `waiting` holds (the lists are not looked at while it is zero).
+    waiting_len: usize,
     /// No reaction below this level is pending (`usize::MAX` before a tag's first admission).
     min: usize,
     /// The ancestor sets, for the reactions not ruled by levels; `None` for programs too large
@@ -85,6 +87,9 @@ struct Sets {
     pending: Bits,
     /// Waiting reactions not ruled by levels.
     waiting: Bits,
+    /// How many bits `waiting` has set (the descendants of a completed reaction are not scanned
+    /// while it is zero).
+    waiting_len: usize,
 }
 
 struct Core {
@@ -164,11 +169,13 @@ pub(crate) fn run(
             closure,
             pending: Bits::new(w),
             waiting: Bits::new(w),
+            waiting_len: 0,
         }
     });
     let reach = Reach {
         count: vec![0; g.levels as usize],
         waiting: vec![Vec::new(); g.levels as usize],
+        waiting_len: 0,
         min: usize::MAX,
         sets,
     };
@@ -290,6 +297,7 @@ impl Shared<'_> {
         let Reach {
             count,
             waiting,
+            waiting_len,
             min,
             sets,
         } = reach;
@@ -306,6 +314,8 @@ impl Shared<'_> {
             *pending -= 1;
             if let Some(s) = sets.as_mut() {
                 s.pending.clear(d as usize);
+            }
+            if let Some(s) = sets.as_mut().filter(|s| s.waiting_len > 0) {
                 // Waiting descendants of `d` not ruled by levels may be free now.
                 let desc = s.closure.descendants(d as usize);
                 for (w, &dw) in desc.iter().enumerate() {
@@ -315,6 +325,7 @@ impl Shared<'_> {
                         bits &= bits - 1;
                         if !s.pending.intersects(s.closure.ancestors(c)) {
                             s.waiting.clear(c);
+                            s.waiting_len -= 1;
                             released.push(c as u32);
                         }
                     }
@@ -326,8 +337,9 @@ impl Shared<'_> {
             *min += 1;
         }
         // Nothing is pending below `min`: what waits up to it under the level rule is free.
-        if *min > before {
+        if *min > before && *waiting_len > 0 {
             for list in &mut waiting[before + 1..(*min + 1).min(count.len())] {
+                *waiting_len -= list.len();
                 released.append(list);
             }
         }
@@ -339,11 +351,13 @@ impl Shared<'_> {
                     released.push(r);
                 } else {
                     waiting[l].push(r);
+                    *waiting_len += 1;
                 }
             } else {
                 let s = sets.as_mut().expect("not ruled by levels: sets exist");
                 if s.pending.intersects(s.closure.ancestors(r as usize)) {
                     s.waiting.set(r as usize);
+                    s.waiting_len += 1;
                 } else {
                     released.push(r);
                 }
