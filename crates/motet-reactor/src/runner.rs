@@ -9,6 +9,7 @@ use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, R
 use motet_runtime::Handle;
 
 use crate::clock::{StdClock, StdPlatform};
+use crate::parallel::readiness::Protocol;
 use crate::trace::{Recorder, Trace};
 
 /// Which parallel scheduler runs the reactions of a tag.
@@ -100,8 +101,9 @@ impl Runner {
         self
     }
 
-    /// Runs the readiness scheduler's own protocol even on programs where LF's level protocol
-    /// follows the same rule more cheaply (for testing that protocol on any program).
+    /// Runs the readiness scheduler's own protocol even on programs where the sequential path or
+    /// LF's level protocol follows the same rule more cheaply (for testing that protocol on any
+    /// program).
     #[doc(hidden)]
     pub fn readiness_protocol(mut self, always: bool) -> Runner {
         self.readiness_protocol = always;
@@ -125,13 +127,25 @@ impl Runner {
         let workers = self.handle.as_ref().map_or(1, Handle::workers);
         let metrics = match &self.handle {
             Some(h) if workers > 1 => match self.scheduler {
-                // Where the two rules coincide, LF's lock-free level protocol is the cheaper way
-                // to follow either (see the readiness module).
-                SchedulerKind::Readiness
-                    if !self.readiness_protocol
-                        && crate::parallel::readiness::prefers_levels(program) =>
-                {
-                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref())
+                SchedulerKind::Readiness if !self.readiness_protocol => {
+                    // Where the readiness rule never frees two reactions at once, one thread is
+                    // the cheapest way to follow it; where it coincides with the level rule, LF's
+                    // lock-free level protocol is (see the readiness module).
+                    match crate::parallel::readiness::protocol(program) {
+                        Protocol::Sequential => run_here(program, &self.options, recorder.as_ref()),
+                        Protocol::Levels => crate::parallel::level::run(
+                            program,
+                            h,
+                            &self.options,
+                            recorder.as_ref(),
+                        ),
+                        Protocol::Readiness => crate::parallel::readiness::run(
+                            program,
+                            h,
+                            &self.options,
+                            recorder.as_ref(),
+                        ),
+                    }
                 }
                 SchedulerKind::Readiness => {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())

@@ -99,6 +99,29 @@ impl Closure {
             .collect()
     }
 
+    /// Whether every two reactions that can run after startup (see [`runs_after_startup`]) are
+    /// ordered: one is an ancestor of the other. Then the readiness rule never has two of them to
+    /// run at once (a pipeline: Radix Sort, the message-passing programs), and a run gains nothing
+    /// from more than one thread after the startup tag.
+    pub(crate) fn totally_ordered(&self, g: &Graph) -> bool {
+        let mut counted = vec![0u64; self.words];
+        for r in 0..g.reactions.len() {
+            if runs_after_startup(g, r) {
+                counted[r / 64] |= 1 << (r % 64);
+            }
+        }
+        (0..g.reactions.len())
+            .filter(|&r| runs_after_startup(g, r))
+            .all(|r| {
+                (0..self.words).all(|w| {
+                    let own = if r / 64 == w { 1u64 << (r % 64) } else { 0 };
+                    let related =
+                        self.anc[r * self.words + w] | self.desc[r * self.words + w] | own;
+                    counted[w] & !related == 0
+                })
+            })
+    }
+
     /// Words per bitset.
     pub(crate) fn words(&self) -> usize {
         self.words
@@ -188,6 +211,61 @@ mod tests {
             Closure::new(p.graph()).unwrap().level_exact(p.graph()),
             [true, true]
         );
+    }
+
+    /// A chain is totally ordered; two branches are not; reactions that run only at startup do
+    /// not count.
+    #[test]
+    fn total_order_after_startup() {
+        use std::time::Duration;
+        // s (startup) -> x -> y, with an action that keeps x going: ordered.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xi = b.input::<u8, _>(x, "i");
+        let xo = b.output::<u8, _>(x, "o");
+        let again = b.logical_action::<(), _>(x, "again", Duration::ZERO);
+        b.reaction(x, "r")
+            .trigger(xi)
+            .trigger(again)
+            .effect(xo)
+            .effect(again)
+            .body(|_, _| {});
+        let y = b.reactor("y", ());
+        let yi = b.input::<u8, _>(y, "i");
+        b.reaction(y, "r").trigger(yi).body(|_, _| {});
+        b.connect(o, xi);
+        b.connect(xo, yi);
+        // A second startup reaction, independent of the chain: it runs only once.
+        let t = b.reactor("t", ());
+        b.reaction(t, "r").trigger(Startup).body(|_, _| {});
+        let p = b.build().unwrap();
+        assert!(Closure::new(p.graph()).unwrap().totally_ordered(p.graph()));
+
+        // s -> x, s -> y: x and y are independent.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        let again = b.logical_action::<(), _>(s, "again", Duration::ZERO);
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .trigger(again)
+            .effect(o)
+            .effect(again)
+            .body(|_, _| {});
+        for name in ["x", "y"] {
+            let r = b.reactor(name, ());
+            let i = b.input::<u8, _>(r, "i");
+            b.reaction(r, "r").trigger(i).body(|_, _| {});
+            b.connect(o, i);
+        }
+        let p = b.build().unwrap();
+        assert!(!Closure::new(p.graph()).unwrap().totally_ordered(p.graph()));
     }
 
     #[test]

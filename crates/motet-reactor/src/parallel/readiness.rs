@@ -21,19 +21,18 @@
 //!
 //! The bookkeeping (the [`Engine`], the pending and waiting sets, and the stack of *released*
 //! reactions not yet claimed) sits behind one mutex. Reactions are run by *runners*, one task per
-//! worker, as in the level scheduler: a runner claims released reactions under the lock, runs
-//! their bodies outside it, then takes the lock once to take in what they did, release whatever
-//! became free and claim its next ones (the last released first, so a chain of reactions stays on
-//! one worker with warm caches). A runner claims its fair share of what is released (the released
-//! count over the number of workers, at least one): on a wide tag the lock is taken once per share
-//! rather than once per reaction, and for a chain it is one lock per reaction; never a task
-//! hand-off per reaction. When the one released reaction is also the only pending one (a chain,
-//! as in the message-passing programs), the runner runs it while still holding the lock: nobody
-//! else could run or complete anything meanwhile, and it saves letting go of the lock and taking
-//! it again per reaction. Released reactions have no pending ancestor, so the reactions of a share
-//! are independent of each other and may run in any order.
+//! worker, as in the level scheduler: a runner claims one released reaction under the lock (the
+//! last released first, so a chain of reactions stays on one worker with warm caches), runs its
+//! body outside it, then takes the lock once to take in what it did, release whatever became free
+//! and claim its next one: one lock round per reaction, never a task hand-off per reaction.
+//! Claiming one at a time (rather than a share of what is released) balances uneven reactions
+//! as LF's level queue does, and a worker that the operating system preempts holds up at most the
+//! one reaction it claimed. When the one released reaction is also the only pending one (a
+//! chain, as in the message-passing programs), the runner runs it while still holding the lock:
+//! nobody else could run or complete anything meanwhile, and it saves letting go of the lock and
+//! taking it again per reaction.
 //!
-//! **Wake-up.** A runner that claims a share and leaves reactions released activates idle runners
+//! **Wake-up.** A runner that claims a reaction and leaves others released activates idle runners
 //! for them (at most one per reaction), scheduled as *shared* tasks so that another worker takes
 //! them while this one goes on. A runner that finds nothing released goes idle under the lock, so
 //! whoever releases next sees it idle: no wake-up is lost. When the pending set empties, the
@@ -41,15 +40,19 @@
 //! module). A runner gives its worker back (yields) after a bounded number of reactions in one
 //! turn, so that other work on that worker is not starved.
 //!
-//! **Level-exact programs.** When every reaction that can run after startup is ruled by levels,
-//! the two rules release the same reactions at the same moments, and [`prefers_levels`] tells the
-//! runner to use the level scheduler's lock-free protocol (claims with one atomic increment, no
-//! lock per reaction) for the whole run.
+//! **Programs that need less.** [`protocol`] looks at the program before a run. When no two
+//! reactions that run after startup are independent (a pipeline such as Radix Sort, or the
+//! message-passing programs), the rule never frees two reactions at once, and the run takes the
+//! sequential path on the calling thread, as on one worker. When every reaction that can run
+//! after startup is ruled by levels, the two rules release the same reactions at the same
+//! moments, and the run uses the level scheduler's lock-free protocol (claims with one atomic
+//! increment, no lock per reaction).
 
-use std::cell::UnsafeCell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::{Duration, Instant};
 
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
@@ -66,6 +69,8 @@ struct Reach {
     count: Vec<u32>,
     /// Waiting reactions per level, for the reactions ruled by levels.
     waiting: Vec<Vec<u32>>,
+    /// How many reactions `waiting` holds (the lists are not looked at while it is zero).
+    waiting_len: usize,
     /// No reaction below this level is pending (`usize::MAX` before a tag's first admission).
     min: usize,
     /// The ancestor sets, for the reactions not ruled by levels; `None` for programs too large
@@ -82,6 +87,9 @@ struct Sets {
     pending: Bits,
     /// Waiting reactions not ruled by levels.
     waiting: Bits,
+    /// How many bits `waiting` has set (the descendants of a completed reaction are not scanned
+    /// while it is zero).
+    waiting_len: usize,
 }
 
 struct Core {
@@ -101,6 +109,9 @@ struct Shared<'p> {
     handle: Handle,
     driver: Driver,
     core: Mutex<Core>,
+    /// `core.released.len()` as of the last release of the lock: a hint for runners that wait for
+    /// work without holding the lock (see [`run_runner`]).
+    released_hint: AtomicUsize,
     runners: Vec<RunnerTask>,
     recorder: Option<&'p Recorder>,
 }
@@ -111,9 +122,6 @@ struct RunnerTask {
     header: TaskHeader,
     shared: *const Shared<'static>,
     index: usize,
-    /// The reactions claimed in the current share; touched only by the runner's own turn (a task
-    /// runs on one thread at a time).
-    share: UnsafeCell<Vec<u32>>,
 }
 
 static VTABLE: TaskVTable = TaskVTable {
@@ -121,7 +129,26 @@ static VTABLE: TaskVTable = TaskVTable {
     shutdown: shutdown_runner,
 };
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// How many times [`lock`] tries the lock (with a spin-loop hint between tries) before it blocks.
+const LOCK_SPINS: u32 = 64;
+/// How many times [`lock`] then yields the thread and tries again before it blocks.
+const LOCK_YIELDS: u32 = 4;
+
+/// Takes the scheduler lock: tries it for a while, spinning and then yielding, before blocking on
+/// it. The lock is held for a few hundred instructions per reaction, but by every runner: with a
+/// plain `lock` a runner that finds it taken soon sleeps on a futex, and the holder pays a wake-up
+/// on release (about 6,000 futex calls in a run of Filter Bank on 2 workers; with this and
+/// [`Shared::wait_for_release`], 45-380). Yielding lets a holder that the operating system
+/// preempted run again on a loaded machine.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    for i in 0..LOCK_SPINS + LOCK_YIELDS {
+        match m.try_lock() {
+            Ok(guard) => return guard,
+            Err(TryLockError::Poisoned(e)) => return e.into_inner(),
+            Err(TryLockError::WouldBlock) if i < LOCK_SPINS => std::hint::spin_loop(),
+            Err(TryLockError::WouldBlock) => std::thread::yield_now(),
+        }
+    }
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -142,11 +169,13 @@ pub(crate) fn run(
             closure,
             pending: Bits::new(w),
             waiting: Bits::new(w),
+            waiting_len: 0,
         }
     });
     let reach = Reach {
         count: vec![0; g.levels as usize],
         waiting: vec![Vec::new(); g.levels as usize],
+        waiting_len: 0,
         min: usize::MAX,
         sets,
     };
@@ -164,6 +193,7 @@ pub(crate) fn run(
             released: Vec::with_capacity(cap),
             idle: (0..workers).rev().collect(),
         }),
+        released_hint: AtomicUsize::new(0),
         runners: Vec::with_capacity(workers),
         recorder,
     };
@@ -173,7 +203,6 @@ pub(crate) fn run(
             header: TaskHeader::new(&VTABLE),
             shared: self_ptr.cast(),
             index,
-            share: UnsafeCell::new(Vec::new()),
         });
     }
     let sh = &shared;
@@ -181,6 +210,7 @@ pub(crate) fn run(
         let mut core = lock(&sh.core);
         let next = sh.advance(&mut core);
         let extra = core.released.len();
+        sh.released_hint.store(extra, Relaxed);
         sh.wake(&mut core, extra);
         next
     });
@@ -191,17 +221,39 @@ pub(crate) fn run(
     core.engine.finish()
 }
 
-/// Whether the level scheduler's protocol runs `prog` as the readiness rule would: every reaction
-/// that can run after startup has as ancestors exactly the reactions of all lower levels that can
-/// run after startup (see [`Closure::level_exact`]), or the program is too large for the ancestor
-/// sets (then the readiness scheduler would rule every reaction by levels anyway).
-pub(crate) fn prefers_levels(prog: &Program) -> bool {
+/// How a run on several workers follows the readiness rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Protocol {
+    /// No two reactions that run after startup are ever free at the same time (see
+    /// [`Closure::totally_ordered`]): the calling thread runs the program, as on one worker, and
+    /// pays no hand-off, lock or atomic per reaction.
+    Sequential,
+    /// The rule releases what the level rule releases: LF's lock-free level protocol.
+    Levels,
+    /// This module's protocol.
+    Readiness,
+}
+
+/// Which protocol runs `prog` under the readiness rule: [`Protocol::Sequential`] for a program
+/// without two independent reactions after startup; [`Protocol::Levels`] when every reaction that
+/// can run after startup has as ancestors exactly the reactions of all lower levels that can run
+/// after startup (see [`Closure::level_exact`]), or when the program is too large for the ancestor
+/// sets (then this module would rule every reaction by levels anyway); otherwise
+/// [`Protocol::Readiness`].
+pub(crate) fn protocol(prog: &Program) -> Protocol {
     let g = prog.graph();
     let Some(closure) = Closure::new(g) else {
-        return true;
+        return Protocol::Levels;
     };
+    if closure.totally_ordered(g) {
+        return Protocol::Sequential;
+    }
     let exact = closure.level_exact(g);
-    (0..g.reactions.len()).all(|r| exact[r] || !runs_after_startup(g, r))
+    if (0..g.reactions.len()).all(|r| exact[r] || !runs_after_startup(g, r)) {
+        Protocol::Levels
+    } else {
+        Protocol::Readiness
+    }
 }
 
 impl Shared<'_> {
@@ -245,6 +297,7 @@ impl Shared<'_> {
         let Reach {
             count,
             waiting,
+            waiting_len,
             min,
             sets,
         } = reach;
@@ -261,6 +314,8 @@ impl Shared<'_> {
             *pending -= 1;
             if let Some(s) = sets.as_mut() {
                 s.pending.clear(d as usize);
+            }
+            if let Some(s) = sets.as_mut().filter(|s| s.waiting_len > 0) {
                 // Waiting descendants of `d` not ruled by levels may be free now.
                 let desc = s.closure.descendants(d as usize);
                 for (w, &dw) in desc.iter().enumerate() {
@@ -270,6 +325,7 @@ impl Shared<'_> {
                         bits &= bits - 1;
                         if !s.pending.intersects(s.closure.ancestors(c)) {
                             s.waiting.clear(c);
+                            s.waiting_len -= 1;
                             released.push(c as u32);
                         }
                     }
@@ -281,8 +337,9 @@ impl Shared<'_> {
             *min += 1;
         }
         // Nothing is pending below `min`: what waits up to it under the level rule is free.
-        if *min > before {
+        if *min > before && *waiting_len > 0 {
             for list in &mut waiting[before + 1..(*min + 1).min(count.len())] {
+                *waiting_len -= list.len();
                 released.append(list);
             }
         }
@@ -294,11 +351,13 @@ impl Shared<'_> {
                     released.push(r);
                 } else {
                     waiting[l].push(r);
+                    *waiting_len += 1;
                 }
             } else {
                 let s = sets.as_mut().expect("not ruled by levels: sets exist");
                 if s.pending.intersects(s.closure.ancestors(r as usize)) {
                     s.waiting.set(r as usize);
+                    s.waiting_len += 1;
                 } else {
                     released.push(r);
                 }
@@ -323,18 +382,16 @@ impl Shared<'_> {
         }
     }
 
-    /// After the reactions of `share` ran (with the panics of some): take in their effects and
+    /// After reaction `r` ran (with the panic of its body, if any): take in its effects and
     /// release what became free; if the tag is over, play the scheduler (handing over to the
     /// driver when it must wait or stop).
-    fn completed(&self, core: &mut Core, share: &[u32], panics: &mut Vec<RunError>) {
+    fn completed(&self, core: &mut Core, r: u32, panics: &mut Vec<RunError>) {
         let prog = self.prog;
-        for &r in share {
-            {
-                let Core { engine, fresh, .. } = &mut *core;
-                engine.complete(prog, r, &mut |t| fresh.push(t));
-            }
-            self.admit(core, Some(r));
+        {
+            let Core { engine, fresh, .. } = &mut *core;
+            engine.complete(prog, r, &mut |t| fresh.push(t));
         }
+        self.admit(core, Some(r));
         for e in panics.drain(..) {
             core.engine.fail(e);
         }
@@ -343,6 +400,30 @@ impl Shared<'_> {
             if let Some(next) = self.advance(core) {
                 self.driver.hand_over(next);
             }
+        }
+    }
+}
+
+/// How long a runner that finds nothing released, while reactions of the tag run elsewhere,
+/// watches for a release before it goes idle.
+const WATCH_RELEASE: Duration = Duration::from_micros(20);
+
+impl Shared<'_> {
+    /// Spins until the release hint shows work or [`WATCH_RELEASE`] passes (yielding now and then,
+    /// so that a loaded machine runs the threads that do the work).
+    fn wait_for_release(&self) {
+        let deadline = Instant::now() + WATCH_RELEASE;
+        loop {
+            for _ in 0..32 {
+                if self.released_hint.load(Relaxed) > 0 {
+                    return;
+                }
+                std::hint::spin_loop();
+            }
+            if Instant::now() >= deadline {
+                return;
+            }
+            std::thread::yield_now();
         }
     }
 }
@@ -356,54 +437,57 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
     let runner = unsafe { header.cast::<RunnerTask>().as_ref() };
     // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
     let sh = unsafe { &*runner.shared };
-    // SAFETY: only this runner's turns touch its share, and a task runs on one thread at a time.
-    let share = unsafe { &mut *runner.share.get() };
-    let workers = sh.runners.len();
     let mut panics = Vec::new();
     let mut core = lock(&sh.core);
     let mut ran = 0;
+    let mut waited = false;
     let outcome = loop {
         let left = core.released.len();
         if left == 0 {
+            if core.pending > 0 && !waited {
+                // Reactions of this tag run elsewhere and will likely release more within
+                // microseconds: watch for them a while rather than go idle and be woken again.
+                waited = true;
+                sh.released_hint.store(0, Relaxed);
+                drop(core);
+                sh.wait_for_release();
+                core = lock(&sh.core);
+                continue;
+            }
             core.idle.push(runner.index);
             break RunOutcome::Idle;
         }
         if ran >= TURN {
             // Stay active (not idle): the runner is queued again by yielding.
+            sh.released_hint.store(left, Relaxed);
             break RunOutcome::Yield;
         }
+        let r = core.released.pop().expect("a released reaction");
+        ran += 1;
+        waited = false;
         if left == 1 && core.pending == 1 {
             // The tag's only pending reaction (a chain): run it without letting go of the lock,
             // as nothing else can run or complete meanwhile (see the module docs).
-            let r = core.released.pop().expect("one released reaction");
             // SAFETY: released, and the only pending reaction of the tag: every triggered
             // predecessor has completed and nothing else runs.
             if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
                 panics.push(e);
             }
-            ran += 1;
-            sh.completed(&mut core, &[r], &mut panics);
+            sh.completed(&mut core, r, &mut panics);
             continue;
         }
-        let take = left.div_ceil(workers);
-        share.clear();
-        share.extend(core.released.drain(left - take..).rev());
-        let extra = core.released.len();
-        if extra > 0 {
-            sh.wake(&mut core, extra);
+        if left > 1 {
+            sh.wake(&mut core, left - 1);
         }
+        sh.released_hint.store(left - 1, Relaxed);
         drop(core);
-        for &r in share.iter() {
-            // SAFETY: the reaction was released: no pending ancestor, so its triggered
-            // predecessors have completed and no other reaction of its reactor (an ancestor or
-            // descendant) runs, in this share or elsewhere.
-            if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
-                panics.push(e);
-            }
+        // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
+        // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
+        if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
+            panics.push(e);
         }
-        ran += share.len();
         core = lock(&sh.core);
-        sh.completed(&mut core, share, &mut panics);
+        sh.completed(&mut core, r, &mut panics);
     };
     drop(core);
     if matches!(outcome, RunOutcome::Idle) {
@@ -423,12 +507,13 @@ unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
 
 #[cfg(test)]
 mod tests {
-    use super::prefers_levels;
+    use super::{protocol, Protocol};
     use motet_reactor_core::{ProgramBuilder, Startup};
 
-    /// A chain is level-exact; a fan-out into branches of uneven depth is not.
+    /// A chain runs sequentially; a fan-out into branches of uneven depth takes the readiness
+    /// protocol; a ring whose nodes are independent but level-exact takes the level protocol.
     #[test]
-    fn level_protocol_only_where_the_rules_coincide() {
+    fn protocol_by_program_shape() {
         let mut b = ProgramBuilder::new();
         let s = b.reactor("s", ());
         let o = b.output::<u8, _>(s, "o");
@@ -442,7 +527,7 @@ mod tests {
         b.reaction(x, "r").trigger(xi).effect(xo).body(|_, _| {});
         b.connect(o, xi);
         let chain = b.build().unwrap();
-        assert!(prefers_levels(&chain));
+        assert_eq!(protocol(&chain), Protocol::Sequential);
 
         let mut b = ProgramBuilder::new();
         let s = b.reactor("s", ());
@@ -469,7 +554,7 @@ mod tests {
         b.reaction(sink, "r").trigger(ki).body(|_, _| {});
         b.connect(prev.unwrap(), ki);
         let uneven = b.build().unwrap();
-        assert!(!prefers_levels(&uneven));
+        assert_eq!(protocol(&uneven), Protocol::Readiness);
 
         // A ring opened by a startup reaction that feeds only its first node (as in the thread
         // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
@@ -492,6 +577,6 @@ mod tests {
         b.connect(o, ai);
         b.connect(ao, ci);
         let ring = b.build().unwrap();
-        assert!(prefers_levels(&ring));
+        assert_eq!(protocol(&ring), Protocol::Levels);
     }
 }
