@@ -138,10 +138,17 @@ impl Forks {
         }
     }
 
-    /// The forks philosopher `id` eats with: its own and its right neighbour's.
+    /// The forks philosopher `id` eats with: its own and its right neighbour's, `(id + 1) mod N`
+    /// (a comparison, not a division: the Arbitrator asks twice per meal).
+    #[inline]
     fn pair(&self, id: u32) -> (usize, usize) {
         let left = id as usize;
-        (left, (left + 1) % self.holders.len())
+        let right = if left + 1 == self.holders.len() {
+            0
+        } else {
+            left + 1
+        };
+        (left, right)
     }
 
     /// Savina's `Hungry`: grants both forks to `id` if both are free, and says whether it did.
@@ -204,6 +211,21 @@ mod tests {
     use super::{check, Config, Forks, BENCHMARK};
     use crate::benchmarks::boc_driver;
     use crate::benchmarks::testing::{rejects_alike as rejects, validates};
+
+    /// The last philosopher's right fork is the first one.
+    #[test]
+    fn the_last_philosopher_shares_a_fork_with_the_first() {
+        let mut forks = Forks::new(3);
+        assert!(forks.try_grant(2));
+        assert!(!forks.try_grant(0));
+        assert!(!forks.try_grant(1));
+        forks.release(2);
+        assert!(forks.try_grant(0));
+        assert!(!forks.try_grant(2));
+        assert!(!forks.try_grant(1));
+        assert_eq!(forks.violations, 0);
+        assert_eq!(forks.grants, 2);
+    }
 
     #[test]
     fn neighbours_never_share_a_fork() {
