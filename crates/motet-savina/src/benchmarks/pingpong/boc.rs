@@ -95,7 +95,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             );
             let partner = ping.clone();
             // Spawned before the first ping, so Pong knows Ping before it is pinged.
-            let _ = when_detached(&pong, move |pong: &mut Pong| pong.ping = Some(partner));
+            let _ = when_detached(&pong, move |pong| pong.ping = Some(partner));
             let _ = when_detached(&ping, Ping::ping);
             (count, pongs)
         })
