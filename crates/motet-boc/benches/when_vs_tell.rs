@@ -3,7 +3,8 @@
 //! and Ping Pong (a message bounces between two parties, each hop a whole scheduling).
 //!
 //! `cargo bench -p motet-boc --bench when_vs_tell` (one worker, as the goal is stated). Compare the
-//! `tell` and `when` lines of one group, measured in the same run. The allocator is mimalloc, as in
+//! `tell`, `when` (promise dropped) and `when_detached` lines of one group, measured in the same
+//! run. The allocator is mimalloc, as in
 //! the Savina harness.
 
 #[path = "support/plain_mimalloc.rs"]
@@ -40,6 +41,10 @@ fn count(c: &mut Criterion) {
         let rt = runtime();
         b.iter(|| workloads::count_when(&rt, COUNT))
     });
+    g.bench_function("when_detached", |b| {
+        let rt = runtime();
+        b.iter(|| workloads::count_detached(&rt, COUNT))
+    });
     g.finish();
 }
 
@@ -54,6 +59,10 @@ fn pingpong(c: &mut Criterion) {
     g.bench_function("when", |b| {
         let rt = runtime();
         b.iter(|| workloads::pingpong_when(&rt, HOPS))
+    });
+    g.bench_function("when_detached", |b| {
+        let rt = runtime();
+        b.iter(|| workloads::pingpong_detached(&rt, HOPS))
     });
     g.finish();
 }

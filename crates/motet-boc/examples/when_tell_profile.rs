@@ -7,7 +7,7 @@
 //! ```
 //!
 //! Arguments: `count|pingpong|fanout` (fanout: rounds of one message to each of 60 receivers, the
-//! shape of fjthrput), `when|tell`, the number of messages (default 100,000) and of
+//! shape of fjthrput), `when|detached|tell`, the number of messages (default 100,000) and of
 //! repetitions (default 1). Prints the median wall time of the repetitions.
 
 #[path = "../benches/support/plain_mimalloc.rs"]
@@ -18,7 +18,10 @@ mod workloads;
 use std::time::{Duration, Instant};
 
 use motet_runtime::Runtime;
-use workloads::{count_tell, count_when, fanout_tell, fanout_when, pingpong_tell, pingpong_when};
+use workloads::{
+    count_detached, count_tell, count_when, fanout_detached, fanout_tell, fanout_when,
+    pingpong_detached, pingpong_tell, pingpong_when,
+};
 
 #[global_allocator]
 static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
@@ -31,13 +34,18 @@ fn main() {
     let reps: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
     let run: fn(&Runtime, u64) = match (bench, model) {
         ("count", "when") => count_when,
+        ("count", "detached") => count_detached,
         ("count", "tell") => count_tell,
         ("pingpong", "when") => pingpong_when,
+        ("pingpong", "detached") => pingpong_detached,
         ("pingpong", "tell") => pingpong_tell,
         ("fanout", "when") => fanout_when,
+        ("fanout", "detached") => fanout_detached,
         ("fanout", "tell") => fanout_tell,
         _ => {
-            eprintln!("usage: when_tell_profile count|pingpong|fanout when|tell [N] [REPS]");
+            eprintln!(
+                "usage: when_tell_profile count|pingpong|fanout when|detached|tell [N] [REPS]"
+            );
             std::process::exit(2);
         }
     };

@@ -56,7 +56,9 @@
 //! - **Promises of results**: `when` returns a [`Promise`] of the closure's result that is a
 //!   future and can be waited for from outside the runtime (also on a deterministic runtime).
 //!   It lives in the behaviour's own allocation: a fire-and-forget `when` allocates nothing for it
-//!   (dropping it is one atomic operation).
+//!   (dropping it is one atomic operation). [`when_detached`] spawns without a promise, as an
+//!   actor's `tell` sends without a reply: the same guarantees, a smaller block (56 bytes for a
+//!   single-cown closure that captures nothing, against 96 with a promise) and no hand-over.
 //! - **Backpressure** (see below).
 //!
 //! # Backpressure
@@ -119,7 +121,7 @@ pub mod set;
 mod sync;
 
 pub use alloc_cache::release_thread_cache;
-pub use behaviour::{when, Batch};
+pub use behaviour::{when, when_detached, Batch};
 pub use cown::{read, read_all, Cown, Read, ReadAll};
 pub use deferred::{Broken, Deferred, Resolver};
 pub use error::WhenError;

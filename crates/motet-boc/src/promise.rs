@@ -10,6 +10,7 @@ use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use crate::behaviour::{free_core, Core, Head};
+use crate::completion::Completion;
 use crate::error::WhenError;
 use motet_runtime::Handle;
 
@@ -81,10 +82,13 @@ impl<R> Promise<R> {
         }
     }
 
-    fn core(&self) -> Option<&Core> {
+    fn completion(&self) -> Option<&Completion> {
         match &self.state {
-            // SAFETY: the HANDLE bit keeps the block alive while the promise is pending.
-            State::Pending(core, _, _) => Some(unsafe { core.as_ref() }),
+            State::Pending(core, _, _) => {
+                // SAFETY: the HANDLE bit keeps the block, which has a `Head<R>`, alive while the
+                // promise is pending.
+                Some(&unsafe { core.cast::<Head<R>>().as_ref() }.completion)
+            }
             _ => None,
         }
     }
@@ -92,7 +96,7 @@ impl<R> Promise<R> {
     /// Whether the result is there (or the promise failed): [`wait`](Promise::wait) would not
     /// block.
     pub fn is_done(&self) -> bool {
-        self.core().is_none_or(|c| c.completion.is_done())
+        self.completion().is_none_or(|c| c.is_done())
     }
 
     /// Takes the result; the behaviour is done.
@@ -103,7 +107,10 @@ impl<R> Promise<R> {
                 // alive until we give up the HANDLE bit below.
                 let result = unsafe { (*core.cast::<Head<R>>().as_ref().result.get()).take() };
                 // SAFETY: the block is alive (HANDLE).
-                if unsafe { core.as_ref() }.completion.drop_handle() {
+                if unsafe { core.cast::<Head<R>>().as_ref() }
+                    .completion
+                    .drop_handle()
+                {
                     // SAFETY: the behaviour is done and we were its last user.
                     unsafe { free_core(core) };
                 }
@@ -118,7 +125,7 @@ impl<R> Promise<R> {
 
     /// Registers `waker` and returns whether the result is there.
     fn poll_done(&self, waker: &Waker) -> bool {
-        self.core().is_none_or(|c| c.completion.register(waker))
+        self.completion().is_none_or(|c| c.register(waker))
     }
 
     /// On a deterministic runtime, runs it on this thread until the behaviour is done or nothing is
@@ -126,7 +133,7 @@ impl<R> Promise<R> {
     fn drive(&self) {
         if let State::Pending(core, Some(runtime), _) = &self.state {
             // SAFETY: the HANDLE bit keeps the block alive while the promise is pending.
-            let c = unsafe { core.as_ref() };
+            let c = unsafe { core.cast::<Head<R>>().as_ref() };
             runtime.drive_until(|| c.completion.is_done());
         }
     }
@@ -185,7 +192,10 @@ impl<R> Drop for Promise<R> {
         if let State::Pending(core, _, _) = &self.state {
             let core = *core;
             // SAFETY: the block is alive (HANDLE) until we give the bit up here.
-            if unsafe { core.as_ref() }.completion.drop_handle() {
+            if unsafe { core.cast::<Head<R>>().as_ref() }
+                .completion
+                .drop_handle()
+            {
                 // SAFETY: the behaviour is done and we were its last user.
                 unsafe { free_core(core) };
             }

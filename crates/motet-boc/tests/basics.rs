@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use motet_boc::{read, read_all, when, Batch, Cown, Deferred, WhenError};
+use motet_boc::{read, read_all, when, when_detached, Batch, Cown, Deferred, WhenError};
 use motet_runtime::{testing, Runtime};
 
 #[test]
@@ -152,6 +152,72 @@ fn naming_a_cown_twice_is_defined() {
         let empty: Vec<Cown<i32>> = Vec::new();
         assert_eq!(when(&empty, |s| s.len()).wait(), Err(WhenError::NoCowns));
         // The rejected `when`s left the cown usable.
+        assert_eq!(when(&c, |v| *v).wait(), Ok(5));
+    });
+}
+
+#[test]
+fn detached_behaviours_keep_the_order_and_exclusion_of_when() {
+    testing::check(|rt| {
+        let h = rt.handle();
+        let (log, other) = (Cown::new(h, Vec::new()), Cown::new(h, 0u32));
+        let set = vec![Cown::new(h, 0u32), Cown::new(h, 0u32)];
+        for i in 0..300u32 {
+            match i % 4 {
+                0 => when_detached(&log, move |l| l.push(i)),
+                1 => when_detached((&log, &other), move |(l, o)| {
+                    *o += 1;
+                    l.push(i)
+                }),
+                2 => when(&log, move |l| l.push(i)).wait().map(drop),
+                _ => {
+                    let log = log.clone();
+                    when_detached(&set, move |mut s| {
+                        s[0] += 1;
+                        // Nested: spawned while this behaviour holds the set, so after every
+                        // earlier behaviour on the log.
+                        when_detached(&log, move |l| l.push(i)).unwrap();
+                    })
+                }
+            }
+            .unwrap();
+        }
+        // Every set behaviour has run, so every nested spawn is enqueued before the read.
+        when(&set, |_| ()).wait().unwrap();
+        let seen = when((&log, &other), |(l, o)| (l.clone(), *o))
+            .wait()
+            .unwrap();
+        // Quarters 0 to 2 are spawned on the log in order; quarter 3 only after its set behaviour,
+        // so it lands later, but in order among itself.
+        let direct: Vec<u32> = seen.0.iter().copied().filter(|i| i % 4 != 3).collect();
+        assert_eq!(direct, (0..300).filter(|i| i % 4 != 3).collect::<Vec<_>>());
+        let nested: Vec<u32> = seen.0.iter().copied().filter(|i| i % 4 == 3).collect();
+        assert_eq!(nested, (0..300).filter(|i| i % 4 == 3).collect::<Vec<_>>());
+        assert_eq!(seen.1, 75);
+    });
+}
+
+#[test]
+fn a_panicking_detached_behaviour_releases_its_cowns() {
+    testing::check(|rt| {
+        let c = Cown::new(rt.handle(), 0);
+        when_detached(&c, |_| -> () { panic!("detached boom") }).unwrap();
+        when_detached(&c, |v| *v += 1).unwrap();
+        assert_eq!(when(&c, |v| *v).wait(), Ok(1));
+    });
+}
+
+#[test]
+fn a_rejected_detached_behaviour_returns_its_error() {
+    testing::check(|rt| {
+        let c = Cown::new(rt.handle(), 5);
+        assert_eq!(
+            when_detached((&c, &c), |(a, b)| *a += *b),
+            Err(WhenError::DuplicateCown)
+        );
+        let empty: Vec<Cown<i32>> = Vec::new();
+        assert_eq!(when_detached(&empty, |s| s.len()), Err(WhenError::NoCowns));
+        assert_eq!(when_detached((c.read(), c.read()), |_| ()), Ok(()));
         assert_eq!(when(&c, |v| *v).wait(), Ok(5));
     });
 }

@@ -6,7 +6,7 @@
 
 mod support;
 
-use motet_boc::{when, Cown};
+use motet_boc::{when, when_detached, Cown};
 use motet_runtime::{testing, Runtime};
 use support::mixed::{mixed, Census};
 
@@ -41,6 +41,12 @@ fn cancelled_behaviours_drop_their_closures() {
             if i % 2 == 0 {
                 kept.push(p);
             }
+            let (t, r) = (census.track(), census.track());
+            when_detached(&cowns[i % 4], move |_| {
+                drop(t);
+                r
+            })
+            .unwrap();
         }
         drop(rt);
         for p in kept {

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicIsize, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 
-use motet_boc::{read_all, when, Batch, Cown};
+use motet_boc::{read_all, when, when_detached, Batch, Cown};
 use motet_runtime::{testing, Runtime};
 use proptest::prelude::*;
 
@@ -187,7 +187,16 @@ impl World {
                 .map(|&i| self.cowns[i].clone())
                 .collect::<Vec<_>>()
         };
+        // Behaviours spawned alone alternate between `when` and `when_detached`.
+        let detached = id.is_multiple_of(2);
         match (access, batch) {
+            (Access::Write(ix), None) if detached => {
+                when_detached(&set(&ix), move |mut vals| {
+                    vals.iter_mut().for_each(|v| *v += 1);
+                    body()
+                })
+                .unwrap();
+            }
             (Access::Write(ix), None) => drop(when(&set(&ix), move |mut vals| {
                 vals.iter_mut().for_each(|v| *v += 1);
                 body()
@@ -196,8 +205,19 @@ impl World {
                 vals.iter_mut().for_each(|v| *v += 1);
                 body()
             })),
+            (Access::Read(ix), None) if detached => {
+                when_detached(read_all(&set(&ix)), move |_| body()).unwrap();
+            }
             (Access::Read(ix), None) => drop(when(read_all(&set(&ix)), move |_| body())),
             (Access::Read(ix), Some(b)) => drop(b.when(read_all(&set(&ix)), move |_| body())),
+            (Access::Mixed { write, read }, None) if detached => {
+                let (w, r) = (&self.cowns[write], &self.cowns[read]);
+                when_detached((w, r.read()), move |(v, _)| {
+                    *v += 1;
+                    body()
+                })
+                .unwrap();
+            }
             (Access::Mixed { write, read }, None) => {
                 let (w, r) = (&self.cowns[write], &self.cowns[read]);
                 drop(when((w, r.read()), move |(v, _)| {

@@ -2,10 +2,11 @@
 //! actor version (`*_tell`, motet-actor) and a BoC version (`*_when`), run to quiescence on the
 //! given runtime: Counting (one producer floods one receiver with `n` messages), Ping Pong (`n`
 //! hops between two parties, each a whole scheduling) and a fan-out (rounds of one message to each
-//! of 60 receivers, the shape of fjthrput). Included by path by both.
+//! of 60 receivers, the shape of fjthrput). Included by path by both. The BoC versions come in two
+//! forms: `*_when` spawns with `when` and drops the promise, `*_detached` with `when_detached`.
 
 use motet_actor::{spawn, Actor, Addr, Context};
-use motet_boc::{when, Cown};
+use motet_boc::{when, when_detached, Cown, CownSet};
 use motet_runtime::Runtime;
 
 enum CounterMsg {
@@ -43,13 +44,35 @@ pub fn count_tell(rt: &Runtime, n: u64) {
     rt.wait_quiescent();
 }
 
+/// Spawns a fire-and-forget behaviour: with `when_detached` if `DETACHED`, else with `when`,
+/// dropping the promise.
+fn fire<const DETACHED: bool, S, F>(cowns: S, f: F)
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as motet_boc::set::Shape>::View<'a>) + Send + 'static,
+{
+    if DETACHED {
+        when_detached(cowns, f).expect("a valid cown set");
+    } else {
+        when(cowns, f);
+    }
+}
+
 pub fn count_when(rt: &Runtime, n: u64) {
+    count_boc::<false>(rt, n)
+}
+
+pub fn count_detached(rt: &Runtime, n: u64) {
+    count_boc::<true>(rt, n)
+}
+
+fn count_boc<const DETACHED: bool>(rt: &Runtime, n: u64) {
     let counter = Cown::new(rt.handle(), 0u64);
     let producer = Cown::new(rt.handle(), ());
     let c = counter.clone();
-    when(&producer, move |_| {
+    fire::<DETACHED, _, _>(&producer, move |_| {
         for _ in 0..n {
-            when(&c, |n| *n += 1);
+            fire::<DETACHED, _, _>(&c, |n| *n += 1);
         }
     });
     rt.wait_quiescent();
@@ -109,11 +132,11 @@ struct Party {
 }
 
 /// A hop: a behaviour on `me` that spawns the next hop on its partner.
-fn hop(me: &Cown<Party>, left: u64) {
-    when(me, move |p| {
+fn hop<const DETACHED: bool>(me: &Cown<Party>, left: u64) {
+    fire::<DETACHED, _, _>(me, move |p: &mut Party| {
         p.hits += 1;
         match (&p.partner, left) {
-            (Some(partner), 1..) => hop(partner, left - 1),
+            (Some(partner), 1..) => hop::<DETACHED>(partner, left - 1),
             // The last hop breaks the reference cycle between the two cowns.
             _ => p.partner = None,
         }
@@ -121,12 +144,20 @@ fn hop(me: &Cown<Party>, left: u64) {
 }
 
 pub fn pingpong_when(rt: &Runtime, n: u64) {
+    pingpong_boc::<false>(rt, n)
+}
+
+pub fn pingpong_detached(rt: &Runtime, n: u64) {
+    pingpong_boc::<true>(rt, n)
+}
+
+fn pingpong_boc<const DETACHED: bool>(rt: &Runtime, n: u64) {
     let party = |partner| Party { hits: 0, partner };
     let ping = Cown::new(rt.handle(), party(None));
     let pong = Cown::new(rt.handle(), party(Some(ping.clone())));
     let p = pong.clone();
     when(&ping, move |party| party.partner = Some(p));
-    hop(&ping, n);
+    hop::<DETACHED>(&ping, n);
     rt.wait_quiescent();
     when(&pong, |party| party.partner = None);
     rt.wait_quiescent();
@@ -169,14 +200,22 @@ pub fn fanout_tell(rt: &Runtime, n: u64) {
 }
 
 pub fn fanout_when(rt: &Runtime, n: u64) {
+    fanout_boc::<false>(rt, n)
+}
+
+pub fn fanout_detached(rt: &Runtime, n: u64) {
+    fanout_boc::<true>(rt, n)
+}
+
+fn fanout_boc<const DETACHED: bool>(rt: &Runtime, n: u64) {
     let receivers: Vec<Cown<u64>> = (0..FANOUT).map(|_| Cown::new(rt.handle(), 0)).collect();
     let sender = Cown::new(rt.handle(), ());
     let rounds = n / FANOUT as u64;
     let rs = receivers.clone();
-    when(&sender, move |_| {
+    fire::<DETACHED, _, _>(&sender, move |_| {
         for _ in 0..rounds {
             for r in &rs {
-                when(r, |count| *count += 1);
+                fire::<DETACHED, _, _>(r, |count| *count += 1);
             }
         }
     });

@@ -438,7 +438,10 @@ pub(crate) enum Grant {
 ///
 /// # Safety
 /// `gate` is live and still waits for at least `n` grants.
-#[inline]
+// Always inlined: every grant of every behaviour goes through it (in a release, the compiler left
+// it a call, which callgrind measured at about 5 instructions more per behaviour on a chain of
+// single-cown `when`s).
+#[inline(always)]
 pub(crate) unsafe fn resolve(
     gate: NonNull<Gate>,
     n: u32,

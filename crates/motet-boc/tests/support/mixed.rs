@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicIsize, Ordering::SeqCst};
 use std::sync::Arc;
 
-use motet_boc::{read_all, when, Batch, Cown, Deferred, WhenError};
+use motet_boc::{read_all, when, when_detached, Batch, Cown, Deferred, WhenError};
 use motet_runtime::Runtime;
 
 /// Live `Tracked` values.
@@ -31,8 +31,8 @@ impl Drop for Tracked {
     }
 }
 
-/// Every kind of behaviour, kept and dropped promises, panics, rejections, batches, deferred
-/// values, backpressure.
+/// Every kind of behaviour, kept and dropped promises, detached behaviours, panics, rejections,
+/// batches, deferred values, backpressure.
 pub fn mixed(rt: &Runtime, census: &Census) {
     let h = rt.handle();
     let a = Cown::new(h, census.track());
@@ -64,7 +64,35 @@ pub fn mixed(rt: &Runtime, census: &Census) {
             drop(t);
             r
         });
+        let (t, r) = (census.track(), census.track());
+        when_detached(&a, move |_| {
+            drop(t);
+            r
+        })
+        .unwrap();
+        let t = census.track();
+        when_detached((&a, &set[1]), move |_| drop(t)).unwrap();
+        let t = census.track();
+        when_detached(&set, move |_| drop(t)).unwrap();
+        // A detached behaviour spawning on the bounded cown: its release may be deferred.
+        let (bounded2, t) = (bounded.clone(), census.track());
+        when_detached(&b, move |_| {
+            let t2 = census_free(t);
+            when_detached(&bounded2, move |_| drop(t2)).unwrap();
+        })
+        .unwrap();
     }
+    let t = census.track();
+    when_detached(&a, move |_| {
+        let _t = t;
+        panic!("tracked detached panic")
+    })
+    .unwrap();
+    let t = census.track();
+    assert_eq!(
+        when_detached((&a, &a), move |_| drop(t)),
+        Err(WhenError::DuplicateCown)
+    );
     let t = census.track();
     let panicked = when(&a, move |_| -> Tracked {
         let _t = t;

@@ -1,8 +1,10 @@
 //! Counting Actor in behaviour-oriented concurrency (motet-boc), after Verona's BoC(Full) port: the
 //! counter is a cown, and the producer, a behaviour on its own cown, spawns one `when` per increment
-//! on the counter, then a last `when` over the counter and itself that reads the count.
+//! on the counter, then a last `when` over the counter and itself that reads the count. The
+//! increments are `when_detached`, as the actor version's are `tell`s: nobody awaits their results
+//! (a `when` over one cown is never rejected, so their `Ok` is not checked).
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config};
@@ -23,12 +25,13 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let producer = Cown::new(h, ());
     let me = producer.clone();
     let (n, slot) = (cfg.n, result.clone());
-    when(&producer, move |_| {
+    let _ = when_detached(&producer, move |_| {
         for _ in 0..n {
-            when(&counter, |count| *count += 1);
+            let _ = when_detached(&counter, |count| *count += 1);
         }
-        // Spawned after every increment and naming the counter, so it runs after them all.
-        when((&counter, &me), move |(count, _)| slot.set(*count));
+        // Spawned after every increment and naming the counter, so it runs after them all (two
+        // distinct cowns: never rejected).
+        let _ = when_detached((&counter, &me), move |(count, _)| slot.set(*count));
     });
     drop(producer);
     rt.wait_quiescent();

@@ -1,9 +1,11 @@
 //! Fork Join (throughput) in behaviour-oriented concurrency (motet-boc), after Verona's BoC(Full)
 //! port: a cown per worker and one for the master. The driver, a behaviour on the master's cown,
 //! spawns N rounds of one `when` per worker (the sin² work), then a `when` over the master and each
-//! worker that records how many messages the worker handled; the last of those reports.
+//! worker that records how many messages the worker handled; the last of those reports. All are
+//! `when_detached`, as the actor version's messages are `tell`s (over one cown, or two distinct
+//! ones, a `when` is never rejected, so their `Ok` is not checked).
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config};
@@ -39,17 +41,17 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     );
     let workers: Vec<Cown<u64>> = (0..a).map(|_| Cown::new(h, 0)).collect();
     let me = master.clone();
-    when(&master, move |_| {
+    let _ = when_detached(&master, move |_| {
         for _ in 0..n {
             for w in &workers {
-                when(w, |processed| {
+                let _ = when_detached(w, |processed| {
                     perform_computation(FJ_THETA);
                     *processed += 1;
                 });
             }
         }
         for (i, w) in workers.iter().enumerate() {
-            when((&me, w), move |(master, processed)| {
+            let _ = when_detached((&me, w), move |(master, processed)| {
                 master.counts[i] = *processed;
                 master.left -= 1;
                 if master.left == 0 {

@@ -1,8 +1,10 @@
 //! Ping Pong in behaviour-oriented concurrency (motet-boc): a cown per player, each holding its
 //! partner's cown as the actors hold addresses; a message is a `when` on the receiver's cown that
-//! the sender spawns. The last round trip breaks the cycle between the two cowns.
+//! the sender spawns. The last round trip breaks the cycle between the two cowns. Messages are
+//! `when_detached`, as a message is a `tell`: nobody awaits their results (a `when` over one cown is
+//! never rejected, so their `Ok` is not checked).
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check_pairs, Config};
@@ -40,7 +42,7 @@ impl Ping {
 
 /// `SendPing` to Pong: it counts the ping and answers with `SendPong`.
 fn send_ping(pong: &Cown<Pong>) {
-    when(pong, |pong| {
+    let _ = when_detached(pong, |pong| {
         pong.count += 1;
         if let Some(ping) = &pong.ping {
             send_pong(ping);
@@ -50,14 +52,14 @@ fn send_ping(pong: &Cown<Pong>) {
 
 /// `SendPong` to Ping: it pings again while pings are left, otherwise stops both players.
 fn send_pong(ping: &Cown<Ping>) {
-    when(ping, |ping| {
+    let _ = when_detached(ping, |ping| {
         ping.pongs += 1;
         if ping.pings_left > 0 {
             ping.ping();
         } else {
             if let Some(pong) = ping.pong.take() {
                 // `Stop`: Pong reports its count and lets go of Ping's cown.
-                when(&pong, |pong| {
+                let _ = when_detached(&pong, |pong| {
                     pong.result.set(pong.count);
                     pong.ping = None;
                 });
@@ -93,8 +95,8 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             );
             let partner = ping.clone();
             // Spawned before the first ping, so Pong knows Ping before it is pinged.
-            when(&pong, move |pong| pong.ping = Some(partner));
-            when(&ping, Ping::ping);
+            let _ = when_detached(&pong, move |pong| pong.ping = Some(partner));
+            let _ = when_detached(&ping, Ping::ping);
             (count, pongs)
         })
         .collect();
