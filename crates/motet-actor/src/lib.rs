@@ -60,3 +60,12 @@ pub use exit::{ActorId, Down, ExitReason, ExitSignal};
 pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
 pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
 pub use watch::ExitWatch;
+
+/// Switches off (or back on) the exchange of freed message nodes and actor cells between
+/// threads, for tests that count the bytes a workload leaves behind: with it off, each thread's
+/// cache of freed blocks holds a fixed number of them once warm. Not for production use.
+#[doc(hidden)]
+#[cfg(not(loom))]
+pub fn set_block_depot(on: bool) {
+    block_cache::set_depot(on);
+}

@@ -502,6 +502,9 @@ fn spawn_stop_cycle(rt: &Runtime) {
 #[test]
 fn a_spawn_stop_cycle_returns_every_byte() {
     let _serial = serial();
+    // Freed blocks stay in each thread's cache instead of moving between threads, so that a warm
+    // cache holds the same bytes after every cycle (the exchange itself is tested in the crate).
+    motet_actor::set_block_depot(false);
     // Quiet: 2,500 panics per cycle.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -516,14 +519,24 @@ fn a_spawn_stop_cycle_returns_every_byte() {
             // Warm-up: queues, node caches and the runtime's own buffers reach their working sizes.
             spawn_stop_cycle(rt);
             spawn_stop_cycle(rt);
-            let base = LIVE_BYTES.load(SeqCst);
-            spawn_stop_cycle(rt);
-            LIVE_BYTES.load(SeqCst) - base
+            // A leak leaves bytes behind in every cycle. A worker's cache of freed blocks can
+            // still fill (or empty) by up to its 512 blocks per size class in any one cycle,
+            // depending on which worker happened to free what: the smallest of three cycles is
+            // the one that tells.
+            (0..3)
+                .map(|_| {
+                    let base = LIVE_BYTES.load(SeqCst);
+                    spawn_stop_cycle(rt);
+                    LIVE_BYTES.load(SeqCst) - base
+                })
+                .min_by_key(|b| b.abs())
+                .unwrap_or(0)
         })
         .collect();
     drop(runtimes);
+    motet_actor::set_block_depot(true);
     std::panic::set_hook(hook);
-    println!("bytes left after a cycle (deterministic, 1 worker, 2 workers): {left:?}");
+    println!("bytes left after the leanest of three cycles (deterministic, 1 worker, 2 workers): {left:?}");
     // A leaked actor costs about 100 bytes, a message node about 30: 10,000 of either is far above
     // this.
     assert!(

@@ -50,8 +50,8 @@
 //!
 //! A task in the slot waits for the end of its owner's current turn. Usually that is a moment
 //! away, but a turn can run long: a busy-wait, a long computation, a blocking wait for the very
-//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills and empties it with
-//! an atomic swap, and publishes a turn counter (a relaxed store per turn); a searching worker
+//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills it with a store
+//! (a swap if it is occupied) and empties it with an atomic swap, and publishes a turn counter (a relaxed store per turn); a searching worker
 //! that found nothing in any queue takes a slot's task with one swap once it has seen the owner
 //! stay in the same turn for `SLOT_PATIENCE` (10 µs), as Go's scheduler takes a busy P's
 //! `runnext`. A ping-pong pair, whose turns are short, keeps running on one worker.
@@ -163,6 +163,8 @@ pub(crate) struct LocalQueues {
 struct WorkerCtx {
     pool: *const Pool,
     index: usize,
+    /// The only worker of its pool: nobody else looks at its slot (see [`Slot::put_unshared`]).
+    alone: bool,
     local: Worker<TaskRef>,
     spawns: Worker<TaskRef>,
     /// This worker's turns so far (published to thieves through its slot's turn counter).
@@ -242,7 +244,13 @@ impl Pool {
     #[inline]
     fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
         let prev_new = ctx.slot_is_new.replace(new);
-        if let Some(prev) = self.slots[ctx.index].put(task.as_ptr()) {
+        let slot = &self.slots[ctx.index];
+        let prev = if ctx.alone {
+            slot.put_unshared(task.as_ptr())
+        } else {
+            slot.put(task.as_ptr())
+        };
+        if let Some(prev) = prev {
             // SAFETY: only `TaskRef`s are put into slots, and each leaves its slot once.
             self.push_local(ctx, unsafe { TaskRef::from_raw(prev) }, prev_new);
         }
@@ -251,7 +259,12 @@ impl Pool {
     /// The task in this worker's own slot, if any.
     #[inline]
     fn take_own_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
-        let task = self.slots[ctx.index].take()?;
+        let slot = &self.slots[ctx.index];
+        let task = if ctx.alone {
+            slot.take_unshared()
+        } else {
+            slot.take()
+        }?;
         // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
         Some(unsafe { TaskRef::from_raw(task) })
     }
@@ -424,6 +437,7 @@ impl Pool {
         let ctx = WorkerCtx {
             pool: self,
             index,
+            alone: self.num_workers() == 1,
             local: queues.wakes,
             spawns: queues.spawns,
             turns: Cell::new(0),

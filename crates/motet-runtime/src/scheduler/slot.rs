@@ -12,9 +12,12 @@
 //!
 //! # Protocol
 //!
-//! - The **owner** fills the slot with [`Slot::put`] (an atomic swap that returns the previous
-//!   occupant, which the owner queues) and empties it with [`Slot::take`] (a load, and a swap only
-//!   when the load saw a task). Before each turn it bumps the slot's **turn counter** with
+//! - The **owner** fills the slot with [`Slot::put`] (a load and, if the slot is empty, a plain
+//!   release store: only the owner fills a slot, so an empty slot stays empty until then;
+//!   otherwise an atomic swap that returns the previous occupant, which the owner queues) and
+//!   empties it with [`Slot::take`] (a load, and a swap only when the load saw a task). In a pool
+//!   of one worker nobody else looks at the slot, and the owner uses [`Slot::put_unshared`] and
+//!   [`Slot::take_unshared`]: loads and stores, no read-modify-write. Before each turn it bumps the slot's **turn counter** with
 //!   [`Slot::begin_turn`]: a relaxed store to a line only it writes.
 //! - A **thief** (a searching worker that found nothing in any queue) reads a victim's turn counter
 //!   with [`Slot::turn`], and takes the victim's slot with the same [`Slot::take`] (a swap with null) only
@@ -22,9 +25,10 @@
 //!   will not reach its slot soon. A slot whose owner moves on from turn to turn (a ping-pong
 //!   pair handing a message back and forth) is left alone, so the pair is not split across
 //!   workers for nothing.
-//! - Every hand-over is one atomic swap on the slot, so a task leaves the slot exactly once: by
-//!   the owner's `take`, by one thief's `take`, or as the previous occupant returned by `put`. The
-//!   swap that puts a task releases its contents; the swap that takes it acquires them.
+//! - Every hand-over out of the slot is one atomic swap, so a task leaves the slot exactly once:
+//!   by the owner's `take`, by one thief's `take`, or as the previous occupant returned by `put`.
+//!   The store or swap that puts a task releases its contents; the swap that takes it acquires
+//!   them.
 //!
 //! Filling the slot wakes nobody. Who notices that a slot holds a task while every other worker
 //! is parked (a worker parked with a timeout, which then compares the turn counter) is the
@@ -59,11 +63,38 @@ impl<T> Slot<T> {
 
     /// Owner only: puts `task` into the slot and returns the task it displaced, if any.
     ///
-    /// No wake check goes with it (see `pool.rs` for who rescues a task stuck here), so the swap
-    /// only needs to release the task's contents to a thief.
+    /// An empty slot (the common case: the owner took the slot's task before the turn that
+    /// schedules the next one) is filled with a plain store: only the owner ever fills the slot,
+    /// so a slot the owner sees empty stays empty until the owner's own store, and no thief can
+    /// slip a task in between. Only an occupied slot needs the swap, which tells the owner whether
+    /// a thief took the occupant meanwhile. No wake check goes with either (see `pool.rs` for who
+    /// rescues a task stuck here), so the store or swap only needs to release the task's contents
+    /// to a thief.
     #[inline]
     pub(crate) fn put(&self, task: NonNull<T>) -> Option<NonNull<T>> {
+        if self.inner.task.load(Ordering::Relaxed).is_null() {
+            self.inner.task.store(task.as_ptr(), Ordering::Release);
+            return None;
+        }
         NonNull::new(self.inner.task.swap(task.as_ptr(), Ordering::AcqRel))
+    }
+
+    /// Owner of a slot that no other worker looks at (a pool of one worker): `put` without any
+    /// read-modify-write.
+    #[inline]
+    pub(crate) fn put_unshared(&self, task: NonNull<T>) -> Option<NonNull<T>> {
+        let prev = self.inner.task.load(Ordering::Relaxed);
+        self.inner.task.store(task.as_ptr(), Ordering::Relaxed);
+        NonNull::new(prev)
+    }
+
+    /// Owner of a slot that no other worker looks at (a pool of one worker): `take` without any
+    /// read-modify-write.
+    #[inline]
+    pub(crate) fn take_unshared(&self) -> Option<NonNull<T>> {
+        let task = NonNull::new(self.inner.task.load(Ordering::Relaxed))?;
+        self.inner.task.store(ptr::null_mut(), Ordering::Relaxed);
+        Some(task)
     }
 
     /// Any worker: takes the slot's task, if any (the owner before a turn, a thief, the owner
