@@ -436,8 +436,11 @@ impl<T> Chan<T> {
             match st.hand_to_receiver(value) {
                 Ok(woken) => woken,
                 Err(value) => {
-                    if st.queue.len() >= st.rest.cap() {
-                        return Err(TrySendError::Full(value));
+                    // Only a bounded channel can be full (one test of the flag word otherwise).
+                    if let Some(bounded) = st.rest.bounded() {
+                        if st.queue.len() >= bounded.cap {
+                            return Err(TrySendError::Full(value));
+                        }
                     }
                     st.queue.push_back(value);
                     None
@@ -577,7 +580,11 @@ impl<T> Chan<T> {
     }
 
     /// Takes a receive entry out of the channel as its future is dropped; a value it had been handed
-    /// goes back into the channel, so it is not lost.
+    /// goes back into the channel, so it is not lost. Out of line: a receive that completed (the
+    /// usual drop) only checks its entry's state, and inlining this path into every `Recv` drop
+    /// made that check save and restore registers.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn cancel_recv(&self, entry: &Waiter<T>) {
         if let Some(value) = self.abort_recv(entry) {
             self.give_back(value);
