@@ -2,10 +2,12 @@
 //!
 //! # Layout
 //!
-//! One allocation per channel: the handle counts and the locked [`State`] (a `VecDeque` of values,
-//! the queue of waiting receivers, the queue of senders waiting for room, the capacity, the closed
-//! flag). An unbounded channel has capacity `usize::MAX`; a bounded one of capacity 0 is a rendezvous
-//! (every value goes from a waiting sender straight to a receiver).
+//! One allocation per channel, one 64-byte cache line for an unbounded channel: the handle counts
+//! and the locked [`State`]: a `VecDeque` of values, the queue of waiting receivers (a circular
+//! list, one word), and one word holding the closed and sender-less flags with a pointer to what
+//! only a bounded channel needs (the queue of senders waiting for room and the capacity, boxed).
+//! A bounded channel of capacity 0 is a rendezvous (every value goes from a waiting sender straight
+//! to a receiver).
 //!
 //! # Invariants (under the lock)
 //!
@@ -25,6 +27,7 @@
 //! to zero frees the channel.
 
 use std::collections::VecDeque;
+use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 use std::task::Context;
 
@@ -41,19 +44,112 @@ pub(crate) const SENDER: u64 = 1;
 /// One receiver in `handles`.
 pub(crate) const RECEIVER: u64 = 1 << 32;
 
-/// What the lock guards.
+/// What the lock guards: 48 bytes, so that with the lock and the handle counts a channel is one
+/// 64-byte cache line (a send or a receive touches one line of the channel, which matters once
+/// there are more channels than the caches hold, as in a ring of 100,000 processes).
 struct State<T> {
     queue: VecDeque<T>,
     receivers: WaitList<T>,
-    senders: WaitList<T>,
-    cap: usize,
-    /// Closed explicitly, or by the last receiver: sends fail from now on.
-    closed: bool,
-    /// No sender exists: receives fail once the queue is empty, until a receiver mints a sender.
-    no_senders: bool,
+    /// The flags, and what only a bounded channel needs.
+    rest: BoundAndFlags<T>,
 }
 
-/// A channel.
+/// What only a bounded channel needs, out of line: an unbounded channel never has waiting senders.
+struct Bounded<T> {
+    senders: WaitList<T>,
+    cap: usize,
+}
+
+/// Closed explicitly, or by the last receiver: sends fail from now on.
+const CLOSED_FLAG: usize = 1;
+/// No sender exists: receives fail once the queue is empty, until a receiver mints a sender.
+const NO_SENDERS_FLAG: usize = 2;
+const FLAGS: usize = CLOSED_FLAG | NO_SENDERS_FLAG;
+
+/// The channel's two flags and its [`Bounded`] part (null for an unbounded channel) in one word:
+/// the box's address, aligned to at least 4, with the flags in its two low bits.
+struct BoundAndFlags<T> {
+    word: usize,
+    _owns: PhantomData<Box<Bounded<T>>>,
+}
+
+impl<T> BoundAndFlags<T> {
+    fn new(cap: usize) -> BoundAndFlags<T> {
+        let word = if cap == usize::MAX {
+            0
+        } else {
+            let bounded: *mut Bounded<T> = Box::into_raw(Box::new(Bounded {
+                senders: WaitList::new(),
+                cap,
+            }));
+            debug_assert_eq!(bounded as usize & FLAGS, 0);
+            bounded as usize
+        };
+        BoundAndFlags {
+            word,
+            _owns: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn closed(&self) -> bool {
+        self.word & CLOSED_FLAG != 0
+    }
+
+    fn set_closed(&mut self) {
+        self.word |= CLOSED_FLAG;
+    }
+
+    #[inline]
+    fn no_senders(&self) -> bool {
+        self.word & NO_SENDERS_FLAG != 0
+    }
+
+    fn set_no_senders(&mut self, no_senders: bool) {
+        if no_senders {
+            self.word |= NO_SENDERS_FLAG;
+        } else {
+            self.word &= !NO_SENDERS_FLAG;
+        }
+    }
+
+    #[inline]
+    fn bounded(&self) -> Option<&Bounded<T>> {
+        // SAFETY: a non-null address is the box made by `new`, owned by this word until its drop.
+        unsafe { ((self.word & !FLAGS) as *const Bounded<T>).as_ref() }
+    }
+
+    #[inline]
+    fn bounded_mut(&mut self) -> Option<&mut Bounded<T>> {
+        // SAFETY: as in `bounded`; `&mut self` makes the access exclusive.
+        unsafe { ((self.word & !FLAGS) as *mut Bounded<T>).as_mut() }
+    }
+
+    /// The capacity (`usize::MAX`: unbounded).
+    #[inline]
+    fn cap(&self) -> usize {
+        self.bounded().map_or(usize::MAX, |b| b.cap)
+    }
+
+    /// Whether a sender waits for room.
+    #[inline]
+    fn has_waiting_sender(&self) -> bool {
+        self.bounded().is_some_and(|b| !b.senders.is_empty())
+    }
+}
+
+impl<T> Drop for BoundAndFlags<T> {
+    fn drop(&mut self) {
+        let bounded = (self.word & !FLAGS) as *mut Bounded<T>;
+        if !bounded.is_null() {
+            // SAFETY: made by `Box::into_raw` in `new` and owned by this word, freed once, here.
+            drop(unsafe { Box::from_raw(bounded) });
+        }
+    }
+}
+
+/// A channel: one 64-byte cache line when unbounded (see [`State`]).
+#[repr(align(64))]
 pub(crate) struct Chan<T> {
     handles: AtomicU64,
     state: SpinLock<State<T>>,
@@ -83,7 +179,7 @@ impl<T> State<T> {
     fn take(&mut self) -> (Option<T>, Option<Wake>) {
         match self.queue.pop_front() {
             Some(value) => {
-                if self.senders.is_empty() {
+                if !self.rest.has_waiting_sender() {
                     return (Some(value), None);
                 }
                 let (refill, wake) = self.take_from_sender();
@@ -99,7 +195,7 @@ impl<T> State<T> {
     fn take_from_sender(&mut self) -> (Option<T>, Option<Wake>) {
         // SAFETY: we hold the lock; a waiting sender's entry holds its value.
         unsafe {
-            let Some(entry) = self.senders.pop_front() else {
+            let Some(entry) = self.rest.bounded_mut().and_then(|b| b.senders.pop_front()) else {
                 return (None, None);
             };
             let value = entry.take_value();
@@ -108,19 +204,19 @@ impl<T> State<T> {
     }
 
     fn has_value(&self) -> bool {
-        !self.queue.is_empty() || !self.senders.is_empty()
+        !self.queue.is_empty() || self.rest.has_waiting_sender()
     }
 
     /// Whether a receive that finds no value fails rather than waits.
     fn ended(&self) -> bool {
-        self.closed || self.no_senders
+        self.rest.closed() || self.rest.no_senders()
     }
 
     /// Wakes every waiter because the channel closed (or lost its last sender); returns the
     /// wake-ups, to be carried out after unlocking.
     fn wake_all(&mut self) -> Vec<Wake> {
         let mut wakes = Vec::new();
-        if self.receivers.is_empty() && self.senders.is_empty() {
+        if self.receivers.is_empty() && !self.rest.has_waiting_sender() {
             return wakes;
         }
         // SAFETY: we hold the lock; linked entries are alive.
@@ -132,8 +228,10 @@ impl<T> State<T> {
                     entry.set_state(SKIPPED);
                 }
             }
-            while let Some(entry) = self.senders.pop_front() {
-                wakes.extend(entry.finish(CLOSED));
+            if let Some(bounded) = self.rest.bounded_mut() {
+                while let Some(entry) = bounded.senders.pop_front() {
+                    wakes.extend(entry.finish(CLOSED));
+                }
             }
         }
         wakes
@@ -171,6 +269,16 @@ impl<T> State<T> {
     }
 }
 
+/// Carries out the wake-ups of a close, after unlocking. Usually there are none (a channel's last
+/// sender or receiver goes while nobody waits), and then this is one comparison: no iterator is
+/// built and dropped.
+#[inline]
+fn run_all(wakes: Vec<Wake>) {
+    if !wakes.is_empty() {
+        wakes.into_iter().for_each(Wake::run);
+    }
+}
+
 /// Claims a select group (or nothing, for a plain receive).
 ///
 /// # Safety
@@ -193,10 +301,7 @@ impl<T> Chan<T> {
             state: SpinLock::new(State {
                 queue: VecDeque::new(),
                 receivers: WaitList::new(),
-                senders: WaitList::new(),
-                cap,
-                closed: false,
-                no_senders: false,
+                rest: BoundAndFlags::new(cap),
             }),
         })))
     }
@@ -219,7 +324,7 @@ impl<T> Chan<T> {
         // Under the lock, so that the last sender's drop (which decides under it) sees it.
         let mut st = self.state.lock();
         self.retain(SENDER);
-        st.no_senders = false;
+        st.rest.set_no_senders(false);
     }
 
     /// Gives up a handle. The last sender leaves the channel without senders (receivers fail once it
@@ -313,10 +418,10 @@ impl<T> Chan<T> {
             if self.handles.load(Ordering::Acquire) & 0xFFFF_FFFF != 1 {
                 return false;
             }
-            st.no_senders = true;
+            st.rest.set_no_senders(true);
             st.wake_all()
         };
-        wakes.into_iter().for_each(Wake::run);
+        run_all(wakes);
         true
     }
 
@@ -325,14 +430,17 @@ impl<T> Chan<T> {
     pub(crate) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
         let woken = {
             let mut st = self.state.lock();
-            if st.closed {
+            if st.rest.closed() {
                 return Err(TrySendError::Closed(value));
             }
             match st.hand_to_receiver(value) {
                 Ok(woken) => woken,
                 Err(value) => {
-                    if st.queue.len() >= st.cap {
-                        return Err(TrySendError::Full(value));
+                    // Only a bounded channel can be full (one test of the flag word otherwise).
+                    if let Some(bounded) = st.rest.bounded() {
+                        if st.queue.len() >= bounded.cap {
+                            return Err(TrySendError::Full(value));
+                        }
                     }
                     st.queue.push_back(value);
                     None
@@ -472,7 +580,11 @@ impl<T> Chan<T> {
     }
 
     /// Takes a receive entry out of the channel as its future is dropped; a value it had been handed
-    /// goes back into the channel, so it is not lost.
+    /// goes back into the channel, so it is not lost. Out of line: a receive that completed (the
+    /// usual drop) only checks its entry's state, and inlining this path into every `Recv` drop
+    /// made that check save and restore registers.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn cancel_recv(&self, entry: &Waiter<T>) {
         if let Some(value) = self.abort_recv(entry) {
             self.give_back(value);
@@ -514,13 +626,13 @@ impl<T> Chan<T> {
                 }
                 _ => match value.take() {
                     None => Some(Ok(())),
-                    Some(v) if st.closed => Some(Err(SendError(v))),
+                    Some(v) if st.rest.closed() => Some(Err(SendError(v))),
                     Some(v) => match st.hand_to_receiver(v) {
                         Ok(wake) => {
                             woken = wake;
                             Some(Ok(()))
                         }
-                        Err(v) if st.queue.len() < st.cap => {
+                        Err(v) if st.queue.len() < st.rest.cap() => {
                             st.queue.push_back(v);
                             Some(Ok(()))
                         }
@@ -530,7 +642,11 @@ impl<T> Chan<T> {
                             unsafe {
                                 entry.put_value(v);
                                 replaced = entry.prepare(waker, ptr::null());
-                                st.senders.push_back(entry);
+                                let bounded = st
+                                    .rest
+                                    .bounded_mut()
+                                    .expect("only a bounded channel is ever full");
+                                bounded.senders.push_back(entry);
                             }
                             None
                         }
@@ -574,7 +690,9 @@ impl<T> Chan<T> {
                 // SAFETY: we hold the lock and the entry is linked in the senders' list; it holds
                 // its value.
                 unsafe {
-                    st.senders.remove(entry);
+                    if let Some(bounded) = st.rest.bounded_mut() {
+                        bounded.senders.remove(entry);
+                    }
                     entry.set_state(UNLINKED);
                     Some(entry.take_value())
                 }
@@ -591,13 +709,13 @@ impl<T> Chan<T> {
     pub(crate) fn close(&self) -> bool {
         let wakes = {
             let mut st = self.state.lock();
-            if st.closed {
+            if st.rest.closed() {
                 return false;
             }
-            st.closed = true;
+            st.rest.set_closed();
             st.wake_all()
         };
-        wakes.into_iter().for_each(Wake::run);
+        run_all(wakes);
         true
     }
 
@@ -606,15 +724,15 @@ impl<T> Chan<T> {
     fn close_and_drain(&self) {
         let (wakes, values) = {
             let mut st = self.state.lock();
-            let wakes = if st.closed {
+            let wakes = if st.rest.closed() {
                 Vec::new()
             } else {
-                st.closed = true;
+                st.rest.set_closed();
                 st.wake_all()
             };
             (wakes, std::mem::take(&mut st.queue))
         };
-        wakes.into_iter().for_each(Wake::run);
+        run_all(wakes);
         drop(values);
     }
 
@@ -628,7 +746,21 @@ impl<T> Chan<T> {
     }
 
     pub(crate) fn capacity(&self) -> Option<usize> {
-        let cap = self.state.lock().cap;
+        let cap = self.state.lock().rest.cap();
         (cap != usize::MAX).then_some(cap)
+    }
+}
+
+#[cfg(all(test, not(loom), target_pointer_width = "64"))]
+mod tests {
+    use super::Chan;
+
+    /// An unbounded channel is one cache line, whatever it carries (the values live in the queue's
+    /// buffer): a send or a receive touches one line of the channel.
+    #[test]
+    fn a_channel_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Chan<()>>(), 64);
+        assert_eq!(std::mem::size_of::<Chan<[u64; 8]>>(), 64);
+        assert_eq!(std::mem::align_of::<Chan<u8>>(), 64);
     }
 }

@@ -273,10 +273,11 @@ impl<T> Waiter<T> {
     }
 }
 
-/// An intrusive FIFO of entries, guarded by its channel's lock.
+/// An intrusive FIFO of entries, guarded by its channel's lock: a circular doubly linked list of
+/// which the channel keeps only the head (the tail is the head's `prev`), so that the list is one
+/// word of the channel (see the layout in `chan`). An entry alone in the list links to itself.
 pub(crate) struct WaitList<T> {
     head: *const Waiter<T>,
-    tail: *const Waiter<T>,
 }
 
 // SAFETY: the list is only used under its channel's lock; the entries it points to are `Send`.
@@ -284,10 +285,7 @@ unsafe impl<T: Send> Send for WaitList<T> {}
 
 impl<T> WaitList<T> {
     pub(crate) const fn new() -> WaitList<T> {
-        WaitList {
-            head: ptr::null(),
-            tail: ptr::null(),
-        }
+        WaitList { head: ptr::null() }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -300,19 +298,28 @@ impl<T> WaitList<T> {
     /// The caller holds the channel's lock; `entry` is pinned, in no list, and stays alive until it
     /// is unlinked.
     pub(crate) unsafe fn push_back(&mut self, entry: &Waiter<T>) {
-        let tail = self.tail;
+        let me: *const Waiter<T> = entry;
         // SAFETY: the caller's contract; linked entries are alive.
         unsafe {
-            entry.links(|l| {
-                l.prev = tail;
-                l.next = ptr::null();
-            });
-            match tail.as_ref() {
-                Some(t) => t.links(|l| l.next = entry),
-                None => self.head = entry,
+            match self.head.as_ref() {
+                None => {
+                    entry.links(|l| {
+                        l.prev = me;
+                        l.next = me;
+                    });
+                    self.head = me;
+                }
+                Some(head) => {
+                    let tail = head.links(|l| l.prev);
+                    entry.links(|l| {
+                        l.prev = tail;
+                        l.next = head;
+                    });
+                    (*tail).links(|l| l.next = me);
+                    head.links(|l| l.prev = me);
+                }
             }
         }
-        self.tail = entry;
         entry.set_state(WAITING);
     }
 
@@ -338,6 +345,7 @@ impl<T> WaitList<T> {
     }
 
     unsafe fn unlink(&mut self, entry: &Waiter<T>) {
+        let me: *const Waiter<T> = entry;
         // SAFETY: the caller holds the lock; the neighbours are linked, hence alive.
         unsafe {
             let (prev, next) = entry.links(|l| {
@@ -346,13 +354,15 @@ impl<T> WaitList<T> {
                 l.next = ptr::null();
                 pn
             });
-            match prev.as_ref() {
-                Some(p) => p.links(|l| l.next = next),
-                None => self.head = next,
+            if next == me {
+                // Alone in the list.
+                self.head = ptr::null();
+                return;
             }
-            match next.as_ref() {
-                Some(n) => n.links(|l| l.prev = prev),
-                None => self.tail = prev,
+            (*prev).links(|l| l.next = next);
+            (*next).links(|l| l.prev = prev);
+            if self.head == me {
+                self.head = next;
             }
         }
     }

@@ -4,7 +4,8 @@
 //! version sends every actor a `Data(next)` message. The token and the exit wave follow SPEC.md:
 //! `Ping(k)` is forwarded as `Ping(k−1)` until it reaches 0, whose holder starts `Exit(n)`; a
 //! process forwards `Exit(e−1)` if e > 0 and ends. The one process that would get a second `Exit`
-//! has ended: that send finds its channel closed and is dropped.
+//! has ended: that send finds its channel closed and is dropped. A builder process makes the ring
+//! and injects the token, as the benchmark's main process.
 
 use motet_process::channel::{self, Receiver, Sender};
 use motet_process::ProcessSystem;
@@ -59,11 +60,12 @@ impl Member {
     }
 }
 
-/// One timed iteration: creates the channels and the ring, injects the token, waits for every
-/// process and checks where the zero ping arrived.
-fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
-    let Config { n, r } = *cfg;
-    let zero_at = ResultSlot::new();
+/// The ring's builder, as the benchmark's main process: creates the channels and the members,
+/// then injects the token. It runs on a worker, so the ring's processes and channels are allocated
+/// on the worker threads that later free them (an allocator's thread-local free path), instead of
+/// on the harness thread.
+async fn build_ring(system: ProcessSystem, cfg: Config, zero_at: ResultSlot<usize>) {
+    let Config { n, r } = cfg;
     let (first_tx, first_inbox) = channel::unbounded();
     let mut inbox = Some(first_inbox);
     for index in 0..n {
@@ -87,6 +89,12 @@ fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
         system.spawn(member.run());
     }
     let _ = first_tx.send(RingMsg::Ping(r));
-    drop(first_tx);
-    process_support::finish(system, || check(n, r, zero_at.take()))
+}
+
+/// One timed iteration: spawns the ring's builder, waits for every process and checks where the
+/// zero ping arrived.
+fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
+    let zero_at = ResultSlot::new();
+    system.spawn(build_ring(system.clone(), *cfg, zero_at.clone()));
+    process_support::finish(system, || check(cfg.n, cfg.r, zero_at.take()))
 }
