@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use motet_boc::{when, Cown};
+use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, AccountReport, Workload, INITIAL_BALANCE};
@@ -51,15 +51,15 @@ fn run(work: &Workload, rt: &Runtime) -> Outcome {
     let teller = Cown::new(h, Teller { replies: 0 });
     let cfg = work.cfg;
     let (all, me) = (accounts.clone(), teller.clone());
-    when(&teller, move |_| {
+    let _ = when_detached(&teller, move |_| {
         for t in cfg.transactions() {
             let teller = me.clone();
             let amount = t.amount;
-            when((&all[t.src], &all[t.dst]), move |(src, dst)| {
+            let _ = when_detached((&all[t.src], &all[t.dst]), move |(src, dst)| {
                 src.balance -= amount;
                 src.lowest = src.lowest.min(src.balance);
                 dst.balance += amount;
-                when(&teller, |t| t.replies += 1);
+                let _ = when_detached(&teller, |t| t.replies += 1);
             });
         }
     });

@@ -13,7 +13,7 @@
 //! haircuts and N two-cown barber-and-room behaviours; three one-cown behaviours per haircut and
 //! three per customer turned away.
 
-use motet_boc::{when, Cown};
+use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
@@ -53,7 +53,7 @@ struct Customer {
 /// The Factory's first behaviour: creates the customers, each followed by a busy-wait.
 fn produce(factory: &Cown<Factory>, haircuts: u64) {
     let me = factory.clone();
-    when(factory, move |f| {
+    let _ = when_detached(factory, move |f| {
         for _ in 0..haircuts {
             f.tally.customers += 1;
             f.tally.attempts += 1;
@@ -73,18 +73,18 @@ fn produce(factory: &Cown<Factory>, haircuts: u64) {
 /// haircut spawned.
 fn enter(room: &Cown<Room>, customer: Cown<Customer>) {
     let this_room = room.clone();
-    when(room, move |r| {
+    let _ = when_detached(room, move |r| {
         if r.taken == r.seats {
             turned_away(customer);
             return;
         }
         r.taken += 1;
         let barber = r.barber.clone();
-        when((&r.barber, &customer), move |(b, c)| {
-            when(&this_room, |r| r.taken -= 1);
+        let _ = when_detached((&r.barber, &customer), move |(b, c)| {
+            let _ = when_detached(&this_room, |r| r.taken -= 1);
             b.busy.spin(b.draws.next_wait());
-            when(&c.factory, |f| f.tally.haircuts += 1);
-            when((&barber, &this_room), |_| {});
+            let _ = when_detached(&c.factory, |f| f.tally.haircuts += 1);
+            let _ = when_detached((&barber, &this_room), |_| {});
         });
     });
 }
@@ -92,8 +92,8 @@ fn enter(room: &Cown<Room>, customer: Cown<Customer>) {
 /// A customer turned away goes back to the Factory, which sends it in again.
 fn turned_away(customer: Cown<Customer>) {
     let me = customer.clone();
-    when(&customer, move |c| {
-        when(&c.factory, move |f| {
+    let _ = when_detached(&customer, move |c| {
+        let _ = when_detached(&c.factory, move |f| {
             f.tally.attempts += 1;
             enter(&f.room, me);
         });

@@ -4,7 +4,7 @@
 //! exchange colors and meet again. Once the meetings are used up, the mall answers each arrival
 //! with a `when` over itself and the creature, which fades it and adds its meeting count.
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Color, Config};
@@ -35,9 +35,9 @@ struct Mall {
 /// `creature` arrives at `mall`.
 fn meet(mall: &Cown<Mall>, creature: Cown<Creature>) {
     let me = mall.clone();
-    when(mall, move |m| {
+    let _ = when_detached(mall, move |m| {
         if m.meetings_left == 0 {
-            when((&me, &creature), |(mall, creature)| {
+            let _ = when_detached((&me, &creature), |(mall, creature)| {
                 creature.color = Color::Faded;
                 mall.sum += creature.meetings;
                 mall.faded += 1;
@@ -52,7 +52,7 @@ fn meet(mall: &Cown<Mall>, creature: Cown<Creature>) {
             Some(waiting) => {
                 m.meetings_left -= 1;
                 let (a, b) = (waiting.clone(), creature.clone());
-                when((&waiting, &creature), move |(x, y)| {
+                let _ = when_detached((&waiting, &creature), move |(x, y)| {
                     let color = x.color.complement(y.color);
                     (x.color, y.color) = (color, color);
                     x.meetings += 1;

@@ -2,7 +2,7 @@
 //! BoC(Full) port: the driver, a behaviour on the master's cown, creates N cowns, spawns the sin²
 //! work on each, then a `when` over the master and each of them that counts the completed work.
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config};
@@ -37,14 +37,14 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     );
     let me = master.clone();
     let n = cfg.n;
-    when(&master, move |m| {
+    let _ = when_detached(&master, move |m| {
         if m.n == 0 {
             m.result.set(0);
         }
         let forked: Vec<Cown<bool>> = (0..n)
             .map(|_| {
                 let f = Cown::new(&h, false);
-                when(&f, |computed| {
+                let _ = when_detached(&f, |computed| {
                     perform_computation(FJ_THETA);
                     *computed = true;
                 });
@@ -52,7 +52,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             })
             .collect();
         for f in &forked {
-            when((&me, f), |(master, computed)| {
+            let _ = when_detached((&me, f), |(master, computed)| {
                 master.done += u64::from(*computed);
                 if master.done == master.n {
                     master.result.set(master.done);

@@ -7,7 +7,7 @@
 //! at the defaults); the sum is read by one more behaviour. The sum adds the final terms in series
 //! order.
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{check, next_term, Config};
@@ -55,14 +55,14 @@ fn spawn_series(h: &Handle, cfg: &Config) -> Cown<f64> {
         .collect();
     for _ in 0..cfg.terms {
         for (worker, computer) in workers.iter().zip(&computers) {
-            when((worker, computer), |(w, c)| {
+            let _ = when_detached((worker, computer), |(w, c)| {
                 w.term = next_term(w.term, c.rate)
             });
         }
     }
     let sum = Cown::new(h, 0.0);
     for worker in &workers {
-        when((&sum, worker), |(sum, w)| *sum += w.term);
+        let _ = when_detached((&sum, worker), |(sum, w)| *sum += w.term);
     }
     sum
 }

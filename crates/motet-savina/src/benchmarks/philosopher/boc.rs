@@ -15,7 +15,7 @@
 
 use std::hint::black_box;
 
-use motet_boc::{when, Cown};
+use motet_boc::{when, when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{check, Config, Forks};
@@ -84,16 +84,16 @@ fn meal(id: u32, left: &mut Fork, right: &mut Fork) {
 
 /// The philosopher's behaviour: requests a meal and its own next turn, or reports to the Table.
 fn hungry(philosopher: Cown<Philosopher>) {
-    when(&philosopher.clone(), move |p| {
+    let _ = when_detached(&philosopher.clone(), move |p| {
         if p.rounds_left > 0 {
             p.rounds_left -= 1;
             let id = p.id;
-            when((&p.left, &p.right), move |(left, right)| {
+            let _ = when_detached((&p.left, &p.right), move |(left, right)| {
                 meal(id, left, right)
             });
             hungry(philosopher);
         } else {
-            when(&p.table, |t| t.done += 1);
+            let _ = when_detached(&p.table, |t| t.done += 1);
         }
     });
 }

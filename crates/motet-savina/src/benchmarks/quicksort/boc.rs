@@ -10,7 +10,7 @@
 //! behaviours at the defaults, one per sorter of the actor version. The values are generated
 //! inside the timed iteration, as in every variant.
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{check, partition, quicksort_seq, Config};
@@ -30,7 +30,7 @@ fn sort(h: &Handle, values: Vec<i64>, t: usize, sorters: &mut u64) -> Cown<Vec<i
     *sorters += 1;
     if values.len() < t {
         let result = Cown::new(h, Vec::new());
-        when(&result, move |result| {
+        let _ = when_detached(&result, move |result| {
             let mut values = values;
             quicksort_seq(&mut values);
             *result = values;
@@ -41,7 +41,7 @@ fn sort(h: &Handle, values: Vec<i64>, t: usize, sorters: &mut u64) -> Cown<Vec<i
     drop(values);
     let left = sort(h, less, t, sorters);
     let right = sort(h, greater, t, sorters);
-    when((&left, &right), move |(left, right)| {
+    let _ = when_detached((&left, &right), move |(left, right)| {
         left.extend_from_slice(&equal);
         left.append(right);
     });

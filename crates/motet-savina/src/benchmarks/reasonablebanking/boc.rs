@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use motet_boc::{when, Cown};
+use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Ledger};
@@ -40,10 +40,10 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         .collect();
     for (k, teller) in tellers.iter().enumerate() {
         let (accounts, me, cfg) = (accounts.clone(), teller.clone(), *cfg);
-        when(teller, move |_| {
+        let _ = when_detached(teller, move |_| {
             for t in cfg.transfers_of(k) {
                 let me = me.clone();
-                when((&accounts[t.src], &accounts[t.dst]), move |(src, dst)| {
+                let _ = when_detached((&accounts[t.src], &accounts[t.dst]), move |(src, dst)| {
                     let commit = src.covers(t.amount);
                     let (debit, credit) = if commit {
                         (Some(-t.amount), Some(t.amount))
@@ -52,7 +52,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
                     };
                     src.decide(k, t.seq, debit);
                     dst.decide(k, t.seq, credit);
-                    when(&me, move |teller| {
+                    let _ = when_detached(&me, move |teller| {
                         if commit {
                             teller.committed += 1;
                         } else {

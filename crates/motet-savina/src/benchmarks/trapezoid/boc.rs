@@ -7,7 +7,7 @@
 //! behaviours at the defaults); the area is read by one more behaviour. The ranges are the actor
 //! version's, and the additions run in worker order.
 
-use motet_boc::{when, Cown};
+use motet_boc::{when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{area, check, Config};
@@ -28,13 +28,13 @@ fn integrate(h: &Handle, cfg: &Config) -> Cown<f64> {
         .map(|i| {
             let partial = Cown::new(h, 0.0);
             let (l, r) = cfg.range(i);
-            when(&partial, move |a| *a = area(l, r, h_step));
+            let _ = when_detached(&partial, move |a| *a = area(l, r, h_step));
             partial
         })
         .collect();
     let (first, rest) = partials.split_first().expect("at least one worker");
     for partial in rest {
-        when((first, partial), |(total, part)| *total += *part);
+        let _ = when_detached((first, partial), |(total, part)| *total += *part);
     }
     first.clone()
 }
