@@ -19,39 +19,19 @@
 //! - `threadring`: a ring of 100 actors passes a token `n` times (as pingpong, with a working set
 //!   of 100 actors).
 
-use std::alloc::{GlobalAlloc, Layout};
+// mimalloc linked as motet-savina links it, so that the allocations the block cache does not
+// serve cost here what they cost in the benchmark suite; one file shared with motet-boc's
+// profiling example and bench.
+#[path = "../../motet-boc/benches/support/plain_mimalloc.rs"]
+mod plain_mimalloc;
+
 use std::time::{Duration, Instant};
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-/// mimalloc through its C API, as motet-savina links it (blocks of up to 16-byte alignment from
-/// the plain functions), so that the allocations the block cache does not serve cost here what
-/// they cost in the benchmark suite.
-struct Mimalloc;
-
-// SAFETY: each method forwards to the mimalloc function with the same contract; mimalloc's plain
-// blocks are 16-aligned when at least 16 bytes large, so larger alignments take the aligned calls.
-unsafe impl GlobalAlloc for Mimalloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as above.
-        unsafe {
-            if layout.align() <= 16 && layout.align() <= layout.size() {
-                libmimalloc_sys::mi_malloc(layout.size()).cast()
-            } else {
-                libmimalloc_sys::mi_malloc_aligned(layout.size(), layout.align()).cast()
-            }
-        }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
-        // SAFETY: `ptr` came from this allocator.
-        unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Mimalloc = Mimalloc;
+static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
 
 struct Counter(u64);
 

@@ -12,7 +12,8 @@ use libmimalloc_sys as ffi;
 /// The alignment every mimalloc block of at least that size has.
 const MIN_ALIGN: usize = 16;
 
-/// The global allocator of the bench and the profiling example.
+/// The global allocator of motet-boc's bench and profiling example and of motet-actor's
+/// profiling example.
 pub struct PlainMimalloc;
 
 #[inline]
