@@ -3,6 +3,7 @@
 
 pub(crate) mod deterministic;
 pub(crate) mod idle;
+pub(crate) mod local_queue;
 pub(crate) mod pool;
 pub(crate) mod slot;
 

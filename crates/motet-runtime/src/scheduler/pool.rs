@@ -23,7 +23,9 @@
 //! queue for all, a recursive program runs breadth first and the actors waiting at once grow with
 //! the width of the tree: on fib(25) (150,000 actors) that made a 22 MB working set and three
 //! times the time, against 8 MB depth first. Thieves take the oldest spawns, the roots of the
-//! largest subtrees, as in Cilk's work-first stealing.
+//! largest subtrees, as in Cilk's work-first stealing. In a pool of one worker, where nobody
+//! steals, both queues are private rings instead of crossbeam deques, free of atomics
+//! ([`LocalQueue`]).
 //!
 //! # What a worker runs next
 //!
@@ -93,9 +95,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 use std::time::{Duration, Instant};
 
-use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use crossbeam_deque::{Injector, Steal, Stealer};
 
 use super::idle::{Idle, Wake};
+use super::local_queue::{LocalQueue, Order};
 use super::slot::Slot;
 use crate::metrics::{Counter, WorkerCounters};
 use crate::rng::Rng;
@@ -153,12 +156,13 @@ thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// A worker's own queues, made with the pool and moved onto the worker's thread.
+/// A worker's own queues, made with the pool and moved onto the worker's thread: crossbeam deques,
+/// or private rings in a pool of one worker (see [`LocalQueue`]).
 pub(crate) struct LocalQueues {
     /// Tasks woken up (made runnable again), oldest first.
-    wakes: Worker<TaskRef>,
+    wakes: LocalQueue,
     /// Tasks just created, newest first for the owner (oldest first for thieves).
-    spawns: Worker<TaskRef>,
+    spawns: LocalQueue,
 }
 
 /// A worker's private state, on its thread's stack.
@@ -167,8 +171,8 @@ struct WorkerCtx {
     index: usize,
     /// The only worker of its pool: nobody else looks at its slot (see [`Slot::put_unshared`]).
     alone: bool,
-    local: Worker<TaskRef>,
-    spawns: Worker<TaskRef>,
+    local: LocalQueue,
+    spawns: LocalQueue,
     /// This worker's turns so far (published to thieves through its slot's turn counter).
     turns: Cell<u32>,
     /// Whether the slot's task was just created (it goes to `spawns` if displaced).
@@ -187,16 +191,29 @@ impl Pool {
     /// A pool for `num_workers` workers; returns it with the workers' queues, to be moved onto their
     /// threads.
     pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<LocalQueues>) {
-        let locals: Vec<LocalQueues> = (0..num_workers)
-            .map(|_| LocalQueues {
-                wakes: Worker::new_fifo(),
-                spawns: Worker::new_lifo(),
-            })
-            .collect();
+        let mut locals = Vec::with_capacity(num_workers);
+        let mut stealers = Vec::with_capacity(num_workers);
+        let mut spawn_stealers = Vec::with_capacity(num_workers);
+        for _ in 0..num_workers {
+            let (wakes, wake_stealer) = LocalQueue::shared(Order::Fifo);
+            let (spawns, spawn_stealer) = LocalQueue::shared(Order::Lifo);
+            if num_workers == 1 {
+                // Nobody steals from the only worker: it keeps private rings, and the stealers
+                // of the deques dropped here stay empty for good.
+                locals.push(LocalQueues {
+                    wakes: LocalQueue::private(Order::Fifo),
+                    spawns: LocalQueue::private(Order::Lifo),
+                });
+            } else {
+                locals.push(LocalQueues { wakes, spawns });
+            }
+            stealers.push(wake_stealer);
+            spawn_stealers.push(spawn_stealer);
+        }
         let pool = Pool {
             injector: Injector::new(),
-            stealers: locals.iter().map(|q| q.wakes.stealer()).collect(),
-            spawn_stealers: locals.iter().map(|q| q.spawns.stealer()).collect(),
+            stealers: stealers.into(),
+            spawn_stealers: spawn_stealers.into(),
             slots: (0..num_workers).map(|_| Slot::new()).collect(),
             idle: Idle::new(num_workers),
             shutdown: AtomicBool::new(false),
@@ -299,7 +316,8 @@ impl Pool {
         }
     }
 
-    /// Whether any task waits in the injector or in a worker's queues. The slots are left out: a
+    /// Whether any task waits in the injector or in a worker's queues (the private rings of a
+    /// pool of one worker are left out: only their worker looks, and only once they are empty). The slots are left out: a
     /// slot's task is rescued by a timed park, not by a wake-up (a parking worker that woke another
     /// for an occupied slot would keep the pool polling a ping-pong pair's slot).
     fn has_work(&self) -> bool {
@@ -694,18 +712,18 @@ impl Pool {
 
     /// The oldest task of this worker's spawn stack (the end thieves take from).
     fn oldest_spawn(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
-        loop {
-            match self.spawn_stealers[ctx.index].steal() {
-                Steal::Success(task) => return Some(task),
-                Steal::Retry => continue,
-                Steal::Empty => return None,
-            }
-        }
+        ctx.spawns.pop_oldest(&self.spawn_stealers[ctx.index])
     }
 
+    /// A task from the injector: a batch into the wake queue where that is a crossbeam deque, one
+    /// task at a time into a private ring.
     fn steal_injector(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         loop {
-            match self.injector.steal_batch_and_pop(&ctx.local) {
+            let stolen = match ctx.local.worker() {
+                Some(local) => self.injector.steal_batch_and_pop(local),
+                None => self.injector.steal(),
+            };
+            match stolen {
                 Steal::Success(task) => return Some(task),
                 Steal::Retry => continue,
                 Steal::Empty => return None,
@@ -715,6 +733,10 @@ impl Pool {
 
     fn steal(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         let n = self.num_workers();
+        // Private rings: the only worker of its pool, with nobody to steal from.
+        let (Some(local), Some(spawns)) = (ctx.local.worker(), ctx.spawns.worker()) else {
+            return self.steal_injector(ctx);
+        };
         let mut rng = ctx.rng.take();
         let start = rng.below(n);
         ctx.rng.set(rng);
@@ -725,10 +747,7 @@ impl Pool {
             }
             // Woken tasks first (the victim's oldest), then the oldest of its spawns: the roots
             // of its largest subtrees, which keep their depth-first order on the thief's stack.
-            for (stealers, dest) in [
-                (&self.stealers, &ctx.local),
-                (&self.spawn_stealers, &ctx.spawns),
-            ] {
+            for (stealers, dest) in [(&self.stealers, local), (&self.spawn_stealers, spawns)] {
                 loop {
                     match stealers[victim].steal_batch_and_pop(dest) {
                         Steal::Success(task) => {
