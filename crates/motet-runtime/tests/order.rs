@@ -38,7 +38,8 @@ fn a_tree_of_new_tasks_runs_depth_first() {
     let order = log.lock().unwrap().clone();
     assert_eq!(order.len(), 15);
     // Each node runs before its descendants, and each subtree of the root runs contiguously: the
-    // newest child (the right one, 3) first, then all of subtree 3 before subtree 2 starts.
+    // child in the next-task slot (the left one, 2) first, then all of subtree 2 before subtree
+    // 3, waiting on the spawn stack, starts.
     let subtree_of = |id: u32| -> u32 {
         let mut id = id;
         while id > 3 {
@@ -58,8 +59,8 @@ fn a_tree_of_new_tasks_runs_depth_first() {
     assert_eq!(switch, 1, "subtrees interleaved: {order:?}");
 }
 
-/// Woken tasks (not created ones) run oldest first: three tasks made runnable in one turn run in
-/// that order, except the last one scheduled, which took the next-task slot and runs first.
+/// Woken tasks (not created ones) run oldest first: four tasks made runnable in one turn run in
+/// that order, the first from the next-task slot and the others from the wake queue.
 #[test]
 fn woken_tasks_run_oldest_first() {
     let rt = one_worker();
@@ -72,7 +73,7 @@ fn woken_tasks_run_oldest_first() {
         }
     });
     rt.wait_quiescent();
-    assert_eq!(*log.lock().unwrap(), vec![4, 1, 2, 3]);
+    assert_eq!(*log.lock().unwrap(), vec![1, 2, 3, 4]);
 }
 
 /// A created task waiting at the bottom of a worker's spawn stack runs while newer ones keep
@@ -105,8 +106,9 @@ fn the_oldest_created_task_is_not_starved() {
     });
     let w = world.clone();
     spawn(rt.handle(), move || {
-        // From a worker: `old` takes the next-task slot, and the tree's root pushes it onto the
-        // spawn stack, where every later task lands on top of it.
+        // From a worker: a first task takes the next-task slot, so `old` goes to the bottom of
+        // the spawn stack, and every later task (the tree's root first) lands on top of it.
+        spawn_new(&w.handle.clone(), || {});
         let w_old = w.clone();
         spawn_new(&w.handle.clone(), move || w_old.old_ran.store(true, SeqCst));
         grow(&w);
@@ -176,11 +178,17 @@ fn a_slot_chain_makes_way_for_waiting_tasks() {
     });
     let c = chain.clone();
     spawn(rt.handle(), move || {
+        // The chain takes the next-task slot; the waiting task queues behind it.
+        hop(&c);
         let c_wait = c.clone();
         spawn(&c.handle.clone(), move || c_wait.stop.store(true, SeqCst));
-        hop(&c);
     });
     rt.wait_quiescent();
     assert!(chain.stop.load(SeqCst));
-    assert!(chain.hops.load(SeqCst) <= 16 + 61);
+    let hops = chain.hops.load(SeqCst);
+    assert!(
+        hops >= 16,
+        "the chain made way before its bound: {hops} hops"
+    );
+    assert!(hops <= 16 + 61, "{hops} hops");
 }

@@ -366,8 +366,8 @@ mod loom_models {
         fn put_in_slot(&self) {
             assert!(self
                 .slot
-                .put(NonNull::from(Box::leak(Box::new(1u32))))
-                .is_none());
+                .fill(NonNull::from(Box::leak(Box::new(1u32))))
+                .is_ok());
         }
 
         /// Runs one task: counts it, and once all are done, shuts the pool down.

@@ -3,8 +3,8 @@
 //! # Where a task goes
 //!
 //! - Scheduled by a task running on a worker of the same pool: into that worker's **next-task slot**.
-//!   If the slot was taken, its previous occupant goes to one of the worker's two queues (and an
-//!   idle worker may be woken to steal it). So a task that makes exactly one other task runnable
+//!   If the slot is taken, the new task goes to one of the worker's two queues (and an idle worker
+//!   may be woken to steal it), and the slot keeps its task. So a task that makes exactly one other task runnable
 //!   hands it over directly: the worker runs it next, with warm caches and without touching a queue,
 //!   as CAF chains actors and Verona keeps the last runnable behaviour.
 //! - Scheduled from any other thread: into the global **injector**, and one parked worker is woken.
@@ -169,14 +169,12 @@ pub(crate) struct LocalQueues {
 struct WorkerCtx {
     pool: *const Pool,
     index: usize,
-    /// The only worker of its pool: nobody else looks at its slot (see [`Slot::put_unshared`]).
+    /// The only worker of its pool: nobody else looks at its slot (see [`Slot::fill_unshared`]).
     alone: bool,
     local: LocalQueue,
     spawns: LocalQueue,
     /// This worker's turns so far (published to thieves through its slot's turn counter).
     turns: Cell<u32>,
-    /// Whether the slot's task was just created (it goes to `spawns` if displaced).
-    slot_is_new: Cell<bool>,
     chain: Cell<u32>,
     tick: Cell<u32>,
     rng: Cell<Rng>,
@@ -256,22 +254,28 @@ impl Pool {
         }
     }
 
-    /// Into the slot; a displaced task goes to a queue, and a parked worker may be woken to steal
-    /// it (under the "at most one searcher" rule). Filling an empty slot wakes nobody: a slot's
-    /// task stuck behind a long turn is rescued by a searching or timed-parked worker (see "The
-    /// next-task slot is stealable" in the module docs).
+    /// Into the slot if it is empty, otherwise to one of this worker's queues (and a parked worker
+    /// may be woken to steal it, under the "at most one searcher" rule): the slot keeps the task
+    /// that was there first. Filling an empty slot wakes nobody: a slot's task stuck behind a long
+    /// turn is rescued by a searching or timed-parked worker (see "The next-task slot is
+    /// stealable" in the module docs).
+    ///
+    /// The slot used to take the newest task and hand its previous occupant to a queue, as Go's
+    /// `runnext` and Tokio's LIFO slot do. On a pool of several workers that cost an atomic swap per
+    /// displaced task (a thief may have taken the occupant), where keeping the occupant costs a
+    /// load; which of the woken tasks runs first makes no difference to a chain of hand-offs (one
+    /// task woken per turn), and a task that wakes several still runs one of them next.
     #[inline]
     fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
-        let prev_new = ctx.slot_is_new.replace(new);
         let slot = &self.slots[ctx.index];
-        let prev = if ctx.alone {
-            slot.put_unshared(task.as_ptr())
+        let filled = if ctx.alone {
+            slot.fill_unshared(task.as_ptr())
         } else {
-            slot.put(task.as_ptr())
+            slot.fill(task.as_ptr())
         };
-        if let Some(prev) = prev {
-            // SAFETY: only `TaskRef`s are put into slots, and each leaves its slot once.
-            self.push_local(ctx, unsafe { TaskRef::from_raw(prev) }, prev_new);
+        match filled {
+            Ok(()) => {}
+            Err(_) => self.push_local(ctx, task, new),
         }
     }
 
@@ -461,7 +465,6 @@ impl Pool {
             local: queues.wakes,
             spawns: queues.spawns,
             turns: Cell::new(0),
-            slot_is_new: Cell::new(false),
             chain: Cell::new(0),
             tick: Cell::new(0),
             rng: Cell::new(Rng::new(index as u64 + 1)),

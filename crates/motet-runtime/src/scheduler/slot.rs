@@ -12,11 +12,11 @@
 //!
 //! # Protocol
 //!
-//! - The **owner** fills the slot with [`Slot::put`] (a load and, if the slot is empty, a plain
-//!   release store: only the owner fills a slot, so an empty slot stays empty until then;
-//!   otherwise an atomic swap that returns the previous occupant, which the owner queues) and
-//!   empties it with [`Slot::take`] (a load, and a swap only when the load saw a task). In a pool
-//!   of one worker nobody else looks at the slot, and the owner uses [`Slot::put_unshared`] and
+//! - The **owner** fills the slot with [`Slot::fill`] (a load and, if the slot is empty, a plain
+//!   release store: only the owner fills a slot, so an empty slot stays empty until then; an
+//!   occupied slot keeps its task, and the owner queues the new one) and empties it with
+//!   [`Slot::take`] (a load, and a swap only when the load saw a task). In a pool of one worker
+//!   nobody else looks at the slot, and the owner uses [`Slot::fill_unshared`] and
 //!   [`Slot::take_unshared`]: loads and stores, no read-modify-write. Before each turn it bumps the slot's **turn counter** with
 //!   [`Slot::begin_turn`]: a relaxed store to a line only it writes.
 //! - A **thief** (a searching worker that found nothing in any queue) reads a victim's turn counter
@@ -26,8 +26,8 @@
 //!   pair handing a message back and forth) is left alone, so the pair is not split across
 //!   workers for nothing.
 //! - Every hand-over out of the slot is one atomic swap, so a task leaves the slot exactly once:
-//!   by the owner's `take`, by one thief's `take`, or as the previous occupant returned by `put`.
-//!   The store or swap that puts a task releases its contents; the swap that takes it acquires
+//!   by the owner's `take` or by one thief's `take`.
+//!   The store that puts a task releases its contents; the swap that takes it acquires
 //!   them.
 //!
 //! Filling the slot wakes nobody. Who notices that a slot holds a task while every other worker
@@ -61,31 +61,33 @@ impl<T> Slot<T> {
         }
     }
 
-    /// Owner only: puts `task` into the slot and returns the task it displaced, if any.
+    /// Owner only: puts `task` into an empty slot, or gives it back if the slot holds a task (the
+    /// owner then queues it, and the slot keeps the task that was there first).
     ///
-    /// An empty slot (the common case: the owner took the slot's task before the turn that
-    /// schedules the next one) is filled with a plain store: only the owner ever fills the slot,
-    /// so a slot the owner sees empty stays empty until the owner's own store, and no thief can
-    /// slip a task in between. Only an occupied slot needs the swap, which tells the owner whether
-    /// a thief took the occupant meanwhile. No wake check goes with either (see `pool.rs` for who
-    /// rescues a task stuck here), so the store or swap only needs to release the task's contents
-    /// to a thief.
+    /// Neither case needs a read-modify-write: only the owner ever fills the slot, so a slot the
+    /// owner sees empty stays empty until the owner's own store, and no thief can slip a task in
+    /// between; a slot it sees occupied is left alone (a thief may empty it meanwhile, which loses
+    /// nothing: the new task is queued either way). No wake check goes with the store (see
+    /// `pool.rs` for who rescues a task stuck here), so it only needs to release the task's
+    /// contents to a thief.
     #[inline]
-    pub(crate) fn put(&self, task: NonNull<T>) -> Option<NonNull<T>> {
-        if self.inner.task.load(Ordering::Relaxed).is_null() {
-            self.inner.task.store(task.as_ptr(), Ordering::Release);
-            return None;
+    pub(crate) fn fill(&self, task: NonNull<T>) -> Result<(), NonNull<T>> {
+        if !self.inner.task.load(Ordering::Relaxed).is_null() {
+            return Err(task);
         }
-        NonNull::new(self.inner.task.swap(task.as_ptr(), Ordering::AcqRel))
+        self.inner.task.store(task.as_ptr(), Ordering::Release);
+        Ok(())
     }
 
-    /// Owner of a slot that no other worker looks at (a pool of one worker): `put` without any
-    /// read-modify-write.
+    /// Owner of a slot that no other worker looks at (a pool of one worker): `fill` with a
+    /// relaxed store.
     #[inline]
-    pub(crate) fn put_unshared(&self, task: NonNull<T>) -> Option<NonNull<T>> {
-        let prev = self.inner.task.load(Ordering::Relaxed);
+    pub(crate) fn fill_unshared(&self, task: NonNull<T>) -> Result<(), NonNull<T>> {
+        if !self.inner.task.load(Ordering::Relaxed).is_null() {
+            return Err(task);
+        }
         self.inner.task.store(task.as_ptr(), Ordering::Relaxed);
-        NonNull::new(prev)
+        Ok(())
     }
 
     /// Owner of a slot that no other worker looks at (a pool of one worker): `take` without any
@@ -147,8 +149,9 @@ mod loom_models {
         *unsafe { Box::from_raw(t.as_ptr()) }
     }
 
-    /// The owner puts two tasks (the second displacing the first unless a thief took it) and then
-    /// takes what is left; a thief steals meanwhile. Each task is run exactly once.
+    /// The owner fills the slot twice (the second task is given back, to be queued, unless a thief
+    /// took the first) and then takes what is left; a thief steals meanwhile. Each task is run
+    /// exactly once.
     #[test]
     fn loom_owner_and_thief_run_each_task_once() {
         loom::model(|| {
@@ -167,12 +170,12 @@ mod loom_models {
             };
             let mut got = Vec::new();
             slot.begin_turn(1);
-            if let Some(prev) = slot.put(task(1)) {
-                got.push(run(prev));
+            if let Err(queued) = slot.fill(task(1)) {
+                got.push(run(queued));
             }
             slot.begin_turn(2);
-            if let Some(prev) = slot.put(task(2)) {
-                got.push(run(prev));
+            if let Err(queued) = slot.fill(task(2)) {
+                got.push(run(queued));
             }
             if let Some(t) = slot.take() {
                 got.push(run(t));
@@ -190,7 +193,7 @@ mod loom_models {
     fn loom_one_task_goes_to_one_taker() {
         loom::model(|| {
             let slot = Arc::new(Slot::<u32>::new());
-            assert!(slot.put(task(7)).is_none());
+            assert!(slot.fill(task(7)).is_ok());
             let thieves: Vec<_> = (0..2)
                 .map(|_| {
                     let slot = slot.clone();
