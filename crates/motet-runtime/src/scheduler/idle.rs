@@ -19,7 +19,8 @@
 //! so that pushing a task does not take the state word's cache line away from the other workers.
 //!
 //! **Waking at most one searcher per burst.** A producer that makes a task stealable (pushes to its
-//! deque or the injector) calls [`Idle::notify_one`], which wakes a parked worker only if no worker is
+//! empty deque, or to the injector; a push onto a deque that already holds a task skips this, see
+//! `Pool::push_local`) calls [`Idle::notify_one`], which wakes a parked worker only if no worker is
 //! searching and some worker is parked. The woken worker starts out searching. When a searching worker
 //! finds a task it leaves the searching state; if it was the *last* searcher, it calls `notify_one`
 //! itself, because the burst it found may hold more work. A burst of N tasks therefore wakes workers
@@ -356,10 +357,21 @@ mod loom_models {
             false
         }
 
-        /// A stealable task: counted, then a wake check (as `Pool::push_local` does).
+        /// A stealable task from outside: counted, then a wake check (as `Pool::schedule_remote`
+        /// does).
         fn push(&self) {
             self.tasks.fetch_add(1, SeqCst);
             self.idle.notify_one();
+        }
+
+        /// A stealable task from a worker onto its own queue: a wake check only if the queue was
+        /// empty (as `Pool::push_local` does).
+        fn push_own(&self) {
+            let was_empty = self.tasks.load(SeqCst) == 0;
+            self.tasks.fetch_add(1, SeqCst);
+            if was_empty {
+                self.idle.notify_one();
+            }
         }
 
         /// A task into the busy worker's slot: no wake check (as `Pool::schedule_local` does).
@@ -499,6 +511,24 @@ mod loom_models {
             w.put_in_slot();
             idle_worker.join().unwrap();
             assert_eq!(w.done.load(SeqCst), 1);
+        });
+    }
+
+    /// Worker 1, busy in a long turn, queues two tasks while worker 0 goes to sleep; the second
+    /// push finds the queue non-empty (unless worker 0 took the first already) and wakes nobody.
+    /// Worker 0 runs both: woken by the first push, or finding the second at a timeout.
+    #[test]
+    fn loom_a_push_onto_a_non_empty_queue_needs_no_wake_check() {
+        loom::model(|| {
+            let w = world(2);
+            let idle_worker = {
+                let w = w.clone();
+                loom::thread::spawn(move || w.worker(0))
+            };
+            w.push_own();
+            w.push_own();
+            idle_worker.join().unwrap();
+            assert_eq!(w.done.load(SeqCst), 2);
         });
     }
 

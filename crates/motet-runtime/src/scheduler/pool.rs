@@ -292,17 +292,25 @@ impl Pool {
         Some(unsafe { TaskRef::from_raw(task) })
     }
 
-    /// Pushes onto one of this worker's queues and tells an idle worker there is something to
-    /// steal. Kept out of line: `schedule` is inlined into every send, and usually finds the slot
-    /// empty.
+    /// Pushes onto one of this worker's queues and, if the queue was empty, tells an idle worker
+    /// there is something to steal. Kept out of line: `schedule` is inlined into every send, and
+    /// usually finds the slot empty.
+    ///
+    /// A push onto a queue that already holds a task looks for nobody: the push that made it
+    /// non-empty did (a `SeqCst` fence, the most expensive step of a push: a task that wakes four
+    /// others in one turn would pay it three times), and a worker woken then, or searching then,
+    /// finds this task too. Nothing depends on it for progress: the owner runs its own queues
+    /// before it parks, and a worker that parks while the owner runs watches the queues with a
+    /// timed park (see `watch`), so a task the others missed waits at most one watch timeout for
+    /// them, and usually runs on its own worker first.
     #[inline(never)]
     fn push_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
-        if new {
-            ctx.spawns.push(task);
-        } else {
-            ctx.local.push(task);
+        let queue = if new { &ctx.spawns } else { &ctx.local };
+        let was_empty = queue.is_empty();
+        queue.push(task);
+        if was_empty {
+            self.notify_stealable();
         }
-        self.notify_stealable();
     }
 
     fn schedule_remote(&self, task: TaskRef) {
