@@ -52,10 +52,10 @@
 //!
 //! A task in the slot waits for the end of its owner's current turn. Usually that is a moment
 //! away, but a turn can run long: a busy-wait, a long computation, a blocking wait for the very
-//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills it with a store (a
-//! swap if it is occupied), empties it with a swap (loads and stores alone in a pool of one
-//! worker, where nobody else looks at it), and publishes a turn counter (a relaxed store per
-//! turn); a searching worker that found nothing in any queue takes a slot's task with one swap
+//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills an empty slot with a
+//! store (an occupied one keeps its task), empties it with a swap (loads and stores alone in a
+//! pool of one worker, where nobody else looks at it), and publishes a turn counter (a relaxed
+//! store per turn); a searching worker that found nothing in any queue takes a slot's task with one swap
 //! once it has seen the owner stay in the same turn for `SLOT_PATIENCE` (10 µs), as Go's
 //! scheduler takes a busy P's `runnext`. A ping-pong pair, whose turns are short, keeps running
 //! on one worker.
