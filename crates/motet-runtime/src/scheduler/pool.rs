@@ -4,8 +4,8 @@
 //!
 //! - Scheduled by a task running on a worker of the same pool: into that worker's **next-task slot**.
 //!   If the slot is taken, the new task goes to one of the worker's two queues (and an idle worker
-//!   may be woken to steal it), and the slot keeps its task. So a task that makes exactly one other task runnable
-//!   hands it over directly: the worker runs it next, with warm caches and without touching a queue,
+//!   may be woken to steal it), and the slot keeps its task. So a task that makes exactly one
+//!   other task runnable hands it over directly: the worker runs it next, with warm caches and without touching a queue,
 //!   as CAF chains actors and Verona keeps the last runnable behaviour.
 //! - Scheduled from any other thread: into the global **injector**, and one parked worker is woken.
 //! - Scheduled as *shared* (`Handle::schedule_shared`) by a task on a worker: to the back of that
@@ -329,9 +329,10 @@ impl Pool {
     }
 
     /// Whether any task waits in the injector or in a worker's queues (the private rings of a
-    /// pool of one worker are left out: only their worker looks, and only once they are empty). The slots are left out: a
-    /// slot's task is rescued by a timed park, not by a wake-up (a parking worker that woke another
-    /// for an occupied slot would keep the pool polling a ping-pong pair's slot).
+    /// pool of one worker are left out: only their worker looks, and only once they are empty).
+    /// The slots are left out too: a slot's task is rescued by a timed park, not by a wake-up (a
+    /// parking worker that woke another for an occupied slot would keep the pool polling a
+    /// ping-pong pair's slot).
     fn has_work(&self) -> bool {
         !self.injector.is_empty()
             || self.stealers.iter().any(|s| !s.is_empty())

@@ -17,8 +17,9 @@
 //!   occupied slot keeps its task, and the owner queues the new one) and empties it with
 //!   [`Slot::take`] (a load, and a swap only when the load saw a task). In a pool of one worker
 //!   nobody else looks at the slot, and the owner uses [`Slot::fill_unshared`] and
-//!   [`Slot::take_unshared`]: loads and stores, no read-modify-write. Before each turn it bumps the slot's **turn counter** with
-//!   [`Slot::begin_turn`]: a relaxed store to a line only it writes.
+//!   [`Slot::take_unshared`]: loads and stores, no read-modify-write. Before each turn it bumps
+//!   the slot's **turn counter** with [`Slot::begin_turn`]: a relaxed store to a line only it
+//!   writes.
 //! - A **thief** (a searching worker that found nothing in any queue) reads a victim's turn counter
 //!   with [`Slot::turn`], and takes the victim's slot with the same [`Slot::take`] (a swap with null) only
 //!   after it saw the same turn counter for a while: the owner is then inside one long turn and
