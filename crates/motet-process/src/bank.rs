@@ -46,19 +46,26 @@ impl Bank {
     }
 }
 
-impl Drop for Bank {
+/// Empties this thread's bank when the thread exits.
+struct Guard;
+
+impl Drop for Guard {
     fn drop(&mut self) {
-        self.flush();
+        let _ = BANK.try_with(Bank::flush);
     }
 }
 
 thread_local! {
+    // No destructor of its own, so every access is a plain thread-local access, without the
+    // registration check a thread-local with a destructor pays on each use; the `GUARD`,
+    // registered when the bank is first filled, empties it instead.
     static BANK: Bank = const {
         Bank {
             system: Cell::new(ptr::null()),
             refs: Cell::new(0),
         }
     };
+    static GUARD: Guard = const { Guard };
 }
 
 /// A counted reference to `system` for a new process: from this thread's bank if it holds some
@@ -66,31 +73,48 @@ thread_local! {
 #[inline]
 pub(crate) fn withdraw(system: &Arc<SystemShared>) -> Arc<SystemShared> {
     let raw = Arc::as_ptr(system);
-    let banked = BANK.try_with(|bank| {
+    let banked = BANK.with(|bank| {
         let refs = bank.refs.get();
         if refs > 0 && bank.system.get() == raw {
             bank.refs.set(refs - 1);
-            return true;
+            true
+        } else {
+            refill(bank, system)
         }
-        if !system.on_worker() {
-            return false;
-        }
-        bank.flush();
-        bank.system.set(raw);
-        for _ in 0..BATCH {
-            // SAFETY: `system` is a live `Arc`, so its pointer came from one and the count is
-            // positive; the bank now owns the new reference.
-            unsafe { Arc::increment_strong_count(raw) };
-        }
-        bank.refs.set(BATCH - 1);
-        true
     });
-    if banked == Ok(true) {
+    if banked {
         // SAFETY: the bank handed over one of its counted references to this system.
         unsafe { Arc::from_raw(raw) }
     } else {
         system.clone()
     }
+}
+
+/// Fills the bank with [`BATCH`] references to `system` (giving back those it holds to another)
+/// and takes one; false, leaving the bank alone, off the runtime's workers. Out of line: it runs
+/// once per [`BATCH`] spawns.
+#[cold]
+#[inline(never)]
+fn refill(bank: &Bank, system: &Arc<SystemShared>) -> bool {
+    if !system.on_worker() || !guarded() {
+        return false;
+    }
+    bank.flush();
+    let raw = Arc::as_ptr(system);
+    bank.system.set(raw);
+    for _ in 0..BATCH {
+        // SAFETY: `system` is a live `Arc`, so its pointer came from one and the count is
+        // positive; the bank now owns the new reference.
+        unsafe { Arc::increment_strong_count(raw) };
+    }
+    bank.refs.set(BATCH - 1);
+    true
+}
+
+/// Registers the guard that empties the bank at thread exit; false if the thread is exiting
+/// already (its thread-locals are being destroyed: the bank must stay empty).
+fn guarded() -> bool {
+    GUARD.try_with(|_| ()).is_ok()
 }
 
 /// Gives up a process's reference to its system: into this thread's bank if it holds
@@ -100,31 +124,48 @@ pub(crate) fn withdraw(system: &Arc<SystemShared>) -> Arc<SystemShared> {
 #[inline]
 pub(crate) fn deposit(system: Arc<SystemShared>) {
     let raw = Arc::as_ptr(&system);
-    let banked = BANK.try_with(|bank| {
+    let banked = BANK.with(|bank| {
         let refs = bank.refs.get();
-        if refs == 0 {
-            if !system.on_worker() {
-                return false;
-            }
-            bank.system.set(raw);
-        } else if bank.system.get() != raw {
-            return false;
+        if refs == 0 || bank.system.get() != raw {
+            return adopt(bank, &system);
         }
         if refs < 2 * BATCH {
             bank.refs.set(refs + 1);
         } else {
-            // Keeps `refs + 1 - BATCH` (more than `BATCH`), so none of these drops frees it.
-            bank.refs.set(refs + 1 - BATCH);
-            for _ in 0..BATCH {
-                // SAFETY: the bank held `refs + 1` counted references (with the deposited one),
-                // and gives `BATCH` of them up.
-                unsafe { Arc::decrement_strong_count(raw) };
-            }
+            give_back(bank, refs);
         }
         true
     });
-    if banked == Ok(true) {
+    if banked {
         // The reference now belongs to the bank.
         std::mem::forget(system);
+    }
+}
+
+/// Starts banking `system`'s references with the one being deposited, if the bank is empty and
+/// this is a worker thread. Out of line: it runs when a worker first frees a process.
+#[cold]
+#[inline(never)]
+fn adopt(bank: &Bank, system: &Arc<SystemShared>) -> bool {
+    if bank.refs.get() != 0 || !system.on_worker() || !guarded() {
+        return false;
+    }
+    bank.system.set(Arc::as_ptr(system));
+    bank.refs.set(1);
+    true
+}
+
+/// Takes a deposit into a bank holding `refs` (at least `2 * BATCH`) references: gives
+/// [`BATCH`] of them back. Out of line: it runs once per [`BATCH`] frees.
+#[cold]
+#[inline(never)]
+fn give_back(bank: &Bank, refs: usize) {
+    // Keeps `refs + 1 - BATCH` (more than `BATCH`), so none of these drops frees the system.
+    bank.refs.set(refs + 1 - BATCH);
+    let system = bank.system.get();
+    for _ in 0..BATCH {
+        // SAFETY: the bank held `refs + 1` counted references (with the deposited one), and gives
+        // `BATCH` of them up.
+        unsafe { Arc::decrement_strong_count(system) };
     }
 }
