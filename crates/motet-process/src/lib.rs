@@ -68,6 +68,7 @@
 #![warn(missing_docs)]
 
 pub mod actor;
+mod bank;
 pub mod channel;
 mod context;
 mod lock;

@@ -59,6 +59,7 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
 use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
 
+use crate::bank;
 use crate::context;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::system::SystemShared;
@@ -91,16 +92,17 @@ pub(crate) struct Header {
     task: TaskHeader,
     vtable: &'static ProcVTable,
     pub(crate) state: AtomicUsize,
-    /// The system the process belongs to; released when the allocation is freed.
+    /// The system the process belongs to; released when the allocation is freed (through the
+    /// freeing thread's bank, see `bank`).
     system: ManuallyDrop<Arc<SystemShared>>,
-    /// The process's shard and entry in its system's registry: written once when it registers,
-    /// before it is scheduled, and read when it leaves.
+    /// The process's shard and entry in its system's registry plus one, 0 until it first parks:
+    /// written and read by its runs only (see `registry`).
     pub(crate) registry_slot: std::cell::UnsafeCell<usize>,
 }
 
 // SAFETY: the header is shared between the workers that run the process and the threads that wake
-// it: `state` is atomic, `registry_slot` is written before the process is shared, the rest is
-// immutable while the process lives.
+// it: `state` is atomic, `registry_slot` is used by the process's runs only (ordered by `state`),
+// the rest is immutable while the process lives.
 unsafe impl Sync for Header {}
 // SAFETY: as above; the future behind the header is `Send` (required by `spawn`).
 unsafe impl Send for Header {}
@@ -268,13 +270,13 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     };
 
     /// Allocates a process, notified (to be scheduled by the caller) and holding its own reference.
-    pub(crate) fn allocate(system: Arc<SystemShared>, future: F) -> NonNull<Header> {
+    pub(crate) fn allocate(system: &Arc<SystemShared>, future: F) -> NonNull<Header> {
         let cell = Box::new(Cell {
             header: Header {
                 task: TaskHeader::new(Self::TASK_VTABLE),
                 vtable: Self::VTABLE,
                 state: AtomicUsize::new(NOTIFIED | REF_ONE),
-                system: ManuallyDrop::new(system),
+                system: ManuallyDrop::new(bank::withdraw(system)),
                 registry_slot: std::cell::UnsafeCell::new(0),
             },
             future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
@@ -320,12 +322,17 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         let header = unsafe { this.as_ref() };
         let prev = header.start_run();
         debug_assert!(prev & NOTIFIED != 0 && prev & (RUNNING | COMPLETE) == 0);
-        if prev & CANCELLED != 0 {
+        let system = header.system();
+        // A process that never parked is not registered, so shutdown could not flag it: it looks
+        // at the system's flag instead (and one that misses it is refused by the registry when it
+        // parks).
+        // SAFETY: the slot is read by the process's runs only.
+        let registered = unsafe { *header.registry_slot.get() } != 0;
+        if prev & CANCELLED != 0 || (!registered && system.is_shut_down()) {
             // SAFETY: running: ours to finish.
             unsafe { Self::finish(this, End::Cancelled) };
             return RunOutcome::Idle;
         }
-        let system = header.system();
         let _enter = context::enter(system, system.steps);
         let waker = borrowed_waker(this);
         let mut cx = Context::from_waker(&waker);
@@ -335,7 +342,19 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
             let future =
                 unsafe { Pin::new_unchecked(&mut **this.cast::<Cell<F>>().as_ref().future.get()) };
             match catch_unwind(AssertUnwindSafe(|| future.poll(&mut cx))) {
-                Ok(Poll::Pending) => {}
+                Ok(Poll::Pending) => {
+                    // A process that parks for the first time registers (so that shutdown can
+                    // reach it) before anyone may wake and run it.
+                    // SAFETY: running: the slot is ours.
+                    let unregistered = unsafe { *header.registry_slot.get() } == 0;
+                    // SAFETY: alive, unregistered and run by this thread.
+                    if unregistered && !unsafe { system.registry.insert(this) } {
+                        // The system shut down meanwhile.
+                        // SAFETY: running: ours to finish.
+                        unsafe { Self::finish(this, End::Cancelled) };
+                        return RunOutcome::Idle;
+                    }
+                }
                 Ok(Poll::Ready(())) => {
                     // SAFETY: running: ours to finish.
                     unsafe { Self::finish(this, End::Finished) };
@@ -390,10 +409,9 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         if let Err(payload) = dropped {
             system.record_panic(&*payload);
         }
-        // SAFETY: the process is registered (spawn registered it before scheduling it) and alive.
-        if unsafe { system.registry.remove(this) } {
-            system.shard_emptied();
-        }
+        // SAFETY: the process is alive and run by this thread.
+        unsafe { system.registry.remove(this) };
+        system.process_finished();
         // RUNNING is set and COMPLETE is not, so this adds COMPLETE, clears RUNNING and removes the
         // process's own reference in one step. AcqRel as in `release`.
         let delta = COMPLETE.wrapping_sub(RUNNING).wrapping_sub(REF_ONE);
@@ -409,6 +427,6 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         // `ManuallyDrop`), the caller owns the last reference.
         let mut cell = unsafe { Box::from_raw(this.cast::<Cell<F>>().as_ptr()) };
         // SAFETY: the system reference is released once, here.
-        unsafe { ManuallyDrop::drop(&mut cell.header.system) };
+        bank::deposit(unsafe { ManuallyDrop::take(&mut cell.header.system) });
     }
 }

@@ -1,9 +1,10 @@
 //! The process system: where processes are spawned, counted, waited for and shut down.
 //!
 //! A [`ProcessSystem`] is a view on a motet runtime (as Effpi's `ProcessSystem` owns its executors,
-//! but here the workers are the runtime's, shared with actors and the other models). It registers
-//! every live process (see `registry`), so that [`ProcessSystem::wait`] knows when all have finished
-//! and [`ProcessSystem::shutdown`] can cancel the ones parked on channels.
+//! but here the workers are the runtime's, shared with actors and the other models). It counts
+//! every process and registers the ones that park (see `registry`), so that
+//! [`ProcessSystem::wait`] knows when all have finished and [`ProcessSystem::shutdown`] can cancel
+//! the ones parked on channels.
 
 use std::fmt;
 use std::future::Future;
@@ -116,12 +117,33 @@ impl SystemShared {
         panics.first.get_or_insert(message);
     }
 
-    /// Called after a process left the registry and its shard became empty.
-    pub(crate) fn shard_emptied(&self) {
-        if self.waiting.load(SeqCst) > 0 {
+    /// Counts a process as finished (it left the registry already) and wakes the threads in
+    /// `wait` if it was the last one.
+    #[inline]
+    pub(crate) fn process_finished(&self) {
+        self.registry.finished();
+        // SeqCst, with the count's increment before it and `wait_until`'s increment of `waiting`
+        // before it counts: either this load sees the waiter, or the waiter's count sees this
+        // process finished.
+        if self.waiting.load(SeqCst) > 0 && self.registry.live() == 0 {
             let _guard = lock(&self.done);
             self.done_cv.notify_all();
         }
+    }
+
+    /// Whether [`ProcessSystem::shutdown`] was called.
+    #[inline]
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.shut_down.load(SeqCst)
+    }
+
+    /// Whether the calling thread is one of the runtime's workers.
+    #[inline]
+    pub(crate) fn on_worker(&self) -> bool {
+        #[cfg(not(loom))]
+        return self.handle.on_worker();
+        #[cfg(loom)]
+        false
     }
 }
 
@@ -320,13 +342,15 @@ impl ProcessSystem {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let header = Cell::allocate(self.shared.clone(), future);
-        // SAFETY: freshly allocated, not registered.
-        if !unsafe { self.shared.registry.insert(header) } {
+        let header = Cell::allocate(&self.shared, future);
+        if self.shared.is_shut_down() {
             // SAFETY: never scheduled nor registered.
             unsafe { Cell::<F>::discard(header) };
             return;
         }
+        // Counted before it can run (and finish): see `Registry::live`. It registers in the
+        // registry only if it parks.
+        self.shared.registry.spawned();
         // SAFETY: a new process starts notified, and nobody else has seen it: ours to schedule.
         unsafe { self.shared.schedule_new(header) };
     }
@@ -338,7 +362,7 @@ impl ProcessSystem {
 
     /// Whether [`shutdown`](ProcessSystem::shutdown) was called.
     pub fn is_shut_down(&self) -> bool {
-        self.shared.shut_down.load(SeqCst)
+        self.shared.is_shut_down()
     }
 
     fn panic_report(&self) -> Result<(), WaitError> {

@@ -155,6 +155,63 @@ fn stuck_processes_are_reported_deterministically() {
 }
 
 #[test]
+fn shutdown_drops_processes_that_never_ran_unpolled() {
+    // On the deterministic runtime nothing runs until the system drives it: the spawned processes
+    // wait in the runtime's queue, counted but never parked, so the registry does not hold them.
+    let rt = Runtime::builder().deterministic(3).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let polled = Arc::new(AtomicUsize::new(0));
+    for _ in 0..10 {
+        let guard = DropCount(dropped.clone());
+        let polled = polled.clone();
+        system.spawn(async move {
+            let _guard = guard;
+            polled.fetch_add(1, SeqCst);
+        });
+    }
+    assert_eq!(system.live(), 10);
+    system.shutdown();
+    assert_eq!(system.live(), 0);
+    assert_eq!(dropped.load(SeqCst), 10, "every future was dropped");
+    assert_eq!(
+        polled.load(SeqCst),
+        0,
+        "no future was polled after shutdown"
+    );
+}
+
+#[test]
+fn wait_sees_the_last_of_processes_spawned_on_one_worker_and_finished_on_another() {
+    // A driver process forks processes that finish on whichever worker runs them: the spawned and
+    // finished counts are kept per thread, and `wait` must still see the last one finish.
+    for workers in [1, 2] {
+        let rt = Runtime::builder().workers(workers).build().unwrap();
+        let system = ProcessSystem::new(rt.handle());
+        let done = Arc::new(AtomicUsize::new(0));
+        for _round in 0..20 {
+            let forks = system.clone();
+            let done = done.clone();
+            system.spawn(async move {
+                for _ in 0..1_000 {
+                    let (tx, rx) = channel::unbounded::<u32>();
+                    let done = done.clone();
+                    forks.spawn(async move {
+                        if rx.recv().await == Ok(1) {
+                            done.fetch_add(1, SeqCst);
+                        }
+                    });
+                    tx.send(1).unwrap();
+                }
+            });
+            system.wait().unwrap();
+            assert_eq!(system.live(), 0);
+        }
+        assert_eq!(done.load(SeqCst), 20 * 1_000);
+    }
+}
+
+#[test]
 fn wait_timeout_reports_live_processes() {
     let rt = Runtime::builder().workers(2).build().unwrap();
     let system = ProcessSystem::new(rt.handle());

@@ -419,6 +419,11 @@ impl<T> Chan<T> {
                 return false;
             }
             st.rest.set_no_senders(true);
+            if st.receivers.is_empty() {
+                // Nobody to wake (a sender waiting for room would hold a sender of its own): the
+                // common case of a channel whose receiver is busy or gone, without the calls.
+                return true;
+            }
             st.wake_all()
         };
         run_all(wakes);
