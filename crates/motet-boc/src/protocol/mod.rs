@@ -300,6 +300,17 @@ impl Gate {
         &self.pending
     }
 
+    /// Spends a counting gate without counting: for a behaviour granted every cown during its own
+    /// enqueue, which its spawner makes runnable at once (no other thread holds a grant to count).
+    /// A spent gate holds 0 (or [`SINGLE`]), which its behaviour tells apart from the states it
+    /// later keeps there (see [`Gate::spent`]).
+    #[inline]
+    pub(crate) fn spend(&self) {
+        // Relaxed: nobody else reads the gate of a behaviour that waits for no grant; the
+        // scheduling that follows publishes the store to the thread that runs it.
+        self.pending.store(0, Ordering::Relaxed);
+    }
+
     /// Whether this gate skips counting.
     #[inline]
     pub(crate) fn is_single(&self) -> bool {
@@ -770,10 +781,26 @@ fn claim_chain(queue: &Queue, chain: &[NonNull<Slot>], grants: &mut [Grant]) {
 #[inline(always)]
 pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
     // SAFETY: the caller's contract.
-    let s = unsafe { slot.as_ref() };
-    if s.is_dup() {
+    if unsafe { slot.as_ref() }.is_dup() {
         return;
     }
+    // SAFETY: the caller's contract, and not a duplicate.
+    unsafe { release_distinct(slot, runnable) };
+}
+
+/// [`release`], for a request known not to be a duplicate (a behaviour's only request, or one its
+/// caller checked).
+///
+/// # Safety
+/// As for [`release`], and the slot is not a duplicate.
+#[inline(always)]
+pub(crate) unsafe fn release_distinct(
+    slot: NonNull<Slot>,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
+    // SAFETY: the caller's contract.
+    let s = unsafe { slot.as_ref() };
+    debug_assert!(!s.is_dup(), "a duplicate request is never released");
     let queue_ptr = s.queue();
     // SAFETY: the slot is still in the queue (or counted in the read phase), which holds a
     // reference to the cown.
