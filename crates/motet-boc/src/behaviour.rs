@@ -760,8 +760,16 @@ where
     if let Some(bound) = header.bound.as_deref() {
         throttle(header, bound);
     }
-    // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to.
-    if unsafe { protocol::enqueue_single(slot) } {
+    // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to, a
+    // write request if its shape says so.
+    let granted = unsafe {
+        if <S::Shape as Shape>::ONE_WRITER {
+            protocol::enqueue_single_writer(slot)
+        } else {
+            protocol::enqueue_single(slot)
+        }
+    };
+    if granted {
         hand_over(header, core);
     }
     Spawned {
@@ -1231,7 +1239,7 @@ where
         return Step::Deferred;
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
-    Step::Done(unsafe { finish::<H, F, R>(core) })
+    Step::Done(unsafe { finish::<H, F, R>(core, Sh::ONE_WRITER) })
 }
 
 /// Asks the processor to fetch the behaviours that will run after `c` on its first cown, if they
@@ -1323,7 +1331,7 @@ fn poll_deferred<H: BlockHead<R>, F, R>(core: NonNull<Core>) -> Step {
     }
     let bounded = take_deferred_on(core);
     // SAFETY: the closure ran.
-    let next = unsafe { finish::<H, F, R>(core) };
+    let next = unsafe { finish::<H, F, R>(core, false) };
     release_bounded(bounded);
     Step::Done(next)
 }
@@ -1346,12 +1354,19 @@ fn release_bounded(bounded: Option<NonNull<CownHeader>>) {
 /// one slot without the loop and its duplicate check (one slot is never a duplicate): measured
 /// with callgrind, about 25 instructions less per behaviour on a chain of single-cown `when`s.
 ///
+/// `one_writer` says that the behaviour is known, from its type, to name one cown with write
+/// access (a constant where `finish` is inlined): its release then skips the checks for a reader.
+///
 /// # Safety
 /// The behaviour ran (or was cancelled) and its result is written; `core` is a block of closure
-/// `F` and result `R`; the block is not used after.
+/// `F` and result `R`; the block is not used after; `one_writer` only if the behaviour names one
+/// cown with write access.
 #[must_use]
 #[inline(always)]
-unsafe fn finish<H: BlockHead<R>, F, R>(core: NonNull<Core>) -> Option<NonNull<Core>> {
+unsafe fn finish<H: BlockHead<R>, F, R>(
+    core: NonNull<Core>,
+    one_writer: bool,
+) -> Option<NonNull<Core>> {
     // SAFETY: the behaviour holds its cowns until the releases below.
     let c = unsafe { core.as_ref() };
     let mut kept: Option<NonNull<Gate>> = None;
@@ -1359,44 +1374,68 @@ unsafe fn finish<H: BlockHead<R>, F, R>(core: NonNull<Core>) -> Option<NonNull<C
         None => kept = Some(g),
         Some(_) => schedule_gate(g),
     };
-    let single = c.nslots == 1;
-    if single {
-        // SAFETY: the block has one initialised slot, at the type's offset.
-        let slot = unsafe { first_slot::<H, F>(core) };
-        // SAFETY: as in `release_slot`.
-        unsafe { release_slot(slot, &mut runnable) };
+    if one_writer || c.nslots == 1 {
+        // SAFETY: the block has one initialised slot, at the type's offset; a write request if
+        // `one_writer`.
+        unsafe { release_slot(first_slot::<H, F>(core), one_writer, &mut runnable) };
+        // SAFETY: as below, with one slot: the block's layout is a constant.
+        unsafe { complete_and_free::<H, F, R>(core, 1) };
     } else {
+        let n = c.nslots as usize;
         for slot in c.slots() {
             if slot.is_dup() {
                 continue;
             }
             // SAFETY: granted, finished with, and not used again.
-            unsafe { release_slot(NonNull::from(slot), &mut runnable) };
+            unsafe { release_slot(NonNull::from(slot), false, &mut runnable) };
         }
+        // SAFETY: the block has `n` slots.
+        unsafe { complete_and_free::<H, F, R>(core, n) };
     }
+    kept.map(Core::from_gate)
+}
+
+/// After the releases: hands the outcome over, and frees the block (of `n` slots) if the promise
+/// is gone or there is none.
+///
+/// # Safety
+/// The outcome is stored, every slot is released, `n` is the block's `nslots`, and the block is
+/// not touched afterwards.
+#[inline(always)]
+unsafe fn complete_and_free<H: BlockHead<R>, F, R>(core: NonNull<Core>, n: usize) {
     // SAFETY: the outcome is stored; the block is not touched afterwards unless it is ours.
     if unsafe { H::complete(core.cast::<H>().as_ptr()) } {
         // SAFETY: the promise is gone (or there is none) and the behaviour is done: the block,
-        // of these types, is ours. With one slot, its layout is a constant.
-        unsafe { free_sized::<H, F, R>(core, if single { 1 } else { c.nslots as usize }) };
+        // of these types, is ours.
+        unsafe { free_sized::<H, F, R>(core, n) };
     }
-    kept.map(Core::from_gate)
 }
 
 /// Releases one granted slot (not a duplicate): counts the release on a bounded cown, then hands
 /// the cown on.
 ///
 /// # Safety
-/// `slot` is granted, finished with, not a duplicate, and not used again.
+/// `slot` is granted, finished with, not a duplicate, and not used again; a write request if
+/// `writer`.
 #[inline(always)]
-unsafe fn release_slot(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+unsafe fn release_slot(
+    slot: NonNull<Slot>,
+    writer: bool,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
     // SAFETY: the slot is still granted, so its cown is alive.
     let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
     if let Some(bound) = header.bound.as_deref() {
         bound.on_release();
     }
     // SAFETY: the caller's contract.
-    unsafe { protocol::release_distinct(slot, runnable) };
+    unsafe {
+        if writer {
+            protocol::release_writer(slot, runnable)
+        } else {
+            protocol::release_distinct(slot, runnable)
+        }
+    };
 }
 
 /// The task's `shutdown`: the runtime will not run it.
@@ -1439,7 +1478,7 @@ unsafe fn cancel<H: BlockHead<R>, F, R>(core: NonNull<Core>) {
         None
     };
     // SAFETY: the outcome is stored.
-    if let Some(next) = unsafe { finish::<H, F, R>(core) } {
+    if let Some(next) = unsafe { finish::<H, F, R>(core, false) } {
         schedule(next);
     }
     release_bounded(bounded);

@@ -637,8 +637,32 @@ fn enqueued_status(grant: Grant) -> *mut Slot {
 #[inline]
 pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
     // SAFETY: the caller's contract.
+    let read = unsafe { slot.as_ref() }.is_read();
+    // SAFETY: the caller's contract; `read` is the slot's mode.
+    unsafe { enqueue_single_as(slot, read) }
+}
+
+/// [`enqueue_single`] for a request its caller knows to be a writer (a `when` over one cown with
+/// write access, the common case): the checks for a reader fold away.
+///
+/// # Safety
+/// As for [`enqueue_single`], and the slot is a write request.
+#[inline]
+pub(crate) unsafe fn enqueue_single_writer(slot: NonNull<Slot>) -> bool {
+    // SAFETY: the caller's contract.
+    debug_assert!(!unsafe { slot.as_ref() }.is_read());
+    // SAFETY: the caller's contract.
+    unsafe { enqueue_single_as(slot, false) }
+}
+
+/// [`enqueue_single`], with the slot's mode given.
+///
+/// # Safety
+/// As for [`enqueue_single`]; `read` is whether the slot is a read request.
+#[inline(always)]
+unsafe fn enqueue_single_as(slot: NonNull<Slot>, read: bool) -> bool {
+    // SAFETY: the caller's contract.
     let s = unsafe { slot.as_ref() };
-    let read = s.is_read();
     // SAFETY: the caller holds a reference to the cown.
     let queue = unsafe { s.queue().as_ref() };
     // AcqRel: release publishes the slot's fields to the next request; acquire, when the tail was
@@ -799,6 +823,31 @@ pub(crate) unsafe fn release_distinct(
     runnable: &mut impl FnMut(NonNull<Gate>),
 ) {
     // SAFETY: the caller's contract.
+    let read = unsafe { slot.as_ref() }.is_read();
+    // SAFETY: the caller's contract; `read` is the slot's mode.
+    unsafe { release_as(slot, read, runnable) }
+}
+
+/// [`release_distinct`] for a request its caller knows to be a writer: the checks for a reader
+/// fold away.
+///
+/// # Safety
+/// As for [`release_distinct`], and the slot is a write request.
+#[inline(always)]
+pub(crate) unsafe fn release_writer(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+    // SAFETY: the caller's contract.
+    debug_assert!(!unsafe { slot.as_ref() }.is_read());
+    // SAFETY: the caller's contract.
+    unsafe { release_as(slot, false, runnable) }
+}
+
+/// [`release_distinct`], with the slot's mode given.
+///
+/// # Safety
+/// As for [`release_distinct`]; `read` is whether the slot is a read request.
+#[inline(always)]
+unsafe fn release_as(slot: NonNull<Slot>, read: bool, runnable: &mut impl FnMut(NonNull<Gate>)) {
+    // SAFETY: the caller's contract.
     let s = unsafe { slot.as_ref() };
     debug_assert!(!s.is_dup(), "a duplicate request is never released");
     let queue_ptr = s.queue();
@@ -819,7 +868,7 @@ pub(crate) unsafe fn release_distinct(
             Ordering::Acquire,
         ) {
             Ok(_) => {
-                if s.is_read() {
+                if read {
                     // SAFETY: a counted reader.
                     unsafe { drop_read(queue_ptr, runnable) };
                 }
@@ -829,14 +878,14 @@ pub(crate) unsafe fn release_distinct(
                 // The last handle is gone and this is the cown's last request (acquired: the
                 // history of that release): free the cown, after the readers still running.
                 // SAFETY: no reference is left and the queue is empty for good.
-                unsafe { release_orphan(queue_ptr, s.is_read(), runnable) };
+                unsafe { release_orphan(queue_ptr, read, runnable) };
                 return;
             }
             // A successor swapped the tail and is linking in.
             Err(_) => status = s.wait_successor(),
         }
     }
-    if s.is_read() {
+    if read {
         // Readers owe their successor nothing (see the module docs).
         // SAFETY: a counted reader.
         unsafe { drop_read(queue_ptr, runnable) };
