@@ -65,8 +65,15 @@ impl<'a> SlotView<'a> {
         SlotView { slots }
     }
 
-    fn queue(&self, i: usize) -> NonNull<Queue> {
-        self.slots[i].queue()
+    /// The queue of slot `i`, without a bounds check (this is on the path of every behaviour).
+    ///
+    /// # Safety
+    /// `i` is within the slots (as `Shape::view`'s contract makes `at` for its shape's slots).
+    #[inline]
+    unsafe fn queue(&self, i: usize) -> NonNull<Queue> {
+        debug_assert!(i < self.slots.len());
+        // SAFETY: the caller's contract.
+        unsafe { self.slots.get_unchecked(i) }.queue()
     }
 }
 
@@ -85,10 +92,15 @@ pub trait CownSet: sealed::Sealed {
 ///
 /// # Safety
 /// Sealed; `view` must build references only to the values of the cowns the matching set wrote,
-/// with the access modes it wrote.
+/// with the access modes it wrote, and `ONE_WRITER` is true only if the set writes exactly one
+/// slot, with write access.
 pub unsafe trait Shape: 'static {
     /// What the closure gets while the behaviour runs.
     type View<'a>;
+    #[doc(hidden)]
+    /// Whether the set is one cown with write access: its spawn then skips the checks for a
+    /// read-only request.
+    const ONE_WRITER: bool = false;
     #[doc(hidden)]
     /// # Safety
     /// The slots are those written by the matching set, all granted, and the behaviour runs.
@@ -117,9 +129,10 @@ pub struct ManyRef<T>(PhantomData<fn() -> T>);
 // SAFETY: a `&Cown<T>` writes one write slot on a `CownBox<T>`.
 unsafe impl<T: Send + 'static> Shape for Mut<T> {
     type View<'a> = &'a mut T;
+    const ONE_WRITER: bool = true;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> &'a mut T {
-        // SAFETY: a granted write slot on a `CownBox<T>`: exclusive access while the behaviour
-        // runs.
+        // SAFETY: a granted write slot on a `CownBox<T>`, at `at` (written by the matching set):
+        // exclusive access while the behaviour runs.
         unsafe { &mut *CownBox::<T>::value_of(slots.queue(at)) }
     }
 }
@@ -128,7 +141,8 @@ unsafe impl<T: Send + 'static> Shape for Mut<T> {
 unsafe impl<T: Send + Sync + 'static> Shape for Ref<T> {
     type View<'a> = &'a T;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> &'a T {
-        // SAFETY: a granted read slot: only readers run on the cown meanwhile, and `T: Sync`.
+        // SAFETY: a granted read slot, at `at` (written by the matching set): only readers run on
+        // the cown meanwhile, and `T: Sync`.
         unsafe { &*CownBox::<T>::value_of(slots.queue(at)) }
     }
 }

@@ -300,6 +300,17 @@ impl Gate {
         &self.pending
     }
 
+    /// Spends a counting gate without counting: for a behaviour granted every cown during its own
+    /// enqueue, which its spawner makes runnable at once (no other thread holds a grant to count).
+    /// A spent gate holds 0 (or [`SINGLE`]), which its behaviour tells apart from the states it
+    /// later keeps there (see [`Gate::spent`]).
+    #[inline]
+    pub(crate) fn spend(&self) {
+        // Relaxed: nobody else reads the gate of a behaviour that waits for no grant; the
+        // scheduling that follows publishes the store to the thread that runs it.
+        self.pending.store(0, Ordering::Relaxed);
+    }
+
     /// Whether this gate skips counting.
     #[inline]
     pub(crate) fn is_single(&self) -> bool {
@@ -626,8 +637,32 @@ fn enqueued_status(grant: Grant) -> *mut Slot {
 #[inline]
 pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
     // SAFETY: the caller's contract.
+    let read = unsafe { slot.as_ref() }.is_read();
+    // SAFETY: the caller's contract; `read` is the slot's mode.
+    unsafe { enqueue_single_as(slot, read) }
+}
+
+/// [`enqueue_single`] for a request its caller knows to be a writer (a `when` over one cown with
+/// write access, the common case): the checks for a reader fold away.
+///
+/// # Safety
+/// As for [`enqueue_single`], and the slot is a write request.
+#[inline]
+pub(crate) unsafe fn enqueue_single_writer(slot: NonNull<Slot>) -> bool {
+    // SAFETY: the caller's contract.
+    debug_assert!(!unsafe { slot.as_ref() }.is_read());
+    // SAFETY: the caller's contract.
+    unsafe { enqueue_single_as(slot, false) }
+}
+
+/// [`enqueue_single`], with the slot's mode given.
+///
+/// # Safety
+/// As for [`enqueue_single`]; `read` is whether the slot is a read request.
+#[inline(always)]
+unsafe fn enqueue_single_as(slot: NonNull<Slot>, read: bool) -> bool {
+    // SAFETY: the caller's contract.
     let s = unsafe { slot.as_ref() };
-    let read = s.is_read();
     // SAFETY: the caller holds a reference to the cown.
     let queue = unsafe { s.queue().as_ref() };
     // AcqRel: release publishes the slot's fields to the next request; acquire, when the tail was
@@ -770,10 +805,51 @@ fn claim_chain(queue: &Queue, chain: &[NonNull<Slot>], grants: &mut [Grant]) {
 #[inline(always)]
 pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
     // SAFETY: the caller's contract.
-    let s = unsafe { slot.as_ref() };
-    if s.is_dup() {
+    if unsafe { slot.as_ref() }.is_dup() {
         return;
     }
+    // SAFETY: the caller's contract, and not a duplicate.
+    unsafe { release_distinct(slot, runnable) };
+}
+
+/// [`release`], for a request known not to be a duplicate (a behaviour's only request, or one its
+/// caller checked).
+///
+/// # Safety
+/// As for [`release`], and the slot is not a duplicate.
+#[inline(always)]
+pub(crate) unsafe fn release_distinct(
+    slot: NonNull<Slot>,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
+    // SAFETY: the caller's contract.
+    let read = unsafe { slot.as_ref() }.is_read();
+    // SAFETY: the caller's contract; `read` is the slot's mode.
+    unsafe { release_as(slot, read, runnable) }
+}
+
+/// [`release_distinct`] for a request its caller knows to be a writer: the checks for a reader
+/// fold away.
+///
+/// # Safety
+/// As for [`release_distinct`], and the slot is a write request.
+#[inline(always)]
+pub(crate) unsafe fn release_writer(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+    // SAFETY: the caller's contract.
+    debug_assert!(!unsafe { slot.as_ref() }.is_read());
+    // SAFETY: the caller's contract.
+    unsafe { release_as(slot, false, runnable) }
+}
+
+/// [`release_distinct`], with the slot's mode given.
+///
+/// # Safety
+/// As for [`release_distinct`]; `read` is whether the slot is a read request.
+#[inline(always)]
+unsafe fn release_as(slot: NonNull<Slot>, read: bool, runnable: &mut impl FnMut(NonNull<Gate>)) {
+    // SAFETY: the caller's contract.
+    let s = unsafe { slot.as_ref() };
+    debug_assert!(!s.is_dup(), "a duplicate request is never released");
     let queue_ptr = s.queue();
     // SAFETY: the slot is still in the queue (or counted in the read phase), which holds a
     // reference to the cown.
@@ -792,7 +868,7 @@ pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonN
             Ordering::Acquire,
         ) {
             Ok(_) => {
-                if s.is_read() {
+                if read {
                     // SAFETY: a counted reader.
                     unsafe { drop_read(queue_ptr, runnable) };
                 }
@@ -802,14 +878,14 @@ pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonN
                 // The last handle is gone and this is the cown's last request (acquired: the
                 // history of that release): free the cown, after the readers still running.
                 // SAFETY: no reference is left and the queue is empty for good.
-                unsafe { release_orphan(queue_ptr, s.is_read(), runnable) };
+                unsafe { release_orphan(queue_ptr, read, runnable) };
                 return;
             }
             // A successor swapped the tail and is linking in.
             Err(_) => status = s.wait_successor(),
         }
     }
-    if s.is_read() {
+    if read {
         // Readers owe their successor nothing (see the module docs).
         // SAFETY: a counted reader.
         unsafe { drop_read(queue_ptr, runnable) };
