@@ -138,6 +138,7 @@ impl Runner {
                             h,
                             &self.options,
                             recorder.as_ref(),
+                            true,
                         ),
                         Protocol::Readiness => crate::parallel::readiness::run(
                             program,
@@ -151,7 +152,7 @@ impl Runner {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }
                 SchedulerKind::Level => {
-                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref())
+                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref(), false)
                 }
             },
             _ => run_here(program, &self.options, recorder.as_ref()),

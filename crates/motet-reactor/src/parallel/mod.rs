@@ -19,6 +19,7 @@
 //! `outstanding` and the count drops only at the very end of the task's turn, after its last access;
 //! the driver returns only when the run is done and the count is zero.
 
+pub(crate) mod chain;
 pub(crate) mod closure;
 pub(crate) mod level;
 pub(crate) mod readiness;

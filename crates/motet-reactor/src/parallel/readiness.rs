@@ -57,6 +57,7 @@ use std::time::{Duration, Instant};
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
+use super::chain::{chain_links, NONE};
 use super::closure::{runs_after_startup, Bits, Closure};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -114,6 +115,8 @@ struct Shared<'p> {
     released_hint: AtomicUsize,
     runners: Vec<RunnerTask>,
     recorder: Option<&'p Recorder>,
+    /// Per reaction, the reaction that follows it in a chain, or [`NONE`] (see [`chain_links`]).
+    links: Vec<u32>,
 }
 
 /// One worker's runner (allocated once per run, scheduled whenever it is activated).
@@ -196,6 +199,7 @@ pub(crate) fn run(
         released_hint: AtomicUsize::new(0),
         runners: Vec::with_capacity(workers),
         recorder,
+        links: chain_links(g),
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -228,7 +232,9 @@ pub(crate) enum Protocol {
     /// [`Closure::totally_ordered`]): the calling thread runs the program, as on one worker, and
     /// pays no hand-off, lock or atomic per reaction.
     Sequential,
-    /// The rule releases what the level rule releases: LF's lock-free level protocol.
+    /// The rule releases what the level rule releases, once chains run as one (see
+    /// [`chain_links`]): LF's lock-free level protocol, where a worker runs the chain that follows
+    /// a reaction it claimed.
     Levels,
     /// This module's protocol.
     Readiness,
@@ -236,10 +242,16 @@ pub(crate) enum Protocol {
 
 /// Which protocol runs `prog` under the readiness rule: [`Protocol::Sequential`] for a program
 /// without two independent reactions after startup; [`Protocol::Levels`] when every reaction that
-/// can run after startup has as ancestors exactly the reactions of all lower levels that can run
-/// after startup (see [`Closure::level_exact`]), or when the program is too large for the ancestor
-/// sets (then this module would rule every reaction by levels anyway); otherwise
-/// [`Protocol::Readiness`].
+/// can run after startup either has as ancestors exactly the reactions of all lower levels that
+/// can run after startup (see [`Closure::level_exact`]) or follows another in a chain (see
+/// [`chain_links`]: it runs as soon as that one finishes, as the rule says), or when the program
+/// is too large for the ancestor sets (then this module would rule every reaction by levels
+/// anyway); otherwise [`Protocol::Readiness`].
+///
+/// With chains, the level protocol releases a level-exact reaction no sooner than the readiness
+/// rule, and may release it later: it also waits for the chains that run from the lower levels to
+/// their ends. That is only ever stricter, and where chains end where the next level-exact
+/// reaction starts (the banks of Filter Bank, gathered by one reaction) it costs nothing.
 pub(crate) fn protocol(prog: &Program) -> Protocol {
     let g = prog.graph();
     let Some(closure) = Closure::new(g) else {
@@ -249,7 +261,11 @@ pub(crate) fn protocol(prog: &Program) -> Protocol {
         return Protocol::Sequential;
     }
     let exact = closure.level_exact(g);
-    if (0..g.reactions.len()).all(|r| exact[r] || !runs_after_startup(g, r)) {
+    let mut follows = vec![false; g.reactions.len()];
+    for &s in chain_links(g).iter().filter(|&&s| s != NONE) {
+        follows[s as usize] = true;
+    }
+    if (0..g.reactions.len()).all(|r| exact[r] || follows[r] || !runs_after_startup(g, r)) {
         Protocol::Levels
     } else {
         Protocol::Readiness
@@ -382,16 +398,25 @@ impl Shared<'_> {
         }
     }
 
-    /// After reaction `r` ran (with the panic of its body, if any): take in its effects and
-    /// release what became free; if the tag is over, play the scheduler (handing over to the
-    /// driver when it must wait or stop).
-    fn completed(&self, core: &mut Core, r: u32, panics: &mut Vec<RunError>) {
+    /// After the reactions of `chain` ran, one after the other (with the panics of their bodies,
+    /// if any): take in their effects and release what became free; if the tag is over, play the
+    /// scheduler (handing over to the driver when it must wait or stop). Only the first of the
+    /// chain was pending; each of the others follows the one before it (see [`chain_links`]) and
+    /// ran when that one triggered it, so it is not triggered again.
+    fn completed(&self, core: &mut Core, chain: &[u32], panics: &mut Vec<RunError>) {
         let prog = self.prog;
         {
             let Core { engine, fresh, .. } = &mut *core;
-            engine.complete(prog, r, &mut |t| fresh.push(t));
+            for (i, &r) in chain.iter().enumerate() {
+                let ran = chain.get(i + 1).copied().unwrap_or(NONE);
+                engine.complete(prog, r, &mut |t| {
+                    if t != ran {
+                        fresh.push(t);
+                    }
+                });
+            }
         }
-        self.admit(core, Some(r));
+        self.admit(core, Some(chain[0]));
         for e in panics.drain(..) {
             core.engine.fail(e);
         }
@@ -438,6 +463,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
     // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
     let sh = unsafe { &*runner.shared };
     let mut panics = Vec::new();
+    let mut chain = Vec::new();
     let mut core = lock(&sh.core);
     let mut ran = 0;
     let mut waited = false;
@@ -473,7 +499,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
             if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
                 panics.push(e);
             }
-            sh.completed(&mut core, r, &mut panics);
+            sh.completed(&mut core, &[r], &mut panics);
             continue;
         }
         if left > 1 {
@@ -483,11 +509,27 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
         drop(core);
         // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
         // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
-        if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
-            panics.push(e);
+        let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
+        chain.clear();
+        chain.push(r);
+        let mut last = r;
+        while failed.is_none() {
+            let s = sh.links[last as usize];
+            // SAFETY: `last` ran on this thread and its completion is not taken in yet.
+            if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
+                break;
+            }
+            // SAFETY: `s` follows `last`, which triggered it: `last` is its only predecessor and
+            // has finished, `s`'s other ancestors are `last`'s (none pending since `chain[0]` was
+            // released), and `chain[0]`, still pending, holds back every descendant of `s`.
+            failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
+            chain.push(s);
+            last = s;
         }
+        panics.extend(failed);
+        ran += chain.len() - 1;
         core = lock(&sh.core);
-        sh.completed(&mut core, r, &mut panics);
+        sh.completed(&mut core, &chain, &mut panics);
     };
     drop(core);
     if matches!(outcome, RunOutcome::Idle) {
@@ -511,7 +553,7 @@ mod tests {
     use motet_reactor_core::{ProgramBuilder, Startup};
 
     /// A chain runs sequentially; a fan-out into branches of uneven depth takes the readiness
-    /// protocol; a ring whose nodes are independent but level-exact takes the level protocol.
+    /// protocol, or the level protocol where the deep branch is a chain; a ring whose nodes are independent but level-exact takes the level protocol.
     #[test]
     fn protocol_by_program_shape() {
         let mut b = ProgramBuilder::new();
@@ -549,12 +591,45 @@ mod tests {
         let si = b.input::<u8, _>(short, "i");
         b.reaction(short, "r").trigger(si).body(|_, _| {});
         b.connect(o, si);
+        // Two sinks read the long branch: neither follows it in a chain, and neither has the
+        // short branch as an ancestor.
+        for name in ["sink", "sink2"] {
+            let sink = b.reactor(name, ());
+            let ki = b.input::<u8, _>(sink, "i");
+            b.reaction(sink, "r").trigger(ki).body(|_, _| {});
+            b.connect(prev.unwrap(), ki);
+        }
+        let uneven = b.build().unwrap();
+        assert_eq!(protocol(&uneven), Protocol::Readiness);
+
+        // With one sink, the long branch is a chain (long0, long1, sink): the level protocol
+        // runs it as one, as the readiness rule would.
+        let mut b = ProgramBuilder::new();
+        let s = b.reactor("s", ());
+        let o = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r")
+            .trigger(Startup)
+            .effect(o)
+            .body(|_, _| {});
+        let mut prev = None;
+        for k in 0..2 {
+            let r = b.reactor(&format!("long{k}"), ());
+            let i = b.input::<u8, _>(r, "i");
+            let out = b.output::<u8, _>(r, "o");
+            b.reaction(r, "r").trigger(i).effect(out).body(|_, _| {});
+            b.connect(prev.unwrap_or(o), i);
+            prev = Some(out);
+        }
+        let short = b.reactor("short", ());
+        let si = b.input::<u8, _>(short, "i");
+        b.reaction(short, "r").trigger(si).body(|_, _| {});
+        b.connect(o, si);
         let sink = b.reactor("sink", ());
         let ki = b.input::<u8, _>(sink, "i");
         b.reaction(sink, "r").trigger(ki).body(|_, _| {});
         b.connect(prev.unwrap(), ki);
-        let uneven = b.build().unwrap();
-        assert_eq!(protocol(&uneven), Protocol::Readiness);
+        let chained = b.build().unwrap();
+        assert_eq!(protocol(&chained), Protocol::Levels);
 
         // A ring opened by a startup reaction that feeds only its first node (as in the thread
         // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
