@@ -101,9 +101,9 @@ impl Runner {
         self
     }
 
-    /// Runs the readiness scheduler's own protocol even on programs where the sequential path or
-    /// LF's level protocol follows the same rule more cheaply (for testing that protocol on any
-    /// program).
+    /// Runs the readiness scheduler's own protocol (a lock round per claimed reaction or chain)
+    /// instead of the sequential path or LF's level protocol with chains, which the readiness
+    /// scheduler runs by default (for testing that protocol on any program).
     #[doc(hidden)]
     pub fn readiness_protocol(mut self, always: bool) -> Runner {
         self.readiness_protocol = always;
@@ -129,8 +129,8 @@ impl Runner {
             Some(h) if workers > 1 => match self.scheduler {
                 SchedulerKind::Readiness if !self.readiness_protocol => {
                     // Where the readiness rule never frees two reactions at once, one thread is
-                    // the cheapest way to follow it; where it coincides with the level rule, LF's
-                    // lock-free level protocol is (see the readiness module).
+                    // the cheapest way to follow it; elsewhere LF's lock-free level protocol with
+                    // chains run as one (see the readiness module).
                     match crate::parallel::readiness::protocol(program) {
                         Protocol::Sequential => run_here(program, &self.options, recorder.as_ref()),
                         Protocol::Levels => crate::parallel::level::run(
@@ -139,12 +139,6 @@ impl Runner {
                             &self.options,
                             recorder.as_ref(),
                             true,
-                        ),
-                        Protocol::Readiness => crate::parallel::readiness::run(
-                            program,
-                            h,
-                            &self.options,
-                            recorder.as_ref(),
                         ),
                     }
                 }

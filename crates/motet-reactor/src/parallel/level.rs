@@ -33,6 +33,7 @@ use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::{chain_links, NONE};
+use super::closure::Closure;
 use super::ready_queue::ReadyQueue;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -133,7 +134,7 @@ pub(crate) fn run(
         runners: Vec::with_capacity(workers),
         recorder,
         chains: chains.then(|| Chains {
-            links: chain_links(g),
+            links: chain_links(g, Closure::new(g).as_ref()),
             ran_after: (0..g.reactions.len()).map(|_| AtomicU32::new(0)).collect(),
         }),
     };

@@ -40,13 +40,25 @@
 //! module). A runner gives its worker back (yields) after a bounded number of reactions in one
 //! turn, so that other work on that worker is not starved.
 //!
-//! **Programs that need less.** [`protocol`] looks at the program before a run. When no two
+//! **Chains.** A reaction that only one reaction can trigger, and that only its own descendants
+//! wait behind (see [`chain_links`]), is free the moment that one finishes: the runner that ran it
+//! runs the next one on the spot, without a lock round, when it was triggered, and takes in the
+//! whole chain in one completion (a bank of Filter Bank, Delay → FIR → SampleFilter → Delay →
+//! FIR, is one claim and one lock round instead of five).
+//!
+//! **Which protocol runs.** [`protocol`] looks at the program before a run. When no two
 //! reactions that run after startup are independent (a pipeline such as Radix Sort, or the
 //! message-passing programs), the rule never frees two reactions at once, and the run takes the
-//! sequential path on the calling thread, as on one worker. When every reaction that can run
-//! after startup is ruled by levels, the two rules release the same reactions at the same
-//! moments, and the run uses the level scheduler's lock-free protocol (claims with one atomic
-//! increment, no lock per reaction).
+//! sequential path on the calling thread, as on one worker. Every other program runs on the
+//! level scheduler's lock-free protocol (claims with one atomic increment, no lock per reaction)
+//! with chains run as above: where every reaction after startup is level-exact or follows
+//! another in a chain, that releases what this module's rule releases; elsewhere it holds some
+//! reactions back longer. This module's protocol (one lock round per claim) is kept, and tested,
+//! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
+//! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
+//! whose reactions are small or whose levels are even), it measured no faster than the level
+//! protocol on two workers, and up to 1.5 times slower (a lock round per reaction against a
+//! barrier per level).
 
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::SeqCst;
@@ -58,7 +70,7 @@ use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::{chain_links, NONE};
-use super::closure::{runs_after_startup, Bits, Closure};
+use super::closure::{Bits, Closure};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -182,6 +194,7 @@ pub(crate) fn run(
         min: usize::MAX,
         sets,
     };
+    let links = chain_links(g, reach.sets.as_ref().map(|s| &s.closure));
     let workers = handle.workers();
     let cap = n.min(1 << 16);
     let mut shared = Shared {
@@ -199,7 +212,7 @@ pub(crate) fn run(
         released_hint: AtomicUsize::new(0),
         runners: Vec::with_capacity(workers),
         recorder,
-        links: chain_links(g),
+        links,
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -232,43 +245,27 @@ pub(crate) enum Protocol {
     /// [`Closure::totally_ordered`]): the calling thread runs the program, as on one worker, and
     /// pays no hand-off, lock or atomic per reaction.
     Sequential,
-    /// The rule releases what the level rule releases, once chains run as one (see
-    /// [`chain_links`]): LF's lock-free level protocol, where a worker runs the chain that follows
-    /// a reaction it claimed.
+    /// LF's lock-free level protocol, where a worker runs the chain that follows a reaction it
+    /// claimed (see [`chain_links`]).
     Levels,
-    /// This module's protocol.
-    Readiness,
 }
 
 /// Which protocol runs `prog` under the readiness rule: [`Protocol::Sequential`] for a program
-/// without two independent reactions after startup; [`Protocol::Levels`] when every reaction that
-/// can run after startup either has as ancestors exactly the reactions of all lower levels that
-/// can run after startup (see [`Closure::level_exact`]) or follows another in a chain (see
-/// [`chain_links`]: it runs as soon as that one finishes, as the rule says), or when the program
-/// is too large for the ancestor sets (then this module would rule every reaction by levels
-/// anyway); otherwise [`Protocol::Readiness`].
+/// without two independent reactions after startup, else [`Protocol::Levels`] (see the module
+/// docs for why this module's own protocol is kept for testing only).
 ///
-/// With chains, the level protocol releases a level-exact reaction no sooner than the readiness
-/// rule, and may release it later: it also waits for the chains that run from the lower levels to
-/// their ends. That is only ever stricter, and where chains end where the next level-exact
-/// reaction starts (the banks of Filter Bank, gathered by one reaction) it costs nothing.
+/// Where every reaction that can run after startup either has as ancestors exactly the reactions
+/// of all lower levels that can run after startup (see [`Closure::level_exact`]) or follows
+/// another in a chain (it runs as soon as that one finishes), the level protocol with chains
+/// releases what the readiness rule releases, but for a level-exact reaction that the chains of
+/// lower levels hold back until they end (none in Filter Bank, whose chains end where the one
+/// reaction that gathers them starts). Elsewhere the level rule holds back some reactions that
+/// the readiness rule would free sooner; that is only ever stricter.
 pub(crate) fn protocol(prog: &Program) -> Protocol {
     let g = prog.graph();
-    let Some(closure) = Closure::new(g) else {
-        return Protocol::Levels;
-    };
-    if closure.totally_ordered(g) {
-        return Protocol::Sequential;
-    }
-    let exact = closure.level_exact(g);
-    let mut follows = vec![false; g.reactions.len()];
-    for &s in chain_links(g).iter().filter(|&&s| s != NONE) {
-        follows[s as usize] = true;
-    }
-    if (0..g.reactions.len()).all(|r| exact[r] || follows[r] || !runs_after_startup(g, r)) {
-        Protocol::Levels
-    } else {
-        Protocol::Readiness
+    match Closure::new(g) {
+        Some(closure) if closure.totally_ordered(g) => Protocol::Sequential,
+        _ => Protocol::Levels,
     }
 }
 
@@ -552,8 +549,8 @@ mod tests {
     use super::{protocol, Protocol};
     use motet_reactor_core::{ProgramBuilder, Startup};
 
-    /// A chain runs sequentially; a fan-out into branches of uneven depth takes the readiness
-    /// protocol, or the level protocol where the deep branch is a chain; a ring whose nodes are independent but level-exact takes the level protocol.
+    /// A chain runs sequentially; a fan-out into branches of uneven depth, and a ring opened at
+    /// startup whose nodes are independent, take the level protocol.
     #[test]
     fn protocol_by_program_shape() {
         let mut b = ProgramBuilder::new();
@@ -600,36 +597,7 @@ mod tests {
             b.connect(prev.unwrap(), ki);
         }
         let uneven = b.build().unwrap();
-        assert_eq!(protocol(&uneven), Protocol::Readiness);
-
-        // With one sink, the long branch is a chain (long0, long1, sink): the level protocol
-        // runs it as one, as the readiness rule would.
-        let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
-        let mut prev = None;
-        for k in 0..2 {
-            let r = b.reactor(&format!("long{k}"), ());
-            let i = b.input::<u8, _>(r, "i");
-            let out = b.output::<u8, _>(r, "o");
-            b.reaction(r, "r").trigger(i).effect(out).body(|_, _| {});
-            b.connect(prev.unwrap_or(o), i);
-            prev = Some(out);
-        }
-        let short = b.reactor("short", ());
-        let si = b.input::<u8, _>(short, "i");
-        b.reaction(short, "r").trigger(si).body(|_, _| {});
-        b.connect(o, si);
-        let sink = b.reactor("sink", ());
-        let ki = b.input::<u8, _>(sink, "i");
-        b.reaction(sink, "r").trigger(ki).body(|_, _| {});
-        b.connect(prev.unwrap(), ki);
-        let chained = b.build().unwrap();
-        assert_eq!(protocol(&chained), Protocol::Levels);
+        assert_eq!(protocol(&uneven), Protocol::Levels);
 
         // A ring opened by a startup reaction that feeds only its first node (as in the thread
         // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
