@@ -68,7 +68,8 @@ struct Shared<'p> {
     panics: Mutex<Option<RunError>>,
     runners: Vec<Runner>,
     recorder: Option<&'p Recorder>,
-    /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is.
+    /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is, and for a
+    /// program without chains.
     chains: Option<Chains>,
 }
 
@@ -133,10 +134,13 @@ pub(crate) fn run(
         panics: Mutex::new(None),
         runners: Vec::with_capacity(workers),
         recorder,
-        chains: chains.then(|| Chains {
-            links: chain_links(g, Closure::new(g).as_ref()),
-            ran_after: (0..g.reactions.len()).map(|_| AtomicU32::new(0)).collect(),
-        }),
+        chains: chains
+            .then(|| chain_links(g, Closure::new(g).as_ref()))
+            .filter(|links| links.iter().any(|&s| s != NONE))
+            .map(|links| Chains {
+                links,
+                ran_after: (0..g.reactions.len()).map(|_| AtomicU32::new(0)).collect(),
+            }),
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -349,7 +353,12 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
                     after += 1;
                     last = s;
                 }
-                c.ran_after[r as usize].store(after, Relaxed);
+                // Written only when it changes: the records of one level share cache lines, and
+                // most chains run the same length from tag to tag.
+                let record = &c.ran_after[r as usize];
+                if record.load(Relaxed) != after {
+                    record.store(after, Relaxed);
+                }
             }
             if let Some(e) = failed {
                 let mut p = sh.panics.lock().unwrap_or_else(|e| e.into_inner());
