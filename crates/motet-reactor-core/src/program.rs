@@ -246,6 +246,28 @@ impl Program {
         self.graph.reaction_level[r]
     }
 
+    /// Whether reaction `r`, which has run at the current tag and whose completion has not been
+    /// taken in yet, set a port that triggers reaction `s`: what
+    /// [`Engine::complete`](crate::engine::Engine::complete) would find, read without the engine
+    /// (for a parallel scheduler that runs `s` right after `r` on the same thread, before taking in
+    /// both completions).
+    ///
+    /// # Safety
+    /// `r` has finished running at the current tag and has not been completed; no other thread
+    /// touches its scratch meanwhile.
+    #[inline]
+    pub unsafe fn sets_trigger_of(&self, r: usize, s: u32) -> bool {
+        // SAFETY: `r` is not running and not being completed (the caller's contract), so its
+        // scratch is not written meanwhile.
+        let scratch = unsafe { &*self.reactions[r].scratch.get() };
+        scratch.set_slots[..scratch.set_len as usize]
+            .iter()
+            .any(|&slot| {
+                self.triggers_of(self.ports[slot as usize].triggers)
+                    .contains(&s)
+            })
+    }
+
     /// Runs reaction `r` for the current tag: its deadline handler instead of its body if the
     /// deadline is missed (the body assembled for a reaction with a deadline checks it). What it
     /// did is left in its scratch for [`Engine::complete`](crate::engine::Engine::complete).

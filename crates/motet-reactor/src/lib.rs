@@ -5,7 +5,8 @@
 //! is built. This crate runs them:
 //!
 //! - [`Runner`]: on the calling thread, or in parallel on a [`motet_runtime::Runtime`]'s workers with
-//!   the readiness scheduler (a reaction runs as soon as its own pending predecessors are done) or
+//!   the readiness scheduler (a reaction may run as soon as its own pending predecessors are done;
+//!   chains of reactions that only their predecessor triggers run as one) or
 //!   LF's level scheduler ([`SchedulerKind`]); chasing physical time or fast; with a timeout. The
 //!   outputs are the same whatever the scheduler and the number of workers.
 //! - physical time: [`clock::now_ns`], installed into the core so that

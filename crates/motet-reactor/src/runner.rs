@@ -15,8 +15,11 @@ use crate::trace::{Recorder, Trace};
 /// Which parallel scheduler runs the reactions of a tag.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SchedulerKind {
-    /// Releases a reaction as soon as no reaction that could precede it at this tag is still
-    /// pending (triggered and not finished): no barrier between levels.
+    /// Follows the readiness rule: a reaction may run as soon as no reaction that could precede
+    /// it at this tag is still pending (triggered and not finished). A pipeline runs on the
+    /// calling thread; other programs run on LF's level protocol where the worker that ran a
+    /// reaction runs at once the chain of reactions only it triggers (see the readiness module;
+    /// its own lock-based protocol, without level barriers, is kept for tests).
     #[default]
     Readiness,
     /// LF's scheduler: the reactions of one level run in parallel, with a barrier before the next
@@ -101,9 +104,9 @@ impl Runner {
         self
     }
 
-    /// Runs the readiness scheduler's own protocol even on programs where the sequential path or
-    /// LF's level protocol follows the same rule more cheaply (for testing that protocol on any
-    /// program).
+    /// Runs the readiness scheduler's own protocol (a lock round per claimed reaction or chain)
+    /// instead of the sequential path or LF's level protocol with chains, which the readiness
+    /// scheduler runs by default (for testing that protocol on any program).
     #[doc(hidden)]
     pub fn readiness_protocol(mut self, always: bool) -> Runner {
         self.readiness_protocol = always;
@@ -129,8 +132,8 @@ impl Runner {
             Some(h) if workers > 1 => match self.scheduler {
                 SchedulerKind::Readiness if !self.readiness_protocol => {
                     // Where the readiness rule never frees two reactions at once, one thread is
-                    // the cheapest way to follow it; where it coincides with the level rule, LF's
-                    // lock-free level protocol is (see the readiness module).
+                    // the cheapest way to follow it; elsewhere LF's lock-free level protocol with
+                    // chains run as one (see the readiness module).
                     match crate::parallel::readiness::protocol(program) {
                         Protocol::Sequential => run_here(program, &self.options, recorder.as_ref()),
                         Protocol::Levels => crate::parallel::level::run(
@@ -138,12 +141,7 @@ impl Runner {
                             h,
                             &self.options,
                             recorder.as_ref(),
-                        ),
-                        Protocol::Readiness => crate::parallel::readiness::run(
-                            program,
-                            h,
-                            &self.options,
-                            recorder.as_ref(),
+                            true,
                         ),
                     }
                 }
@@ -151,7 +149,7 @@ impl Runner {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }
                 SchedulerKind::Level => {
-                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref())
+                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref(), false)
                 }
             },
             _ => run_here(program, &self.options, recorder.as_ref()),

@@ -167,8 +167,9 @@ fn large_program_on_the_level_fallback() {
 
 /// Branches of uneven depth (a fan-out where one branch is a chain of 6 reactors and the other a
 /// single one, joined at a sink, 300 tags through a feedback action): the program is not
-/// level-exact, so the readiness scheduler runs its own protocol on it, and every configuration
-/// and run agrees.
+/// level-exact, its branches are chains, so the readiness scheduler runs it on the level protocol
+/// with each chain run as one (and, forced, on its own protocol, which runs chains as one too),
+/// and every configuration and run agrees.
 #[test]
 fn uneven_branches_are_deterministic() {
     use motet_reactor::{ProgramBuilder, Startup};

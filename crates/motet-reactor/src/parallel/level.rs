@@ -26,12 +26,14 @@
 //! inline: it publishes, and the workers run the program.
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
+use super::chain::{chain_links, NONE};
+use super::closure::Closure;
 use super::ready_queue::ReadyQueue;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -66,6 +68,21 @@ struct Shared<'p> {
     panics: Mutex<Option<RunError>>,
     runners: Vec<Runner>,
     recorder: Option<&'p Recorder>,
+    /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is, and for a
+    /// program without chains.
+    chains: Option<Chains>,
+}
+
+/// What running chains needs: a runner that claimed reaction `r` of the published level and ran
+/// it runs the reaction that follows it (see [`chain_links`]) when `r` triggered it, and so on,
+/// before it finishes its claim; the scheduler takes in the whole chain with the level.
+struct Chains {
+    /// Per reaction, the reaction that follows it, or [`NONE`].
+    links: Vec<u32>,
+    /// Per reaction of the published level, how many reactions ran after it in its chain
+    /// (written by the runner that claimed it before [`ReadyQueue::finish_one`], read by the
+    /// level's last finisher after it).
+    ran_after: Vec<AtomicU32>,
 }
 
 #[repr(C)]
@@ -81,12 +98,16 @@ static VTABLE: TaskVTable = TaskVTable {
     shutdown: shutdown_runner,
 };
 
-/// Runs `prog` on `handle`'s workers with the level scheduler.
+/// Runs `prog` on `handle`'s workers with the level scheduler; with `chains`, a worker that runs a
+/// reaction runs the chain that follows it too (see [`Chains`]: the readiness rule's release of
+/// a reaction that only one reaction feeds, for programs where the readiness scheduler takes this
+/// protocol).
 pub(crate) fn run(
     prog: &mut Program,
     handle: &Handle,
     options: &RunOptions,
     recorder: Option<&Recorder>,
+    chains: bool,
 ) -> Result<Metrics, RunError> {
     let prog: &Program = prog;
     let g = prog.graph();
@@ -113,6 +134,13 @@ pub(crate) fn run(
         panics: Mutex::new(None),
         runners: Vec::with_capacity(workers),
         recorder,
+        chains: chains
+            .then(|| chain_links(g, Closure::new(g).as_ref()))
+            .filter(|links| links.iter().any(|&s| s != NONE))
+            .map(|links| Chains {
+                links,
+                ran_after: (0..g.reactions.len()).map(|_| AtomicU32::new(0)).collect(),
+            }),
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -176,11 +204,30 @@ impl Shared<'_> {
                 ..
             } = &mut *core;
             for &r in batch.iter() {
-                engine.complete(prog, r, &mut |t| {
-                    let l = prog.level(t as usize) as usize;
-                    queues[l].push(t);
-                    nonempty[l / 64] |= 1 << (l % 64);
-                });
+                // The chain that ran from `r`, if any: each reaction in it ran when the one before
+                // triggered it, so it is not queued again.
+                let (mut cur, mut after) = match &self.chains {
+                    Some(c) => (r, c.ran_after[r as usize].load(Relaxed)),
+                    None => (r, 0),
+                };
+                loop {
+                    let ran = match &self.chains {
+                        Some(c) if after > 0 => c.links[cur as usize],
+                        _ => NONE,
+                    };
+                    engine.complete(prog, cur, &mut |t| {
+                        if t != ran {
+                            let l = prog.level(t as usize) as usize;
+                            queues[l].push(t);
+                            nonempty[l / 64] |= 1 << (l % 64);
+                        }
+                    });
+                    if ran == NONE {
+                        break;
+                    }
+                    after -= 1;
+                    cur = ran;
+                }
             }
             batch.clear();
         }
@@ -286,7 +333,34 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
         if let Some(r) = sh.queue.claim() {
             // SAFETY: `r` is in the published level: every lower level of this tag has finished,
             // and reactions of one level never share a reactor.
-            if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
+            let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
+            if let Some(c) = &sh.chains {
+                let mut last = r;
+                let mut after = 0;
+                while failed.is_none() {
+                    let s = c.links[last as usize];
+                    // SAFETY: `last` ran on this thread; the level it belongs to is not taken in
+                    // before this claim finishes.
+                    if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
+                        break;
+                    }
+                    // SAFETY: `s` follows `last`, which triggered it: `last` is its only
+                    // predecessor and has finished; its other ancestors are `last`'s, all of lower
+                    // levels than `r` or in this chain. No reaction of its reactor runs: such a
+                    // reaction would be its ancestor or descendant, and its descendants wait for
+                    // this level to be taken in.
+                    failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
+                    after += 1;
+                    last = s;
+                }
+                // Written only when it changes: the records of one level share cache lines, and
+                // most chains run the same length from tag to tag.
+                let record = &c.ran_after[r as usize];
+                if record.load(Relaxed) != after {
+                    record.store(after, Relaxed);
+                }
+            }
+            if let Some(e) = failed {
                 let mut p = sh.panics.lock().unwrap_or_else(|e| e.into_inner());
                 p.get_or_insert(e);
             }

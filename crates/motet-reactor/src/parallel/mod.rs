@@ -2,7 +2,9 @@
 //!
 //! Two schedulers decide when a triggered reaction may run:
 //! - [`readiness`]: as soon as no reaction that could precede it (an ancestor in the reaction graph)
-//!   is still pending at this tag; each reaction is its own task;
+//!   is still pending at this tag; by default it runs on the level protocol with *chains*
+//!   ([`chain`]: a reaction that only one reaction triggers runs right after it, on the same
+//!   worker);
 //! - [`level`]: LF's level-synchronous scheduler (paper section 4.3), with its fixed-size lock-free
 //!   ready queue ([`ready_queue`]).
 //!
@@ -19,6 +21,7 @@
 //! `outstanding` and the count drops only at the very end of the task's turn, after its last access;
 //! the driver returns only when the run is done and the count is zero.
 
+pub(crate) mod chain;
 pub(crate) mod closure;
 pub(crate) mod level;
 pub(crate) mod readiness;

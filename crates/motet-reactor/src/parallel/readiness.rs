@@ -40,13 +40,25 @@
 //! module). A runner gives its worker back (yields) after a bounded number of reactions in one
 //! turn, so that other work on that worker is not starved.
 //!
-//! **Programs that need less.** [`protocol`] looks at the program before a run. When no two
+//! **Chains.** A reaction that only one reaction can trigger, and that only its own descendants
+//! wait behind (see [`chain_links`]), is free the moment that one finishes: the runner that ran it
+//! runs the next one on the spot, without a lock round, when it was triggered, and takes in the
+//! whole chain in one completion (a bank of Filter Bank, Delay → FIR → SampleFilter → Delay →
+//! FIR, is one claim and one lock round instead of five).
+//!
+//! **Which protocol runs.** [`protocol`] looks at the program before a run. When no two
 //! reactions that run after startup are independent (a pipeline such as Radix Sort, or the
 //! message-passing programs), the rule never frees two reactions at once, and the run takes the
-//! sequential path on the calling thread, as on one worker. When every reaction that can run
-//! after startup is ruled by levels, the two rules release the same reactions at the same
-//! moments, and the run uses the level scheduler's lock-free protocol (claims with one atomic
-//! increment, no lock per reaction).
+//! sequential path on the calling thread, as on one worker. Every other program runs on the
+//! level scheduler's lock-free protocol (claims with one atomic increment, no lock per reaction)
+//! with chains run as above: where every reaction after startup is level-exact or follows
+//! another in a chain, that releases what this module's rule releases; elsewhere it holds some
+//! reactions back longer. This module's protocol (one lock round per claim) is kept, and tested,
+//! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
+//! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
+//! whose reactions are small or whose levels are even), it measured no faster than the level
+//! protocol on two workers, and up to 1.5 times slower (a lock round per reaction against a
+//! barrier per level).
 
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::SeqCst;
@@ -57,7 +69,8 @@ use std::time::{Duration, Instant};
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
-use super::closure::{runs_after_startup, Bits, Closure};
+use super::chain::{chain_links, NONE};
+use super::closure::{Bits, Closure};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -114,6 +127,8 @@ struct Shared<'p> {
     released_hint: AtomicUsize,
     runners: Vec<RunnerTask>,
     recorder: Option<&'p Recorder>,
+    /// Per reaction, the reaction that follows it in a chain, or [`NONE`] (see [`chain_links`]).
+    links: Vec<u32>,
 }
 
 /// One worker's runner (allocated once per run, scheduled whenever it is activated).
@@ -179,6 +194,7 @@ pub(crate) fn run(
         min: usize::MAX,
         sets,
     };
+    let links = chain_links(g, reach.sets.as_ref().map(|s| &s.closure));
     let workers = handle.workers();
     let cap = n.min(1 << 16);
     let mut shared = Shared {
@@ -196,6 +212,7 @@ pub(crate) fn run(
         released_hint: AtomicUsize::new(0),
         runners: Vec::with_capacity(workers),
         recorder,
+        links,
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -228,31 +245,27 @@ pub(crate) enum Protocol {
     /// [`Closure::totally_ordered`]): the calling thread runs the program, as on one worker, and
     /// pays no hand-off, lock or atomic per reaction.
     Sequential,
-    /// The rule releases what the level rule releases: LF's lock-free level protocol.
+    /// LF's lock-free level protocol, where a worker runs the chain that follows a reaction it
+    /// claimed (see [`chain_links`]).
     Levels,
-    /// This module's protocol.
-    Readiness,
 }
 
 /// Which protocol runs `prog` under the readiness rule: [`Protocol::Sequential`] for a program
-/// without two independent reactions after startup; [`Protocol::Levels`] when every reaction that
-/// can run after startup has as ancestors exactly the reactions of all lower levels that can run
-/// after startup (see [`Closure::level_exact`]), or when the program is too large for the ancestor
-/// sets (then this module would rule every reaction by levels anyway); otherwise
-/// [`Protocol::Readiness`].
+/// without two independent reactions after startup, else [`Protocol::Levels`] (see the module
+/// docs for why this module's own protocol is kept for testing only).
+///
+/// Where every reaction that can run after startup either has as ancestors exactly the reactions
+/// of all lower levels that can run after startup (see [`Closure::level_exact`]) or follows
+/// another in a chain (it runs as soon as that one finishes), the level protocol with chains
+/// releases what the readiness rule releases, but for a level-exact reaction that the chains of
+/// lower levels hold back until they end (none in Filter Bank, whose chains end where the one
+/// reaction that gathers them starts). Elsewhere the level rule holds back some reactions that
+/// the readiness rule would free sooner; that is only ever stricter.
 pub(crate) fn protocol(prog: &Program) -> Protocol {
     let g = prog.graph();
-    let Some(closure) = Closure::new(g) else {
-        return Protocol::Levels;
-    };
-    if closure.totally_ordered(g) {
-        return Protocol::Sequential;
-    }
-    let exact = closure.level_exact(g);
-    if (0..g.reactions.len()).all(|r| exact[r] || !runs_after_startup(g, r)) {
-        Protocol::Levels
-    } else {
-        Protocol::Readiness
+    match Closure::new(g) {
+        Some(closure) if closure.totally_ordered(g) => Protocol::Sequential,
+        _ => Protocol::Levels,
     }
 }
 
@@ -382,16 +395,25 @@ impl Shared<'_> {
         }
     }
 
-    /// After reaction `r` ran (with the panic of its body, if any): take in its effects and
-    /// release what became free; if the tag is over, play the scheduler (handing over to the
-    /// driver when it must wait or stop).
-    fn completed(&self, core: &mut Core, r: u32, panics: &mut Vec<RunError>) {
+    /// After the reactions of `chain` ran, one after the other (with the panics of their bodies,
+    /// if any): take in their effects and release what became free; if the tag is over, play the
+    /// scheduler (handing over to the driver when it must wait or stop). Only the first of the
+    /// chain was pending; each of the others follows the one before it (see [`chain_links`]) and
+    /// ran when that one triggered it, so it is not triggered again.
+    fn completed(&self, core: &mut Core, chain: &[u32], panics: &mut Vec<RunError>) {
         let prog = self.prog;
         {
             let Core { engine, fresh, .. } = &mut *core;
-            engine.complete(prog, r, &mut |t| fresh.push(t));
+            for (i, &r) in chain.iter().enumerate() {
+                let ran = chain.get(i + 1).copied().unwrap_or(NONE);
+                engine.complete(prog, r, &mut |t| {
+                    if t != ran {
+                        fresh.push(t);
+                    }
+                });
+            }
         }
-        self.admit(core, Some(r));
+        self.admit(core, Some(chain[0]));
         for e in panics.drain(..) {
             core.engine.fail(e);
         }
@@ -438,6 +460,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
     // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
     let sh = unsafe { &*runner.shared };
     let mut panics = Vec::new();
+    let mut chain = Vec::new();
     let mut core = lock(&sh.core);
     let mut ran = 0;
     let mut waited = false;
@@ -473,7 +496,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
             if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
                 panics.push(e);
             }
-            sh.completed(&mut core, r, &mut panics);
+            sh.completed(&mut core, &[r], &mut panics);
             continue;
         }
         if left > 1 {
@@ -483,11 +506,27 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
         drop(core);
         // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
         // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
-        if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
-            panics.push(e);
+        let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
+        chain.clear();
+        chain.push(r);
+        let mut last = r;
+        while failed.is_none() {
+            let s = sh.links[last as usize];
+            // SAFETY: `last` ran on this thread and its completion is not taken in yet.
+            if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
+                break;
+            }
+            // SAFETY: `s` follows `last`, which triggered it: `last` is its only predecessor and
+            // has finished, `s`'s other ancestors are `last`'s (none pending since `chain[0]` was
+            // released), and `chain[0]`, still pending, holds back every descendant of `s`.
+            failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
+            chain.push(s);
+            last = s;
         }
+        panics.extend(failed);
+        ran += chain.len() - 1;
         core = lock(&sh.core);
-        sh.completed(&mut core, r, &mut panics);
+        sh.completed(&mut core, &chain, &mut panics);
     };
     drop(core);
     if matches!(outcome, RunOutcome::Idle) {
@@ -510,8 +549,8 @@ mod tests {
     use super::{protocol, Protocol};
     use motet_reactor_core::{ProgramBuilder, Startup};
 
-    /// A chain runs sequentially; a fan-out into branches of uneven depth takes the readiness
-    /// protocol; a ring whose nodes are independent but level-exact takes the level protocol.
+    /// A chain runs sequentially; a fan-out into branches of uneven depth, and a ring opened at
+    /// startup whose nodes are independent, take the level protocol.
     #[test]
     fn protocol_by_program_shape() {
         let mut b = ProgramBuilder::new();
@@ -549,12 +588,16 @@ mod tests {
         let si = b.input::<u8, _>(short, "i");
         b.reaction(short, "r").trigger(si).body(|_, _| {});
         b.connect(o, si);
-        let sink = b.reactor("sink", ());
-        let ki = b.input::<u8, _>(sink, "i");
-        b.reaction(sink, "r").trigger(ki).body(|_, _| {});
-        b.connect(prev.unwrap(), ki);
+        // Two sinks read the long branch: neither follows it in a chain, and neither has the
+        // short branch as an ancestor.
+        for name in ["sink", "sink2"] {
+            let sink = b.reactor(name, ());
+            let ki = b.input::<u8, _>(sink, "i");
+            b.reaction(sink, "r").trigger(ki).body(|_, _| {});
+            b.connect(prev.unwrap(), ki);
+        }
         let uneven = b.build().unwrap();
-        assert_eq!(protocol(&uneven), Protocol::Readiness);
+        assert_eq!(protocol(&uneven), Protocol::Levels);
 
         // A ring opened by a startup reaction that feeds only its first node (as in the thread
         // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
