@@ -120,34 +120,29 @@ struct SendPtr<T>(NonNull<T>);
 // immutable), handed from the thread that deferred the behaviour to the one that releases it.
 unsafe impl<T> Send for SendPtr<T> {}
 
+/// The side table, locked (a panic while it was held left no half-made entry: each use is one
+/// map operation).
+fn deferred_table() -> std::sync::MutexGuard<'static, BTreeMap<usize, SendPtr<CownHeader>>> {
+    DEFERRED_ON.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Records that `core`'s release is deferred on `bounded` (holding one reference to it).
 #[cold]
 fn defer_on(core: NonNull<Core>, bounded: NonNull<CownHeader>) {
-    let previous = DEFERRED_ON
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(core.as_ptr().addr(), SendPtr(bounded));
+    let previous = deferred_table().insert(core.as_ptr().addr(), SendPtr(bounded));
     debug_assert!(previous.is_none(), "a behaviour deferred twice");
 }
 
 /// The bounded cown `core`'s release is deferred on (see [`defer_on`]), left in place.
 #[cold]
 fn deferred_on(core: NonNull<Core>) -> Option<NonNull<CownHeader>> {
-    DEFERRED_ON
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&core.as_ptr().addr())
-        .map(|p| p.0)
+    deferred_table().get(&core.as_ptr().addr()).map(|p| p.0)
 }
 
 /// Takes the bounded cown `core`'s release was deferred on (with its reference).
 #[cold]
 fn take_deferred_on(core: NonNull<Core>) -> Option<NonNull<CownHeader>> {
-    DEFERRED_ON
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&core.as_ptr().addr())
-        .map(|p| p.0)
+    deferred_table().remove(&core.as_ptr().addr()).map(|p| p.0)
 }
 
 /// The type-specific operations of a behaviour, for code that does not know its types.

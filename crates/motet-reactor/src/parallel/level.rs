@@ -344,11 +344,9 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
                     if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
                         break;
                     }
-                    // SAFETY: `s` follows `last`, which triggered it: `last` is its only
-                    // predecessor and has finished; its other ancestors are `last`'s, all of lower
-                    // levels than `r` or in this chain. No reaction of its reactor runs: such a
-                    // reaction would be its ancestor or descendant, and its descendants wait for
-                    // this level to be taken in.
+                    // SAFETY: `s` follows `last` (its only predecessor, finished, triggered it);
+                    // its other ancestors ran (lower levels or this chain); no reaction of its
+                    // reactor runs (one would be its ancestor, or a descendant waiting for this level).
                     failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
                     after += 1;
                     last = s;
