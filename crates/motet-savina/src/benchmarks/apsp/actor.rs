@@ -7,14 +7,17 @@
 //! never overwrite one another. After a step, the next step's results may all be here already
 //! (every neighbour got ahead), so the block steps again at once.
 //!
-//! Blocks are shared, not copied: a result carries an `Arc` of the new block to every neighbour.
-//! A step reads one column and one row, from one block of its block row and one of its block
-//! column; a block copies that column and that row out of those two results as they come (`b`
-//! distances each), drops every result when it has taken it, and only counts the others. So a
-//! block's last result is unshared as soon as every neighbour has taken it, and the next step
-//! updates it in place, as the floor does (row and column `k` do not change in step `k`). Where a
-//! neighbour has not taken it yet, the step writes into the block of two steps ago instead
-//! (double buffering), or a fresh one if that too is still held.
+//! Blocks are shared, not copied. A step reads one column and one row, from one block of its
+//! block row and one of its block column; so every neighbour gets the result message, and the
+//! result carries an `Arc` of the new block to the neighbours whose next step reads it (those of
+//! the block row or column holding row and column `k + 1`, none at most steps): the others only
+//! count it, as Savina's blocks only count the blocks they do not read, and sharing the block
+//! with them would cost two atomic updates of its count per message. A block copies the column
+//! and the row it reads out of those results as they come (`b` distances each) and drops them.
+//! So a block's last result is unshared as soon as the neighbours that read it have taken it, and
+//! the next step updates it in place, as the floor does (row and column `k` do not change in step
+//! `k`). Where a neighbour has not taken it yet, the step writes into the block of two steps ago
+//! instead (double buffering), or a fresh one if that too is still held.
 
 use std::sync::{Arc, Mutex};
 
@@ -87,11 +90,12 @@ enum BlockMsg {
     Neighbors(Vec<Addr<BlockMsg>>),
     /// Start: broadcast the initial block.
     Initial,
-    /// The block at (block row, block column) `from`, after its step `k`.
+    /// The block at (block row, block column) `from`, after its step `k`; the block itself only
+    /// to a neighbour whose step `k + 1` reads it.
     Result {
         k: i64,
         from: (u32, u32),
-        data: Block,
+        data: Option<Block>,
     },
 }
 
@@ -188,20 +192,32 @@ impl BlockActor {
         }
     }
 
-    /// Sends the current block, as the result of step `k`, to every neighbour.
+    /// Sends the result of step `k` to every neighbour, with the current block to those whose
+    /// step `k + 1` reads it: the neighbours of this block's column if this block row holds row
+    /// `k + 1`, those of its row if this block column holds column `k + 1`.
     fn broadcast(&self) {
-        for neighbour in &self.neighbours {
+        let source = (self.k + 1) as usize / self.layout.b();
+        let (bi, bj) = self.at;
+        // [`Layout::neighbours`] order: the other blocks of this block column, then of this row.
+        let column_neighbours = self.neighbours.len() / 2;
+        for (slot, neighbour) in self.neighbours.iter().enumerate() {
+            let reads = if slot < column_neighbours {
+                bi == source
+            } else {
+                bj == source
+            };
             let _ = neighbour.tell(BlockMsg::Result {
                 k: self.k,
-                from: (self.at.0 as u32, self.at.1 as u32),
-                data: self.current.clone(),
+                from: (bi as u32, bj as u32),
+                data: reads.then(|| self.current.clone()),
             });
         }
     }
 
     /// Stores the result of step `k` (this step or the next) of the block at `from`; false if
-    /// that block is not a neighbour or already sent it. (No divisions: this runs per message.)
-    fn store(&mut self, k: i64, from: (u32, u32), data: Block) -> bool {
+    /// that block is not a neighbour, already sent it, or did not send a block the next step
+    /// reads. (No divisions: this runs per message.)
+    fn store(&mut self, k: i64, from: (u32, u32), data: Option<Block>) -> bool {
         let (fi, fj) = (from.0 as usize, from.1 as usize);
         let (bi, bj) = self.at;
         let skip = |x: usize, own: usize| if x < own { x } else { x - 1 };
@@ -218,13 +234,15 @@ impl BlockActor {
         step.count += 1;
         let source = step.source;
         if fj == source && fi == bi {
+            let Some(data) = &data else { return false };
             self.layout
-                .column_into(&data, (k + 1) as usize, &mut step.column);
+                .column_into(data, (k + 1) as usize, &mut step.column);
         }
         if fi == source && fj == bj {
+            let Some(data) = &data else { return false };
             step.row.clear();
             step.row
-                .extend_from_slice(self.layout.row(&data, (k + 1) as usize));
+                .extend_from_slice(self.layout.row(data, (k + 1) as usize));
         }
         true
     }

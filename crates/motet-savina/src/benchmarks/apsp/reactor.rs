@@ -55,6 +55,9 @@ struct BlockState {
     k: usize,
     /// Column k of the block row, copied out for the step.
     column: Vec<Dist>,
+    /// The block of the step before, which the next step writes into once no port holds it any
+    /// more (the current block is still on this tag's ports when the step runs).
+    spare: Option<Block>,
 }
 
 /// The built program and the blocks.
@@ -86,6 +89,7 @@ pub(super) fn build(prep: &Prepared) -> Apsp {
                 current: layout.cut(&prep.graph.weights, id).into(),
                 k: 0,
                 column: Vec::new(),
+                spare: None,
             },
         );
         let out = b.output::<Block, _>(r, "to_neighbors");
@@ -120,14 +124,14 @@ pub(super) fn build(prep: &Prepared) -> Apsp {
                     return;
                 };
                 layout.column_into(row_source, s.k, &mut s.column);
-                let mut next = vec![0; s.current.len()];
-                relax(
-                    &s.current,
-                    &mut next,
-                    &s.column,
-                    layout.row(column_source, s.k),
-                );
-                s.current = next.into();
+                let fresh = || -> Block { vec![0; s.current.len()].into() };
+                let mut next = s.spare.take().unwrap_or_else(fresh);
+                if Arc::get_mut(&mut next).is_none() {
+                    next = fresh();
+                }
+                let out = Arc::get_mut(&mut next).expect("the spare block is not shared");
+                relax(&s.current, out, &s.column, layout.row(column_source, s.k));
+                s.spare = Some(std::mem::replace(&mut s.current, next));
                 s.k += 1;
                 if s.k < n {
                     ctx.schedule(notify, Arc::clone(&s.current), Duration::ZERO);
