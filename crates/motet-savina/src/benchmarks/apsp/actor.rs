@@ -11,8 +11,8 @@
 //! block row and one of its block column; so every neighbour gets the result message, and the
 //! result carries an `Arc` of the new block to the neighbours whose next step reads it (those of
 //! the block row or column holding row and column `k + 1`, none at most steps): the others only
-//! count it, as Savina's blocks only count the blocks they do not read, and sharing the block
-//! with them would cost two atomic updates of its count per message. A block copies the column
+//! count it (Savina's blocks store every neighbour's block but read only those two), and sharing
+//! the block with them would cost two atomic updates of its count per message. A block copies the column
 //! and the row it reads out of those results as they come (`b` distances each) and drops them.
 //! So a block's last result is unshared as soon as the neighbours that read it have taken it, and
 //! the next step updates it in place, as the floor does (row and column `k` do not change in step
