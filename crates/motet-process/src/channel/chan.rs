@@ -37,7 +37,7 @@ use super::waiter::{
 };
 use crate::lock::SpinLock;
 use crate::process;
-use crate::sync::{fence, AtomicBool, AtomicU64, Ordering};
+use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
 /// One sender in `handles`.
 pub(crate) const SENDER: u64 = 1;
@@ -351,41 +351,28 @@ impl<T> Chan<T> {
                 Err(actual) => cur = actual,
             }
         }
-        if cur == one {
-            // The only handle left, of either kind: nobody else can reach the channel, mint a handle
-            // or wait on it (a wait-queue entry lives in a future that borrows a handle), so there is
-            // no one to tell that it closes. Every channel's last handle ends here: a direct call to
-            // the freeing (through the path below it cost a reload and that path's register saves).
-            // SAFETY: no other handle exists.
-            unsafe { Self::free(this) };
-            return;
-        }
         // SAFETY: the caller's contract.
-        unsafe { Self::release_last_of_kind(this, one, cur) }
+        unsafe { Self::release_last_of_kind(this, one) }
     }
 
-    /// Frees a channel whose last handle was just given up, as read by a relaxed load.
-    ///
-    /// # Safety
-    /// The caller owned the last handle of the channel at `this`; nobody else can reach it.
-    #[inline(never)]
-    unsafe fn free(this: NonNull<Chan<T>>) {
-        // Acquire: with the relaxed load that saw the last handle, sees every other holder's uses,
-        // released by their decrements.
-        fence(Ordering::Acquire);
-        // SAFETY: the caller's contract; allocated by `allocate` as a box.
-        drop(unsafe { Box::from_raw(this.as_ptr()) });
-    }
-
-    /// [`release`](Chan::release) of what looked like the last handle of its kind, with other
-    /// handles left; `cur` is the handle word as last read.
+    /// [`release`](Chan::release) of what looked like the last handle of its kind.
     ///
     /// # Safety
     /// As for `release`.
+    #[cold]
     #[inline(never)]
-    unsafe fn release_last_of_kind(this: NonNull<Chan<T>>, one: u64, mut cur: u64) {
+    unsafe fn release_last_of_kind(this: NonNull<Chan<T>>, one: u64) {
         // SAFETY: the caller's handle keeps the channel alive until it is given up below.
         let chan = unsafe { this.as_ref() };
+        let mut cur = chan.handles.load(Ordering::Acquire);
+        if cur == one {
+            // The only handle left, of either kind: nobody else can reach the channel, mint a handle
+            // or wait on it (a wait-queue entry lives in a future that borrows a handle), so there is
+            // no one to tell that it closes. The Acquire load saw every other holder's release.
+            // SAFETY: no other handle exists.
+            drop(unsafe { Box::from_raw(this.as_ptr()) });
+            return;
+        }
         loop {
             if (cur / one) & 0xFFFF_FFFF == 1 {
                 // Perhaps the last of its kind: only a holder of this kind could add one (or a
