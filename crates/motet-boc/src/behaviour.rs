@@ -1360,7 +1360,8 @@ fn release_bounded(bounded: Option<NonNull<CownHeader>>) {
 /// `writers`, if not 0, says that the behaviour is known, from its type, to name that many cowns,
 /// all with write access (a constant where `finish` is inlined): its release then skips the
 /// checks for a reader and for a duplicate, and the loop over the slots unrolls (measured with
-/// callgrind on Savina's banking, about 20 instructions less per two-cown behaviour).
+/// callgrind on Savina's banking, with the same checks skipped in the enqueue: about 30
+/// instructions less per two-cown behaviour).
 ///
 /// # Safety
 /// The behaviour ran (or was cancelled) and its result is written; `core` is a block of closure

@@ -450,3 +450,23 @@ impl<T: fmt::Debug> fmt::Debug for Cowns<'_, T> {
         f.debug_list().entries(self.iter()).finish()
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// Only a set of cowns all named with write access, known from its type, skips the checks
+    /// for read-only and duplicate requests; anything with a reader or of dynamic size does not.
+    #[test]
+    fn only_write_only_tuples_and_cowns_count_their_writers() {
+        assert_eq!(<Mut<u8> as Shape>::WRITERS, 1);
+        assert_eq!(<(Mut<u8>, Mut<u16>) as Shape>::WRITERS, 2);
+        assert_eq!(<(Mut<u8>, Mut<u8>, Mut<u8>) as Shape>::WRITERS, 3);
+        assert_eq!(<Ref<u8> as Shape>::WRITERS, 0);
+        assert_eq!(<(Mut<u8>, Ref<u8>) as Shape>::WRITERS, 0);
+        assert_eq!(<(Ref<u8>, Mut<u8>) as Shape>::WRITERS, 0);
+        assert_eq!(<(DeferredRef<u8>, Mut<u8>) as Shape>::WRITERS, 0);
+        assert_eq!(<ManyMut<u8> as Shape>::WRITERS, 0);
+        assert_eq!(<ManyRef<u8> as Shape>::WRITERS, 0);
+    }
+}
