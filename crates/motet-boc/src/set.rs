@@ -92,8 +92,9 @@ pub trait CownSet: sealed::Sealed {
 ///
 /// # Safety
 /// Sealed; `view` must build references only to the values of the cowns the matching set wrote,
-/// with the access modes it wrote, and `ONE_WRITER` is true only if the set writes exactly one
-/// slot, with write access.
+/// with the access modes it wrote; `ONE_WRITER` is true only if the set writes exactly one slot,
+/// with write access, and `WRITERS`, if not 0, is the number of slots the set writes, all with
+/// write access.
 pub unsafe trait Shape: 'static {
     /// What the closure gets while the behaviour runs.
     type View<'a>;
@@ -101,6 +102,12 @@ pub unsafe trait Shape: 'static {
     /// Whether the set is one cown with write access: its spawn then skips the checks for a
     /// read-only request.
     const ONE_WRITER: bool = false;
+    #[doc(hidden)]
+    /// How many cowns the set names, if it is known from its type to name that many, all with
+    /// write access (0 otherwise): such a behaviour has no duplicate request (a cown named twice
+    /// with write access is rejected at spawn) and no read-only one, so its enqueue and release
+    /// skip those checks.
+    const WRITERS: usize = 0;
     #[doc(hidden)]
     /// # Safety
     /// The slots are those written by the matching set, all granted, and the behaviour runs.
@@ -130,6 +137,7 @@ pub struct ManyRef<T>(PhantomData<fn() -> T>);
 unsafe impl<T: Send + 'static> Shape for Mut<T> {
     type View<'a> = &'a mut T;
     const ONE_WRITER: bool = true;
+    const WRITERS: usize = 1;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> &'a mut T {
         // SAFETY: a granted write slot on a `CownBox<T>`, at `at` (written by the matching set):
         // exclusive access while the behaviour runs.
@@ -212,9 +220,11 @@ macro_rules! tuple_set {
             }
         }
 
-        // SAFETY: element `i` of the tuple wrote slot `at + i` with its own shape's mode.
+        // SAFETY: element `i` of the tuple wrote slot `at + i` with its own shape's mode; each
+        // element with `ONE_WRITER` wrote one write slot.
         unsafe impl<$($name: Shape),+> Shape for ($($name,)+) {
             type View<'a> = ($($name::View<'a>,)+);
+            const WRITERS: usize = if true $(&& $name::ONE_WRITER)+ { $n } else { 0 };
             unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> Self::View<'a> {
                 // SAFETY: the caller's contract, element by element.
                 unsafe { ($($name::view(SlotView { slots: slots.slots }, at + $idx),)+) }
@@ -438,5 +448,25 @@ impl<T> Index<usize> for Cowns<'_, T> {
 impl<T: fmt::Debug> fmt::Debug for Cowns<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// Only a set of cowns all named with write access, known from its type, skips the checks
+    /// for read-only and duplicate requests; anything with a reader or of dynamic size does not.
+    #[test]
+    fn only_write_only_tuples_and_cowns_count_their_writers() {
+        assert_eq!(<Mut<u8> as Shape>::WRITERS, 1);
+        assert_eq!(<(Mut<u8>, Mut<u16>) as Shape>::WRITERS, 2);
+        assert_eq!(<(Mut<u8>, Mut<u8>, Mut<u8>) as Shape>::WRITERS, 3);
+        assert_eq!(<Ref<u8> as Shape>::WRITERS, 0);
+        assert_eq!(<(Mut<u8>, Ref<u8>) as Shape>::WRITERS, 0);
+        assert_eq!(<(Ref<u8>, Mut<u8>) as Shape>::WRITERS, 0);
+        assert_eq!(<(DeferredRef<u8>, Mut<u8>) as Shape>::WRITERS, 0);
+        assert_eq!(<ManyMut<u8> as Shape>::WRITERS, 0);
+        assert_eq!(<ManyRef<u8> as Shape>::WRITERS, 0);
     }
 }

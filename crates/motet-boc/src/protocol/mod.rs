@@ -690,6 +690,79 @@ unsafe fn enqueue_single_as(slot: NonNull<Slot>, read: bool) -> bool {
     grant != Grant::No
 }
 
+/// The most requests [`enqueue_distinct`] takes (its grants are bits of one word).
+pub(crate) const MAX_DISTINCT: usize = 64;
+
+/// Enqueues the requests of one behaviour spawned alone over several distinct cowns, sorted by
+/// cown (in the global order): the two-phase enqueue of the paper, each request a chain of one.
+/// Returns how many requests were granted at once; the caller then resolves the gate with that
+/// number plus the spawner's hold (or, with every request granted, makes the behaviour runnable
+/// without counting).
+///
+/// The common multi-cown spawn (a `when` over two cowns) takes this path rather than
+/// [`enqueue_batch`]: no chains to find, no grant buffer, and the second phase stores each
+/// status without reading it first (a request of a chain of one is the only one that writes its
+/// own status while it is `WAIT`). Measured with callgrind on Savina's banking, about 160
+/// instructions less per two-cown spawn than through `enqueue_batch`.
+/// `writers` says that every request is a write request (a constant where this is inlined): the
+/// checks for a reader then fold away.
+///
+/// # Safety
+/// The slots and their cowns are live, not enqueued yet, on pairwise distinct cowns sorted by id;
+/// their gate is not `single` and counts the spawner's hold; at most [`MAX_DISTINCT`] requests; and the caller
+/// keeps a reference to each cown until this returns; every request is a write request if
+/// `writers`.
+#[inline(always)]
+pub(crate) unsafe fn enqueue_distinct(requests: &[NonNull<Slot>], writers: bool) -> u32 {
+    debug_assert!(requests.len() <= MAX_DISTINCT);
+    // Bit i: request i was granted at once; `readers`: as a reader (its status ends the enqueue
+    // as READ_AVAILABLE).
+    let mut granted = 0u64;
+    let mut readers = 0u64;
+    // Phase 1: on each cown, swap the request onto the tail and link it behind the previous tail,
+    // or claim the cown at the front of the read phase.
+    for (i, &slot) in requests.iter().enumerate() {
+        // SAFETY: the caller's contract.
+        let s = unsafe { slot.as_ref() };
+        // SAFETY: as above.
+        let queue = unsafe { s.queue().as_ref() };
+        // AcqRel: as in `enqueue_single`.
+        let prev = queue.tail.swap(slot.as_ptr(), Ordering::AcqRel);
+        let front = match NonNull::new(prev) {
+            None => true,
+            // SAFETY: `prev` came from our swap.
+            Some(prev) => unsafe { link_chain_behind(prev, slot) },
+        };
+        if front {
+            debug_assert!(!(writers && s.is_read()));
+            let read = !writers && s.is_read();
+            match claim(queue, slot, read) {
+                Grant::No => {}
+                Grant::Write => granted |= 1 << i,
+                Grant::Read => {
+                    granted |= 1 << i;
+                    readers |= 1 << i;
+                }
+            }
+        }
+    }
+    // Phase 2: the behaviour is enqueued everywhere; let successors link in. Each status is still
+    // WAIT: a successor links only once it has left WAIT, and a grant (a claim, a parked writer's
+    // grant) never writes it.
+    for (i, &slot) in requests.iter().enumerate() {
+        // SAFETY: live until its behaviour runs, which needs the spawner's hold.
+        let s = unsafe { slot.as_ref() };
+        let status = if readers & (1 << i) != 0 {
+            READ_AVAILABLE
+        } else {
+            READY
+        };
+        // Release: pairs with successors' acquire in `wait_enqueued`.
+        s.status.store(status_ptr(status), Ordering::Release);
+    }
+    granted.count_ones()
+}
+
 /// Enqueues a batch of requests, sorted by cown (in the global order), then by behaviour in spawn
 /// order, without duplicates of one behaviour on one cown. Fills `grants` with what each request
 /// got at once; the caller then adds up the grants per behaviour and calls [`resolve`] with that

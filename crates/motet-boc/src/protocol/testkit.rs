@@ -4,7 +4,9 @@
 
 use std::ptr::NonNull;
 
-use super::{enqueue_batch, enqueue_single, release, resolve, Gate, Grant, Queue, Slot};
+use super::{
+    enqueue_batch, enqueue_distinct, enqueue_single, release, resolve, Gate, Grant, Queue, Slot,
+};
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 
 /// Set in `TestCown::busy` while a writer runs.
@@ -203,6 +205,22 @@ pub(crate) fn spawn_deferred(batch: &[&TestBehaviour]) -> Vec<NonNull<Gate>> {
             }
             return ready;
         }
+        // A lone behaviour over several cowns: the two-phase enqueue of distinct requests, as
+        // `when` does it.
+        let mut slots: Vec<(usize, NonNull<Slot>)> = Vec::new();
+        for slot in &b.slots {
+            // SAFETY: test queues are the first field of a live `TestCown`.
+            let id = unsafe { slot.queue().cast::<TestCown>().as_ref() }.id;
+            slots.push((id, NonNull::from(slot)));
+        }
+        slots.sort_by_key(|&(cown, _)| cown);
+        let slots: Vec<NonNull<Slot>> = slots.into_iter().map(|(_, s)| s).collect();
+        // SAFETY: a fresh behaviour over live, distinct cowns (the tests name a cown once per
+        // behaviour), sorted; its gate is not single.
+        let granted = unsafe { enqueue_distinct(&slots, false) };
+        // SAFETY: the spawner's hold plus the grants it obtained.
+        unsafe { resolve(NonNull::from(&b.gate), granted + 1, &mut |g| ready.push(g)) };
+        return ready;
     }
     let mut requests: Vec<(usize, usize, NonNull<Slot>)> = Vec::new();
     for (owner, b) in batch.iter().enumerate() {
