@@ -758,7 +758,7 @@ where
     // SAFETY: a fresh behaviour (gate `single`) over a cown the spawner holds a handle to, a
     // write request if its shape says so.
     let granted = unsafe {
-        if <S::Shape as Shape>::ONE_WRITER {
+        if <S::Shape as Shape>::WRITERS == 1 {
             protocol::enqueue_single_writer(slot)
         } else {
             protocol::enqueue_single(slot)

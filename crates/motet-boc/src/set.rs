@@ -92,16 +92,11 @@ pub trait CownSet: sealed::Sealed {
 ///
 /// # Safety
 /// Sealed; `view` must build references only to the values of the cowns the matching set wrote,
-/// with the access modes it wrote; `ONE_WRITER` is true only if the set writes exactly one slot,
-/// with write access, and `WRITERS`, if not 0, is the number of slots the set writes, all with
-/// write access.
+/// with the access modes it wrote, and `WRITERS`, if not 0, is the number of slots the set
+/// writes, all with write access.
 pub unsafe trait Shape: 'static {
     /// What the closure gets while the behaviour runs.
     type View<'a>;
-    #[doc(hidden)]
-    /// Whether the set is one cown with write access: its spawn then skips the checks for a
-    /// read-only request.
-    const ONE_WRITER: bool = false;
     #[doc(hidden)]
     /// How many cowns the set names, if it is known from its type to name that many, all with
     /// write access (0 otherwise): such a behaviour has no duplicate request (a cown named twice
@@ -136,7 +131,6 @@ pub struct ManyRef<T>(PhantomData<fn() -> T>);
 // SAFETY: a `&Cown<T>` writes one write slot on a `CownBox<T>`.
 unsafe impl<T: Send + 'static> Shape for Mut<T> {
     type View<'a> = &'a mut T;
-    const ONE_WRITER: bool = true;
     const WRITERS: usize = 1;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> &'a mut T {
         // SAFETY: a granted write slot on a `CownBox<T>`, at `at` (written by the matching set):
@@ -221,10 +215,10 @@ macro_rules! tuple_set {
         }
 
         // SAFETY: element `i` of the tuple wrote slot `at + i` with its own shape's mode; each
-        // element with `ONE_WRITER` wrote one write slot.
+        // element with `WRITERS == 1` wrote one write slot.
         unsafe impl<$($name: Shape),+> Shape for ($($name,)+) {
             type View<'a> = ($($name::View<'a>,)+);
-            const WRITERS: usize = if true $(&& $name::ONE_WRITER)+ { $n } else { 0 };
+            const WRITERS: usize = if true $(&& $name::WRITERS == 1)+ { $n } else { 0 };
             unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> Self::View<'a> {
                 // SAFETY: the caller's contract, element by element.
                 unsafe { ($($name::view(SlotView { slots: slots.slots }, at + $idx),)+) }
