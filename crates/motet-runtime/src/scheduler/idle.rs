@@ -93,23 +93,25 @@ impl Idle {
     }
 
     /// Wakes one parked worker if none is searching. Called after a task was made stealable.
-    pub(crate) fn notify_one(&self) {
+    /// Returns whether it woke one.
+    pub(crate) fn notify_one(&self) -> bool {
         if !self.should_wake() {
-            return;
+            return false;
         }
         let mut sleepers = lock(&self.sleepers);
         // Re-check under the lock: another producer may have woken someone meanwhile.
         if !self.should_wake() {
-            return;
+            return false;
         }
         let Some(index) = sleepers.parked.pop() else {
-            return;
+            return false;
         };
         // The woken worker starts out searching (and unparked).
         self.state.fetch_add(UNPARK_ONE | 1, SeqCst);
         self.wakes.fetch_add(1, SeqCst);
         drop(sleepers);
         self.parkers[index].unpark();
+        true
     }
 
     fn should_wake(&self) -> bool {
@@ -139,13 +141,11 @@ impl Idle {
     }
 
     /// Leaves the searching state after finding work; wakes another worker if this was the last
-    /// searcher (the burst may hold more).
-    pub(crate) fn stop_search(&self) {
+    /// searcher (the burst may hold more). Returns whether it woke one.
+    pub(crate) fn stop_search(&self) -> bool {
         let prev = self.state.fetch_sub(1, SeqCst);
         debug_assert!(prev & SEARCH_MASK > 0);
-        if prev & SEARCH_MASK == 1 {
-            self.notify_one();
-        }
+        prev & SEARCH_MASK == 1 && self.notify_one()
     }
 
     /// First half of parking: counts the worker as parked and registers it as a sleeper. Returns
