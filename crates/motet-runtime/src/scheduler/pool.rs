@@ -392,11 +392,6 @@ impl Pool {
         let _ = counter;
     }
 
-    /// Whether any task waits in the injector or in a worker's queues (the private rings of a
-    /// pool of one worker are left out: only their worker looks, and only once they are empty).
-    /// The slots are left out too: a slot's task is rescued by a timed park, not by a wake-up (a
-    /// parking worker that woke another for an occupied slot would keep the pool polling a
-    /// ping-pong pair's slot).
     /// Whether [`Pool::steal`] would find something for a worker back from a timed park: work in
     /// the injector, or a queue that a patient thief takes from (two tasks or more, or one whose
     /// owner has begun no turn since [`Pool::note_turns`]). With [`Stealing::Eager`], any queued
@@ -413,6 +408,11 @@ impl Pool {
             })
     }
 
+    /// Whether any task waits in the injector or in a worker's queues (the private rings of a
+    /// pool of one worker are left out: only their worker looks, and only once they are empty).
+    /// The slots are left out too: a slot's task is rescued by a timed park, not by a wake-up (a
+    /// parking worker that woke another for an occupied slot would keep the pool polling a
+    /// ping-pong pair's slot).
     fn has_work(&self) -> bool {
         !self.injector.is_empty()
             || self.stealers.iter().any(|s| !s.is_empty())
