@@ -44,6 +44,6 @@ mod timer;
 
 #[cfg(feature = "metrics")]
 pub use metrics::WorkerMetrics;
-pub use runtime::{BuildError, Builder, Handle, Runtime, DEFAULT_CHAIN_BOUND};
+pub use runtime::{BuildError, Builder, Handle, Runtime, Stealing, DEFAULT_CHAIN_BOUND};
 pub use task::{RunOutcome, TaskHeader, TaskRef, TaskVTable};
 pub use timer::TimerKey;

@@ -15,6 +15,14 @@ pub(crate) struct WorkerCounters {
     steals: AtomicU64,
     #[cfg(feature = "metrics")]
     parks: AtomicU64,
+    #[cfg(feature = "metrics")]
+    slot_steals: AtomicU64,
+    #[cfg(feature = "metrics")]
+    failed_steals: AtomicU64,
+    #[cfg(feature = "metrics")]
+    wakes: AtomicU64,
+    #[cfg(feature = "metrics")]
+    backoffs: AtomicU64,
 }
 
 /// Which counter to bump.
@@ -28,6 +36,14 @@ pub(crate) enum Counter {
     Steal,
     /// The worker parked.
     Park,
+    /// A task was taken from another worker's next-task slot.
+    SlotSteal,
+    /// A search of every other worker's queues and the injector found nothing.
+    FailedSteal,
+    /// The worker woke another one (a futex wake on its behalf).
+    Wake,
+    /// The worker backed off before searching, after steals that did not pay.
+    Backoff,
 }
 
 impl WorkerCounters {
@@ -40,6 +56,10 @@ impl WorkerCounters {
             Counter::Slot => &self.slot,
             Counter::Steal => &self.steals,
             Counter::Park => &self.parks,
+            Counter::SlotSteal => &self.slot_steals,
+            Counter::FailedSteal => &self.failed_steals,
+            Counter::Wake => &self.wakes,
+            Counter::Backoff => &self.backoffs,
         };
         cell.store(cell.load(Relaxed) + 1, Relaxed);
     }
@@ -51,6 +71,10 @@ impl WorkerCounters {
             slot_handoffs: self.slot.load(Relaxed),
             steals: self.steals.load(Relaxed),
             parks: self.parks.load(Relaxed),
+            slot_steals: self.slot_steals.load(Relaxed),
+            failed_steals: self.failed_steals.load(Relaxed),
+            wakes: self.wakes.load(Relaxed),
+            backoffs: self.backoffs.load(Relaxed),
         }
     }
 }
@@ -67,4 +91,12 @@ pub struct WorkerMetrics {
     pub steals: u64,
     /// Times the worker went to sleep.
     pub parks: u64,
+    /// Tasks taken from another worker's next-task slot (also counted in `steals`).
+    pub slot_steals: u64,
+    /// Searches of the other workers' queues and the injector that found nothing.
+    pub failed_steals: u64,
+    /// Parked workers this worker woke.
+    pub wakes: u64,
+    /// Times the worker backed off before searching, after steals that did not pay.
+    pub backoffs: u64,
 }

@@ -93,23 +93,25 @@ impl Idle {
     }
 
     /// Wakes one parked worker if none is searching. Called after a task was made stealable.
-    pub(crate) fn notify_one(&self) {
+    /// Returns whether it woke one.
+    pub(crate) fn notify_one(&self) -> bool {
         if !self.should_wake() {
-            return;
+            return false;
         }
         let mut sleepers = lock(&self.sleepers);
         // Re-check under the lock: another producer may have woken someone meanwhile.
         if !self.should_wake() {
-            return;
+            return false;
         }
         let Some(index) = sleepers.parked.pop() else {
-            return;
+            return false;
         };
         // The woken worker starts out searching (and unparked).
         self.state.fetch_add(UNPARK_ONE | 1, SeqCst);
         self.wakes.fetch_add(1, SeqCst);
         drop(sleepers);
         self.parkers[index].unpark();
+        true
     }
 
     fn should_wake(&self) -> bool {
@@ -139,13 +141,11 @@ impl Idle {
     }
 
     /// Leaves the searching state after finding work; wakes another worker if this was the last
-    /// searcher (the burst may hold more).
-    pub(crate) fn stop_search(&self) {
+    /// searcher (the burst may hold more). Returns whether it woke one.
+    pub(crate) fn stop_search(&self) -> bool {
         let prev = self.state.fetch_sub(1, SeqCst);
         debug_assert!(prev & SEARCH_MASK > 0);
-        if prev & SEARCH_MASK == 1 {
-            self.notify_one();
-        }
+        prev & SEARCH_MASK == 1 && self.notify_one()
     }
 
     /// First half of parking: counts the worker as parked and registers it as a sleeper. Returns
@@ -337,10 +337,15 @@ mod loom_models {
         done: AtomicUsize,
         stop: AtomicBool,
         expected: usize,
+        /// The patient thief of `Pool::steal`: a queue of one task is left to its (busy) owner
+        /// except by a worker back from a timed park, which saw the owner begin no turn.
+        patient: bool,
     }
 
     impl World {
-        fn take(&self) -> bool {
+        /// Takes a task; `stuck` says the taker saw the busy owner stay in its turn (it is back
+        /// from a timed park), which a patient thief needs before it takes a queue of one.
+        fn take(&self, stuck: bool) -> bool {
             if let Some(task) = self.slot.take() {
                 // SAFETY: the only task put into the slot is a leaked box, and `take` hands it
                 // out once.
@@ -348,6 +353,9 @@ mod loom_models {
                 return true;
             }
             let mut n = self.tasks.load(SeqCst);
+            if self.patient && !stuck && n < 2 {
+                return false;
+            }
             while n > 0 {
                 match self.tasks.compare_exchange(n, n - 1, SeqCst, SeqCst) {
                     Ok(_) => return true,
@@ -401,7 +409,7 @@ mod loom_models {
                 if !searching && !rested {
                     searching = self.idle.try_start_search();
                 }
-                if self.take() {
+                if self.take(rested) {
                     if searching {
                         searching = false;
                         self.idle.stop_search();
@@ -415,7 +423,9 @@ mod loom_models {
                 };
                 // The last searcher's final look covers the queues only: a slot's task is
                 // rescued by a timed park, not by a wake-up.
-                if info.last_searcher && self.tasks.load(SeqCst) > 0 {
+                // A patient thief's last look skips a queue of one, as `has_stealable` does.
+                let stealable = if self.patient { 2 } else { 1 };
+                if info.last_searcher && self.tasks.load(SeqCst) >= stealable {
                     self.idle.notify_one();
                 }
                 rested = false;
@@ -448,6 +458,10 @@ mod loom_models {
     }
 
     fn world(expected: usize) -> Arc<World> {
+        world_with(expected, false)
+    }
+
+    fn world_with(expected: usize, patient: bool) -> Arc<World> {
         Arc::new(World {
             idle: Idle::new(2),
             slot: Slot::new(),
@@ -455,6 +469,7 @@ mod loom_models {
             done: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             expected,
+            patient,
         })
     }
 
@@ -521,6 +536,43 @@ mod loom_models {
     fn loom_a_push_onto_a_non_empty_queue_needs_no_wake_check() {
         loom::model(|| {
             let w = world(2);
+            let idle_worker = {
+                let w = w.clone();
+                loom::thread::spawn(move || w.worker(0))
+            };
+            w.push_own();
+            w.push_own();
+            idle_worker.join().unwrap();
+            assert_eq!(w.done.load(SeqCst), 2);
+        });
+    }
+
+    /// Patient stealing: worker 1, busy in a long turn, queues one task (a wake check, as the
+    /// queue was empty) while worker 0 goes to sleep. Worker 0 leaves a queue of one alone while
+    /// searching, and its last look before parking wakes nobody for it; it parks with a timeout
+    /// (worker 1 is unparked) and takes the task back from the timed park, having seen worker 1
+    /// stay in its turn.
+    #[test]
+    fn loom_a_lone_queued_task_of_a_busy_worker_is_rescued() {
+        loom::model(|| {
+            let w = world_with(1, true);
+            let idle_worker = {
+                let w = w.clone();
+                loom::thread::spawn(move || w.worker(0))
+            };
+            w.push_own();
+            idle_worker.join().unwrap();
+            assert_eq!(w.done.load(SeqCst), 1);
+        });
+    }
+
+    /// Patient stealing: worker 1, busy, queues two tasks while worker 0 goes to sleep; the
+    /// second push wakes nobody. Worker 0 runs both, taking the queue once it holds two, or from
+    /// a timed park.
+    #[test]
+    fn loom_a_patient_thief_runs_a_queue_of_two() {
+        loom::model(|| {
+            let w = world_with(2, true);
             let idle_worker = {
                 let w = w.clone();
                 loom::thread::spawn(move || w.worker(0))

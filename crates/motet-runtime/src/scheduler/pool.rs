@@ -40,7 +40,8 @@
 //! 4. Otherwise it searches: steals a batch from the other workers (their wake queues, then their
 //!    spawn stacks), starting at a random victim, and keeps trying for up to 50 µs (in a pool of
 //!    more than one worker): fine-grained work (a master handing out terms of a few microseconds
-//!    each) comes back sooner than a parked thread wakes up.
+//!    each) comes back sooner than a parked thread wakes up. Which queues it takes from, how
+//!    much, and when it backs off instead of spinning: see "How a thief takes work" below.
 //!    While searching it also watches the other workers' slots, and takes a slot's task over
 //!    when its owner stays inside one turn (see below).
 //! 5. Otherwise it parks (see [`idle`](super::idle) for the sleep/wake protocol): with a timeout
@@ -73,7 +74,36 @@
 //!   owner's turn counter has not moved since it parked, steals once, and parks again. A task
 //!   stuck behind a long turn therefore waits at most about `WATCH_MAX` for a parked worker.
 //!
-//! //! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
+//! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
+//!
+//! # How a thief takes work
+//!
+//! On a 2-core machine, a message chain or a driver that makes thousands of tiny tasks runnable
+//! in one turn ran two to five times slower on two workers than on one: a searching worker took
+//! every task as soon as it was queued (in `fib` for BoC, one steal per two tasks run; in
+//! `chameneos`, a tenth of all turns began with a steal), so both workers ran the same few
+//! actors or cowns and moved their cache lines, the tasks' and the allocator's, back and forth
+//! on every hand-off, for work that ran a few hundred nanoseconds. With [`Stealing::Patient`]
+//! (the default) a thief is thriftier in three ways:
+//!
+//! - **Not from a queue of one.** A running worker's queue is taken from only once it holds
+//!   `STEAL_MIN_QUEUE` (2) tasks, or once its owner has begun no turn for `SLOT_PATIENCE` (the
+//!   rule of the slot): a lone queued task runs on its own worker a turn or two later, unless
+//!   that turn runs long. The last searcher's check before it parks, and a timed-parked worker's
+//!   look at its timeout, follow the same rule (a queue the thief would leave alone wakes
+//!   nobody: its owner is running, and the parked worker watches it).
+//! - **Half the queue.** A thief takes half of a victim's queue, however long, where crossbeam's
+//!   batch stops at 32 tasks: one steal per burst rather than one per 32 tasks.
+//! - **Back off when a steal did not pay.** A worker that took work from another and ran out of
+//!   work again within `STEAL_WORTH` (20 µs) backs off: before it searches again it sleeps for
+//!   `BACKOFF_MIN` (20 µs), doubling up to `BACKOFF_MAX` (200 µs) while its steals keep not
+//!   paying, then looks once instead of spinning. It stays counted as searching while it sleeps,
+//!   so producers wake nobody meanwhile. A steal whose work lasted longer resets the back-off.
+//!   After the sleep it takes a queue or slot whose owner began no turn during it, whatever its
+//!   length.
+//!
+//! [`Stealing::Eager`] keeps the former policy (any queued task, batches of at most 32, no
+//! back-off), for comparison.
 //!
 //! # States, quiescence and shutdown
 //!
@@ -102,6 +132,7 @@ use super::local_queue::{LocalQueue, Order};
 use super::slot::Slot;
 use crate::metrics::{Counter, WorkerCounters};
 use crate::rng::Rng;
+use crate::runtime::Stealing;
 use crate::runtime::REF_BATCH;
 use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
@@ -122,6 +153,16 @@ const OLDEST_TURN: u32 = 30;
 /// before it takes that task (see `Pool::steal_slot`). Long enough that a ping-pong pair, whose
 /// turns last a few hundred nanoseconds, is never split; short next to the turns it rescues.
 const SLOT_PATIENCE: Duration = Duration::from_micros(10);
+/// A patient thief leaves a running worker's queue alone while it holds fewer tasks than this
+/// and its owner moves from turn to turn: the owner runs that task within a turn or two.
+const STEAL_MIN_QUEUE: usize = 2;
+/// Work taken from another worker that ran out sooner than this did not pay for the cache lines
+/// it moved: the thief then backs off before it searches again.
+const STEAL_WORTH: Duration = Duration::from_micros(20);
+/// The first back-off after a steal that did not pay; each further one doubles it.
+const BACKOFF_MIN: Duration = Duration::from_micros(20);
+/// The longest back-off.
+const BACKOFF_MAX: Duration = Duration::from_micros(200);
 /// The first timeout of a worker that parks while another worker is unparked (see "The next-task
 /// slot is stealable" above).
 const WATCH_MIN: Duration = Duration::from_micros(50);
@@ -143,6 +184,8 @@ pub(crate) struct Pool {
     /// so the pool is quiescent for good.
     stopped: AtomicBool,
     chain_bound: u32,
+    /// [`Stealing::Patient`] (see "How a thief takes work" in the module docs).
+    patient: bool,
     quiescent_lock: Mutex<()>,
     quiescent_cv: Condvar,
     pub(crate) counters: Box<[WorkerCounters]>,
@@ -183,12 +226,20 @@ struct WorkerCtx {
     /// The other workers' turn counters as this worker saw them when it last parked with a
     /// timeout (see [`Pool::rescue_slot`]).
     seen_turns: Box<[Cell<u32>]>,
+    /// When this worker last took work from another worker, if it has not run dry since.
+    stole_at: Cell<Option<Instant>>,
+    /// The current back-off after steals that did not pay (zero: none).
+    backoff: Cell<Duration>,
 }
 
 impl Pool {
     /// A pool for `num_workers` workers; returns it with the workers' queues, to be moved onto their
     /// threads.
-    pub(crate) fn new(num_workers: usize, chain_bound: u32) -> (Pool, Vec<LocalQueues>) {
+    pub(crate) fn new(
+        num_workers: usize,
+        chain_bound: u32,
+        stealing: Stealing,
+    ) -> (Pool, Vec<LocalQueues>) {
         let mut locals = Vec::with_capacity(num_workers);
         let mut stealers = Vec::with_capacity(num_workers);
         let mut spawn_stealers = Vec::with_capacity(num_workers);
@@ -217,6 +268,7 @@ impl Pool {
             shutdown: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
             chain_bound,
+            patient: stealing == Stealing::Patient,
             quiescent_lock: Mutex::new(()),
             quiescent_cv: Condvar::new(),
             counters: (0..num_workers)
@@ -323,9 +375,37 @@ impl Pool {
 
     #[inline]
     fn notify_stealable(&self) {
-        if self.num_workers() > 1 {
-            self.idle.notify_one();
+        if self.num_workers() > 1 && self.idle.notify_one() {
+            self.count_here(Counter::Wake);
         }
+    }
+
+    /// Bumps a counter of the current worker, if this thread is one (nothing without the
+    /// `metrics` feature).
+    #[inline(always)]
+    fn count_here(&self, counter: Counter) {
+        #[cfg(feature = "metrics")]
+        if let Some(ctx) = self.current() {
+            self.count(ctx, counter);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = counter;
+    }
+
+    /// Whether [`Pool::steal`] would find something for a worker back from a timed park: work in
+    /// the injector, or a queue that a patient thief takes from (two tasks or more, or one whose
+    /// owner has begun no turn since [`Pool::note_turns`]). With [`Stealing::Eager`], any queued
+    /// work.
+    fn has_stealable(&self, ctx: &WorkerCtx) -> bool {
+        if !self.patient {
+            return self.has_work();
+        }
+        !self.injector.is_empty()
+            || (0..self.num_workers()).any(|v| {
+                let len = self.stealers[v].len().max(self.spawn_stealers[v].len());
+                len >= STEAL_MIN_QUEUE
+                    || (len > 0 && self.slots[v].turn() == ctx.seen_turns[v].get())
+            })
     }
 
     /// Whether any task waits in the injector or in a worker's queues (the private rings of a
@@ -479,6 +559,8 @@ impl Pool {
             rng: Cell::new(Rng::new(index as u64 + 1)),
             refs: Cell::new(0),
             seen_turns: self.slots.iter().map(|s| Cell::new(s.turn())).collect(),
+            stole_at: Cell::new(None),
+            backoff: Cell::new(Duration::ZERO),
         };
         CURRENT.with(|c| c.set(&ctx));
         self.worker_loop(&ctx, timers);
@@ -507,20 +589,29 @@ impl Pool {
             if let Some(task) = self.next_task(ctx) {
                 if searching {
                     searching = false;
-                    self.idle.stop_search();
+                    if self.idle.stop_search() {
+                        self.count(ctx, Counter::Wake);
+                    }
                 }
                 rested = false;
                 self.run_task(ctx, task);
                 continue;
             }
+            self.end_episode(ctx);
             let found = if rested {
-                self.rescue_slot(ctx).or_else(|| self.steal(ctx))
+                self.rescue_slot(ctx).or_else(|| {
+                    self.steal(ctx, &|v| self.slots[v].turn() == ctx.seen_turns[v].get())
+                })
             } else {
                 if !searching {
                     searching = self.idle.try_start_search();
                 }
-                if searching {
-                    self.steal(ctx).or_else(|| self.spin_search(ctx))
+                if searching && !ctx.backoff.get().is_zero() {
+                    self.count(ctx, Counter::Backoff);
+                    self.back_off(ctx)
+                } else if searching {
+                    self.steal(ctx, &|_| false)
+                        .or_else(|| self.spin_search(ctx))
                 } else {
                     None
                 }
@@ -528,7 +619,9 @@ impl Pool {
             if let Some(task) = found {
                 if searching {
                     searching = false;
-                    self.idle.stop_search();
+                    if self.idle.stop_search() {
+                        self.count(ctx, Counter::Wake);
+                    }
                 }
                 rested = false;
                 self.run_task(ctx, task);
@@ -537,8 +630,10 @@ impl Pool {
             let Some(info) = self.idle.prepare_park(ctx.index, searching) else {
                 return;
             };
-            if info.last_searcher && self.has_work() {
-                self.idle.notify_one();
+            // A queue the thief would leave alone (see `has_stealable`) wakes nobody: its owner is
+            // running and runs it, and this worker, parking while the owner runs, watches it.
+            if info.last_searcher && self.has_stealable(ctx) && self.idle.notify_one() {
+                self.count(ctx, Counter::Wake);
             }
             if info.last_unparked {
                 self.check_quiescent(timers);
@@ -580,7 +675,7 @@ impl Pool {
                 self.idle.park(ctx.index);
                 return Wake::Notified;
             }
-            if self.stuck_slot(ctx) || self.has_work() {
+            if self.stuck_slot(ctx) || self.has_stealable(ctx) {
                 return self.idle.unpark_self(ctx.index);
             }
             self.note_turns(ctx);
@@ -614,6 +709,8 @@ impl Pool {
             }
             if let Some(task) = slot.take() {
                 self.count(ctx, Counter::Steal);
+                self.count(ctx, Counter::SlotSteal);
+                self.note_steal(ctx);
                 // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
                 return Some(unsafe { TaskRef::from_raw(task) });
             }
@@ -692,10 +789,13 @@ impl Pool {
             if self.shutdown.load(SeqCst) {
                 return None;
             }
-            if let Some(task) = self.steal(ctx) {
+            let now = Instant::now();
+            let stuck = |v: usize| {
+                self.slots[v].turn() == seen[v].0 && now.duration_since(seen[v].1) >= SLOT_PATIENCE
+            };
+            if let Some(task) = self.steal(ctx, &stuck) {
                 return Some(task);
             }
-            let now = Instant::now();
             for (victim, slot) in self.slots.iter().enumerate() {
                 if victim == ctx.index {
                     continue;
@@ -710,6 +810,8 @@ impl Pool {
                 if now.duration_since(seen[victim].1) >= SLOT_PATIENCE {
                     if let Some(task) = slot.take() {
                         self.count(ctx, Counter::Steal);
+                        self.count(ctx, Counter::SlotSteal);
+                        self.note_steal(ctx);
                         // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out
                         // once.
                         return Some(unsafe { TaskRef::from_raw(task) });
@@ -743,7 +845,7 @@ impl Pool {
         }
     }
 
-    fn steal(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+    fn steal(&self, ctx: &WorkerCtx, stuck: &dyn Fn(usize) -> bool) -> Option<TaskRef> {
         let n = self.num_workers();
         // Private rings: the only worker of its pool, with nobody to steal from.
         let (Some(local), Some(spawns)) = (ctx.local.worker(), ctx.spawns.worker()) else {
@@ -760,10 +862,21 @@ impl Pool {
             // Woken tasks first (the victim's oldest), then the oldest of its spawns: the roots
             // of its largest subtrees, which keep their depth-first order on the thief's stack.
             for (stealers, dest) in [(&self.stealers, local), (&self.spawn_stealers, spawns)] {
+                let len = stealers[victim].len();
+                if len == 0 || (self.patient && len < STEAL_MIN_QUEUE && !stuck(victim)) {
+                    continue;
+                }
                 loop {
-                    match stealers[victim].steal_batch_and_pop(dest) {
+                    let stolen = if self.patient {
+                        // Half of the queue, however long: crossbeam's default batch stops at 32.
+                        stealers[victim].steal_batch_with_limit_and_pop(dest, len.div_ceil(2))
+                    } else {
+                        stealers[victim].steal_batch_and_pop(dest)
+                    };
+                    match stolen {
                         Steal::Success(task) => {
                             self.count(ctx, Counter::Steal);
+                            self.note_steal(ctx);
                             return Some(task);
                         }
                         Steal::Retry => continue,
@@ -772,7 +885,54 @@ impl Pool {
                 }
             }
         }
-        self.steal_injector(ctx)
+        let found = self.steal_injector(ctx);
+        if found.is_none() {
+            self.count(ctx, Counter::FailedSteal);
+        }
+        found
+    }
+
+    /// Remembers when this worker began running work taken from another worker (patient
+    /// stealing only: an eager thief never backs off).
+    fn note_steal(&self, ctx: &WorkerCtx) {
+        if self.patient && ctx.stole_at.get().is_none() {
+            ctx.stole_at.set(Some(Instant::now()));
+        }
+    }
+
+    /// Called when this worker has run dry: if it ran stolen work since, judges whether the steal
+    /// paid (see [`STEAL_WORTH`]) and sets the back-off.
+    fn end_episode(&self, ctx: &WorkerCtx) {
+        let Some(stole_at) = ctx.stole_at.take() else {
+            return;
+        };
+        if stole_at.elapsed() >= STEAL_WORTH {
+            ctx.backoff.set(Duration::ZERO);
+        } else {
+            let next = (ctx.backoff.get() * 2).clamp(BACKOFF_MIN, BACKOFF_MAX);
+            ctx.backoff.set(next);
+        }
+    }
+
+    /// Sleeps for the current back-off instead of spinning, still counted as searching (so
+    /// producers wake nobody meanwhile; only shutdown cuts it short), then looks once: a queue
+    /// or slot whose owner began no turn during the sleep (which outlasts [`SLOT_PATIENCE`]) is
+    /// taken whatever its length, as after a timed park.
+    fn back_off(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        self.note_turns(ctx);
+        let deadline = Instant::now() + ctx.backoff.get();
+        loop {
+            if self.shutdown.load(SeqCst) {
+                return None;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            std::thread::sleep(deadline - now);
+        }
+        self.steal(ctx, &|v| self.slots[v].turn() == ctx.seen_turns[v].get())
+            .or_else(|| self.rescue_slot(ctx))
     }
 
     /// Bumps a per-worker counter (nothing without the `metrics` feature).
