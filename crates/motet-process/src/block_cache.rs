@@ -126,10 +126,22 @@ mod cache {
             self.0.len()
         }
 
-        /// Takes the newest block.
+        /// Takes the newest block, and asks the processor to fetch the lines of the block the
+        /// next `pop` will take (`size` bytes).
+        ///
+        /// A freed block that waited in a bin is usually out of the first-level caches, and the
+        /// spawn that gets it writes it at once: a burst of stores to missing lines that fills
+        /// the store buffer and stalls the spawning loop (perf on Fork Join creation: most of a
+        /// driver's samples on those stores). The allocator's own free lists read each block's
+        /// link before handing it out, which fetches the line early; the prefetch does that here,
+        /// one block ahead.
         #[inline]
-        fn pop(&mut self) -> Option<NonNull<u8>> {
-            self.0.pop()
+        fn pop(&mut self, size: usize) -> Option<NonNull<u8>> {
+            let block = self.0.pop()?;
+            if let Some(next) = self.0.last() {
+                prefetch(next.as_ptr(), size);
+            }
+            Some(block)
         }
 
         /// Adds a freed block (the bin has room: fewer than [`BIN_CAP`] blocks, and its buffer
@@ -148,6 +160,26 @@ mod cache {
                 unsafe { dealloc(p.as_ptr(), layout) };
             }
         }
+    }
+
+    /// Starts fetching the cache lines of the `size` bytes at `p` (a hint; it never faults).
+    #[inline(always)]
+    fn prefetch(p: *const u8, size: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let first = p as usize & !63;
+            let last = (p as usize + size - 1) & !63;
+            let mut line = first;
+            while line <= last {
+                // SAFETY: a prefetch is a hint that never faults and has no effect on memory;
+                // the lines belong to a cached block anyway.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
+                line += 64;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (p, size);
     }
 
     /// The full bins of one class that no thread holds.
@@ -331,7 +363,7 @@ mod cache {
         // SAFETY: the cache is touched only by this thread, and not re-entrantly (nothing in
         // here calls back into `allocate` or `release`).
         let cached = CACHE
-            .try_with(|c| unsafe { (&mut *c.get()).bins[class].pop() })
+            .try_with(|c| unsafe { (&mut *c.get()).bins[class].pop(class_layout(class).size()) })
             .ok()
             .flatten();
         match cached {
@@ -357,7 +389,7 @@ mod cache {
                     }
                     let bin = DEPOT.classes[class].take(class)?;
                     cache.bins[class] = bin;
-                    cache.bins[class].pop()
+                    cache.bins[class].pop(class_layout(class).size())
                 })
                 .ok()
                 .flatten();
