@@ -60,7 +60,6 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
 
 use crate::bank;
-use crate::block_cache;
 use crate::context;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::system::SystemShared;
@@ -271,24 +270,18 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     };
 
     /// Allocates a process, notified (to be scheduled by the caller) and holding its own reference.
-    /// The block comes from this thread's block cache (see `block_cache`): most often the one
-    /// the last process that finished here was freed from.
     pub(crate) fn allocate(system: &Arc<SystemShared>, future: F) -> NonNull<Header> {
-        let cell = block_cache::allocate_for::<Cell<F>>();
-        // SAFETY: a fresh block with the layout of `Cell<F>`, ours alone.
-        unsafe {
-            cell.as_ptr().write(Cell {
-                header: Header {
-                    task: TaskHeader::new(Self::TASK_VTABLE),
-                    vtable: Self::VTABLE,
-                    state: AtomicUsize::new(NOTIFIED | REF_ONE),
-                    system: ManuallyDrop::new(bank::withdraw(system)),
-                    registry_slot: std::cell::UnsafeCell::new(0),
-                },
-                future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
-            })
-        };
-        cell.cast()
+        let cell = Box::new(Cell {
+            header: Header {
+                task: TaskHeader::new(Self::TASK_VTABLE),
+                vtable: Self::VTABLE,
+                state: AtomicUsize::new(NOTIFIED | REF_ONE),
+                system: ManuallyDrop::new(bank::withdraw(system)),
+                registry_slot: std::cell::UnsafeCell::new(0),
+            },
+            future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
+        });
+        NonNull::from(Box::leak(cell)).cast()
     }
 
     /// Drops the future of a process that was never scheduled and frees it (a spawn refused by a
@@ -430,14 +423,10 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     }
 
     unsafe fn free(this: NonNull<Header>) {
-        let cell = this.cast::<Cell<F>>();
-        // SAFETY: the caller owns the last reference: the system reference is taken once, here;
-        // the rest of the cell needs no drop (the future is `ManuallyDrop` and already dropped).
-        let system = unsafe { ManuallyDrop::take(&mut (*cell.as_ptr()).header.system) };
-        // SAFETY: allocated by `allocate` from the block cache with this layout; nothing uses it
-        // any more, and `Cell<F>`'s drop would do nothing (every field that owns is
-        // `ManuallyDrop`).
-        unsafe { block_cache::drop_and_release(cell) };
-        bank::deposit(system);
+        // SAFETY: allocated by `allocate` as a `Box<Cell<F>>`; the future has been dropped (it is
+        // `ManuallyDrop`), the caller owns the last reference.
+        let mut cell = unsafe { Box::from_raw(this.cast::<Cell<F>>().as_ptr()) };
+        // SAFETY: the system reference is released once, here.
+        bank::deposit(unsafe { ManuallyDrop::take(&mut cell.header.system) });
     }
 }

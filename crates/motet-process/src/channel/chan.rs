@@ -35,7 +35,6 @@ use super::error::{SendError, TrySendError};
 use super::waiter::{
     wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, SKIPPED, UNLINKED, WAITING,
 };
-use crate::block_cache;
 use crate::lock::SpinLock;
 use crate::process;
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
@@ -296,31 +295,15 @@ unsafe fn claim_group(group: *const AtomicBool) -> bool {
 
 impl<T> Chan<T> {
     /// A new channel of capacity `cap` (`usize::MAX`: unbounded) with one sender and one receiver.
-    /// Its block comes from this thread's block cache (see `block_cache`).
     pub(crate) fn allocate(cap: usize) -> NonNull<Chan<T>> {
-        let chan = block_cache::allocate_for::<Chan<T>>();
-        // SAFETY: a fresh block with the layout of `Chan<T>`, ours alone.
-        unsafe {
-            chan.as_ptr().write(Chan {
-                handles: AtomicU64::new(SENDER + RECEIVER),
-                state: SpinLock::new(State {
-                    queue: VecDeque::new(),
-                    receivers: WaitList::new(),
-                    rest: BoundAndFlags::new(cap),
-                }),
-            })
-        };
-        chan
-    }
-
-    /// Drops and frees a channel no handle refers to any more.
-    ///
-    /// # Safety
-    /// `this` came from [`allocate`](Chan::allocate), no handle is left, and nothing uses it
-    /// afterwards.
-    unsafe fn free(this: NonNull<Chan<T>>) {
-        // SAFETY: the caller's contract.
-        unsafe { block_cache::drop_and_release(this) }
+        NonNull::from(Box::leak(Box::new(Chan {
+            handles: AtomicU64::new(SENDER + RECEIVER),
+            state: SpinLock::new(State {
+                queue: VecDeque::new(),
+                receivers: WaitList::new(),
+                rest: BoundAndFlags::new(cap),
+            }),
+        })))
     }
 
     /// Adds a handle (`SENDER` or `RECEIVER`).
@@ -387,7 +370,7 @@ impl<T> Chan<T> {
             // or wait on it (a wait-queue entry lives in a future that borrows a handle), so there is
             // no one to tell that it closes. The Acquire load saw every other holder's release.
             // SAFETY: no other handle exists.
-            unsafe { Self::free(this) };
+            drop(unsafe { Box::from_raw(this.as_ptr()) });
             return;
         }
         loop {
@@ -408,7 +391,7 @@ impl<T> Chan<T> {
                 // sees every other holder's uses.
                 if chan.handles.fetch_sub(one, Ordering::AcqRel) == one {
                     // SAFETY: no handle is left: nobody else can reach the channel.
-                    unsafe { Self::free(this) };
+                    drop(unsafe { Box::from_raw(this.as_ptr()) });
                 }
                 return;
             }
