@@ -89,8 +89,8 @@ impl<M: Send + 'static> Header<M> {
     }
 
     /// Pushes an envelope and schedules the actor if it was idle; gives the envelope back if the
-    /// actor has stopped.
-    #[inline]
+    /// actor has stopped. Always inlined (see [`Addr::tell`]).
+    #[inline(always)]
     pub(crate) fn push(&self, env: Envelope<M>) -> Result<(), Envelope<M>> {
         match self.mailbox.push(Node::new(env)) {
             Push::Pushed { was_idle } => {
