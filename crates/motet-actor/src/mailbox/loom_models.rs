@@ -34,12 +34,13 @@ fn turn(mb: &Mailbox<usize>, seen: &AtomicUsize) {
     }
 }
 
-/// A turn as an actor's runs it (`cell.rs`): `try_pop` until it finds nothing, then try to mark
-/// idle, which fails (and the turn goes on) if a push is halfway or a message arrived.
+/// A turn as an actor's runs it (`cell.rs`): `try_pop_in_place` until it finds nothing, then try
+/// to mark idle, which fails (and the turn goes on) if a push is halfway or a message arrived.
 fn turn_try_pop(mb: &Mailbox<usize>, seen: &AtomicUsize) {
     loop {
-        // SAFETY: the scheduling protocol hands the consumer role to one thread at a time.
-        if let Some(v) = unsafe { mb.try_pop() } {
+        // SAFETY: the scheduling protocol hands the consumer role to one thread at a time; the
+        // value is read once, before the next pop.
+        if let Some(v) = unsafe { mb.try_pop_in_place().map(|slot| slot.read()) } {
             seen.fetch_add(v, SeqCst);
             continue;
         }
@@ -52,7 +53,7 @@ fn turn_try_pop(mb: &Mailbox<usize>, seen: &AtomicUsize) {
 }
 
 /// The same hand-off as [`loom_two_producers_idle_handoff`], with the consumer turn of an actor
-/// (`try_pop`, no separate test for a half-finished push).
+/// (`try_pop_in_place`, no separate test for a half-finished push).
 #[test]
 fn loom_two_producers_idle_handoff_try_pop() {
     loom::model(|| {

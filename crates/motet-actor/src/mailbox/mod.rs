@@ -319,6 +319,40 @@ impl<T> Mailbox<T> {
         })
     }
 
+    /// Like [`Mailbox::try_pop`], but leaves the value where it is: returns a pointer to it in the
+    /// node just popped, which stays allocated until the next pop (it is the new consumer end).
+    /// Reading the value from there, rather than out of a returned `Option<T>`, spares the hot
+    /// loop of a turn the copies of the value through the stack that the compiler makes for the
+    /// `Option` (measured with callgrind on threadring: about 8 instructions per message).
+    ///
+    /// # Safety
+    /// Single consumer, as for [`Mailbox::pop`]. The caller moves the value out of the returned
+    /// pointer exactly once (`ptr::read`), before the next pop, and does not touch it afterwards.
+    #[inline]
+    pub unsafe fn try_pop_in_place(&self) -> Option<ptr::NonNull<T>> {
+        self.tail.with_mut(|tail_slot| {
+            // SAFETY: single consumer (caller's contract), so the tail slot is ours.
+            let tail = unsafe { *tail_slot };
+            // SAFETY: as in `pop`.
+            let next = unsafe { (*tail).next.load(Ordering::Acquire) };
+            if next.is_null() {
+                return None;
+            }
+            // SAFETY: as in `pop`.
+            unsafe { *tail_slot = next };
+            if tail != self.stub_ptr() {
+                // SAFETY: as in `pop`.
+                unsafe { Node::free_empty(tail.cast::<Node<T>>()) };
+            }
+            // SAFETY: every non-stub link is the first field of a `Node<T>` whose value was
+            // initialised by `Node::new`; the caller moves it out once (its contract), and the node
+            // is freed only by the next pop.
+            Some(unsafe {
+                ptr::NonNull::new_unchecked((*next.cast::<Node<T>>()).value.as_mut_ptr())
+            })
+        })
+    }
+
     /// Marks an empty queue idle: the consumer gives up its turn and the next push will report
     /// `was_idle`. Fails if a message arrived or an address release is pending (see [`MarkIdle`]).
     ///

@@ -79,6 +79,41 @@ fn try_pop_takes_messages_in_order() {
     unsafe { assert_eq!(mb.try_pop().as_deref(), Some("5")) };
 }
 
+/// `try_pop_in_place` gives the same messages as `pop`, in order, each read once from the node it
+/// points into; the node it points into stays valid until the next pop, and every value is dropped
+/// exactly once (the counts below), including those left for the mailbox's drop.
+#[test]
+fn try_pop_in_place_reads_each_message_once() {
+    let drops = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    struct Counted(u32, Arc<std::sync::atomic::AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let mb = new_box::<Counted>(false);
+    for i in 0..6 {
+        let _ = mb.push(Node::new(Counted(i, drops.clone())));
+    }
+    // SAFETY: single consumer; each slot is read once, before the next pop.
+    unsafe {
+        let first = mb.try_pop_in_place().unwrap().read();
+        assert_eq!(first.0, 0);
+        assert!(matches!(mb.pop(), Pop::Item(Counted(1, _))));
+        let slot = mb.try_pop_in_place().unwrap();
+        // A push between taking the slot and reading it leaves the slot's node alone.
+        let _ = mb.push(Node::new(Counted(6, drops.clone())));
+        assert_eq!(slot.read().0, 2);
+        assert_eq!(mb.try_pop().map(|c| c.0), Some(3));
+        assert_eq!(mb.try_pop_in_place().unwrap().read().0, 4);
+        drop(first);
+    }
+    // Values 0 to 4 were taken out (and dropped); 5 and 6 are still queued.
+    assert_eq!(drops.load(Ordering::SeqCst), 5);
+    drop(mb);
+    assert_eq!(drops.load(Ordering::SeqCst), 7);
+}
+
 #[test]
 fn close_drains_in_order_and_rejects_later_pushes() {
     let mb = new_box::<String>(false);
