@@ -93,6 +93,7 @@ impl LocalQueue {
         }
     }
 
+    /// [`LocalQueue::push`], kept out of [`LocalQueue::push_private`].
     #[inline(never)]
     fn push_out_of_line(&self, task: TaskRef) {
         self.push(task);
