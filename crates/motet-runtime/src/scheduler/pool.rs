@@ -604,24 +604,34 @@ impl Pool {
     }
 
     fn worker_loop(&self, ctx: &WorkerCtx, timers: &Timers) {
-        let mut searching = false;
-        // Back from a timed park: one look at the slots and queues, without spinning.
-        let mut rested = false;
+        // The hot loop: a turn after another while this worker has work of its own, with
+        // nothing to test between two turns but the shutdown flag. The search and the parking,
+        // and the state they keep, are `find_work`'s.
         loop {
             if self.shutdown.load(SeqCst) {
                 return;
             }
-            if let Some(task) = self.next_task(ctx) {
-                if searching {
-                    searching = false;
-                    if self.idle.stop_search() {
-                        self.count(ctx, Counter::Wake);
-                    }
-                }
-                rested = false;
-                self.run_task(ctx, task);
-                continue;
-            }
+            let task = match self.next_task(ctx) {
+                Some(task) => task,
+                None => match self.find_work(ctx, timers) {
+                    Some(task) => task,
+                    None => return,
+                },
+            };
+            self.run_task(ctx, task);
+        }
+    }
+
+    /// A worker whose own slot and queues are empty: searches (steals, spins), parks, and looks
+    /// again when woken, until it has a task to run (`None`: shutdown). A worker that finds work
+    /// as a searcher stops searching first (see `idle`). Out of line: the worker's loop keeps its
+    /// turns tight.
+    #[inline(never)]
+    fn find_work(&self, ctx: &WorkerCtx, timers: &Timers) -> Option<TaskRef> {
+        let mut searching = false;
+        // Back from a timed park: one look at the slots and queues, without spinning.
+        let mut rested = false;
+        loop {
             self.end_episode(ctx);
             let found = if rested {
                 self.rescue_slot(ctx).or_else(|| {
@@ -641,20 +651,11 @@ impl Pool {
                     None
                 }
             };
-            if let Some(task) = found {
-                if searching {
-                    searching = false;
-                    if self.idle.stop_search() {
-                        self.count(ctx, Counter::Wake);
-                    }
-                }
-                rested = false;
-                self.run_task(ctx, task);
-                continue;
+            if found.is_some() {
+                self.stop_searching(ctx, searching);
+                return found;
             }
-            let Some(info) = self.idle.prepare_park(ctx.index, searching) else {
-                return;
-            };
+            let info = self.idle.prepare_park(ctx.index, searching)?;
             // A queue the thief would leave alone (see `has_stealable`) wakes nobody: its owner is
             // running and runs it, and this worker, parking while the owner runs, watches it.
             if info.last_searcher && self.has_stealable(ctx) && self.idle.notify_one() {
@@ -677,10 +678,23 @@ impl Pool {
             #[cfg(feature = "tracing")]
             tracing::trace!(worker = ctx.index, ?wake, "unpark");
             if self.shutdown.load(SeqCst) {
-                return;
+                return None;
             }
             searching = wake == Wake::Notified;
             rested = wake == Wake::Unparked;
+            // Its own slot and queues first, as at the top of the worker's loop.
+            if let Some(task) = self.next_task(ctx) {
+                self.stop_searching(ctx, searching);
+                return Some(task);
+            }
+        }
+    }
+
+    /// A searching worker that found work stops searching (and may wake another searcher).
+    #[inline]
+    fn stop_searching(&self, ctx: &WorkerCtx, searching: bool) {
+        if searching && self.idle.stop_search() {
+            self.count(ctx, Counter::Wake);
         }
     }
 
@@ -743,7 +757,7 @@ impl Pool {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         // A countdown to the next turn that looks elsewhere first, rather than a modulo or a
         // turn number compared with both such turns: one decrement and one test per turn.
