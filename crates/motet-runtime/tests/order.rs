@@ -1,8 +1,8 @@
 //! Which task a worker runs next: tasks created by a running task run newest first (depth first, so
 //! that a tree of tasks stays small in memory), woken tasks oldest first; and every waiting task
-//! gets a turn: the oldest created task runs at least once every 61 turns, a task that yields queues
-//! behind the tasks waiting, and a chain of tasks handing each other the next-task slot makes way
-//! for them.
+//! gets a turn: the oldest created task and a task scheduled from outside the pool run within 61
+//! turns, a task that yields queues behind the tasks waiting, and a chain of tasks handing each
+//! other the next-task slot makes way for them.
 
 mod common;
 
@@ -191,4 +191,60 @@ fn a_slot_chain_makes_way_for_waiting_tasks() {
         "the chain made way before its bound: {hops} hops"
     );
     assert!(hops <= 16 + 61, "{hops} hops");
+}
+
+/// A chain of tasks handing each other the next-task slot that never makes way by itself (its
+/// bound out of reach) still lets in a task scheduled from outside the pool: the worker looks at
+/// the injector first once every 61 turns.
+#[test]
+fn a_slot_chain_lets_in_a_task_from_outside() {
+    struct Chain {
+        handle: Handle,
+        injected: AtomicBool,
+        stop: AtomicBool,
+        hops_after: AtomicUsize,
+    }
+    fn hop(c: &Arc<Chain>) {
+        let c2 = c.clone();
+        schedule_fn(
+            &c.handle.clone(),
+            move || {
+                if c2.stop.load(SeqCst) {
+                    return;
+                }
+                if c2.injected.load(SeqCst) {
+                    let hops = c2.hops_after.fetch_add(1, SeqCst);
+                    assert!(hops < 1_000_000, "the task from outside never ran");
+                }
+                hop(&c2);
+            },
+            || {},
+        );
+    }
+    let rt = Runtime::builder()
+        .workers(1)
+        .chain_bound(u32::MAX)
+        .build()
+        .unwrap();
+    let chain = Arc::new(Chain {
+        handle: rt.handle().clone(),
+        injected: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+        hops_after: AtomicUsize::new(0),
+    });
+    let c = chain.clone();
+    spawn(rt.handle(), move || {
+        hop(&c);
+        // From a thread outside the pool: into the injector. The chain counts its hops from the
+        // moment the task is there.
+        std::thread::spawn(move || {
+            let c_stop = c.clone();
+            spawn(&c.handle.clone(), move || c_stop.stop.store(true, SeqCst));
+            c.injected.store(true, SeqCst);
+        });
+    });
+    rt.wait_quiescent();
+    assert!(chain.stop.load(SeqCst));
+    let hops = chain.hops_after.load(SeqCst);
+    assert!(hops <= 61, "the task from outside waited {hops} turns");
 }

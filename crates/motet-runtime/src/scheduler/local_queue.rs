@@ -83,6 +83,22 @@ impl LocalQueue {
         }
     }
 
+    /// [`LocalQueue::push`] where the queue is known to be a ring (the only worker of its pool):
+    /// the ring's push inline, the deque's out of line.
+    #[inline]
+    pub(crate) fn push_private(&self, task: TaskRef) {
+        match self {
+            LocalQueue::Private(ring) => ring.tasks().push_back(task),
+            LocalQueue::Shared(_) => self.push_out_of_line(task),
+        }
+    }
+
+    /// [`LocalQueue::push`], kept out of [`LocalQueue::push_private`].
+    #[inline(never)]
+    fn push_out_of_line(&self, task: TaskRef) {
+        self.push(task);
+    }
+
     /// The owner's next task: the oldest of a FIFO queue, the newest of a LIFO one.
     #[inline]
     pub(crate) fn pop(&self) -> Option<TaskRef> {

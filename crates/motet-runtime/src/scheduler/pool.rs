@@ -122,7 +122,7 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::ptr;
+use std::ptr::{self, NonNull};
 use std::time::{Duration, Instant};
 
 use crossbeam_deque::{Injector, Steal, Stealer};
@@ -146,9 +146,9 @@ const INJECTOR_INTERVAL: u32 = 61;
 const SPIN_BEFORE_PARK: Duration = Duration::from_micros(50);
 /// Spin-loop hints between two looks while searching.
 const SPIN_PAUSES: u32 = 64;
-/// The turn (modulo [`INJECTOR_INTERVAL`]) at which a worker runs the oldest task of its spawn
-/// stack.
-const OLDEST_TURN: u32 = 30;
+/// The turn (counted from 1, modulo [`INJECTOR_INTERVAL`]) at which a worker runs the oldest task
+/// of its spawn stack; the injector's turn is the last one of each interval.
+const OLDEST_TURN: u32 = 31;
 /// How long a searching worker must see another worker stay in one turn, with a task in its slot,
 /// before it takes that task (see `Pool::steal_slot`). Long enough that a ping-pong pair, whose
 /// turns last a few hundred nanoseconds, is never split; short next to the turns it rescues.
@@ -212,6 +212,9 @@ pub(crate) struct LocalQueues {
 struct WorkerCtx {
     pool: *const Pool,
     index: usize,
+    /// This worker's own slot, `&pool.slots[index]`, kept here so that the hot path (a fill per
+    /// schedule, a take and a turn mark per turn) does not index the pool's slots each time.
+    slot: NonNull<Slot<TaskHeader>>,
     /// The only worker of its pool: nobody else looks at its slot (see [`Slot::fill_unshared`]).
     alone: bool,
     local: LocalQueue,
@@ -219,7 +222,10 @@ struct WorkerCtx {
     /// This worker's turns so far (published to thieves through its slot's turn counter).
     turns: Cell<u32>,
     chain: Cell<u32>,
-    tick: Cell<u32>,
+    /// Turns left until the next one that looks elsewhere first (see [`Pool::periodic_task`]).
+    countdown: Cell<u32>,
+    /// Whether that turn takes the oldest spawn (otherwise it looks at the injector).
+    oldest_next: Cell<bool>,
     rng: Cell<Rng>,
     /// Runtime references this worker holds in bulk (see [`Pool::withdraw_ref`]).
     refs: Cell<usize>,
@@ -230,6 +236,16 @@ struct WorkerCtx {
     stole_at: Cell<Option<Instant>>,
     /// The current back-off after steals that did not pay (zero: none).
     backoff: Cell<Duration>,
+}
+
+impl WorkerCtx {
+    /// This worker's own slot.
+    #[inline(always)]
+    fn slot(&self) -> &Slot<TaskHeader> {
+        // SAFETY: `slot` points into the pool's `slots`, which live as long as the pool; the
+        // context lives inside `Pool::run_worker`, which borrows the pool for all that time.
+        unsafe { self.slot.as_ref() }
+    }
 }
 
 impl Pool {
@@ -319,22 +335,29 @@ impl Pool {
     /// task woken per turn), and a task that wakes several still runs one of them next.
     #[inline]
     fn schedule_local(&self, ctx: &WorkerCtx, task: TaskRef, new: bool) {
-        let slot = &self.slots[ctx.index];
-        let filled = if ctx.alone {
-            slot.fill_unshared(task.as_ptr())
-        } else {
-            slot.fill(task.as_ptr())
-        };
-        match filled {
-            Ok(()) => {}
-            Err(_) => self.push_local(ctx, task, new),
+        let slot = ctx.slot();
+        if ctx.alone {
+            if slot.fill_unshared(task.as_ptr()).is_err() {
+                Self::push_alone(ctx, task, new);
+            }
+        } else if slot.fill(task.as_ptr()).is_err() {
+            self.push_local(ctx, task, new);
         }
+    }
+
+    /// [`Pool::push_local`] for the only worker of its pool: onto its private ring, with nobody
+    /// to tell. Kept out of line, as `push_local` is, and apart from it, so that its few
+    /// instructions carry none of the crossbeam deque's register saves.
+    #[inline(never)]
+    fn push_alone(ctx: &WorkerCtx, task: TaskRef, new: bool) {
+        let queue = if new { &ctx.spawns } else { &ctx.local };
+        queue.push_private(task);
     }
 
     /// The task in this worker's own slot, if any.
     #[inline]
     fn take_own_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
-        let slot = &self.slots[ctx.index];
+        let slot = ctx.slot();
         let task = if ctx.alone {
             slot.take_unshared()
         } else {
@@ -550,12 +573,14 @@ impl Pool {
         let ctx = WorkerCtx {
             pool: self,
             index,
+            slot: NonNull::from(&self.slots[index]),
             alone: self.num_workers() == 1,
             local: queues.wakes,
             spawns: queues.spawns,
             turns: Cell::new(0),
             chain: Cell::new(0),
-            tick: Cell::new(0),
+            countdown: Cell::new(OLDEST_TURN),
+            oldest_next: Cell::new(true),
             rng: Cell::new(Rng::new(index as u64 + 1)),
             refs: Cell::new(0),
             seen_turns: self.slots.iter().map(|s| Cell::new(s.turn())).collect(),
@@ -579,24 +604,34 @@ impl Pool {
     }
 
     fn worker_loop(&self, ctx: &WorkerCtx, timers: &Timers) {
-        let mut searching = false;
-        // Back from a timed park: one look at the slots and queues, without spinning.
-        let mut rested = false;
+        // The hot loop: a turn after another while this worker has work of its own, with
+        // nothing to test between two turns but the shutdown flag. The search and the parking,
+        // and the state they keep, are `find_work`'s.
         loop {
             if self.shutdown.load(SeqCst) {
                 return;
             }
-            if let Some(task) = self.next_task(ctx) {
-                if searching {
-                    searching = false;
-                    if self.idle.stop_search() {
-                        self.count(ctx, Counter::Wake);
-                    }
-                }
-                rested = false;
-                self.run_task(ctx, task);
-                continue;
-            }
+            let task = match self.next_task(ctx) {
+                Some(task) => task,
+                None => match self.find_work(ctx, timers) {
+                    Some(task) => task,
+                    None => return,
+                },
+            };
+            self.run_task(ctx, task);
+        }
+    }
+
+    /// A worker whose own slot and queues are empty: searches (steals, spins), parks, and looks
+    /// again when woken, until it has a task to run (`None`: shutdown). A worker that finds work
+    /// as a searcher stops searching first (see `idle`). Out of line: the worker's loop keeps its
+    /// turns tight.
+    #[inline(never)]
+    fn find_work(&self, ctx: &WorkerCtx, timers: &Timers) -> Option<TaskRef> {
+        let mut searching = false;
+        // Back from a timed park: one look at the slots and queues, without spinning.
+        let mut rested = false;
+        loop {
             self.end_episode(ctx);
             let found = if rested {
                 self.rescue_slot(ctx).or_else(|| {
@@ -616,20 +651,11 @@ impl Pool {
                     None
                 }
             };
-            if let Some(task) = found {
-                if searching {
-                    searching = false;
-                    if self.idle.stop_search() {
-                        self.count(ctx, Counter::Wake);
-                    }
-                }
-                rested = false;
-                self.run_task(ctx, task);
-                continue;
+            if found.is_some() {
+                self.stop_searching(ctx, searching);
+                return found;
             }
-            let Some(info) = self.idle.prepare_park(ctx.index, searching) else {
-                return;
-            };
+            let info = self.idle.prepare_park(ctx.index, searching)?;
             // A queue the thief would leave alone (see `has_stealable`) wakes nobody: its owner is
             // running and runs it, and this worker, parking while the owner runs, watches it.
             if info.last_searcher && self.has_stealable(ctx) && self.idle.notify_one() {
@@ -652,10 +678,23 @@ impl Pool {
             #[cfg(feature = "tracing")]
             tracing::trace!(worker = ctx.index, ?wake, "unpark");
             if self.shutdown.load(SeqCst) {
-                return;
+                return None;
             }
             searching = wake == Wake::Notified;
             rested = wake == Wake::Unparked;
+            // Its own slot and queues first, as at the top of the worker's loop.
+            if let Some(task) = self.next_task(ctx) {
+                self.stop_searching(ctx, searching);
+                return Some(task);
+            }
+        }
+    }
+
+    /// A searching worker that found work stops searching (and may wake another searcher).
+    #[inline]
+    fn stop_searching(&self, ctx: &WorkerCtx, searching: bool) {
+        if searching && self.idle.stop_search() {
+            self.count(ctx, Counter::Wake);
         }
     }
 
@@ -718,26 +757,16 @@ impl Pool {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
-        // A countdown rather than a modulo: the check runs on every turn.
-        let tick = match ctx.tick.get() {
-            0 => INJECTOR_INTERVAL - 1,
-            t => t - 1,
-        };
-        ctx.tick.set(tick);
-        match tick {
-            0 => {
-                if let Some(task) = self.steal_injector(ctx) {
-                    return Some(task);
-                }
+        // A countdown to the next turn that looks elsewhere first, rather than a modulo or a
+        // turn number compared with both such turns: one decrement and one test per turn.
+        let left = ctx.countdown.get() - 1;
+        ctx.countdown.set(left);
+        if left == 0 {
+            if let Some(task) = self.periodic_task(ctx) {
+                return Some(task);
             }
-            OLDEST_TURN => {
-                if let Some(task) = self.oldest_spawn(ctx) {
-                    return Some(task);
-                }
-            }
-            _ => {}
         }
         if let Some(task) = self.take_own_slot(ctx) {
             let chain = ctx.chain.get();
@@ -762,6 +791,23 @@ impl Pool {
             .pop()
             .or_else(|| ctx.spawns.pop())
             .or_else(|| self.steal_injector(ctx))
+    }
+
+    /// The turns that look elsewhere first (step 1 of "What a worker runs next"), alternately: the
+    /// oldest task of the spawn stack at turn [`OLDEST_TURN`] of every [`INJECTOR_INTERVAL`], the
+    /// injector at the last turn of it. Sets the countdown to the next one. Out of line: it runs
+    /// on one turn in thirty.
+    #[inline(never)]
+    fn periodic_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        if ctx.oldest_next.get() {
+            ctx.oldest_next.set(false);
+            ctx.countdown.set(INJECTOR_INTERVAL - OLDEST_TURN);
+            self.oldest_spawn(ctx)
+        } else {
+            ctx.oldest_next.set(true);
+            ctx.countdown.set(OLDEST_TURN);
+            self.steal_injector(ctx)
+        }
     }
 
     /// A searching worker that found nothing keeps looking for a short while before it parks: work
@@ -949,7 +995,7 @@ impl Pool {
         self.count(ctx, Counter::Task);
         let turns = ctx.turns.get().wrapping_add(1);
         ctx.turns.set(turns);
-        self.slots[ctx.index].begin_turn(turns);
+        ctx.slot().begin_turn(turns);
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => {
