@@ -299,24 +299,9 @@ impl<T> Mailbox<T> {
     /// Single consumer, as for [`Mailbox::pop`].
     #[inline]
     pub unsafe fn try_pop(&self) -> Option<T> {
-        self.tail.with_mut(|tail_slot| {
-            // SAFETY: single consumer (caller's contract), so the tail slot is ours.
-            let tail = unsafe { *tail_slot };
-            // SAFETY: as in `pop`.
-            let next = unsafe { (*tail).next.load(Ordering::Acquire) };
-            if next.is_null() {
-                return None;
-            }
-            // SAFETY: as in `pop`.
-            unsafe { *tail_slot = next };
-            // SAFETY: as in `pop`.
-            let value = unsafe { (*next.cast::<Node<T>>()).value.assume_init_read() };
-            if tail != self.stub_ptr() {
-                // SAFETY: as in `pop`.
-                unsafe { Node::free_empty(tail.cast::<Node<T>>()) };
-            }
-            Some(value)
-        })
+        // SAFETY: single consumer (caller's contract); the value is moved out at once, before
+        // any other pop.
+        unsafe { self.try_pop_in_place().map(|value| value.read()) }
     }
 
     /// Like [`Mailbox::try_pop`], but leaves the value where it is: returns a pointer to it in the

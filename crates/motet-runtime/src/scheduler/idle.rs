@@ -554,16 +554,7 @@ mod loom_models {
     /// stay in its turn.
     #[test]
     fn loom_a_lone_queued_task_of_a_busy_worker_is_rescued() {
-        loom::model(|| {
-            let w = world_with(1, true);
-            let idle_worker = {
-                let w = w.clone();
-                loom::thread::spawn(move || w.worker(0))
-            };
-            w.push_own();
-            idle_worker.join().unwrap();
-            assert_eq!(w.done.load(SeqCst), 1);
-        });
+        patient_thief_runs_the_queue_of_a_busy_worker(1);
     }
 
     /// Patient stealing: worker 1, busy, queues two tasks while worker 0 goes to sleep; the
@@ -571,16 +562,23 @@ mod loom_models {
     /// a timed park.
     #[test]
     fn loom_a_patient_thief_runs_a_queue_of_two() {
-        loom::model(|| {
-            let w = world_with(2, true);
+        patient_thief_runs_the_queue_of_a_busy_worker(2);
+    }
+
+    /// Worker 1, busy, queues `tasks` tasks under patient stealing while worker 0 goes to sleep;
+    /// every task runs.
+    fn patient_thief_runs_the_queue_of_a_busy_worker(tasks: usize) {
+        loom::model(move || {
+            let w = world_with(tasks, true);
             let idle_worker = {
                 let w = w.clone();
                 loom::thread::spawn(move || w.worker(0))
             };
-            w.push_own();
-            w.push_own();
+            for _ in 0..tasks {
+                w.push_own();
+            }
             idle_worker.join().unwrap();
-            assert_eq!(w.done.load(SeqCst), 2);
+            assert_eq!(w.done.load(SeqCst), tasks);
         });
     }
 
