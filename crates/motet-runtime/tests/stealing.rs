@@ -25,30 +25,11 @@ const POLICIES: [Stealing; 2] = [Stealing::Patient, Stealing::Eager];
 fn a_lone_queued_task_behind_a_long_turn_is_taken_over() {
     for stealing in POLICIES {
         for round in 0..10 {
-            let rt = Runtime::builder()
-                .workers(2)
-                .stealing(stealing)
-                .build()
-                .unwrap();
-            let handle = rt.handle().clone();
-            let (done_tx, done_rx) = mpsc::channel();
-            common::spawn(rt.handle(), move || {
-                let (ran_tx, ran_rx) = mpsc::channel();
-                for _ in 0..2 {
-                    let ran_tx = ran_tx.clone();
-                    common::spawn(&handle, move || ran_tx.send(()).unwrap());
-                }
-                let ran = (0..2).all(|_| ran_rx.recv_timeout(PATIENCE).is_ok());
-                done_tx.send(ran).unwrap();
-            });
-            let ran = done_rx
-                .recv_timeout(2 * PATIENCE)
-                .expect("the waiting task never finished");
+            let ran = tasks_behind_a_long_turn_all_run(stealing, 2);
             assert!(
                 ran,
                 "{stealing:?}, round {round}: a queued task waited behind its owner's turn"
             );
-            rt.wait_quiescent();
         }
     }
 }
@@ -121,29 +102,37 @@ fn fine_grained_work_runs_exactly_once_under_either_policy() {
 fn a_long_queue_behind_a_long_turn_is_run_by_the_other_worker() {
     const TASKS: usize = 1000;
     for stealing in POLICIES {
-        let rt = Runtime::builder()
-            .workers(2)
-            .stealing(stealing)
-            .build()
-            .unwrap();
-        let handle = rt.handle().clone();
-        let (done_tx, done_rx) = mpsc::channel();
-        common::spawn(rt.handle(), move || {
-            let (ran_tx, ran_rx) = mpsc::channel();
-            for _ in 0..TASKS {
-                let ran_tx = ran_tx.clone();
-                common::spawn(&handle, move || ran_tx.send(()).unwrap());
-            }
-            let ran = (0..TASKS).all(|_| ran_rx.recv_timeout(PATIENCE).is_ok());
-            done_tx.send(ran).unwrap();
-        });
-        let ran = done_rx
-            .recv_timeout(2 * PATIENCE)
-            .expect("the waiting task never finished");
+        let ran = tasks_behind_a_long_turn_all_run(stealing, TASKS);
         assert!(
             ran,
             "{stealing:?}: queued tasks waited behind their owner's turn"
         );
-        rt.wait_quiescent();
     }
+}
+
+/// On a 2-worker pool, a task makes `tasks` tasks runnable (the first into its slot, the rest
+/// into its queue) and then blocks until all of them have run, so the other worker must take
+/// them over; whether they all ran within [`PATIENCE`]. The pool is quiescent afterwards.
+fn tasks_behind_a_long_turn_all_run(stealing: Stealing, tasks: usize) -> bool {
+    let rt = Runtime::builder()
+        .workers(2)
+        .stealing(stealing)
+        .build()
+        .unwrap();
+    let handle = rt.handle().clone();
+    let (done_tx, done_rx) = mpsc::channel();
+    common::spawn(rt.handle(), move || {
+        let (ran_tx, ran_rx) = mpsc::channel();
+        for _ in 0..tasks {
+            let ran_tx = ran_tx.clone();
+            common::spawn(&handle, move || ran_tx.send(()).unwrap());
+        }
+        let ran = (0..tasks).all(|_| ran_rx.recv_timeout(PATIENCE).is_ok());
+        done_tx.send(ran).unwrap();
+    });
+    let ran = done_rx
+        .recv_timeout(2 * PATIENCE)
+        .expect("the waiting task never finished");
+    rt.wait_quiescent();
+    ran
 }
