@@ -3,28 +3,31 @@
 //! # Steps
 //! A block that has done step `k` (`k = −1` before the first) waits for the step-`k` results of
 //! its neighbours. A neighbour can be at most one step ahead, since its step `k + 2` needs this
-//! block's result `k + 1`; so results are kept apart by the parity of their step ([`Steps`]) and
-//! never overwrite one another. After a step, the next step's results may all be here already
+//! block's result `k + 1`; so results are counted apart by the parity of their step ([`Step`])
+//! and never overwrite one another. After a step, the next step's results may all be here already
 //! (every neighbour got ahead), so the block steps again at once.
 //!
-//! Blocks are shared, not copied. A step reads one column and one row, from one block of its
-//! block row and one of its block column; so every neighbour gets the result message, and the
-//! result carries an `Arc` of the new block to the neighbours whose next step reads it (those of
-//! the block row or column holding row and column `k + 1`, none at most steps): the others only
-//! count it (Savina's blocks store every neighbour's block but read only those two), and sharing
-//! the block with them would cost two atomic updates of its count per message. A block copies the column
-//! and the row it reads out of those results as they come (`b` distances each) and drops them.
-//! So a block's last result is unshared as soon as the neighbours that read it have taken it, and
-//! the next step updates it in place, as the floor does (row and column `k` do not change in step
-//! `k`). Where a neighbour has not taken it yet, the step writes into the block of two steps ago
-//! instead (double buffering), or a fresh one if that too is still held.
+//! # What a result carries
+//! Every neighbour gets a result message per step, as in Savina. Step `k + 1` of a block reads one
+//! column and one row: column `k + 1` for its rows, held by the block of its block row in block
+//! column `(k + 1) / b`, and row `k + 1` for its columns, held by the block of its block column in
+//! block row `(k + 1) / b` (Savina's blocks store every neighbour's block and read those two
+//! parts). So a result carries, shared by the neighbours it goes to, only the part of the new
+//! block that their next step reads: row `k + 1` (`b` distances) to the blocks of its block column
+//! if its block row holds that row, column `k + 1` to the blocks of its block row if its block
+//! column holds that column, nothing otherwise. The receiver copies the part into the step's row
+//! or column. The sender's block is therefore never shared: every step updates it in place, as
+//! the floor does (row and column `k` do not change in step `k`), with no second buffer and no
+//! block copy; and the strided column is gathered once by its sender instead of once by each of
+//! the neighbours that read it. A result names the sender by its slot in the receiver's list of
+//! neighbours, so the receiver files it without working out where the sender sits.
 
 use std::sync::{Arc, Mutex};
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::blocks::{relax, relax_in_place};
+use super::blocks::relax_in_place;
 use super::{check, Block, Config, Dist, Graph, Layout};
 use crate::bench::{Iteration, Outcome};
 use crate::motet_support;
@@ -57,7 +60,7 @@ fn run(program: &Program, rt: &Runtime) -> Outcome {
     let errors = Arc::new(Mutex::new(Vec::new()));
     let blocks: Vec<Addr<BlockMsg>> = (0..layout.blocks())
         .map(|id| {
-            let initial: Block = layout.cut(&program.graph.weights, id).into();
+            let initial = layout.cut(&program.graph.weights, id);
             spawn(
                 rt.handle(),
                 BlockActor::new(id, layout, initial, finals.clone(), errors.clone()),
@@ -90,64 +93,41 @@ enum BlockMsg {
     Neighbors(Vec<Addr<BlockMsg>>),
     /// Start: broadcast the initial block.
     Initial,
-    /// The block at (block row, block column) `from`, after its step `k`; the block itself only
-    /// to a neighbour whose step `k + 1` reads it.
+    /// The sender's result of step `k`: `slot` is the sender's place in the receiver's list of
+    /// neighbours, `part` the row or column of the new block that the receiver's step `k + 1`
+    /// reads, if that is the sender's.
     Result {
-        k: i64,
-        from: (u32, u32),
-        data: Option<Block>,
+        k: i32,
+        slot: u32,
+        part: Option<Part>,
     },
 }
 
-/// The neighbours' results of one step: which neighbours have sent theirs, and the row and the
-/// column the next step reads. The step needs one column and one row, held by one block of this
-/// block's row and one of its column: they are copied out of those two results as they come, so
-/// that no result is kept (and the sender may update its block in place once every neighbour has
-/// taken it); the other results are only counted.
+/// Row or column `k + 1` of a block after its step `k` (`b` distances), shared by the neighbours
+/// whose step `k + 1` reads it.
+type Part = Arc<[Dist]>;
+
+/// The neighbours' results of one step: how many have come, and the row and the column of the
+/// next step (copied out of the two results that carry them; the others are only counted).
 struct Step {
-    /// The block row and block column holding row and column `k + 1`: `(k + 1) / b`.
-    source: usize,
-    seen: Vec<bool>,
+    /// Results received.
     count: usize,
-    /// Column `k + 1` for this block's rows (`D[i][k + 1]`), copied from the block holding it if
-    /// that is a neighbour.
+    /// Results received with a part.
+    parts: usize,
+    /// Column `k + 1` for this block's rows (`D[i][k + 1]`).
     column: Vec<Dist>,
-    /// Row `k + 1` for this block's columns (`D[k + 1][j]`), copied from the block holding it if
-    /// that is a neighbour.
+    /// Row `k + 1` for this block's columns (`D[k + 1][j]`).
     row: Vec<Dist>,
 }
 
 impl Step {
-    fn new(neighbours: usize, source: usize, b: usize) -> Step {
+    fn new(b: usize) -> Step {
         Step {
-            source,
-            seen: vec![false; neighbours],
             count: 0,
+            parts: 0,
             column: Vec::with_capacity(b),
             row: Vec::with_capacity(b),
         }
-    }
-
-    /// Empties the step for the results it collects next, which feed the step reading block row
-    /// and column `source`.
-    fn clear(&mut self, source: usize) {
-        self.source = source;
-        self.seen.iter_mut().for_each(|s| *s = false);
-        self.count = 0;
-    }
-}
-
-/// The results of two consecutive steps, kept apart by the step's parity.
-struct Steps([Step; 2]);
-
-impl Steps {
-    /// Results of step −1 (odd, feeding step 0) and of step 0 (even, feeding step 1).
-    fn new(neighbours: usize, b: usize) -> Steps {
-        Steps([Step::new(neighbours, 1 / b, b), Step::new(neighbours, 0, b)])
-    }
-
-    fn of(&mut self, k: i64) -> &mut Step {
-        &mut self.0[(k & 1) as usize]
     }
 }
 
@@ -157,14 +137,17 @@ struct BlockActor {
     at: (usize, usize),
     layout: Layout,
     neighbours: Vec<Addr<BlockMsg>>,
+    /// This block's slot in each neighbour's list of neighbours, in the order of `neighbours`.
+    slots: Vec<u32>,
     /// The last step done (−1: none yet).
-    k: i64,
+    k: i32,
     /// Whether `Initial` has come (the block has broadcast its step −1).
     started: bool,
-    current: Block,
-    /// The block of two steps ago, reused when no neighbour holds it any more.
-    spare: Option<Block>,
-    steps: Steps,
+    /// The block's distances after step `k`, never shared (results carry copies of one row or
+    /// column).
+    current: Vec<Dist>,
+    /// The results of steps with an even (0) and an odd (1) `k`.
+    steps: [Step; 2],
     finals: Finals,
     errors: Arc<Mutex<Vec<String>>>,
 }
@@ -173,7 +156,7 @@ impl BlockActor {
     fn new(
         id: usize,
         layout: Layout,
-        initial: Block,
+        initial: Vec<Dist>,
         finals: Finals,
         errors: Arc<Mutex<Vec<String>>>,
     ) -> BlockActor {
@@ -182,114 +165,108 @@ impl BlockActor {
             at: layout.coords(id),
             layout,
             neighbours: Vec::new(),
+            slots: Vec::new(),
             k: -1,
             started: false,
             current: initial,
-            spare: None,
-            steps: Steps::new(0, layout.b()),
+            steps: [Step::new(layout.b()), Step::new(layout.b())],
             finals,
             errors,
         }
     }
 
-    /// Sends the result of step `k` to every neighbour, with the current block to those whose
-    /// step `k + 1` reads it: the neighbours of this block's column if this block row holds row
-    /// `k + 1`, those of its row if this block column holds column `k + 1`.
+    /// Sends the result of step `k` to every neighbour: row `k + 1` of the block to the
+    /// neighbours of its block column if this block row holds that row, column `k + 1` to those
+    /// of its block row if this block column holds that column (after the last step, neither).
     fn broadcast(&self) {
-        let source = (self.k + 1) as usize / self.layout.b();
+        let next = (self.k + 1) as usize;
+        let source = next / self.layout.b();
         let (bi, bj) = self.at;
+        let row: Option<Part> = (bi == source).then(|| self.layout.row(&self.current, next).into());
+        let column: Option<Part> = (bj == source).then(|| {
+            let mut column = Vec::with_capacity(self.layout.b());
+            self.layout.column_into(&self.current, next, &mut column);
+            column.into()
+        });
         // [`Layout::neighbours`] order: the other blocks of this block column, then of this row.
         let column_neighbours = self.neighbours.len() / 2;
-        for (slot, neighbour) in self.neighbours.iter().enumerate() {
-            let reads = if slot < column_neighbours {
-                bi == source
+        for (at, (neighbour, &slot)) in self.neighbours.iter().zip(&self.slots).enumerate() {
+            let part = if at < column_neighbours {
+                &row
             } else {
-                bj == source
+                &column
             };
             let _ = neighbour.tell(BlockMsg::Result {
                 k: self.k,
-                from: (bi as u32, bj as u32),
-                data: reads.then(|| self.current.clone()),
+                slot,
+                part: part.clone(),
             });
         }
     }
 
-    /// Stores the result of step `k` (this step or the next) of the block at `from`; false if
-    /// that block is not a neighbour, already sent it, or did not send a block the next step
-    /// reads. (No divisions: this runs per message.)
-    fn store(&mut self, k: i64, from: (u32, u32), data: Option<Block>) -> bool {
-        let (fi, fj) = (from.0 as usize, from.1 as usize);
-        let (bi, bj) = self.at;
-        let skip = |x: usize, own: usize| if x < own { x } else { x - 1 };
-        let per_dim = self.neighbours.len() / 2 + 1;
-        let slot = match (fi == bi, fj == bj) {
-            (false, true) if fi < per_dim => skip(fi, bi),
-            (true, false) if fj < per_dim => per_dim - 1 + skip(fj, bj),
-            _ => return false,
-        };
-        let step = self.steps.of(k);
-        if std::mem::replace(&mut step.seen[slot], true) {
+    /// Files the result of step `k` (this step or the next) from the neighbour in `slot`; false if
+    /// it is of neither step or from no neighbour.
+    fn store(&mut self, k: i32, slot: u32, part: Option<Part>) -> bool {
+        let slot = slot as usize;
+        let ahead = k.wrapping_sub(self.k);
+        if !(ahead == 0 || ahead == 1) || slot >= self.neighbours.len() {
             return false;
         }
+        let step = &mut self.steps[(k & 1) as usize];
         step.count += 1;
-        let source = step.source;
-        if fj == source && fi == bi {
-            let Some(data) = &data else { return false };
-            self.layout
-                .column_into(data, (k + 1) as usize, &mut step.column);
-        }
-        if fi == source && fj == bj {
-            let Some(data) = &data else { return false };
-            step.row.clear();
-            step.row
-                .extend_from_slice(self.layout.row(data, (k + 1) as usize));
+        if let Some(part) = part {
+            step.parts += 1;
+            // The first half of the neighbours share this block's column: they send rows.
+            let into = if slot < self.neighbours.len() / 2 {
+                &mut step.row
+            } else {
+                &mut step.column
+            };
+            into.clear();
+            into.extend_from_slice(&part);
         }
         true
     }
 
     /// Steps while every neighbour's result for the last step is here; stops after step `n − 1`.
     fn advance(&mut self, ctx: &mut Context<'_, Self>) {
-        let last = self.layout.n() as i64 - 1;
+        let last = self.layout.n() as i32 - 1;
         let neighbours = self.neighbours.len();
-        while self.started && self.k < last && self.steps.of(self.k).count == neighbours {
+        while self.started && self.k < last && self.steps[(self.k & 1) as usize].count == neighbours
+        {
             let k = (self.k + 1) as usize;
+            let source = k / self.layout.b();
             let (bi, bj) = self.at;
-            let step = &mut self.steps.0[(self.k & 1) as usize];
-            debug_assert_eq!(step.source, k / self.layout.b());
+            let step = &mut self.steps[(self.k & 1) as usize];
+            // The neighbours send the row and the column this block does not hold itself.
+            let expected = usize::from(bi != source) + usize::from(bj != source);
+            if step.parts != expected {
+                let e = format!(
+                    "block {} at step {k}: {} of the {expected} row and column parts came",
+                    self.id, step.parts
+                );
+                return self.fail(ctx, e);
+            }
             // Row and column k held by this block itself are copied out here (they do not change
             // in step k, as D[k][k] = 0, so the block can then be updated in place).
-            if step.source == bj {
+            if bj == source {
                 self.layout.column_into(&self.current, k, &mut step.column);
             }
-            if step.source == bi {
+            if bi == source {
                 step.row.clear();
                 step.row
                     .extend_from_slice(self.layout.row(&self.current, k));
             }
-            if let Some(block) = Arc::get_mut(&mut self.current) {
-                // Every neighbour has taken the last result and dropped it: update it in place,
-                // as the floor does.
-                relax_in_place(block, &step.column, &step.row);
-            } else {
-                // A neighbour has not taken the last result yet: write the step into the block
-                // of two steps ago.
-                let fresh = || -> Block { vec![0; self.current.len()].into() };
-                let mut next = self.spare.take().unwrap_or_else(fresh);
-                if Arc::get_mut(&mut next).is_none() {
-                    next = fresh();
-                }
-                let out = Arc::get_mut(&mut next).expect("a fresh block is not shared");
-                relax(&self.current, out, &step.column, &step.row);
-                self.spare = Some(std::mem::replace(&mut self.current, next));
-            }
-            // These slots next collect the results of step k + 1, which feed step k + 2.
-            step.clear((k + 2) / self.layout.b());
+            relax_in_place(&mut self.current, &step.column, &step.row);
+            // These counts next collect the results of step k + 1, which feed step k + 2.
+            step.count = 0;
+            step.parts = 0;
             self.k += 1;
             self.broadcast();
         }
         if self.k == last {
-            self.finals.lock().unwrap_or_else(|e| e.into_inner())[self.id] =
-                Some(self.current.clone());
+            let block: Block = std::mem::take(&mut self.current).into();
+            self.finals.lock().unwrap_or_else(|e| e.into_inner())[self.id] = Some(block);
             self.neighbours.clear();
             ctx.stop();
         }
@@ -310,28 +287,33 @@ impl Actor for BlockActor {
 
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: BlockMsg) {
         match msg {
+            BlockMsg::Result { k, slot, part } => {
+                if self.store(k, slot, part) {
+                    // Most results complete no step: only the last of a step's calls `advance`.
+                    if self.steps[(self.k & 1) as usize].count == self.neighbours.len() {
+                        self.advance(ctx);
+                    }
+                } else {
+                    let e = format!(
+                        "block {} at step {}: unexpected result of step {k} from slot {slot}",
+                        self.id, self.k
+                    );
+                    self.fail(ctx, e);
+                }
+            }
             BlockMsg::Neighbors(neighbours) => {
-                self.steps = Steps::new(neighbours.len(), self.layout.b());
+                self.slots = self
+                    .layout
+                    .neighbours(self.id)
+                    .into_iter()
+                    .map(|n| self.layout.slot(n, self.id) as u32)
+                    .collect();
                 self.neighbours = neighbours;
             }
             BlockMsg::Initial => {
                 self.started = true;
                 self.broadcast();
                 self.advance(ctx);
-            }
-            BlockMsg::Result { k, from, data } => {
-                if (k == self.k || k == self.k + 1) && self.store(k, from, data) {
-                    // Most results complete no step: only the last of a step's calls `advance`.
-                    if self.steps.of(self.k).count == self.neighbours.len() {
-                        self.advance(ctx);
-                    }
-                } else {
-                    let e = format!(
-                        "block {} at step {}: unexpected result of step {k} from block {from:?}",
-                        self.id, self.k
-                    );
-                    self.fail(ctx, e);
-                }
             }
         }
     }

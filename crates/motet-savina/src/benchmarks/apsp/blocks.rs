@@ -69,6 +69,22 @@ impl Layout {
         column.chain(row).collect()
     }
 
+    /// The place of block `from` in the [`neighbours`](Layout::neighbours) of block `to` (`from`
+    /// a neighbour of `to`).
+    pub(crate) fn slot(&self, to: usize, from: usize) -> usize {
+        let ((ti, tj), (fi, fj)) = (self.coords(to), self.coords(from));
+        debug_assert!(
+            (fi == ti) != (fj == tj),
+            "block {from} is no neighbour of {to}"
+        );
+        let skip = |x: usize, own: usize| if x < own { x } else { x - 1 };
+        if fj == tj {
+            skip(fi, ti)
+        } else {
+            self.per_dim - 1 + skip(fj, tj)
+        }
+    }
+
     /// Block `id` of the full matrix `d`.
     pub(crate) fn cut(&self, d: &[Dist], id: usize) -> Vec<Dist> {
         let (bi, bj) = self.coords(id);
@@ -108,8 +124,9 @@ impl Layout {
 
     /// Copies column `k` (global) of `block`, a block of the block column holding it, into `out`.
     pub(crate) fn column_into(&self, block: &[Dist], k: usize, out: &mut Vec<Dist>) {
+        let c = k % self.b;
         out.clear();
-        out.extend(block.iter().skip(k % self.b).step_by(self.b));
+        out.extend(block.chunks_exact(self.b).map(|row| row[c]));
     }
 
     /// Row `k` (global) of `block`, a block of the block row holding it.
@@ -141,14 +158,27 @@ fn relax_avx2(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
     relax_loop(prev, out, col_k, row_k);
 }
 
+/// Distances per vector of the step's loops: 8 `i32`s fill one AVX2 register (two SSE2 ones).
+const LANES: usize = 8;
+
 /// The loop of [`relax`] (inlined into each caller, so that it is compiled for that caller's
-/// instruction set).
+/// instruction set). Each row goes `LANES` distances at a time, a whole vector per chunk, then the
+/// `b % LANES` left over one by one: at `b = 50`, 6 vector steps and 2 single ones, where the
+/// compiler's own vectorisation (4 vectors per iteration) left 18 of the 50 to scalar code.
 #[inline(always)]
 fn relax_loop(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
     let b = row_k.len();
+    let (row_lanes, row_tail) = row_k.as_chunks::<LANES>();
     for ((out_row, prev_row), &via) in out.chunks_exact_mut(b).zip(prev.chunks_exact(b)).zip(col_k)
     {
-        for ((o, &p), &r) in out_row.iter_mut().zip(prev_row).zip(row_k) {
+        let (out_lanes, out_tail) = out_row.as_chunks_mut::<LANES>();
+        let (prev_lanes, prev_tail) = prev_row.as_chunks::<LANES>();
+        for ((o, p), r) in out_lanes.iter_mut().zip(prev_lanes).zip(row_lanes) {
+            for l in 0..LANES {
+                o[l] = p[l].min(via + r[l]);
+            }
+        }
+        for ((o, &p), &r) in out_tail.iter_mut().zip(prev_tail).zip(row_tail) {
             *o = p.min(via + r);
         }
     }
@@ -174,12 +204,19 @@ fn relax_in_place_avx2(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
 }
 
 /// The loop of [`relax_in_place`] (inlined into each caller, so that it is compiled for that
-/// caller's instruction set).
+/// caller's instruction set), `LANES` distances at a time as [`relax_loop`].
 #[inline(always)]
 fn relax_in_place_loop(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
     let b = row_k.len();
+    let (row_lanes, row_tail) = row_k.as_chunks::<LANES>();
     for (row, &via) in d.chunks_exact_mut(b).zip(col_k) {
-        for (x, &r) in row.iter_mut().zip(row_k) {
+        let (lanes, tail) = row.as_chunks_mut::<LANES>();
+        for (x, r) in lanes.iter_mut().zip(row_lanes) {
+            for l in 0..LANES {
+                x[l] = x[l].min(via + r[l]);
+            }
+        }
+        for (x, &r) in tail.iter_mut().zip(row_tail) {
             *x = (*x).min(via + r);
         }
     }
@@ -203,6 +240,11 @@ mod tests {
             }
         }
         assert_eq!(layout.neighbours(5), [1, 9, 13, 4, 6, 7]);
+        for to in 0..layout.blocks() {
+            for (slot, &from) in layout.neighbours(to).iter().enumerate() {
+                assert_eq!(layout.slot(to, from), slot, "block {from} in {to}'s list");
+            }
+        }
     }
 
     #[test]
