@@ -8,7 +8,8 @@ use std::sync::Arc;
 /// loop handles twice as many per vector instruction.
 pub(crate) type Dist = i32;
 
-/// One block of distances, `b × b` row-major, shared read-only with the neighbours it is sent to.
+/// One block of distances, `b × b` row-major, shared read-only: on the reactors' ports, and as the
+/// final distances a run hands to the check.
 pub(crate) type Block = Arc<[Dist]>;
 
 /// How the `n × n` matrix is cut into `b × b` blocks, numbered row-major.

@@ -9,8 +9,9 @@
 //! `Result(k = −1, id, block)`. Once it holds the step-`k` results of all its neighbours it does
 //! step `k + 1`, `D'[i][j] = min(D[i][j], D[i][k+1] + D[k+1][j])` (row and column `k + 1` come from
 //! its own block or two of the neighbours'), broadcasts its result, and exits after step `n − 1`.
-//! At the defaults: 36 blocks, 108,360 result messages. A result carries the new block (shared)
-//! to the neighbours whose next step reads it; the others only count it (see the `actor` module).
+//! At the defaults: 36 blocks, 108,360 result messages. A result carries the row or the column of
+//! the new block that the receiver's next step reads, if that is the sender's (shared by the
+//! neighbours it goes to); the others only count it (see the `actor` module).
 //!
 //! Savina keys the neighbours' blocks by sender only, so a neighbour one step ahead overwrites the
 //! block the current step still needs (SPEC.md sections 3.25 and 6). Here they are kept by
