@@ -195,11 +195,28 @@ fn relax_in_place_avx2(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
 }
 
 /// The loop of [`relax_in_place`] (inlined into each caller, so that it is compiled for that
-/// caller's instruction set).
+/// caller's instruction set). It updates two rows per pass over row `k`, so each vector of row
+/// `k` is loaded once for both: measured about an eighth faster than a row at a time on an AMD
+/// EPYC with AVX2 (the default blocks, the floor's order of steps).
 #[inline(always)]
 fn relax_in_place_loop(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
     let b = row_k.len();
-    for (row, &via) in d.chunks_exact_mut(b).zip(col_k) {
+    let mut pairs = d.chunks_exact_mut(2 * b);
+    let mut vias = col_k.chunks_exact(2);
+    for (pair, via) in (&mut pairs).zip(&mut vias) {
+        let (upper, lower) = pair.split_at_mut(b);
+        let (via_upper, via_lower) = (via[0], via[1]);
+        for ((x, y), &r) in upper.iter_mut().zip(lower.iter_mut()).zip(row_k) {
+            *x = (*x).min(via_upper + r);
+            *y = (*y).min(via_lower + r);
+        }
+    }
+    // An odd last row.
+    for (row, &via) in pairs
+        .into_remainder()
+        .chunks_exact_mut(b)
+        .zip(vias.remainder())
+    {
         for (x, &r) in row.iter_mut().zip(row_k) {
             *x = (*x).min(via + r);
         }
