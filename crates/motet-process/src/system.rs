@@ -66,15 +66,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SystemShared {
-    /// Hands a notified process to the runtime: from a worker, into that worker's next-task slot.
+    /// Hands a process whose run is owed to the runtime: from a worker, into that worker's next-task slot.
     ///
     /// # Safety
-    /// The caller won the process's idle-to-notified transition (see [`process::schedule`]).
+    /// The caller won the process's idle-to-running transition (see [`process::schedule`]).
     #[inline]
     pub(crate) unsafe fn schedule(&self, header: NonNull<Header>) {
         #[cfg(not(loom))]
         // SAFETY: the header is at offset 0 of the process allocation, alive while scheduled (a
-        // notified process completes only in a run); the state word guarantees a single scheduling.
+        // process whose run is owed completes only in that run); the state word guarantees a single scheduling.
         unsafe {
             self.handle.schedule(TaskRef::from_raw(header.cast()))
         };
@@ -351,7 +351,7 @@ impl ProcessSystem {
         // Counted before it can run (and finish): see `Registry::live`. It registers in the
         // registry only if it parks.
         self.shared.registry.spawned();
-        // SAFETY: a new process starts notified, and nobody else has seen it: ours to schedule.
+        // SAFETY: a new process starts `RUNNING`, and nobody else has seen it: ours to schedule.
         unsafe { self.shared.schedule_new(header) };
     }
 
