@@ -440,6 +440,13 @@ impl ProcessSystem {
     /// ends), and this call returns once all are gone. Values a cancelled receive had been handed are
     /// put back into their channels, so nothing is lost while a receiver remains.
     pub fn shutdown(&self) {
+        self.cancel_all();
+        let _ = self.wait_until(None);
+    }
+
+    /// The first half of [`shutdown`](ProcessSystem::shutdown): refuses later spawns and cancels
+    /// every live process (scheduling the parked ones), without waiting for them.
+    fn cancel_all(&self) {
         self.shared.shut_down.store(true, SeqCst);
         let mut to_schedule = Vec::new();
         self.shared.registry.close_and_for_each(|header| {
@@ -452,7 +459,13 @@ impl ProcessSystem {
             // SAFETY: `cancel` returned true: ours to schedule; its run will cancel it.
             unsafe { process::schedule(header) };
         }
-        let _ = self.wait_until(None);
+    }
+
+    /// [`shutdown`](ProcessSystem::shutdown) without the wait, for the loom models (whose
+    /// processes run on the model's own thread, so a wait there would never end).
+    #[cfg(loom)]
+    pub(crate) fn cancel_all_for_model(&self) {
+        self.cancel_all();
     }
 
     /// Runs `future` to completion on the calling thread, which blocks while the future waits. Inside
