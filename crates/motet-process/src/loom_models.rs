@@ -149,3 +149,32 @@ fn loom_last_sender_drop_races_a_mint() {
         assert_eq!(system.live(), 0);
     });
 }
+
+/// Shutdown (its cancelling half; the wait would block the model) races a send to a parked
+/// process: the process's state word gets the sender's wake-up and the cancellation from two
+/// threads, and exactly one of them schedules it (a wake that finds
+/// it idle marks it running). It runs once more and ends, received or cancelled, and nothing is
+/// scheduled twice.
+#[test]
+fn loom_shutdown_races_a_wake() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let out = spawn_receiver(&system, rx);
+        // The receiver parks (and joins the registry, where shutdown finds it).
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 0);
+        let sender = loom::thread::spawn(move || tx.send(7).is_ok());
+        let stopper = {
+            let system = system.clone();
+            loom::thread::spawn(move || system.cancel_all_for_model())
+        };
+        let sent = sender.join().unwrap();
+        stopper.join().unwrap();
+        system.run_ready();
+        let got = out.load(SeqCst);
+        assert!(got == 8 || got == 0, "got {got}");
+        assert!(got == 0 || sent, "received a value that was not sent");
+        assert_eq!(system.live(), 0);
+    });
+}

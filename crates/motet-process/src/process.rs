@@ -12,32 +12,42 @@
 //!
 //! `state` packs four flags and a reference count:
 //!
-//! - `NOTIFIED`: a wake-up has not been consumed by a poll yet. Set by every wake; whoever sets it on a
-//!   process that was neither notified, running nor complete owns the right (and the duty) to
-//!   schedule it. A process that is notified and not running is in the runtime's queues (or about to
-//!   be put there by that owner).
-//! - `RUNNING`: a worker is polling the future. A wake during a poll only sets `NOTIFIED`; the worker
-//!   sees it when the poll returns and polls again (or yields the process if its step budget is spent),
-//!   so no wake-up is lost and no process is in the scheduler twice.
+//! - `RUNNING`: the process is owned by a run: scheduled (in the runtime's queues, or about to be put
+//!   there) or being polled. A wake that finds the process neither running nor complete sets
+//!   `RUNNING` and owns the right (and the duty) to schedule it; so a run starts owning the process
+//!   without a read-modify-write of its own, as an actor's turn starts after the push that found its
+//!   mailbox idle.
+//! - `NOTIFIED`: a wake-up came while the process was running. The worker sees it when the poll
+//!   returns and polls again (or yields the process if its step budget is spent), so no wake-up is
+//!   lost and no process is in the scheduler twice. Between the end of that poll (which clears
+//!   `RUNNING`) and the run taking the process back, the word holds `NOTIFIED` without `RUNNING`,
+//!   which a wake treats as running.
 //! - `COMPLETE`: the future finished (or was cancelled) and has been dropped.
 //! - `CANCELLED`: [`ProcessSystem::shutdown`](crate::ProcessSystem::shutdown) asked the process to stop:
 //!   its next run drops the future instead of polling it.
 //! - the count (units of `REF_ONE`): one reference held by the process itself until it completes, plus
 //!   one per [`Waker`] clone. The allocation is freed when the count reaches zero.
 //!
-//! Transitions, each one atomic read-modify-write:
+//! Transitions (every one but a run's start is one atomic read-modify-write):
 //!
 //! | event | operation | effect |
 //! | --- | --- | --- |
-//! | wake | `fetch_or(NOTIFIED)` | schedules the process if it was idle |
-//! | run starts | `fetch_add(RUNNING - NOTIFIED)` | consumes the wake-up, marks running |
-//! | poll returned `Pending` | `fetch_sub(RUNNING)` | idle, or notified again: poll again or yield |
+//! | wake | compare-and-swap: idle -> `+ RUNNING`, else `+ NOTIFIED` | schedules the process if it was idle |
+//! | run starts | a load | sees `CANCELLED` |
+//! | poll returned `Pending` | `fetch_sub(RUNNING)` | idle, or notified: take it back |
+//! | taken back after a wake-up | `fetch_add(RUNNING - NOTIFIED)` | poll again, or yield (still `RUNNING`) |
 //! | future done | `fetch_add(COMPLETE - RUNNING - REF_ONE)` | complete, drops the process's reference |
 //!
-//! The run's two transitions are additions, not `fetch_xor`/`fetch_and`: the flags they change are
-//! known (notified and not running; running), so an addition does the same, and an addition whose
-//! result is used is one `lock xadd` on x86, where a `fetch_xor` or `fetch_and` whose result is used
-//! is a compare-and-swap loop.
+//! The run's transitions are additions, not `fetch_xor`/`fetch_and`: the flags they change are
+//! known, so an addition does the same, and an addition whose result is used is one `lock xadd` on
+//! x86, where a `fetch_xor` or `fetch_and` whose result is used is a compare-and-swap loop.
+//!
+//! A hop of a message to a parked process thus costs the process two read-modify-writes of its
+//! state word (the sender's wake, the run's end), where it used to cost three (a `fetch_or` to
+//! wake, which compiles to a compare-and-swap loop anyway since its result is tested, a
+//! `fetch_add` to start the run and a `fetch_sub` to end it). A process that a wake-up finds
+//! already scheduled only gets `NOTIFIED`, and polls once more than it needs to: harmless, since a
+//! poll re-checks what it waits for.
 //!
 //! # Waking without a reference
 //!
@@ -45,7 +55,7 @@
 //! pointer its wait-queue entry holds: no reference count is taken. This is sound because the entry
 //! lies inside the process's own allocation (checked when it registers, see [`Header::contains`]):
 //! the process cannot be freed before its future is dropped, dropping the future unlinks the entry
-//! under the same lock, and a sender that wins the idle-to-notified transition is the only one that
+//! under the same lock, and a sender that wins the idle-to-running transition is the only one that
 //! may schedule the process, so it cannot run (let alone finish) before that sender is done with it.
 //! Wakers handed to other futures (timers, actor asks) are ordinary counted [`Waker`] clones.
 
@@ -121,29 +131,48 @@ impl Header {
     }
 
     /// Records a wake-up; true if the caller now owns the duty to schedule the process (it was
-    /// neither notified, running nor complete).
+    /// neither running nor complete, and is now `RUNNING`: owned by the run the caller schedules).
     #[inline]
     pub(crate) fn notify(&self) -> bool {
-        // AcqRel: Release publishes what the waker did before waking to the run that consumes the
-        // wake-up (its `start_run` acquires); Acquire orders our later use of the process after it.
-        let prev = self.state.fetch_or(NOTIFIED, Ordering::AcqRel);
-        prev & (NOTIFIED | RUNNING | COMPLETE) == 0
-    }
-
-    /// Starts a run: consumes the wake-up and marks the process running. Returns the previous
-    /// state. The process must be notified and not running (scheduled, or woken during its poll).
-    #[inline]
-    fn start_run(&self) -> usize {
-        // NOTIFIED is set and RUNNING clear, so adding RUNNING - NOTIFIED clears one and sets the
-        // other (see the module docs). Acquire: sees what the wakers published before their
-        // `fetch_or`.
-        self.state.fetch_add(RUNNING - NOTIFIED, Ordering::Acquire)
+        self.wake_with(0)
     }
 
     /// Asks the process to stop; true if the caller must schedule it (so that its run cancels it).
     pub(crate) fn cancel(&self) -> bool {
-        let prev = self.state.fetch_or(NOTIFIED | CANCELLED, Ordering::AcqRel);
-        prev & (NOTIFIED | RUNNING | COMPLETE) == 0
+        self.wake_with(CANCELLED)
+    }
+
+    /// A wake-up that also sets `extra`: an idle process becomes `RUNNING` (the caller schedules
+    /// it, and returns true), a running one `NOTIFIED` (as does one whose run is just taking
+    /// itself back after a wake-up, `NOTIFIED` without `RUNNING`). A complete one only gets the
+    /// flags.
+    #[inline]
+    fn wake_with(&self, extra: usize) -> bool {
+        let mut cur = self.state.load(Ordering::Relaxed);
+        loop {
+            let idle = cur & (NOTIFIED | RUNNING | COMPLETE) == 0;
+            let new = cur | extra | if idle { RUNNING } else { NOTIFIED };
+            // AcqRel: Release publishes what the waker did before waking to the run that sees the
+            // wake-up (a poll's end acquires; a scheduled run is ordered after the scheduling);
+            // Acquire orders our later use of the process after it.
+            match self
+                .state
+                .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return idle,
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// Takes back a process whose poll ended with a wake-up pending (`NOTIFIED` set, `RUNNING`
+    /// just cleared by the run): consumes the wake-up and marks it running again. Returns the
+    /// previous state.
+    #[inline]
+    fn reclaim(&self) -> usize {
+        // NOTIFIED is set and RUNNING clear, so adding RUNNING - NOTIFIED clears one and sets the
+        // other. Acquire: sees what the wakers published before their wake-up.
+        self.state.fetch_add(RUNNING - NOTIFIED, Ordering::Acquire)
     }
 
     /// Gives up one reference; frees the allocation if it was the last one and the process is
@@ -175,13 +204,13 @@ pub(crate) unsafe fn run_scheduled(header: NonNull<Header>) -> RunOutcome {
     unsafe { (header.as_ref().vtable.run)(header) }
 }
 
-/// Schedules a process whose idle-to-notified transition the caller won.
+/// Schedules a process whose idle-to-running transition the caller won.
 ///
 /// # Safety
 /// The caller won that transition (`notify` or `cancel` returned true) and has not scheduled it yet.
 #[inline]
 pub(crate) unsafe fn schedule(header: NonNull<Header>) {
-    // SAFETY: a notified, not running process is alive: only its run can complete it, and that run
+    // SAFETY: a process whose run is owed is alive: only that run can complete it, and that run
     // needs this scheduling.
     let system = unsafe { header.as_ref() }.system();
     // SAFETY: as above; the header is the first field of the allocation (`#[repr(C)]`).
@@ -269,13 +298,14 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         run: Self::run,
     };
 
-    /// Allocates a process, notified (to be scheduled by the caller) and holding its own reference.
+    /// Allocates a process, `RUNNING` (owned by the run the caller schedules) and holding its own
+    /// reference.
     pub(crate) fn allocate(system: &Arc<SystemShared>, future: F) -> NonNull<Header> {
         let cell = Box::new(Cell {
             header: Header {
                 task: TaskHeader::new(Self::TASK_VTABLE),
                 vtable: Self::VTABLE,
-                state: AtomicUsize::new(NOTIFIED | REF_ONE),
+                state: AtomicUsize::new(RUNNING | REF_ONE),
                 system: ManuallyDrop::new(bank::withdraw(system)),
                 registry_slot: std::cell::UnsafeCell::new(0),
             },
@@ -306,22 +336,23 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
 
     unsafe fn shutdown_task(task: NonNull<TaskHeader>) {
         let header = task.cast::<Header>();
-        // SAFETY: scheduled, hence notified and alive; the runtime will not run it again.
-        unsafe {
-            header.as_ref().start_run();
-            Self::finish(header, End::Cancelled);
-        }
+        // SAFETY: scheduled, hence `RUNNING` (owned by this run) and alive; the runtime will not
+        // run it again.
+        unsafe { Self::finish(header, End::Cancelled) }
     }
 
     /// One scheduling of the process: polls it until it parks, finishes, or spends its step budget.
     ///
     /// # Safety
-    /// `this` is a scheduled process of this type (notified, not running), run by one thread.
+    /// `this` is a scheduled process of this type (`RUNNING`, owned by this run), run by one
+    /// thread.
     pub(crate) unsafe fn run(this: NonNull<Header>) -> RunOutcome {
         // SAFETY: scheduled processes are alive (see `schedule`).
         let header = unsafe { this.as_ref() };
-        let prev = header.start_run();
-        debug_assert!(prev & NOTIFIED != 0 && prev & (RUNNING | COMPLETE) == 0);
+        // The scheduling made the process ours (see the module docs): a load, to see a
+        // cancellation. Acquire: a cancel's flag came with a release.
+        let prev = header.state.load(Ordering::Acquire);
+        debug_assert!(prev & RUNNING != 0 && prev & COMPLETE == 0);
         let system = header.system();
         // A process that never parked is not registered, so shutdown could not flag it: it looks
         // at the system's flag instead (and one that misses it is refused by the registry when it
@@ -374,16 +405,17 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
                 // Parked: from here on a waker may schedule (and another worker run) the process.
                 return RunOutcome::Idle;
             }
-            // Woken during the poll: the process is notified and ours again.
-            if prev & CANCELLED == 0 && !context::take_step() {
-                // Step budget spent: back of the queue, still notified.
-                return RunOutcome::Yield;
-            }
-            header.start_run();
+            // Woken during the poll: `NOTIFIED` without `RUNNING`, which no waker schedules, so
+            // the process is still ours: take it back, consuming the wake-up.
+            let prev = header.reclaim();
             if prev & CANCELLED != 0 {
-                // SAFETY: running again: ours to finish.
+                // SAFETY: running: ours to finish.
                 unsafe { Self::finish(this, End::Cancelled) };
                 return RunOutcome::Idle;
+            }
+            if !context::take_step() {
+                // Step budget spent: back of the queue, still `RUNNING` (owned by its next run).
+                return RunOutcome::Yield;
             }
         }
     }

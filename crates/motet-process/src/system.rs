@@ -66,15 +66,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl SystemShared {
-    /// Hands a notified process to the runtime: from a worker, into that worker's next-task slot.
+    /// Hands a process whose run is owed to the runtime: from a worker, into that worker's next-task slot.
     ///
     /// # Safety
-    /// The caller won the process's idle-to-notified transition (see [`process::schedule`]).
+    /// The caller won the process's idle-to-running transition (see [`process::schedule`]).
     #[inline]
     pub(crate) unsafe fn schedule(&self, header: NonNull<Header>) {
         #[cfg(not(loom))]
         // SAFETY: the header is at offset 0 of the process allocation, alive while scheduled (a
-        // notified process completes only in a run); the state word guarantees a single scheduling.
+        // process whose run is owed completes only in that run); the state word guarantees a single scheduling.
         unsafe {
             self.handle.schedule(TaskRef::from_raw(header.cast()))
         };
@@ -351,7 +351,7 @@ impl ProcessSystem {
         // Counted before it can run (and finish): see `Registry::live`. It registers in the
         // registry only if it parks.
         self.shared.registry.spawned();
-        // SAFETY: a new process starts notified, and nobody else has seen it: ours to schedule.
+        // SAFETY: a new process starts `RUNNING`, and nobody else has seen it: ours to schedule.
         unsafe { self.shared.schedule_new(header) };
     }
 
@@ -440,6 +440,13 @@ impl ProcessSystem {
     /// ends), and this call returns once all are gone. Values a cancelled receive had been handed are
     /// put back into their channels, so nothing is lost while a receiver remains.
     pub fn shutdown(&self) {
+        self.cancel_all();
+        let _ = self.wait_until(None);
+    }
+
+    /// The first half of [`shutdown`](ProcessSystem::shutdown): refuses later spawns and cancels
+    /// every live process (scheduling the parked ones), without waiting for them.
+    fn cancel_all(&self) {
         self.shared.shut_down.store(true, SeqCst);
         let mut to_schedule = Vec::new();
         self.shared.registry.close_and_for_each(|header| {
@@ -452,7 +459,13 @@ impl ProcessSystem {
             // SAFETY: `cancel` returned true: ours to schedule; its run will cancel it.
             unsafe { process::schedule(header) };
         }
-        let _ = self.wait_until(None);
+    }
+
+    /// [`shutdown`](ProcessSystem::shutdown) without the wait, for the loom models (whose
+    /// processes run on the model's own thread, so a wait there would never end).
+    #[cfg(loom)]
+    pub(crate) fn cancel_all_for_model(&self) {
+        self.cancel_all();
     }
 
     /// Runs `future` to completion on the calling thread, which blocks while the future waits. Inside

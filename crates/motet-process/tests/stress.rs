@@ -2,7 +2,8 @@
 //! receivers use timeouts, while the channel is closed mid-way. What the docs promise must hold in
 //! every round: every value is either received exactly once or handed back to its sender in the
 //! error; a receive times out only with an error value; after the close, sends fail and receivers
-//! drain what was queued and then see the channel closed.
+//! drain what was queued and then see the channel closed. And a shutdown racing the wake-ups of a
+//! busy ring of processes ends every process once.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
@@ -201,4 +202,57 @@ fn selects_racing_senders_take_each_value_once() {
     let received: Vec<usize> = got_rx.into_iter().flatten().collect();
     check_partition(received, Vec::new(), SENDERS * PER_SENDER);
     system.wait_timeout(GUARD).unwrap();
+}
+
+/// Shutdown races wake-ups: on 2 workers, processes forward values around a ring of channels
+/// while threads keep sending into it, and the system shuts down mid-way. Every process's state
+/// word then gets wake-ups and the cancellation from several threads at once; shutdown must
+/// return with every process gone (none scheduled twice, none left parked), and the senders must
+/// see their sends fail once the ring's processes (its channels' receivers) are gone.
+#[test]
+fn shutdown_races_wakes_on_two_workers() {
+    const RING: usize = 64;
+    const THREADS: usize = 2;
+    for _ in 0..ROUNDS {
+        let rt = Runtime::builder().workers(2).build().unwrap();
+        let system = ProcessSystem::new(rt.handle());
+        let forwarded = Arc::new(AtomicUsize::new(0));
+        let (txs, rxs): (Vec<_>, Vec<_>) = (0..RING).map(|_| channel::unbounded::<usize>()).unzip();
+        for (i, rx) in rxs.into_iter().enumerate() {
+            let next = txs[(i + 1) % RING].clone();
+            let forwarded = forwarded.clone();
+            system.spawn(async move {
+                while let Ok(v) = rx.recv().await {
+                    forwarded.fetch_add(1, SeqCst);
+                    if next.send(v + 1).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        let senders: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let tx = txs[t].clone();
+                std::thread::spawn(move || {
+                    let mut sent = 0;
+                    while tx.send(sent).is_ok() {
+                        sent += 1;
+                    }
+                    sent
+                })
+            })
+            .collect();
+        drop(txs);
+        // Shut down once the ring is busy.
+        while forwarded.load(SeqCst) < RING * 4 {
+            std::thread::yield_now();
+        }
+        system.shutdown();
+        assert_eq!(system.live(), 0, "processes left after shutdown");
+        // The cancelled processes dropped their receivers: the threads' sends fail and they stop.
+        for s in senders {
+            s.join().unwrap();
+        }
+        assert!(system.wait_timeout(GUARD).is_ok());
+    }
 }

@@ -24,7 +24,7 @@
 //! `DONE` with release ordering. The wake-up of a process is its state flip (`Header::notify`) done
 //! right there, before `DONE` is published: once `DONE` is visible the owner may run, finish and be
 //! freed, so nothing may touch the entry or the process after it, except a sender that won the
-//! process's idle-to-notified transition, which alone can schedule it (so it cannot have run). Other
+//! process's idle-to-running transition, which alone can schedule it (so it cannot have run). Other
 //! wakers are moved out of the entry and woken after unlocking.
 //!
 //! The owner reads `DONE` without the lock (the fast path of a woken receiver: no lock at all). Any
@@ -87,7 +87,7 @@ impl WaitWaker {
 /// at most one (a send wakes one receiver, a receive at most one waiting sender), so it returns an
 /// `Option<Wake>`; only closing a channel wakes many (a `Vec<Wake>`).
 pub(crate) enum Wake {
-    /// Schedule this process (the caller won its idle-to-notified transition).
+    /// Schedule this process (the caller won its idle-to-running transition).
     Process(NonNull<Header>),
     /// Wake this waker.
     Other(Waker),
@@ -98,7 +98,7 @@ impl Wake {
     #[inline]
     pub(crate) fn run(self) {
         match self {
-            // SAFETY: `Wake::Process` is only made for a process whose idle-to-notified transition
+            // SAFETY: `Wake::Process` is only made for a process whose idle-to-running transition
             // this operation won (see `Waiter::finish`).
             Wake::Process(header) => unsafe { process::schedule(header) },
             Wake::Other(waker) => waker.wake(),
