@@ -15,7 +15,11 @@
 //! wakes one parked worker per task). A runner that finds the queue empty
 //! goes idle (returns its permit): it clears its `active` flag, then looks at the queue once more
 //! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
-//! idle and activates it again).
+//! idle and activates it again). Before that it watches the queue for up to [`WATCH_LEVEL`]
+//! (30 µs) for a level that has run for [`JOIN_AFTER_NS`] (10 µs) with reactions unclaimed, and
+//! joins it: a runner that stays active is not activated again through the runtime for every
+//! level, and a level too short to share is left to the worker that published it (see
+//! [`Shared::watch_for_level`]).
 //!
 //! **Levels of one reaction.** A worker playing the scheduler runs a level that holds a single
 //! reaction itself, on the spot, instead of publishing it: nobody else could run it any sooner, and
@@ -26,8 +30,9 @@
 //! inline: it publishes, and the workers run the program.
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
@@ -65,6 +70,9 @@ struct Shared<'p> {
     driver: Driver,
     core: Mutex<Core>,
     queue: ReadyQueue,
+    /// When the published level was published ([`now_ns`]), for runners that watch for a level
+    /// worth joining (see [`Shared::watch_for_level`]).
+    published_at: AtomicU64,
     panics: Mutex<Option<RunError>>,
     runners: Vec<Runner>,
     recorder: Option<&'p Recorder>,
@@ -131,6 +139,7 @@ pub(crate) fn run(
             in_tag: false,
         }),
         queue: ReadyQueue::new(width),
+        published_at: AtomicU64::new(0),
         panics: Mutex::new(None),
         runners: Vec::with_capacity(workers),
         recorder,
@@ -265,6 +274,10 @@ impl Shared<'_> {
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
                     core.level = l;
+                    // Before the publish, which releases it to the claims that see the level. The
+                    // driver claims nothing: its levels are joinable at once.
+                    self.published_at
+                        .store(if inline { now_ns() } else { 0 }, Relaxed);
                     // SAFETY: the previous level is fully claimed and finished (we are its last
                     // finisher, or the driver between tags).
                     unsafe { self.queue.publish(&core.batch) };
@@ -324,13 +337,78 @@ impl Shared<'_> {
     }
 }
 
+/// How long a runner that finds the published level all claimed watches for a level worth
+/// joining before it goes idle (see [`Shared::watch_for_level`]).
+const WATCH_LEVEL: Duration = Duration::from_micros(30);
+
+/// How long a published level must have run, with reactions still unclaimed, before a watching
+/// runner joins it (see [`Shared::watch_for_level`]).
+const JOIN_AFTER_NS: u64 = 10_000;
+
+impl Shared<'_> {
+    /// Spins until the published level has unclaimed reactions and has run for
+    /// [`JOIN_AFTER_NS`] (`true`: join it), or until [`WATCH_LEVEL`] passes without such a level
+    /// (`false`: go idle), yielding the thread now and then so that a loaded machine runs the
+    /// threads that do the work.
+    ///
+    /// Why watch: a runner that went idle at the end of every level would be activated again,
+    /// as a task queued on the scheduler's worker, for the next level wide enough for two: a
+    /// hand-off through the runtime per level, whose latency is the thief's (a patient thief
+    /// leaves a running worker's lone queued task alone for 10 µs, and one whose last steals did
+    /// not pay sleeps up to 200 µs), with a wake-up and a park per level, and the scheduler's
+    /// part passing from worker to worker. Watching keeps the runner in the run while levels
+    /// come close together, as LF's workers stay awake between levels.
+    ///
+    /// Why wait before joining: the worker that published a level claims its reactions from the
+    /// start. Where a level's reactions take tens of nanoseconds (Philosopher, Concurrent
+    /// Dictionary, Fork-Join throughput: a level of 20 to 60 reactions is done in a few
+    /// microseconds), a second worker claiming beside it costs more than it saves (the claim
+    /// counter's cache line and the reactors' state move between the cores on every claim): on
+    /// two workers these ran 1.5 to 2 times slower with both runners claiming every level. A
+    /// level still unclaimed after [`JOIN_AFTER_NS`] is long enough to share (Big's levels of
+    /// a hundred reactions, the parallel programs' levels of long reactions), and a level
+    /// whose publisher the operating system preempted is taken over.
+    fn watch_for_level(&self) -> bool {
+        let deadline = now_ns() + WATCH_LEVEL.as_nanos() as u64;
+        loop {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+            }
+            let now = now_ns();
+            if self.joinable(now) {
+                return true;
+            }
+            if now >= deadline {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    /// Whether the published level has unclaimed reactions and has run for [`JOIN_AFTER_NS`]
+    /// at `now` (a level the driver published is joinable at once: the driver claims nothing).
+    fn joinable(&self, now: u64) -> bool {
+        self.queue.has_work()
+            && now.saturating_sub(self.published_at.load(Relaxed)) >= JOIN_AFTER_NS
+    }
+}
+
 unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
     // SAFETY: the header is the first field of a `Runner` (repr(C)), alive until the run ends.
     let runner = unsafe { header.cast::<Runner>().as_ref() };
     // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
     let sh = unsafe { &*runner.shared };
+    // Whether this runner published the level it claims from (it played the scheduler): it runs
+    // its own level from the start; a level published by another worker is joined only once it
+    // is worth it (see `Shared::watch_for_level`).
+    let mut own = false;
     loop {
-        if let Some(r) = sh.queue.claim() {
+        let claimed = if own || sh.joinable(now_ns()) {
+            sh.queue.claim()
+        } else {
+            None
+        };
+        if let Some(r) = claimed {
             // SAFETY: `r` is in the published level: every lower level of this tag has finished,
             // and reactions of one level never share a reactor.
             let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
@@ -368,16 +446,27 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
                     sh.advance(&mut core, true)
                 };
                 match next {
-                    Ok(width) => sh.wake(width, Some(runner.index)),
+                    Ok(width) => {
+                        own = true;
+                        sh.wake(width, Some(runner.index));
+                    }
                     // The driver takes over; this runner goes idle through the protocol below.
                     Err(n) => sh.driver.hand_over(n),
                 }
             }
             continue;
         }
+        // The level is all claimed (or not worth joining yet): the next one usually comes within
+        // microseconds, so watch for one worth joining before going idle.
+        own = false;
+        if sh.watch_for_level() {
+            continue;
+        }
         // Going idle: clear the flag, then look once more (see the module docs).
         runner.active.store(false, SeqCst);
-        let revived = sh.queue.has_work() && !runner.active.swap(true, SeqCst);
+        // A level published by a worker is claimed by that worker: it is left to it unless it is
+        // worth joining (see `watch_for_level`); one the driver published is taken at once.
+        let revived = sh.joinable(now_ns()) && !runner.active.swap(true, SeqCst);
         if !revived {
             break;
         }
