@@ -136,12 +136,12 @@ impl Runner {
                     // chains run as one (see the readiness module).
                     match crate::parallel::readiness::protocol(program) {
                         Protocol::Sequential => run_here(program, &self.options, recorder.as_ref()),
-                        Protocol::Levels => crate::parallel::level::run(
+                        Protocol::Levels(links) => crate::parallel::level::run(
                             program,
                             h,
                             &self.options,
                             recorder.as_ref(),
-                            true,
+                            Some(links),
                         ),
                     }
                 }
@@ -149,7 +149,7 @@ impl Runner {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }
                 SchedulerKind::Level => {
-                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref(), false)
+                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref(), None)
                 }
             },
             _ => run_here(program, &self.options, recorder.as_ref()),

@@ -21,62 +21,97 @@
 
 use motet_reactor_core::graph::Graph;
 
+#[cfg(test)]
 use super::closure::Closure;
+use super::closure::LazyClosure;
 
 /// No reaction follows.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Per reaction, the reaction that follows it (see the module docs), or [`NONE`].
-pub(crate) fn chain_links(g: &Graph, closure: Option<&Closure>) -> Vec<u32> {
-    let mut writers: Vec<Vec<u32>> = vec![Vec::new(); g.ports.len()];
+/// In [`sole_writers`], a slot that more than one reaction writes.
+const MANY: u32 = NONE - 1;
+
+/// Per slot, the one reaction that writes it, [`MANY`], or [`NONE`] if no reaction does.
+///
+/// One flat table rather than a list of writers per slot: a program with wide multiports has tens
+/// of thousands of slots (Sleeping Barber: 20,000), and a list per slot cost an allocation each,
+/// about 4 M instructions at the start of every run, as much as a tenth of a short run.
+fn sole_writers(g: &Graph) -> Vec<u32> {
+    let mut writer = vec![NONE; g.ports.len()];
     for (r, info) in g.reactions.iter().enumerate() {
         for &(start, len) in &info.writes {
-            for p in start..start + len {
-                writers[p as usize].push(r as u32);
+            for w in &mut writer[start as usize..(start + len) as usize] {
+                *w = match *w {
+                    NONE => r as u32,
+                    x if x == r as u32 => x,
+                    _ => MANY,
+                };
             }
         }
     }
+    writer
+}
+
+/// Per reaction, the reaction that follows it (see the module docs), or [`NONE`].
+///
+/// The ancestor sets are asked for only where the cheap rules (one successor with the lowest
+/// level, triggered by `r` alone, no action, timer or multiport) leave a reaction in question,
+/// so that most programs without chains never compute them.
+pub(crate) fn chain_links(g: &Graph, closure: &LazyClosure<'_>) -> Vec<u32> {
+    let writers = sole_writers(g);
     let has = |set: &[u64], i: u32| set[i as usize / 64] & (1 << (i % 64)) != 0;
+    let level = |r: u32| g.reactions[r as usize].level;
     g.reactions
         .iter()
         .enumerate()
         .map(|(r, info)| {
-            let candidate = match (closure, &info.successors[..]) {
-                (_, [s]) => Some(*s),
-                (Some(c), succ) => succ.iter().copied().find(|&s| {
+            let r = r as u32;
+            let succ = &info.successors[..];
+            // A successor that all others descend from has a lower level than each of them
+            // (descendants have higher levels): the one successor of the lowest level, if unique.
+            let Some(&s) = succ.iter().min_by_key(|&&s| level(s)) else {
+                return NONE;
+            };
+            if succ.iter().any(|&x| x != s && level(x) == level(s))
+                || !follows_cheaply(g, &writers, r, s)
+            {
+                return NONE;
+            }
+            let others_descend = succ.len() == 1
+                || closure.get().is_some_and(|c| {
                     succ.iter()
                         .all(|&x| x == s || has(c.descendants(s as usize), x))
-                }),
-                (None, _) => None,
-            };
-            match candidate {
-                Some(s) if follows(g, closure, &writers, r as u32, s) => s,
-                _ => NONE,
+                });
+            let preds_ok = g.reactions[s as usize].predecessors.iter().all(|&p| {
+                p == r
+                    || closure
+                        .get()
+                        .is_some_and(|c| has(c.ancestors(r as usize), p))
+            });
+            if others_descend && preds_ok {
+                s
+            } else {
+                NONE
             }
         })
         .collect()
 }
 
-/// Whether `s` follows `r` (the module docs' rules, but for `r`'s other successors).
-fn follows(g: &Graph, closure: Option<&Closure>, writers: &[Vec<u32>], r: u32, s: u32) -> bool {
+/// The rules of the module docs that need no ancestor sets, for `s` following `r`; `writers`
+/// from [`sole_writers`].
+fn follows_cheaply(g: &Graph, writers: &[u32], r: u32, s: u32) -> bool {
     let info = &g.reactions[s as usize];
-    let preds_ok = info.predecessors.iter().all(|&p| {
-        p == r
-            || closure
-                .is_some_and(|c| c.ancestors(r as usize)[p as usize / 64] & (1 << (p % 64)) != 0)
-    });
     let triggered_by_r_only = info.trigger_ports.iter().all(|&(start, len)| {
         (start..start + len).all(|p| {
             let slot = g.ports[p as usize].slot as usize;
-            writers[slot].iter().all(|&w| w == r)
+            matches!(writers[slot], NONE) || writers[slot] == r
         })
     });
     let reads_multiport = info
         .reads
         .iter()
         .any(|&(start, len)| (start..start + len).any(|p| g.ports[p as usize].multiport.is_some()));
-    preds_ok
-        && triggered_by_r_only
+    triggered_by_r_only
         && !info.trigger_ports.is_empty()
         && info.trigger_actions.is_empty()
         && info.timers.is_empty()
@@ -133,14 +168,49 @@ mod tests {
         b.connect(yo, zi);
         let p = b.build().unwrap();
         // Reactions in declaration order: s, a, c, x, y, z.
+        let lazy = LazyClosure::new(p.graph());
         assert_eq!(
-            chain_links(p.graph(), Closure::new(p.graph()).as_ref()),
+            chain_links(p.graph(), &lazy),
             [NONE, 3, NONE, NONE, NONE, NONE]
         );
+        // s's two successors share a level, and every other candidate has one predecessor:
+        // settled without the ancestor sets.
+        assert!(!lazy.is_computed());
         assert_eq!(
-            chain_links(p.graph(), None),
+            chain_links(p.graph(), &LazyClosure::computed(p.graph(), None)),
             [NONE, 3, NONE, NONE, NONE, NONE]
         );
+    }
+
+    /// r feeds s and x, and s feeds x too: x descends from s, so s follows r, which only the
+    /// ancestor sets can tell (asked for, and only then, when the cheap rules pass).
+    #[test]
+    fn links_past_a_successor_that_descends() {
+        let mut b = ProgramBuilder::new();
+        let r = b.reactor("r", ());
+        let ro = b.output::<u8, _>(r, "o");
+        b.reaction(r, "r")
+            .trigger(Startup)
+            .effect(ro)
+            .body(|_, _| {});
+        let s = b.reactor("s", ());
+        let si = b.input::<u8, _>(s, "i");
+        let so = b.output::<u8, _>(s, "o");
+        b.reaction(s, "r").trigger(si).effect(so).body(|_, _| {});
+        let x = b.reactor("x", ());
+        let xa = b.input::<u8, _>(x, "a");
+        let xb = b.input::<u8, _>(x, "b");
+        b.reaction(x, "r").trigger(xa).trigger(xb).body(|_, _| {});
+        b.connect(ro, si);
+        b.connect(ro, xa);
+        b.connect(so, xb);
+        let p = b.build().unwrap();
+        // Reactions in declaration order: r, s, x.
+        let lazy = LazyClosure::new(p.graph());
+        assert_eq!(chain_links(p.graph(), &lazy), [1, NONE, NONE]);
+        assert!(lazy.is_computed());
+        let none = LazyClosure::computed(p.graph(), None);
+        assert_eq!(chain_links(p.graph(), &none), [NONE, NONE, NONE]);
     }
 
     /// A worker whose first reaction asks a computer and whose second takes the answer (Logistic
@@ -170,8 +240,9 @@ mod tests {
         b.connect(co, answer);
         let p = b.build().unwrap();
         // Reactions in declaration order: m.r, w.ask, w.take, c.rate.
-        let closure = Closure::new(p.graph()).unwrap();
-        assert_eq!(chain_links(p.graph(), Some(&closure)), [1, 3, NONE, 2]);
-        assert_eq!(chain_links(p.graph(), None), [1, NONE, NONE, NONE]);
+        let closure = LazyClosure::computed(p.graph(), Closure::new(p.graph()));
+        assert_eq!(chain_links(p.graph(), &closure), [1, 3, NONE, 2]);
+        let none = LazyClosure::computed(p.graph(), None);
+        assert_eq!(chain_links(p.graph(), &none), [1, NONE, NONE, NONE]);
     }
 }

@@ -37,8 +37,7 @@ use std::time::Duration;
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
-use super::chain::{chain_links, NONE};
-use super::closure::Closure;
+use super::chain::NONE;
 use super::ready_queue::ReadyQueue;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -82,7 +81,7 @@ struct Shared<'p> {
 }
 
 /// What running chains needs: a runner that claimed reaction `r` of the published level and ran
-/// it runs the reaction that follows it (see [`chain_links`]) when `r` triggered it, and so on,
+/// it runs the reaction that follows it (see [`chain_links`](super::chain::chain_links)) when `r` triggered it, and so on,
 /// before it finishes its claim; the scheduler takes in the whole chain with the level.
 struct Chains {
     /// Per reaction, the reaction that follows it, or [`NONE`].
@@ -106,16 +105,16 @@ static VTABLE: TaskVTable = TaskVTable {
     shutdown: shutdown_runner,
 };
 
-/// Runs `prog` on `handle`'s workers with the level scheduler; with `chains`, a worker that runs a
-/// reaction runs the chain that follows it too (see [`Chains`]: the readiness rule's release of
-/// a reaction that only one reaction feeds, for programs where the readiness scheduler takes this
-/// protocol).
+/// Runs `prog` on `handle`'s workers with the level scheduler; with `links` (per reaction, the
+/// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs a reaction runs the chain
+/// that follows it too (see [`Chains`]: the readiness rule's release of a reaction that only one
+/// reaction feeds, for programs where the readiness scheduler takes this protocol).
 pub(crate) fn run(
     prog: &mut Program,
     handle: &Handle,
     options: &RunOptions,
     recorder: Option<&Recorder>,
-    chains: bool,
+    links: Option<Vec<u32>>,
 ) -> Result<Metrics, RunError> {
     let prog: &Program = prog;
     let g = prog.graph();
@@ -143,8 +142,7 @@ pub(crate) fn run(
         panics: Mutex::new(None),
         runners: Vec::with_capacity(workers),
         recorder,
-        chains: chains
-            .then(|| chain_links(g, Closure::new(g).as_ref()))
+        chains: links
             .filter(|links| links.iter().any(|&s| s != NONE))
             .map(|links| Chains {
                 links,

@@ -70,7 +70,7 @@ use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::{chain_links, NONE};
-use super::closure::{Bits, Closure};
+use super::closure::{totally_ordered, Bits, Closure, LazyClosure};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -177,7 +177,9 @@ pub(crate) fn run(
     let prog: &Program = prog;
     let g = prog.graph();
     let n = g.reactions.len();
-    let sets = Closure::new(g).map(|closure| {
+    let closure = LazyClosure::computed(g, Closure::new(g));
+    let links = chain_links(g, &closure);
+    let sets = closure.into_inner().map(|closure| {
         let w = closure.words();
         Sets {
             by_level: closure.level_exact(g),
@@ -194,7 +196,6 @@ pub(crate) fn run(
         min: usize::MAX,
         sets,
     };
-    let links = chain_links(g, reach.sets.as_ref().map(|s| &s.closure));
     let workers = handle.workers();
     let cap = n.min(1 << 16);
     let mut shared = Shared {
@@ -239,19 +240,19 @@ pub(crate) fn run(
 }
 
 /// How a run on several workers follows the readiness rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Protocol {
     /// No two reactions that run after startup are ever free at the same time (see
     /// [`Closure::totally_ordered`]): the calling thread runs the program, as on one worker, and
     /// pays no hand-off, lock or atomic per reaction.
     Sequential,
     /// LF's lock-free level protocol, where a worker runs the chain that follows a reaction it
-    /// claimed (see [`chain_links`]).
-    Levels,
+    /// claimed: per reaction, the reaction that follows it, or [`NONE`] (see [`chain_links`]).
+    Levels(Vec<u32>),
 }
 
 /// Which protocol runs `prog` under the readiness rule: [`Protocol::Sequential`] for a program
-/// without two independent reactions after startup, else [`Protocol::Levels`] (see the module
+/// without two independent reactions after startup (see [`totally_ordered`]), else [`Protocol::Levels`] (see the module
 /// docs for why this module's own protocol is kept for testing only).
 ///
 /// Where every reaction that can run after startup either has as ancestors exactly the reactions
@@ -261,11 +262,16 @@ pub(crate) enum Protocol {
 /// lower levels hold back until they end (none in Filter Bank, whose chains end where the one
 /// reaction that gathers them starts). Elsewhere the level rule holds back some reactions that
 /// the readiness rule would free sooner; that is only ever stricter.
+///
+/// This runs at the start of every run, timed with it: the ancestor sets are computed at most
+/// once, and only where cheaper checks leave the answer open (see [`LazyClosure`]).
 pub(crate) fn protocol(prog: &Program) -> Protocol {
     let g = prog.graph();
-    match Closure::new(g) {
-        Some(closure) if closure.totally_ordered(g) => Protocol::Sequential,
-        _ => Protocol::Levels,
+    let closure = LazyClosure::new(g);
+    if totally_ordered(g, &closure) {
+        Protocol::Sequential
+    } else {
+        Protocol::Levels(chain_links(g, &closure))
     }
 }
 
@@ -597,7 +603,7 @@ mod tests {
             b.connect(prev.unwrap(), ki);
         }
         let uneven = b.build().unwrap();
-        assert_eq!(protocol(&uneven), Protocol::Levels);
+        assert!(matches!(protocol(&uneven), Protocol::Levels(_)));
 
         // A ring opened by a startup reaction that feeds only its first node (as in the thread
         // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
@@ -620,6 +626,6 @@ mod tests {
         b.connect(o, ai);
         b.connect(ao, ci);
         let ring = b.build().unwrap();
-        assert_eq!(protocol(&ring), Protocol::Levels);
+        assert!(matches!(protocol(&ring), Protocol::Levels(_)));
     }
 }
