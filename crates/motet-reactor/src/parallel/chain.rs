@@ -101,25 +101,28 @@ pub(crate) fn chain_links(g: &Graph, closure: &LazyClosure<'_>) -> Vec<u32> {
 /// from [`sole_writers`].
 fn follows_cheaply(g: &Graph, writers: &[u32], r: u32, s: u32) -> bool {
     let info = &g.reactions[s as usize];
+    // The flags first: the port scans below stop at the first port that fails, but a reaction
+    // with a wide multiport could be asked about once per writer.
+    if info.trigger_ports.is_empty()
+        || !info.trigger_actions.is_empty()
+        || !info.timers.is_empty()
+        || info.on_startup
+        || info.on_shutdown
+        || info.on_reset
+        || info.mode.is_some()
+    {
+        return false;
+    }
     let triggered_by_r_only = info.trigger_ports.iter().all(|&(start, len)| {
         (start..start + len).all(|p| {
             let slot = g.ports[p as usize].slot as usize;
             matches!(writers[slot], NONE) || writers[slot] == r
         })
     });
-    let reads_multiport = info
-        .reads
-        .iter()
-        .any(|&(start, len)| (start..start + len).any(|p| g.ports[p as usize].multiport.is_some()));
     triggered_by_r_only
-        && !info.trigger_ports.is_empty()
-        && info.trigger_actions.is_empty()
-        && info.timers.is_empty()
-        && !info.on_startup
-        && !info.on_shutdown
-        && !info.on_reset
-        && info.mode.is_none()
-        && !reads_multiport
+        && !info.reads.iter().any(|&(start, len)| {
+            (start..start + len).any(|p| g.ports[p as usize].multiport.is_some())
+        })
 }
 
 #[cfg(test)]
