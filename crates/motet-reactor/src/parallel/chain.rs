@@ -16,8 +16,8 @@
 //!   channel (the lists of present channels are filled when a writer's completion is taken in,
 //!   which for a chain happens after `s` ran).
 //!
-//! For programs too large for the ancestor sets ([`Closure`]), only the plain case counts: `s` is
-//! `r`'s only successor and `r` its only predecessor.
+//! For programs too large for the ancestor sets ([`Closure`](super::closure::Closure)), only the
+//! plain case counts: `s` is `r`'s only successor and `r` its only predecessor.
 
 use motet_reactor_core::graph::Graph;
 
