@@ -81,8 +81,9 @@ struct Shared<'p> {
 }
 
 /// What running chains needs: a runner that claimed reaction `r` of the published level and ran
-/// it runs the reaction that follows it (see [`chain_links`](super::chain::chain_links)) when `r` triggered it, and so on,
-/// before it finishes its claim; the scheduler takes in the whole chain with the level.
+/// it runs the reaction that follows it (see [`chain_links`](super::chain::chain_links)) when `r`
+/// triggered it, and so on, before it finishes its claim; the scheduler takes in the whole chain
+/// with the level.
 struct Chains {
     /// Per reaction, the reaction that follows it, or [`NONE`].
     links: Vec<u32>,
@@ -106,9 +107,10 @@ static VTABLE: TaskVTable = TaskVTable {
 };
 
 /// Runs `prog` on `handle`'s workers with the level scheduler; with `links` (per reaction, the
-/// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs a reaction runs the chain
-/// that follows it too (see [`Chains`]: the readiness rule's release of a reaction that only one
-/// reaction feeds, for programs where the readiness scheduler takes this protocol).
+/// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs
+/// a reaction runs the chain that follows it too (see [`Chains`]: the readiness rule's release of
+/// a reaction that only one reaction feeds, for programs where the readiness scheduler takes this
+/// protocol).
 pub(crate) fn run(
     prog: &mut Program,
     handle: &Handle,

@@ -243,7 +243,7 @@ pub(crate) fn run(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Protocol {
     /// No two reactions that run after startup are ever free at the same time (see
-    /// [`Closure::totally_ordered`]): the calling thread runs the program, as on one worker, and
+    /// [`totally_ordered`]): the calling thread runs the program, as on one worker, and
     /// pays no hand-off, lock or atomic per reaction.
     Sequential,
     /// LF's lock-free level protocol, where a worker runs the chain that follows a reaction it
@@ -252,8 +252,9 @@ pub(crate) enum Protocol {
 }
 
 /// Which protocol runs `prog` under the readiness rule: [`Protocol::Sequential`] for a program
-/// without two independent reactions after startup (see [`totally_ordered`]), else [`Protocol::Levels`] (see the module
-/// docs for why this module's own protocol is kept for testing only).
+/// without two independent reactions after startup (see [`totally_ordered`]), else
+/// [`Protocol::Levels`] (see the module docs for why this module's own protocol is kept for
+/// testing only).
 ///
 /// Where every reaction that can run after startup either has as ancestors exactly the reactions
 /// of all lower levels that can run after startup (see [`Closure::level_exact`]) or follows
