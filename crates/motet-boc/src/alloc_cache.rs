@@ -2,47 +2,34 @@
 //!
 //! Every `when` allocates one block (header, slots, closure, result) and the worker that runs the
 //! behaviour frees it; in a chain of behaviours on one worker the block one behaviour frees is the
-//! next one a spawn allocates. A free list per size class per thread serves those allocations
-//! without a call into the allocator (the actor crate measured malloc and free at a quarter of the
-//! instructions of its message path without such a cache).
+//! next one a spawn allocates. A small free list per size class per thread serves those
+//! allocations without a call into the allocator (the actor crate measured malloc and free at a
+//! quarter of the instructions of its message path without such a cache).
 //!
 //! Cached blocks have a size that is a multiple of [`GRAIN`] and are allocated with alignment
 //! [`ALIGN`], whatever alignment (up to [`ALIGN`]) the caller asked for, so a class holds blocks of
 //! exactly one layout and can hand any of them to any request of that class. (Behaviour blocks are
 //! 8-aligned unless a closure needs more; allocators serve 8-aligned requests on their fastest
-//! path.)
-//!
-//! The free lists are intrusive: a cached block's first word links to the next one, so keeping a
-//! block writes only the block itself and the list's head, whatever the number kept. A thread
-//! keeps up to [`BUDGET`] bytes of blocks, all classes together; beyond that, and for large or
-//! over-aligned blocks, the global allocator is used directly. The budget is sized for a burst: a
-//! behaviour that spawns tens of thousands of behaviours before any runs (Savina's Banking: 50,000
-//! transfers of 96 bytes) frees them all on its worker, and the next burst takes them back from
-//! the cache. Measured with callgrind on Banking at 1 worker, the cache of 256 blocks per class it
-//! replaces left about 110 instructions per transfer in mimalloc's `malloc` and `free` (its page
-//! search included), which the free lists serve in about 10.
-//!
-//! A thread's cache is emptied when the thread exits (by a guard registered when the first block
-//! is kept, so that the cache itself needs no destructor, and its accesses no check of one:
-//! measured with callgrind, a few instructions per allocation and per free), or by
+//! path.) Each class keeps at
+//! most [`CAP`] blocks; beyond that, and for large or over-aligned blocks, the global allocator is
+//! used directly. A thread's cache is emptied when the thread exits (by a guard registered when the
+//! first block is kept, so that the cache itself needs no destructor, and its accesses no check of
+//! one: measured with callgrind, a few instructions per allocation and per free), or by
 //! [`release_thread_cache`].
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::cell::UnsafeCell;
 use std::mem::ManuallyDrop;
-use std::ptr::{self, NonNull};
+use std::ptr::NonNull;
 
-/// Size granule of cached blocks (at least a word: a cached block holds its list's link).
+/// Size granule of cached blocks.
 const GRAIN: usize = 16;
 /// Alignment of cached blocks.
 const ALIGN: usize = 8;
 /// Size classes: 16, 32, ..., 16 * CLASSES bytes.
 const CLASSES: usize = 32;
-/// Bytes of blocks kept per thread, all classes together.
-const BUDGET: usize = 8 << 20;
-
-const _: () =
-    assert!(GRAIN >= std::mem::size_of::<*mut u8>() && ALIGN >= std::mem::align_of::<*mut u8>());
+/// Blocks kept per class per thread.
+const CAP: usize = 256;
 
 /// The cache's life on its thread: blocks are kept only while a [`Guard`] will free them.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,34 +43,25 @@ enum State {
 }
 
 struct Cache {
-    /// Per class, the last block kept (null if none); each cached block's first word holds the
-    /// block kept before it.
-    heads: [*mut u8; CLASSES],
-    /// The bytes of the blocks kept, all classes together (at most [`BUDGET`]).
-    bytes: usize,
+    bins: [Vec<NonNull<u8>>; CLASSES],
     state: State,
 }
 
 impl Cache {
     fn clear(&mut self) {
-        for (class, head) in self.heads.iter_mut().enumerate() {
+        for (class, bin) in self.bins.iter_mut().enumerate() {
             let layout = class_layout(class);
-            let mut p = std::mem::replace(head, ptr::null_mut());
-            while !p.is_null() {
-                // SAFETY: a cached block, allocated with its class's layout, whose first word links
-                // to the next one; read before the block is freed.
-                let next = unsafe { p.cast::<*mut u8>().read() };
-                // SAFETY: as above.
-                unsafe { dealloc(p, layout) };
-                p = next;
+            for p in bin.drain(..) {
+                // SAFETY: every cached block was allocated with its class's layout.
+                unsafe { dealloc(p.as_ptr(), layout) };
             }
         }
-        self.bytes = 0;
     }
 
-    /// Frees every cached block; later frees bypass the cache.
+    /// Frees every cached block and the bins' own buffers; later frees bypass the cache.
     fn close(&mut self) {
         self.clear();
+        self.bins = [const { Vec::new() }; CLASSES];
         self.state = State::Closed;
     }
 }
@@ -104,8 +82,7 @@ thread_local! {
     // `GUARD`, registered when the first block is kept, empties it instead.
     static CACHE: UnsafeCell<ManuallyDrop<Cache>> = const {
         UnsafeCell::new(ManuallyDrop::new(Cache {
-            heads: [ptr::null_mut(); CLASSES],
-            bytes: 0,
+            bins: [const { Vec::new() }; CLASSES],
             state: State::Unguarded,
         }))
     };
@@ -145,16 +122,9 @@ pub(crate) fn allocate(layout: Layout) -> NonNull<u8> {
     let layout = match class_of(layout) {
         Some(class) => {
             // SAFETY: the cache is only touched by this thread, and not re-entrantly (nothing in
-            // here calls back into `allocate` or `release`); a cached block's first word links to
-            // the next cached block of its class.
+            // here calls back into `allocate` or `release`).
             let cached = CACHE
-                .try_with(|c| unsafe {
-                    let cache = &mut **c.get();
-                    let p = NonNull::new(cache.heads[class])?;
-                    cache.heads[class] = p.cast::<*mut u8>().read();
-                    cache.bytes -= (class + 1) * GRAIN;
-                    Some(p)
-                })
+                .try_with(|c| unsafe { (&mut *c.get()).bins[class].pop() })
                 .ok()
                 .flatten();
             if let Some(p) = cached {
@@ -177,20 +147,16 @@ pub(crate) fn allocate(layout: Layout) -> NonNull<u8> {
 pub(crate) unsafe fn release(p: NonNull<u8>, layout: Layout) {
     let layout = match class_of(layout) {
         Some(class) => {
-            let size = (class + 1) * GRAIN;
-            // SAFETY: as in `allocate`; the block is the caller's to give up, at least a word long
-            // and word-aligned (`GRAIN`, `ALIGN`), so its first word can hold the link.
+            // SAFETY: as in `allocate`.
             let kept = CACHE
                 .try_with(|c| unsafe {
                     let cache = &mut **c.get();
-                    if cache.bytes + size > BUDGET
+                    if cache.bins[class].len() >= CAP
                         || (cache.state != State::Guarded && !guard(cache))
                     {
                         return false;
                     }
-                    p.cast::<*mut u8>().write(cache.heads[class]);
-                    cache.heads[class] = p.as_ptr();
-                    cache.bytes += size;
+                    cache.bins[class].push(p);
                     true
                 })
                 .unwrap_or(false);
@@ -255,37 +221,6 @@ mod tests {
         release_thread_cache();
     }
 
-    /// A thread keeps at most `BUDGET` bytes: the blocks freed beyond it go to the allocator, and
-    /// the kept ones come back last freed first, each once.
-    #[test]
-    fn the_cache_keeps_at_most_its_budget() {
-        std::thread::spawn(|| {
-            let layout = Layout::from_size_align(96, 8).unwrap();
-            let size = class_layout(class_of(layout).unwrap()).size();
-            let kept_at_most = BUDGET / size;
-            let blocks: Vec<_> = (0..kept_at_most + 100).map(|_| allocate(layout)).collect();
-            for &p in &blocks {
-                // SAFETY: fresh blocks of this layout, released once.
-                unsafe { release(p, layout) };
-            }
-            // SAFETY: only this thread touches its cache, and not re-entrantly.
-            let bytes = || CACHE.with(|c| unsafe { (&*c.get()).bytes });
-            assert_eq!(bytes(), kept_at_most * size);
-            let again: Vec<_> = (0..kept_at_most).map(|_| allocate(layout)).collect();
-            assert_eq!(bytes(), 0);
-            let expected: Vec<_> = blocks[..kept_at_most].iter().rev().copied().collect();
-            assert_eq!(again, expected, "the kept blocks, last freed first");
-            for p in again {
-                // SAFETY: as above.
-                unsafe { release(p, layout) };
-            }
-            release_thread_cache();
-            assert_eq!(bytes(), 0);
-        })
-        .join()
-        .unwrap();
-    }
-
     /// The first block a thread keeps registers its guard; the thread then exits cleanly (the
     /// guard empties the cache; the byte-exact leak test checks that nothing is left).
     #[test]
@@ -303,8 +238,8 @@ mod tests {
             }
             assert!(state() == State::Guarded);
             // SAFETY: as above.
-            let kept = CACHE.with(|c| unsafe { (&*c.get()).bytes });
-            assert_eq!(kept, 10 * class_layout(class).size());
+            let kept = CACHE.with(|c| unsafe { (&*c.get()).bins[class].len() });
+            assert_eq!(kept, 10);
         })
         .join()
         .unwrap();
