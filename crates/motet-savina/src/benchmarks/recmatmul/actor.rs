@@ -113,7 +113,6 @@ impl Actor for Master {
                 inputs: self.inputs.clone(),
                 threshold: self.cfg.threshold,
                 c: CBlocks::new(&self.cfg),
-                packed: Vec::new(),
             })
             .batch(1)
             .spawn(ctx.runtime());
@@ -157,8 +156,6 @@ struct Worker {
     threshold: usize,
     /// The blocks of C this worker's leaves add into.
     c: CBlocks,
-    /// The packed B block of the current leaf, reused.
-    packed: Vec<f64>,
 }
 
 impl Actor for Worker {
@@ -173,7 +170,7 @@ impl Actor for Worker {
                     }
                 } else {
                     let block = self.c.block_for(&work);
-                    self.inputs.multiply_leaf(&work, block, &mut self.packed);
+                    self.inputs.multiply_leaf(&work, block);
                 }
                 let _ = self.master.tell(MasterMsg::Done);
             }

@@ -27,14 +27,12 @@ struct MatMulFloor {
 impl Iteration for MatMulFloor {
     fn run(&mut self) -> Outcome {
         let mut c = CBlocks::new(&self.cfg);
-        let mut packed = Vec::new();
         let mut queue = VecDeque::from([self.cfg.root_work()]);
         while let Some(work) = queue.pop_front() {
             if work.num_blocks > self.cfg.threshold {
                 queue.extend(work.split());
             } else {
-                self.inputs
-                    .multiply_leaf(&work, c.block_for(&work), &mut packed);
+                self.inputs.multiply_leaf(&work, c.block_for(&work));
             }
         }
         check(&self.cfg, Some(&c))

@@ -46,11 +46,10 @@ impl Prepared {
     }
 }
 
-/// A worker's state: the inputs, the blocks of C it owns and the packing buffer of the kernel.
+/// A worker's state: the inputs and the blocks of C it owns.
 struct Worker {
     inputs: Arc<Inputs>,
     c: CBlocks,
-    packed: Vec<f64>,
 }
 
 /// The built program, the Manager (its state is its queue) and the workers.
@@ -106,7 +105,6 @@ pub(super) fn build(prep: &Prepared) -> MatMul {
             Worker {
                 inputs: Arc::clone(&prep.inputs),
                 c: CBlocks::new(&cfg),
-                packed: Vec::new(),
             },
         );
         let input = b.input::<Vec<Work>, _>(r, "work");
@@ -121,8 +119,7 @@ pub(super) fn build(prep: &Prepared) -> MatMul {
                     if item.num_blocks > cfg.threshold {
                         split.extend(item.split());
                     } else {
-                        let Worker { inputs, c, packed } = me;
-                        inputs.multiply_leaf(item, c.block_for(item), packed);
+                        me.inputs.multiply_leaf(item, me.c.block_for(item));
                     }
                 }
                 if !split.is_empty() {
