@@ -2,8 +2,11 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p motet-process --lib --release loom`.
 //!
 //! The processes run on a stand-in worker (`ProcessSystem::run_ready`, the model's own thread)
-//! instead of motet-runtime's pool; everything else (the channel's lock, its wait queues, the
-//! entries' states, the process's state word and its waker-less wake-up) is the real code.
+//! instead of motet-runtime's pool; everything else (the channel's lock word, its wait queues, the
+//! entries' states, the process's state word and its waker-less wake-up) is the real code. A
+//! receiving process parks in its channel's lock word when it finds the channel idle and empty
+//! (see `channel::fast_park`), so the models of a receiver race that park; the models after
+//! `Race` add a wake through another channel and a select on the pinned channel.
 
 use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
