@@ -16,8 +16,8 @@ use motet_process::ProcessSystem;
 use motet_runtime::Runtime;
 
 const PROCESSES: usize = 64;
-const PER_CHANNEL: usize = 500;
-const ROUNDS: usize = 4;
+const PER_CHANNEL: usize = 2_000;
+const ROUNDS: usize = 6;
 
 /// The first of two futures to complete; the other is dropped (a losing receive that had been
 /// handed a value puts it back in its channel).
