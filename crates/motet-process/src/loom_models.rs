@@ -235,6 +235,34 @@ fn loom_wake_through_another_channel_races_fast_park() {
     });
 }
 
+/// As above, with a third thread that locks `a` without completing the parked entry (a
+/// `try_recv` that finds nothing moves the entry from the word into the wait queue): the process
+/// must still be found, by the wake's look-up or by its own after a failed take-back.
+#[test]
+fn loom_wake_races_fast_park_and_a_lock_that_moves_the_entry() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (b_tx, b_rx) = channel::unbounded::<usize>();
+        let a_peek = a_rx.clone();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        system.spawn(async move {
+            let got = Race(a_rx.recv(), b_rx.recv()).await;
+            seen.store(got.map_or(CLOSED, |v| v + 1), SeqCst);
+            drop(a_tx);
+        });
+        let sender = loom::thread::spawn(move || b_tx.send(3).unwrap());
+        let peeker = loom::thread::spawn(move || a_peek.try_recv().is_ok());
+        system.run_ready();
+        sender.join().unwrap();
+        assert!(!peeker.join().unwrap());
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 4);
+        assert_eq!(system.live(), 0);
+    });
+}
+
 /// A process parked in a channel's word gets a send on that channel and a close racing from two
 /// threads, after its first run: the one that takes it out of the word schedules it, once; it
 /// receives the value if the send came first, else the send fails and gives its value back.

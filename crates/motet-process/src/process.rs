@@ -347,9 +347,15 @@ unsafe fn fast_park(header: &Header, request: Request) -> FastPark {
     // SAFETY: as above.
     if unsafe { request.unpark() } {
         abandon();
+        return FastPark::Woken;
+    }
+    // Someone locked the channel and took the entry out of the word. One that completed it (a
+    // send, a close) schedules the process; any other lock left it in the receivers' queue,
+    // where the process looks for it, to take itself back.
+    // SAFETY: the process pinned the channel; it is alive (this run).
+    if unsafe { (vtable.claim)(request.chan, NonNull::from(header)) } {
         FastPark::Woken
     } else {
-        // Someone took the entry: they schedule the process.
         FastPark::Parked
     }
 }
