@@ -155,6 +155,17 @@ impl Header {
         addr >= start && addr < start + self.vtable.size
     }
 
+    /// Whether a receive of this process on `chan` may park in its lock word: the process pinned
+    /// no channel yet, or pinned this one.
+    ///
+    /// # Safety
+    /// Called from a run of the process (which alone writes the pin).
+    #[inline]
+    pub(crate) unsafe fn may_park_in(&self, chan: *const ()) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { *self.pin.get() }.is_none_or(|(pinned, _)| pinned == chan)
+    }
+
     /// Records a wake-up; true if the caller now owns the duty to schedule the process (it was
     /// neither running nor complete, and is now `RUNNING`: owned by the run the caller schedules).
     #[inline]

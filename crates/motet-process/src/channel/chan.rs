@@ -376,12 +376,15 @@ impl<T> Chan<T> {
         };
         let at = entry as *const Waiter<T> as *const ();
         // SAFETY: a process waker's header is alive while the process polls with it.
-        if !unsafe { header.as_ref() }.contains(at as usize) {
+        let process = unsafe { header.as_ref() };
+        let me = self as *const Chan<T> as *const ();
+        // SAFETY: polled by a run of the process.
+        if !process.contains(at as usize) || !unsafe { process.may_park_in(me) } {
             return false;
         }
         let asked = fast_park::request(Request {
             header,
-            chan: self as *const Chan<T> as *const (),
+            chan: me,
             word: self.state.word(),
             entry: at,
             vtable: Self::PARK_VTABLE,
