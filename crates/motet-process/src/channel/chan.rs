@@ -52,6 +52,20 @@ const PIN: u64 = 1 << 56;
 /// The most pins a channel counts; a process that finds this many uses the wait queue.
 const MAX_PINS: u64 = 0xFF;
 
+/// How close a handle count may come to its field's end before [`Chan::retain`] aborts: more
+/// threads than this would have to add a handle at once to carry into the next field.
+const HANDLE_MARGIN: u64 = 4096;
+
+/// Ends the process: a channel's sender or receiver count is about to overflow (over 2^32 -
+/// 4096 senders or 2^24 - 4096 receivers on one channel). Aborting, as `Arc` does on overflow,
+/// since unwinding would leave the count wrong.
+#[cold]
+#[inline(never)]
+fn too_many_handles() -> ! {
+    eprintln!("motet-process: too many handles to one channel");
+    std::process::abort()
+}
+
 /// How many handles of kind `one` (`SENDER` or `RECEIVER`) the word `handles` counts.
 #[inline]
 fn count(handles: u64, one: u64) -> u64 {
@@ -465,10 +479,12 @@ impl<T> Chan<T> {
         // Relaxed: the caller holds a handle, which keeps the channel alive; a new handle is
         // published by whatever sends it to another thread.
         let prev = self.handles.fetch_add(one, Ordering::Relaxed);
-        debug_assert!(
-            count(prev, one) < count(u64::MAX, one),
-            "too many channel handles"
-        );
+        // A count that nears its field's end would carry into the next field (receivers into the
+        // pins, senders into the receivers) and free the channel while handles remain: abort, as
+        // `Arc` does, while thousands of concurrent increments still separate it from the carry.
+        if count(prev, one) >= count(u64::MAX, one) - HANDLE_MARGIN {
+            too_many_handles();
+        }
     }
 
     /// A new sender minted by a receiver: the channel has a sender again (receives wait again
