@@ -140,3 +140,158 @@ impl<T> Drop for SpinGuard<'_, T> {
         self.lock.locked.store(false, Ordering::Release);
     }
 }
+
+/// What a [`WordLock`]'s word says while nobody holds it, computed from the guarded value at each
+/// unlock.
+pub(crate) trait UnlockedWord {
+    /// The word to store when the lock is released: anything but [`LOCKED`].
+    fn unlocked_word(&self) -> usize;
+}
+
+/// A [`WordLock`]'s word while a thread holds it.
+pub(crate) const LOCKED: usize = 1;
+
+/// A spinlock whose word says more than locked or not while nobody holds it: the channel's lock,
+/// whose free word also tells whether the channel is idle and empty, or holds the wait-queue entry
+/// of the one receiver parked on it (see `channel::fast_park`). Locking swaps in [`LOCKED`] and
+/// returns what the word held; unlocking stores the value's [`UnlockedWord`]. The word may also be
+/// changed while free, by a compare-and-swap from one free value to another (a receiver parking).
+///
+/// Under loom a loom mutex also guards the word's swaps between holders: a thread waiting for the
+/// lock blocks (which loom models exactly) instead of spinning; the word still goes through
+/// [`LOCKED`] and back, so the compare-and-swaps of parking receivers race the holders as on the
+/// real build.
+pub(crate) struct WordLock<T> {
+    word: crate::sync::AtomicUsize,
+    #[cfg(loom)]
+    mutex: loom::sync::Mutex<()>,
+    value: UnsafeCell<T>,
+}
+
+// SAFETY: as for `SpinLock`: the lock hands out access to `value` to one thread at a time.
+unsafe impl<T: Send> Send for WordLock<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Sync for WordLock<T> {}
+
+impl<T: UnlockedWord> WordLock<T> {
+    pub(crate) fn new(value: T) -> WordLock<T> {
+        WordLock {
+            word: crate::sync::AtomicUsize::new(value.unlocked_word()),
+            #[cfg(loom)]
+            mutex: loom::sync::Mutex::new(()),
+            value: UnsafeCell::new(value),
+        }
+    }
+
+    /// The word, for a compare-and-swap between free values (never to or from [`LOCKED`]).
+    #[inline]
+    pub(crate) fn word(&self) -> &crate::sync::AtomicUsize {
+        &self.word
+    }
+
+    /// Takes the lock, spinning (then yielding) while another thread holds it; returns the guard
+    /// and the free word it replaced.
+    #[inline]
+    pub(crate) fn lock(&self) -> (WordGuard<'_, T>, usize) {
+        use crate::sync::Ordering;
+        #[cfg(loom)]
+        let held = self.mutex.lock().unwrap();
+        // Acquire: the previous holder's writes (published by its release store at unlock), or a
+        // parking receiver's (published by its release compare-and-swap), are visible to us.
+        let mut prev = self.word.swap(LOCKED, Ordering::Acquire);
+        if prev == LOCKED {
+            prev = self.lock_contended();
+        }
+        (
+            WordGuard {
+                lock: self,
+                #[cfg(loom)]
+                access: std::mem::ManuallyDrop::new(self.value.get_mut()),
+                #[cfg(loom)]
+                held: Some(held),
+            },
+            prev,
+        )
+    }
+
+    #[cold]
+    fn lock_contended(&self) -> usize {
+        #[cfg(loom)]
+        unreachable!("under loom the mutex keeps other holders out");
+        #[cfg(not(loom))]
+        self.spin()
+    }
+
+    #[cfg(not(loom))]
+    fn spin(&self) -> usize {
+        let mut spins = 0;
+        loop {
+            // Test before test-and-set: wait on a shared copy of the line instead of bouncing it.
+            while self.word.load(Ordering::Relaxed) == LOCKED {
+                if spins < SPINS_BEFORE_YIELD {
+                    spins += 1;
+                    spin_hint();
+                } else {
+                    yield_now();
+                }
+            }
+            let prev = self.word.swap(LOCKED, Ordering::Acquire);
+            if prev != LOCKED {
+                return prev;
+            }
+        }
+    }
+}
+
+/// Access to a [`WordLock`]'s value; unlocks when dropped, storing the value's free word.
+pub(crate) struct WordGuard<'a, T: UnlockedWord> {
+    lock: &'a WordLock<T>,
+    #[cfg(loom)]
+    access: std::mem::ManuallyDrop<loom::cell::MutPtr<T>>,
+    #[cfg(loom)]
+    held: Option<loom::sync::MutexGuard<'a, ()>>,
+}
+
+impl<T: UnlockedWord> Deref for WordGuard<'_, T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        #[cfg(not(loom))]
+        // SAFETY: the guard proves this thread holds the lock, so no other reference to the value
+        // exists while the guard lives.
+        return self.lock.value.with(|p| unsafe { &*p });
+        #[cfg(loom)]
+        // SAFETY: as above; loom tracks the access through `access`.
+        return unsafe { loom::cell::MutPtr::deref(&self.access) };
+    }
+}
+
+impl<T: UnlockedWord> DerefMut for WordGuard<'_, T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        #[cfg(not(loom))]
+        // SAFETY: as in `deref`; the guard is borrowed mutably, so this is the only reference.
+        return self.lock.value.with_mut(|p| unsafe { &mut *p });
+        #[cfg(loom)]
+        // SAFETY: as above.
+        return unsafe { loom::cell::MutPtr::deref(&self.access) };
+    }
+}
+
+impl<T: UnlockedWord> Drop for WordGuard<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        let word = (**self).unlocked_word();
+        debug_assert_ne!(word, LOCKED);
+        #[cfg(loom)]
+        // SAFETY: dropped once, here, and never used again.
+        unsafe {
+            std::mem::ManuallyDrop::drop(&mut self.access)
+        };
+        // Release: everything written under the lock is visible to the next holder's acquire swap
+        // (or a parking receiver's acquire compare-and-swap).
+        self.lock.word.store(word, crate::sync::Ordering::Release);
+        #[cfg(loom)]
+        drop(self.held.take());
+    }
+}

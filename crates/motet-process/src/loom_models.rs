@@ -2,8 +2,11 @@
 //! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p motet-process --lib --release loom`.
 //!
 //! The processes run on a stand-in worker (`ProcessSystem::run_ready`, the model's own thread)
-//! instead of motet-runtime's pool; everything else (the channel's lock, its wait queues, the
-//! entries' states, the process's state word and its waker-less wake-up) is the real code.
+//! instead of motet-runtime's pool; everything else (the channel's lock word, its wait queues, the
+//! entries' states, the process's state word and its waker-less wake-up) is the real code. A
+//! receiving process parks in its channel's lock word when it finds the channel idle and empty
+//! (see `channel::fast_park`), so the models of a receiver race that park; the models after
+//! `Race` add a wake through another channel and a select on the pinned channel.
 
 use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
@@ -175,6 +178,148 @@ fn loom_shutdown_races_a_wake() {
         let got = out.load(SeqCst);
         assert!(got == 8 || got == 0, "got {got}");
         assert!(got == 0 || sent, "received a value that was not sent");
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// The first of two futures to complete (a stand-in for a `select!` of two plain receives: the
+/// first receive asks to park in its channel's word, the second goes to its channel's wait queue).
+struct Race<A, B>(A, B);
+
+impl<A: std::future::Future, B: std::future::Future<Output = A::Output>> std::future::Future
+    for Race<A, B>
+{
+    type Output = A::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<A::Output> {
+        // SAFETY: the fields are never moved out of the pinned future.
+        let this = unsafe { self.get_unchecked_mut() };
+        // SAFETY: as above.
+        if let std::task::Poll::Ready(v) =
+            unsafe { std::pin::Pin::new_unchecked(&mut this.0) }.poll(cx)
+        {
+            return std::task::Poll::Ready(v);
+        }
+        // SAFETY: as above.
+        unsafe { std::pin::Pin::new_unchecked(&mut this.1) }.poll(cx)
+    }
+}
+
+/// A process parks in channel `a`'s word while its other receive waits in `b`'s queue; a send on
+/// `b` races the park. The send's wake-up finds the process `RUNNING` (a fast park leaves it so)
+/// and either the park's check sees it or the wake-up finds the process in `a`'s word: the
+/// process is scheduled exactly once and receives `b`'s value; nothing is lost.
+#[test]
+fn loom_wake_through_another_channel_races_fast_park() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (b_tx, b_rx) = channel::unbounded::<usize>();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        system.spawn(async move {
+            let got = Race(a_rx.recv(), b_rx.recv()).await;
+            seen.store(got.map_or(CLOSED, |v| v + 1), SeqCst);
+            // Keep `a`'s sender alive until the receive is over.
+            drop(a_tx);
+        });
+        let sender = loom::thread::spawn(move || b_tx.send(3).unwrap());
+        system.run_ready();
+        sender.join().unwrap();
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 4);
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// As above, with a third thread that locks `a` without completing the parked entry (a
+/// `try_recv` that finds nothing moves the entry from the word into the wait queue): the process
+/// must still be found, by the wake's look-up or by its own after a failed take-back.
+#[test]
+fn loom_wake_races_fast_park_and_a_lock_that_moves_the_entry() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (b_tx, b_rx) = channel::unbounded::<usize>();
+        let a_peek = a_rx.clone();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        system.spawn(async move {
+            let got = Race(a_rx.recv(), b_rx.recv()).await;
+            seen.store(got.map_or(CLOSED, |v| v + 1), SeqCst);
+            drop(a_tx);
+        });
+        let sender = loom::thread::spawn(move || b_tx.send(3).unwrap());
+        let peeker = loom::thread::spawn(move || a_peek.try_recv().is_ok());
+        system.run_ready();
+        sender.join().unwrap();
+        assert!(!peeker.join().unwrap());
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 4);
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// A process parked in a channel's word gets a send on that channel and a close racing from two
+/// threads, after its first run: the one that takes it out of the word schedules it, once; it
+/// receives the value if the send came first, else the send fails and gives its value back.
+#[test]
+fn loom_send_and_close_race_a_fast_parked_receiver() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let closer_rx = rx.clone();
+        let out = spawn_receiver(&system, rx);
+        system.run_ready();
+        let sender = loom::thread::spawn(move || tx.send(7));
+        let closer = loom::thread::spawn(move || {
+            closer_rx.close();
+        });
+        let sent = sender.join().unwrap();
+        closer.join().unwrap();
+        system.run_ready();
+        match sent {
+            Ok(()) => assert_eq!(out.load(SeqCst), 8),
+            Err(SendError(v)) => {
+                assert_eq!(v, 7);
+                assert_eq!(out.load(SeqCst), CLOSED);
+            }
+        }
+        assert_eq!(system.live(), 0);
+    });
+}
+
+/// A select on the channel a process pinned (it parked there through the word first): the
+/// select's branch waits in the channel's queue and a send takes it, once.
+#[test]
+fn loom_select_after_fast_park_on_the_same_channel() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (_b_tx, b_rx) = channel::unbounded::<usize>();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        let a_tx2 = a_tx.clone();
+        system.spawn(async move {
+            let first = a_rx.recv().await.map_or(CLOSED, |v| v);
+            let got = Select::new()
+                .recv(&a_rx, |r| r.map_or(CLOSED, |v| v + 1))
+                .recv(&b_rx, |r| r.map_or(CLOSED, |v| v + 1))
+                .await;
+            seen.store(first * 100 + got, SeqCst);
+        });
+        system.run_ready();
+        let sender = loom::thread::spawn(move || {
+            a_tx.send(1).unwrap();
+            a_tx2.send(2).unwrap();
+        });
+        system.run_ready();
+        sender.join().unwrap();
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 103);
         assert_eq!(system.live(), 0);
     });
 }

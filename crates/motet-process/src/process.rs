@@ -10,7 +10,7 @@
 //!
 //! # The state word
 //!
-//! `state` packs four flags and a reference count:
+//! `state` packs five flags and a reference count:
 //!
 //! - `RUNNING`: the process is owned by a run: scheduled (in the runtime's queues, or about to be put
 //!   there) or being polled. A wake that finds the process neither running nor complete sets
@@ -25,6 +25,10 @@
 //! - `COMPLETE`: the future finished (or was cancelled) and has been dropped.
 //! - `CANCELLED`: [`ProcessSystem::shutdown`](crate::ProcessSystem::shutdown) asked the process to stop:
 //!   its next run drops the future instead of polling it.
+//! - `PINNED`: the process pinned a channel it parks on through that channel's lock word (see
+//!   `channel::fast_park`). Such a park ends the run without touching this word: the process stays
+//!   `RUNNING`, owned by the channel until someone takes it out of the word. A wake that finds a
+//!   `PINNED` process `RUNNING` (and not yet `NOTIFIED`) therefore also looks for it there.
 //! - the count (units of `REF_ONE`): one reference held by the process itself until it completes, plus
 //!   one per [`Waker`] clone. The allocation is freed when the count reaches zero.
 //!
@@ -34,7 +38,8 @@
 //! | --- | --- | --- |
 //! | wake | compare-and-swap: idle -> `+ RUNNING`, else `+ NOTIFIED` | schedules the process if it was idle |
 //! | run starts | a load | sees `CANCELLED` |
-//! | poll returned `Pending` | `fetch_sub(RUNNING)` | idle, or notified: take it back |
+//! | poll returned `Pending`, a receive asked to park in its channel's word | the word's compare-and-swap, then a load | parked (still `RUNNING`), or notified: take it back |
+//! | poll returned `Pending` otherwise | `fetch_sub(RUNNING)` | idle, or notified: take it back |
 //! | taken back after a wake-up | `fetch_add(RUNNING - NOTIFIED)` | poll again, or yield (still `RUNNING`) |
 //! | future done | `fetch_add(COMPLETE - RUNNING - REF_ONE)` | complete, drops the process's reference |
 //!
@@ -42,10 +47,10 @@
 //! known, so an addition does the same, and an addition whose result is used is one `lock xadd` on
 //! x86, where a `fetch_xor` or `fetch_and` whose result is used is a compare-and-swap loop.
 //!
-//! A hop of a message to a parked process thus costs the process two read-modify-writes of its
-//! state word (the sender's wake, the run's end), where it used to cost three (a `fetch_or` to
-//! wake, which compiles to a compare-and-swap loop anyway since its result is tested, a
-//! `fetch_add` to start the run and a `fetch_sub` to end it). A process that a wake-up finds
+//! A hop of a message to a process parked through the wait queue costs the process two
+//! read-modify-writes of its state word (the sender's wake, the run's end); one parked in its
+//! channel's word costs none (the sender's lock of the channel claims it, the park's
+//! compare-and-swap ends the run). A process that a wake-up finds
 //! already scheduled only gets `NOTIFIED`, and polls once more than it needs to: harmless, since a
 //! poll re-checks what it waits for.
 //!
@@ -70,6 +75,7 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
 
 use crate::bank;
+use crate::channel::fast_park::{self, ParkVTable, Request};
 use crate::context;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::system::SystemShared;
@@ -82,8 +88,11 @@ pub(crate) const RUNNING: usize = 1 << 1;
 pub(crate) const COMPLETE: usize = 1 << 2;
 /// Shutdown asked the process to stop.
 pub(crate) const CANCELLED: usize = 1 << 3;
+/// The process pinned a channel it parks on through the channel's lock word (see
+/// `channel::fast_park`): a `RUNNING` process may be parked there.
+pub(crate) const PINNED: usize = 1 << 4;
 /// One reference.
-pub(crate) const REF_ONE: usize = 1 << 4;
+pub(crate) const REF_ONE: usize = 1 << 5;
 
 /// The operations of one kind of process (one future type).
 pub(crate) struct ProcVTable {
@@ -108,6 +117,22 @@ pub(crate) struct Header {
     /// The process's shard and entry in its system's registry plus one, 0 until it first parks:
     /// written and read by its runs only (see `registry`).
     pub(crate) registry_slot: std::cell::UnsafeCell<usize>,
+    /// The channel the process parks on through its lock word, and that channel's operations:
+    /// written once by a run before it sets `PINNED`, read by wakers that saw `PINNED`; the pin is
+    /// given back when the allocation is freed.
+    pin: std::cell::UnsafeCell<Option<(*const (), &'static ParkVTable)>>,
+}
+
+/// What a wake-up that went through the state word leaves its caller to do.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Woken {
+    /// The process was idle and is now `RUNNING`: the caller schedules it.
+    Schedule,
+    /// The process is `RUNNING` and `PINNED`, and this was its first wake-up since: it may be
+    /// parked in its pinned channel's word, where the caller looks for it ([`look_up`]).
+    LookUp,
+    /// Nothing: the process is running and will see the wake-up, or already had one pending.
+    Nothing,
 }
 
 // SAFETY: the header is shared between the workers that run the process and the threads that wake
@@ -130,16 +155,35 @@ impl Header {
         addr >= start && addr < start + self.vtable.size
     }
 
+    /// Whether a receive of this process on `chan` may park in its lock word: the process pinned
+    /// no channel yet, or pinned this one.
+    ///
+    /// # Safety
+    /// Called from a run of the process (which alone writes the pin).
+    #[inline]
+    pub(crate) unsafe fn may_park_in(&self, chan: *const ()) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { *self.pin.get() }.is_none_or(|(pinned, _)| pinned == chan)
+    }
+
     /// Records a wake-up; true if the caller now owns the duty to schedule the process (it was
     /// neither running nor complete, and is now `RUNNING`: owned by the run the caller schedules).
     #[inline]
-    pub(crate) fn notify(&self) -> bool {
+    pub(crate) fn notify(&self) -> Woken {
         self.wake_with(0)
     }
 
-    /// Asks the process to stop; true if the caller must schedule it (so that its run cancels it).
-    pub(crate) fn cancel(&self) -> bool {
+    /// Asks the process to stop; `Schedule` if the caller must schedule it (so that its run
+    /// cancels it).
+    pub(crate) fn cancel(&self) -> Woken {
         self.wake_with(CANCELLED)
+    }
+
+    /// Takes a reference (the caller holds one, or otherwise knows the process alive).
+    #[inline]
+    pub(crate) fn retain(&self) {
+        // Relaxed: as in `waker_clone`.
+        self.state.fetch_add(REF_ONE, Ordering::Relaxed);
     }
 
     /// A wake-up that also sets `extra`: an idle process becomes `RUNNING` (the caller schedules
@@ -147,19 +191,24 @@ impl Header {
     /// itself back after a wake-up, `NOTIFIED` without `RUNNING`). A complete one only gets the
     /// flags.
     #[inline]
-    fn wake_with(&self, extra: usize) -> bool {
+    fn wake_with(&self, extra: usize) -> Woken {
         let mut cur = self.state.load(Ordering::Relaxed);
         loop {
             let idle = cur & (NOTIFIED | RUNNING | COMPLETE) == 0;
             let new = cur | extra | if idle { RUNNING } else { NOTIFIED };
             // AcqRel: Release publishes what the waker did before waking to the run that sees the
             // wake-up (a poll's end acquires; a scheduled run is ordered after the scheduling);
-            // Acquire orders our later use of the process after it.
+            // Acquire orders our later use of the process after it (and makes the pin that came
+            // with `PINNED` visible).
             match self
                 .state
                 .compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Relaxed)
             {
-                Ok(_) => return idle,
+                Ok(_) if idle => return Woken::Schedule,
+                Ok(_) if cur & (RUNNING | NOTIFIED | PINNED) == RUNNING | PINNED => {
+                    return Woken::LookUp
+                }
+                Ok(_) => return Woken::Nothing,
                 Err(actual) => cur = actual,
             }
         }
@@ -180,7 +229,7 @@ impl Header {
     ///
     /// # Safety
     /// The caller owns a reference to the live process at `this` and does not use it afterwards.
-    unsafe fn release(this: NonNull<Header>) {
+    pub(crate) unsafe fn release(this: NonNull<Header>) {
         // SAFETY: the caller's reference keeps the header alive until the decrement.
         let header = unsafe { this.as_ref() };
         // AcqRel: Release orders our uses before the freeing; Acquire (for the last one) sees every
@@ -217,6 +266,111 @@ pub(crate) unsafe fn schedule(header: NonNull<Header>) {
     unsafe { system.schedule(header) };
 }
 
+/// Gives up a reference to a process (see [`Header::release`]).
+///
+/// # Safety
+/// As for `Header::release`.
+pub(crate) unsafe fn release(header: NonNull<Header>) {
+    // SAFETY: the caller's contract.
+    unsafe { Header::release(header) }
+}
+
+/// Looks for a process that a wake-up found `RUNNING` and `PINNED` ([`Woken::LookUp`]) parked in
+/// its pinned channel's word, and schedules it if it takes it out from there.
+///
+/// # Safety
+/// The process is alive for the whole call (the caller holds a reference, or the registry's lock),
+/// and the caller's wake-up saw `PINNED` (so the pin is written and visible).
+pub(crate) unsafe fn look_up(header: NonNull<Header>) {
+    // SAFETY: the pin was written before `PINNED` was set and never changes after.
+    let Some((chan, vtable)) = (unsafe { *header.as_ref().pin.get() }) else {
+        return;
+    };
+    // SAFETY: a pinned channel stays allocated until the process is freed; the process is alive.
+    if unsafe { (vtable.claim)(chan, header) } {
+        // SAFETY: taking the entry out of the word gave us the process's scheduling.
+        unsafe { schedule(header) };
+    }
+}
+
+/// How a run's fast park (see `channel::fast_park`) ended.
+enum FastPark {
+    /// Parked in the channel's word: the run is over.
+    Parked,
+    /// Not parked, nothing pending: poll again (the channel changed, or the run refuses fast
+    /// parks from now on).
+    Repoll,
+    /// Not parked, a wake-up (or a cancellation) is pending: end the poll the usual way.
+    Woken,
+}
+
+/// Parks the process in the channel its poll asked for, if that channel is still idle and empty.
+///
+/// # Safety
+/// The process is running on this thread and its poll just returned `Pending`, leaving `request`.
+unsafe fn fast_park(header: &Header, request: Request) -> FastPark {
+    let vtable = request.vtable;
+    let abandon = || {
+        // SAFETY: the entry is alive (the poll left it) and parked nowhere.
+        unsafe { (vtable.abandon)(request.entry) }
+    };
+    // Acquire: a pending wake-up's writes.
+    let state = header.state.load(Ordering::Acquire);
+    if state & (NOTIFIED | CANCELLED) != 0 {
+        abandon();
+        return FastPark::Woken;
+    }
+    if state & PINNED == 0 {
+        // SAFETY: the receive's handle keeps the channel alive.
+        if !unsafe { (vtable.pin)(request.chan) } {
+            abandon();
+            fast_park::refuse();
+            return FastPark::Repoll;
+        }
+        // SAFETY: the pin is written by the process's runs only, once, before `PINNED`.
+        unsafe { *header.pin.get() = Some((request.chan, vtable)) };
+        // Release: the pin, for the wakers that see `PINNED`; Acquire: a wake-up that came before.
+        let prev = header.state.fetch_or(PINNED, Ordering::AcqRel);
+        if prev & (NOTIFIED | CANCELLED) != 0 {
+            abandon();
+            return FastPark::Woken;
+        }
+    } else {
+        // SAFETY: written once before `PINNED`, which this run saw.
+        let pinned = unsafe { *header.pin.get() }.map(|(chan, _)| chan);
+        if pinned != Some(request.chan) {
+            abandon();
+            fast_park::refuse();
+            return FastPark::Repoll;
+        }
+    }
+    // SAFETY: the receive's handle keeps the channel alive; the entry is filled and pinned.
+    if !unsafe { request.park() } {
+        abandon();
+        return FastPark::Repoll;
+    }
+    // Parked. A wake-up that went through the state word before the park's compare-and-swap is
+    // visible now (see `channel::fast_park`): take the entry back and see to it.
+    let state = header.state.load(Ordering::Acquire);
+    if state & (NOTIFIED | CANCELLED) == 0 {
+        return FastPark::Parked;
+    }
+    // SAFETY: as above.
+    if unsafe { request.unpark() } {
+        abandon();
+        return FastPark::Woken;
+    }
+    // Someone locked the channel and took the entry out of the word. One that completed it (a
+    // send, a close) schedules the process; any other lock left it in the receivers' queue,
+    // where the process looks for it, to take itself back.
+    // SAFETY: the process pinned the channel; it is alive (this run).
+    if unsafe { (vtable.claim)(request.chan, NonNull::from(header)) } {
+        FastPark::Woken
+    } else {
+        FastPark::Parked
+    }
+}
+
 /// The wakers of processes: the data pointer is the process's header.
 pub(crate) static WAKER_VTABLE: RawWakerVTable =
     RawWakerVTable::new(waker_clone, waker_wake, waker_wake_by_ref, waker_drop);
@@ -241,9 +395,12 @@ unsafe fn waker_wake(data: *const ()) {
 unsafe fn waker_wake_by_ref(data: *const ()) {
     // SAFETY: as in `waker_clone`.
     let header = unsafe { &*data.cast::<Header>() };
-    if header.notify() {
-        // SAFETY: `notify` returned true: ours to schedule.
-        unsafe { schedule(NonNull::from(header)) };
+    match header.notify() {
+        // SAFETY: ours to schedule.
+        Woken::Schedule => unsafe { schedule(NonNull::from(header)) },
+        // SAFETY: the waker's reference keeps the process alive; the wake-up saw `PINNED`.
+        Woken::LookUp => unsafe { look_up(NonNull::from(header)) },
+        Woken::Nothing => {}
     }
 }
 
@@ -308,6 +465,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
                 state: AtomicUsize::new(RUNNING | REF_ONE),
                 system: ManuallyDrop::new(bank::withdraw(system)),
                 registry_slot: std::cell::UnsafeCell::new(0),
+                pin: std::cell::UnsafeCell::new(None),
             },
             future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
         });
@@ -365,6 +523,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
             return RunOutcome::Idle;
         }
         let _enter = context::enter(system, system.steps);
+        fast_park::begin_run();
         let waker = borrowed_waker(this);
         let mut cx = Context::from_waker(&waker);
         loop {
@@ -384,6 +543,20 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
                         // SAFETY: running: ours to finish.
                         unsafe { Self::finish(this, End::Cancelled) };
                         return RunOutcome::Idle;
+                    }
+                    if let Some(request) = fast_park::take(this) {
+                        // SAFETY: running on this thread, and the poll just left the request.
+                        match unsafe { fast_park(header, request) } {
+                            FastPark::Parked => return RunOutcome::Idle,
+                            FastPark::Repoll => {
+                                if !context::take_step() {
+                                    // Still `RUNNING`, owned by its next run.
+                                    return RunOutcome::Yield;
+                                }
+                                continue;
+                            }
+                            FastPark::Woken => {}
+                        }
                     }
                 }
                 Ok(Poll::Ready(())) => {
@@ -458,6 +631,10 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         // SAFETY: allocated by `allocate` as a `Box<Cell<F>>`; the future has been dropped (it is
         // `ManuallyDrop`), the caller owns the last reference.
         let mut cell = unsafe { Box::from_raw(this.cast::<Cell<F>>().as_ptr()) };
+        if let Some((chan, vtable)) = *cell.header.pin.get_mut() {
+            // SAFETY: the process took this pin once and gives it back once, here.
+            unsafe { (vtable.unpin)(chan) };
+        }
         // SAFETY: the system reference is released once, here.
         bank::deposit(unsafe { ManuallyDrop::take(&mut cell.header.system) });
     }

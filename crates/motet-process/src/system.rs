@@ -451,8 +451,11 @@ impl ProcessSystem {
         let mut to_schedule = Vec::new();
         self.shared.registry.close_and_for_each(|header| {
             // SAFETY: registered processes are alive while the registry's lock is held.
-            if unsafe { header.as_ref() }.cancel() {
-                to_schedule.push(header);
+            match unsafe { header.as_ref() }.cancel() {
+                process::Woken::Schedule => to_schedule.push(header),
+                // SAFETY: alive, as above; the cancellation saw `PINNED`.
+                process::Woken::LookUp => unsafe { process::look_up(header) },
+                process::Woken::Nothing => {}
             }
         });
         for header in to_schedule {

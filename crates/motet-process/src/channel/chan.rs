@@ -2,8 +2,9 @@
 //!
 //! # Layout
 //!
-//! One allocation per channel, one 64-byte cache line for an unbounded channel: the handle counts
-//! and the locked [`State`]: a `VecDeque` of values, the queue of waiting receivers (a circular
+//! One allocation per channel, one 64-byte cache line for an unbounded channel: the handle counts,
+//! the lock word (which, while free, also says whether the channel is idle and empty, or holds the
+//! entry of a receiver parked in it: see `fast_park`) and the locked [`State`]: a `VecDeque` of values, the queue of waiting receivers (a circular
 //! list, one word), and one word holding the closed and sender-less flags with a pointer to what
 //! only a bounded channel needs (the queue of senders waiting for room and the capacity, boxed).
 //! A bounded channel of capacity 0 is a rendezvous (every value goes from a waiting sender straight
@@ -20,7 +21,8 @@
 //!
 //! # Handles and lifetime
 //!
-//! `handles` counts senders (low 32 bits) and receivers (high 32 bits). The last sender marks the
+//! `handles` counts senders (low 32 bits), receivers (the next 24) and pins (the top 8: processes
+//! that park through the lock word keep the channel's memory alive, see `fast_park`). The last sender marks the
 //! channel sender-less (receivers fail once it is empty; a receiver may mint a new sender, under the
 //! lock, which undoes it), the last receiver closes it and drops the queued values; each does so
 //! *before* giving up its count, so the channel is still there for it. Whoever takes the whole word
@@ -32,17 +34,47 @@ use std::ptr::{self, NonNull};
 use std::task::Context;
 
 use super::error::{SendError, TrySendError};
+use super::fast_park::{self, ParkVTable, Request, EMPTY};
 use super::waiter::{
-    wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, SKIPPED, UNLINKED, WAITING,
+    wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, FAST, SKIPPED, UNLINKED, WAITING,
 };
-use crate::lock::SpinLock;
-use crate::process;
+use crate::lock::{UnlockedWord, WordGuard, WordLock};
+use crate::process::{self, Header};
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
 
-/// One sender in `handles`.
+/// One sender in `handles` (bits 0 to 31).
 pub(crate) const SENDER: u64 = 1;
-/// One receiver in `handles`.
+/// One receiver in `handles` (bits 32 to 55).
 pub(crate) const RECEIVER: u64 = 1 << 32;
+/// One pin in `handles` (bits 56 to 63): a process that parks on the channel through its lock
+/// word keeps the channel's memory, not a receiver, alive (see `fast_park`).
+const PIN: u64 = 1 << 56;
+/// The most pins a channel counts; a process that finds this many uses the wait queue.
+const MAX_PINS: u64 = 0xFF;
+
+/// How close a handle count may come to its field's end before [`Chan::retain`] aborts: more
+/// threads than this would have to add a handle at once to carry into the next field.
+const HANDLE_MARGIN: u64 = 4096;
+
+/// Ends the process: a channel's sender or receiver count is about to overflow (over 2^32 -
+/// 4096 senders or 2^24 - 4096 receivers on one channel). Aborting, as `Arc` does on overflow,
+/// since unwinding would leave the count wrong.
+#[cold]
+#[inline(never)]
+fn too_many_handles() -> ! {
+    eprintln!("motet-process: too many handles to one channel");
+    std::process::abort()
+}
+
+/// How many handles of kind `one` (`SENDER` or `RECEIVER`) the word `handles` counts.
+#[inline]
+fn count(handles: u64, one: u64) -> u64 {
+    if one == SENDER {
+        handles & 0xFFFF_FFFF
+    } else {
+        (handles >> 32) & 0xFF_FFFF
+    }
+}
 
 /// What the lock guards: 48 bytes, so that with the lock and the handle counts a channel is one
 /// 64-byte cache line (a send or a receive touches one line of the channel, which matters once
@@ -148,11 +180,28 @@ impl<T> Drop for BoundAndFlags<T> {
     }
 }
 
+impl<T> UnlockedWord for State<T> {
+    /// `EMPTY` (a receiver may park in the word) when no value is queued, nobody waits and the
+    /// channel has not ended; 0 otherwise.
+    #[inline]
+    fn unlocked_word(&self) -> usize {
+        let idle = self.queue.is_empty()
+            && self.receivers.is_empty()
+            && self.rest.word & FLAGS == 0
+            && !self.rest.has_waiting_sender();
+        if idle {
+            EMPTY
+        } else {
+            0
+        }
+    }
+}
+
 /// A channel: one 64-byte cache line when unbounded (see [`State`]).
 #[repr(align(64))]
 pub(crate) struct Chan<T> {
     handles: AtomicU64,
-    state: SpinLock<State<T>>,
+    state: WordLock<State<T>>,
 }
 
 /// The outcome of a receive attempt that may park.
@@ -298,12 +347,130 @@ impl<T> Chan<T> {
     pub(crate) fn allocate(cap: usize) -> NonNull<Chan<T>> {
         NonNull::from(Box::leak(Box::new(Chan {
             handles: AtomicU64::new(SENDER + RECEIVER),
-            state: SpinLock::new(State {
+            state: WordLock::new(State {
                 queue: VecDeque::new(),
                 receivers: WaitList::new(),
                 rest: BoundAndFlags::new(cap),
             }),
         })))
+    }
+
+    /// Locks the channel. A receiver parked in the lock word moves into the wait list (its waker
+    /// says that whoever completes it schedules its process), so every operation under the lock
+    /// sees one queue of waiting receivers.
+    #[inline]
+    fn lock(&self) -> WordGuard<'_, State<T>> {
+        let (mut st, word) = self.state.lock();
+        if word > EMPTY {
+            // SAFETY: the word held a parked entry (see `fast_park`): alive, pinned in its
+            // process's future and filled before the release compare-and-swap our acquire swap
+            // read; taking it out of the word made it ours to link, under the lock.
+            unsafe { st.receivers.push_back(&*(word as *const Waiter<T>)) };
+        }
+        st
+    }
+
+    const PARK_VTABLE: &'static ParkVTable = &ParkVTable {
+        abandon: Self::abandon_entry,
+        pin: Self::pin,
+        unpin: Self::unpin,
+        claim: Self::claim,
+    };
+
+    /// A receive inside a process that finds the channel idle and empty: asks the run to park its
+    /// entry in the lock word (see `fast_park`). True if it did (the receive returns `Pending`).
+    #[inline]
+    pub(crate) fn request_fast_park(&self, entry: &Waiter<T>, cx: &Context<'_>) -> bool {
+        // Relaxed: a hint; the park's compare-and-swap decides.
+        if self.state.word().load(Ordering::Relaxed) != EMPTY || entry.state() != UNLINKED {
+            return false;
+        }
+        let Some(header) = process::header_of(cx.waker()) else {
+            return false;
+        };
+        let at = entry as *const Waiter<T> as *const ();
+        // SAFETY: a process waker's header is alive while the process polls with it.
+        let process = unsafe { header.as_ref() };
+        let me = self as *const Chan<T> as *const ();
+        // SAFETY: polled by a run of the process.
+        if !process.contains(at as usize) || !unsafe { process.may_park_in(me) } {
+            return false;
+        }
+        let asked = fast_park::request(Request {
+            header,
+            chan: me,
+            word: self.state.word(),
+            entry: at,
+            vtable: Self::PARK_VTABLE,
+        });
+        if !asked {
+            return false;
+        }
+        // SAFETY: the entry is in no queue and owned by this poll; the park publishes it.
+        let replaced = unsafe { entry.prepare(WaitWaker::Claimed(header), ptr::null()) };
+        entry.set_state(FAST);
+        drop(replaced);
+        true
+    }
+
+    /// [`ParkVTable::abandon`].
+    unsafe fn abandon_entry(entry: *const ()) {
+        // SAFETY: the caller's entry is alive and in no queue.
+        unsafe { &*(entry as *const Waiter<T>) }.set_state(UNLINKED);
+    }
+
+    /// [`ParkVTable::pin`].
+    unsafe fn pin(chan: *const ()) -> bool {
+        // SAFETY: the caller's receive handle keeps the channel alive.
+        let chan = unsafe { &*(chan as *const Chan<T>) };
+        let mut cur = chan.handles.load(Ordering::Relaxed);
+        loop {
+            if cur >> 56 == MAX_PINS {
+                return false;
+            }
+            // Relaxed: as in `retain`.
+            match chan.handles.compare_exchange_weak(
+                cur,
+                cur + PIN,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// [`ParkVTable::unpin`].
+    unsafe fn unpin(chan: *const ()) {
+        let this = chan as *mut Chan<T>;
+        // SAFETY: the pin keeps the channel allocated. AcqRel as in `release_last_of_kind`.
+        if unsafe { &*this }.handles.fetch_sub(PIN, Ordering::AcqRel) == PIN {
+            // SAFETY: nothing else holds the channel.
+            drop(unsafe { Box::from_raw(this) });
+        }
+    }
+
+    /// [`ParkVTable::claim`].
+    unsafe fn claim(chan: *const (), header: NonNull<Header>) -> bool {
+        // SAFETY: the process's pin keeps the channel allocated.
+        let chan = unsafe { &*(chan as *const Chan<T>) };
+        let mut st = chan.lock();
+        // SAFETY: we hold the lock.
+        let Some(entry) = (unsafe { st.receivers.find(|e| e.is_claimed_by(header)) })
+            .map(|e| e as *const Waiter<T>)
+        else {
+            return false;
+        };
+        // SAFETY: we hold the lock and the entry is linked in the receivers' list, hence alive.
+        let entry = unsafe { &*entry };
+        // SAFETY: as above.
+        unsafe {
+            st.receivers.remove(entry);
+            drop(entry.take_waker());
+        }
+        entry.set_state(UNLINKED);
+        true
     }
 
     /// Adds a handle (`SENDER` or `RECEIVER`).
@@ -312,17 +479,19 @@ impl<T> Chan<T> {
         // Relaxed: the caller holds a handle, which keeps the channel alive; a new handle is
         // published by whatever sends it to another thread.
         let prev = self.handles.fetch_add(one, Ordering::Relaxed);
-        debug_assert!(
-            (prev / one) & 0xFFFF_FFFF < 0xFFFF_FFFF,
-            "too many channel handles"
-        );
+        // A count that nears its field's end would carry into the next field (receivers into the
+        // pins, senders into the receivers) and free the channel while handles remain: abort, as
+        // `Arc` does, while thousands of concurrent increments still separate it from the carry.
+        if count(prev, one) >= count(u64::MAX, one) - HANDLE_MARGIN {
+            too_many_handles();
+        }
     }
 
     /// A new sender minted by a receiver: the channel has a sender again (receives wait again
     /// instead of failing, unless it was closed).
     pub(crate) fn mint_sender(&self) {
         // Under the lock, so that the last sender's drop (which decides under it) sees it.
-        let mut st = self.state.lock();
+        let mut st = self.lock();
         self.retain(SENDER);
         st.rest.set_no_senders(false);
     }
@@ -340,7 +509,7 @@ impl<T> Chan<T> {
         let mut cur = chan.handles.load(Ordering::Relaxed);
         // Not the last of its kind, so the word stays non-zero: a plain decrement. Release orders our
         // uses of the channel before whoever frees it (its decrement acquires).
-        while (cur / one) & 0xFFFF_FFFF > 1 {
+        while count(cur, one) > 1 {
             match chan.handles.compare_exchange_weak(
                 cur,
                 cur - one,
@@ -374,7 +543,7 @@ impl<T> Chan<T> {
             return;
         }
         loop {
-            if (cur / one) & 0xFFFF_FFFF == 1 {
+            if count(cur, one) == 1 {
                 // Perhaps the last of its kind: only a holder of this kind could add one (or a
                 // receiver minting a sender, which does so under the lock).
                 let last = if one == RECEIVER {
@@ -412,7 +581,7 @@ impl<T> Chan<T> {
     /// Returns false if a sender was minted meanwhile (the caller is not the last any more).
     fn last_sender_gone(&self) -> bool {
         let wakes = {
-            let mut st = self.state.lock();
+            let mut st = self.lock();
             // Mints happen under the lock: if we are still the only sender, we stay so until the
             // caller's decrement (no other sender exists to clone).
             if self.handles.load(Ordering::Acquire) & 0xFFFF_FFFF != 1 {
@@ -434,7 +603,17 @@ impl<T> Chan<T> {
     #[inline]
     pub(crate) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
         let woken = {
-            let mut st = self.state.lock();
+            let (mut st, word) = self.state.lock();
+            if word > EMPTY {
+                // The channel was idle and empty with a receiver parked in its word, which the
+                // lock's swap took (see `fast_park`): hand it the value and schedule its process.
+                // SAFETY: as in `lock`: the entry is alive and ours until it is `DONE`.
+                let header = unsafe { (*(word as *const Waiter<T>)).hand_over(value) };
+                drop(st);
+                // SAFETY: taking the entry out of the word gave us the process's scheduling.
+                unsafe { process::schedule(header) };
+                return Ok(());
+            }
             if st.rest.closed() {
                 return Err(TrySendError::Closed(value));
             }
@@ -459,7 +638,7 @@ impl<T> Chan<T> {
     /// Receives without waiting.
     pub(crate) fn try_recv(&self) -> TryRecv<T> {
         let (result, woken) = {
-            let mut st = self.state.lock();
+            let mut st = self.lock();
             match st.take() {
                 (Some(value), woken) => (TryRecv::Value(value), woken),
                 (None, _) if st.ended() => (TryRecv::Closed, None),
@@ -504,7 +683,7 @@ impl<T> Chan<T> {
         let mut woken = None;
         let mut replaced = None;
         let result = {
-            let mut st = self.state.lock();
+            let mut st = self.lock();
             match entry.state() {
                 DONE => {
                     entry.set_state(UNLINKED);
@@ -560,7 +739,7 @@ impl<T> Chan<T> {
             }
             _ => {}
         }
-        let mut st = self.state.lock();
+        let mut st = self.lock();
         match entry.state() {
             WAITING => {
                 // SAFETY: we hold the lock and the entry is linked in the receivers' list.
@@ -580,7 +759,7 @@ impl<T> Chan<T> {
     /// The state of an entry, read under the lock: ordered after any critical section that completed
     /// it (a select whose group was claimed waits here for the winning branch's sender to finish).
     pub(crate) fn settled_state(&self, entry: &Waiter<T>) -> u8 {
-        let _st = self.state.lock();
+        let _st = self.lock();
         entry.state()
     }
 
@@ -598,7 +777,7 @@ impl<T> Chan<T> {
 
     /// Puts a value back at the front of the channel (see [`State::give_back`]).
     pub(crate) fn give_back(&self, value: T) {
-        let woken = self.state.lock().give_back(value);
+        let woken = self.lock().give_back(value);
         wake(woken);
     }
 
@@ -617,7 +796,7 @@ impl<T> Chan<T> {
         let mut woken = None;
         let mut replaced = None;
         let result = {
-            let mut st = self.state.lock();
+            let mut st = self.lock();
             match entry.state() {
                 DONE | CLOSED => Self::sent(entry),
                 WAITING => {
@@ -689,7 +868,7 @@ impl<T> Chan<T> {
             CLOSED => return Self::sent(entry).and_then(|r| r.err()).map(|e| e.0),
             _ => {}
         }
-        let mut st = self.state.lock();
+        let mut st = self.lock();
         match entry.state() {
             WAITING => {
                 // SAFETY: we hold the lock and the entry is linked in the senders' list; it holds
@@ -713,7 +892,7 @@ impl<T> Chan<T> {
     /// every waiter is woken. Returns whether this call closed it.
     pub(crate) fn close(&self) -> bool {
         let wakes = {
-            let mut st = self.state.lock();
+            let mut st = self.lock();
             if st.rest.closed() {
                 return false;
             }
@@ -728,7 +907,7 @@ impl<T> Chan<T> {
     /// critical section; the values are dropped after unlocking.
     fn close_and_drain(&self) {
         let (wakes, values) = {
-            let mut st = self.state.lock();
+            let mut st = self.lock();
             let wakes = if st.rest.closed() {
                 Vec::new()
             } else {
@@ -743,15 +922,15 @@ impl<T> Chan<T> {
 
     /// Whether sends fail (closed), or, seen from a receiver, no sender is left either.
     pub(crate) fn is_closed(&self) -> bool {
-        self.state.lock().ended()
+        self.lock().ended()
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.state.lock().queue.len()
+        self.lock().queue.len()
     }
 
     pub(crate) fn capacity(&self) -> Option<usize> {
-        let cap = self.state.lock().rest.cap();
+        let cap = self.lock().rest.cap();
         (cap != usize::MAX).then_some(cap)
     }
 }

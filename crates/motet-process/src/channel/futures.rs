@@ -21,7 +21,8 @@ use super::chan::{Chan, RecvPoll};
 #[cfg(not(loom))]
 use super::error::RecvTimeoutError;
 use super::error::{RecvError, SendError};
-use super::waiter::{Waiter, UNLINKED};
+use super::fast_park;
+use super::waiter::{Waiter, FAST, UNLINKED};
 use crate::context;
 use crate::system::ThreadNotify;
 
@@ -62,6 +63,10 @@ impl<T> Future for Recv<'_, T> {
         if yield_if_spent(cx) {
             return Poll::Pending;
         }
+        // Asked to park in the channel's word earlier in this same poll (see `fast_park`).
+        if this.entry.state() == FAST || this.chan.request_fast_park(&this.entry, cx) {
+            return Poll::Pending;
+        }
         match this.chan.poll_recv(&this.entry, cx, ptr::null()) {
             RecvPoll::Ready(Some(v)) => Poll::Ready(Ok(v)),
             RecvPoll::Ready(None) => Poll::Ready(Err(RecvError)),
@@ -74,8 +79,15 @@ impl<T> Future for Recv<'_, T> {
 impl<T> Drop for Recv<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        if self.entry.state() != UNLINKED {
-            self.chan.cancel_recv(&self.entry);
+        match self.entry.state() {
+            UNLINKED => {}
+            FAST => {
+                // Dropped in the poll that asked to park it (a parked entry's process does not
+                // run): the run must not park it.
+                fast_park::withdraw(&self.entry as *const Waiter<T> as *const ());
+                self.entry.set_state(UNLINKED);
+            }
+            _ => self.chan.cancel_recv(&self.entry),
         }
     }
 }

@@ -44,6 +44,7 @@
 
 mod chan;
 mod error;
+pub(crate) mod fast_park;
 mod futures;
 pub(crate) mod waiter;
 

@@ -16,6 +16,9 @@
 //! - `CLOSED`: the channel took it out because it closed; a send entry still holds its value.
 //! - `SKIPPED`: the channel took it out without completing it, because the select the entry belongs
 //!   to had already been decided by another branch.
+//! - `FAST`: a plain receive inside a process asked its run to park the entry in the channel's lock
+//!   word, or the run did (see `fast_park`); whoever takes it out of the word links it into the
+//!   receivers' queue (`WAITING`) or gives it back to its process (`UNLINKED`).
 //!
 //! # The hand-off
 //!
@@ -36,7 +39,7 @@ use std::mem::MaybeUninit;
 use std::ptr::{self, NonNull};
 use std::task::Waker;
 
-use crate::process::{self, Header};
+use crate::process::{self, Header, Woken};
 use crate::sync::{AtomicBool, AtomicU8, Ordering, UnsafeCell};
 
 /// In no queue.
@@ -49,12 +52,18 @@ pub(crate) const DONE: u8 = 2;
 pub(crate) const CLOSED: u8 = 3;
 /// Taken out because its select was decided elsewhere.
 pub(crate) const SKIPPED: u8 = 4;
+/// Asked to park in the channel's lock word, or parked there (see `fast_park`).
+pub(crate) const FAST: u8 = 5;
 
 /// Who an entry wakes.
 pub(crate) enum WaitWaker {
     /// A process whose allocation holds the entry: woken through its header, without a reference
     /// (see the module docs of `process`).
     Process(NonNull<Header>),
+    /// A process that parked through the channel's lock word (see `fast_park`): it is idle but
+    /// still marked `RUNNING`, and whoever took the entry out of the word owns its scheduling, so
+    /// completing the entry schedules it without touching its state word.
+    Claimed(NonNull<Header>),
     /// Any other waker: a thread blocked outside the runtime, another executor, or a process whose
     /// entry lies outside its allocation (a boxed future).
     Other(Waker),
@@ -77,7 +86,7 @@ impl WaitWaker {
     #[inline]
     pub(crate) fn will_wake(&self, waker: &Waker) -> bool {
         match self {
-            WaitWaker::Process(h) => process::header_of(waker) == Some(*h),
+            WaitWaker::Process(h) | WaitWaker::Claimed(h) => process::header_of(waker) == Some(*h),
             WaitWaker::Other(w) => w.will_wake(waker),
         }
     }
@@ -89,6 +98,9 @@ impl WaitWaker {
 pub(crate) enum Wake {
     /// Schedule this process (the caller won its idle-to-running transition).
     Process(NonNull<Header>),
+    /// Look for this process parked in its pinned channel's word (a wake-up found it `RUNNING`
+    /// and `PINNED`, see `fast_park`); holds a reference to it, given up after.
+    LookUp(NonNull<Header>),
     /// Wake this waker.
     Other(Waker),
 }
@@ -101,8 +113,21 @@ impl Wake {
             // SAFETY: `Wake::Process` is only made for a process whose idle-to-running transition
             // this operation won (see `Waiter::finish`).
             Wake::Process(header) => unsafe { process::schedule(header) },
+            Wake::LookUp(header) => look_up_and_release(header),
             Wake::Other(waker) => waker.wake(),
         }
+    }
+}
+
+/// [`Wake::LookUp`], out of line (rare).
+#[cold]
+#[inline(never)]
+fn look_up_and_release(header: NonNull<Header>) {
+    // SAFETY: `Wake::LookUp` holds a reference to the process, given up here; its wake-up saw
+    // `PINNED`.
+    unsafe {
+        process::look_up(header);
+        process::release(header);
     }
 }
 
@@ -202,6 +227,15 @@ impl<T> Waiter<T> {
         unsafe { self.links(|l| l.waker.as_ref().is_some_and(|w| w.will_wake(waker))) }
     }
 
+    /// Whether the entry is a fast-parked receive of the process at `header` (see `fast_park`).
+    ///
+    /// # Safety
+    /// As for `links`.
+    pub(crate) unsafe fn is_claimed_by(&self, header: NonNull<Header>) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { self.links(|l| matches!(l.waker, Some(WaitWaker::Claimed(h)) if h == header)) }
+    }
+
     /// Takes the registered waker out (dropped by the caller after unlocking).
     ///
     /// # Safety
@@ -250,6 +284,25 @@ impl<T> Waiter<T> {
         self.value.with_mut(|p| unsafe { (*p).assume_init_read() })
     }
 
+    /// Completes a receive entry taken out of the channel's lock word (see `fast_park`): moves
+    /// `value` in, publishes `DONE` and returns the process whose scheduling the caller now owns.
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock, whose swap took the entry out of the word.
+    #[inline]
+    pub(crate) unsafe fn hand_over(&self, value: T) -> NonNull<Header> {
+        // SAFETY: the caller's contract: the entry is ours and holds no value.
+        let header = unsafe {
+            self.put_value(value);
+            self.links(|l| match l.waker.take() {
+                Some(WaitWaker::Claimed(header)) => header,
+                _ => unreachable!("an entry parks in the lock word with a claimed waker"),
+            })
+        };
+        self.set_state(DONE);
+        header
+    }
+
     /// Completes an entry just unlinked by the channel: decides the wake-up (returned, to be carried
     /// out after unlocking) and publishes `state` (`DONE` or `CLOSED`). After this the entry and its
     /// owner must not be touched: the owner may already be running.
@@ -261,11 +314,23 @@ impl<T> Waiter<T> {
     pub(crate) unsafe fn finish(&self, state: u8) -> Option<Wake> {
         // SAFETY: the caller's contract.
         let wake = match unsafe { self.take_waker() } {
-            // SAFETY: the entry was linked, so its process (whose allocation holds it) is alive.
-            Some(WaitWaker::Process(header)) if unsafe { header.as_ref() }.notify() => {
-                Some(Wake::Process(header))
+            Some(WaitWaker::Process(header)) => {
+                // SAFETY: the entry was linked, so its process (whose allocation holds it) is
+                // alive.
+                let process = unsafe { header.as_ref() };
+                match process.notify() {
+                    Woken::Schedule => Some(Wake::Process(header)),
+                    Woken::LookUp => {
+                        // The look-up runs after unlocking, when the entry no longer keeps the
+                        // process alive: a reference does.
+                        process.retain();
+                        Some(Wake::LookUp(header))
+                    }
+                    Woken::Nothing => None,
+                }
             }
-            Some(WaitWaker::Process(_)) | None => None,
+            Some(WaitWaker::Claimed(header)) => Some(Wake::Process(header)),
+            None => None,
             Some(WaitWaker::Other(waker)) => Some(Wake::Other(waker)),
         };
         self.set_state(state);
@@ -333,6 +398,26 @@ impl<T> WaitList<T> {
         // SAFETY: as above.
         unsafe { self.unlink(head) };
         Some(head)
+    }
+
+    /// The first entry for which `f` is true.
+    ///
+    /// # Safety
+    /// The caller holds the channel's lock.
+    pub(crate) unsafe fn find(&self, mut f: impl FnMut(&Waiter<T>) -> bool) -> Option<&Waiter<T>> {
+        // SAFETY: linked entries are alive while linked; the caller holds the lock.
+        let head = unsafe { self.head.as_ref()? };
+        let mut cur = head;
+        loop {
+            if f(cur) {
+                return Some(cur);
+            }
+            // SAFETY: as above.
+            cur = unsafe { &*cur.links(|l| l.next) };
+            if ptr::eq(cur, head) {
+                return None;
+            }
+        }
     }
 
     /// Unlinks `entry` (its state is left for the caller to set).
