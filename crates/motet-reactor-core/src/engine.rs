@@ -408,11 +408,9 @@ impl Engine {
     /// An action event of the tag being entered (see `fire`).
     #[inline(always)]
     fn fire_action(&mut self, prog: &Program, ix: u32, tag: Tag, sink: &mut impl FnMut(u32)) {
-        debug_assert!((ix as usize) < prog.action_rt.len());
-        // SAFETY: `ix` is an action index: events and `soon` hold only indices of declared
-        // actions (from the builder's handles, checked by `Ctx::schedule`, or from the inbox,
-        // checked in `drain_arrivals`), and `action_rt` has one record per action.
-        let act = unsafe { prog.action_rt.get_unchecked(ix as usize) };
+        // Checked: `Engine`'s methods take the program as an argument, so a caller could pass
+        // another program than the one the events were made for.
+        let act = &prog.action_rt[ix as usize];
         if act.mode != u32::MAX && !prog.graph.mode_active(act.mode, &self.current_mode) {
             self.suspended.push(Event {
                 tag,
@@ -477,11 +475,8 @@ impl Engine {
         if scratch.set_len != 0 {
             self.metrics.ports_set += u64::from(scratch.set_len);
             for &s in &scratch.set_slots[..scratch.set_len as usize] {
-                debug_assert!((s as usize) < prog.ports.len());
-                // SAFETY: `set_slots` holds only ports the reaction set through a checked handle
-                // (`Ctx::set` looks the port up with a bounds check), and `ports` has one record
-                // per port.
-                let port = unsafe { prog.ports.get_unchecked(s as usize) };
+                // Checked, as in `fire_action`: `prog` is the caller's argument.
+                let port = &prog.ports[s as usize];
                 if port.drops | (port.observers.1 != 0) {
                     if !port.drops & (port.observers.1 == 1) {
                         self.observe_one(prog, port.observers.0);
