@@ -350,7 +350,10 @@ impl<'a> Ctx<'a> {
                 let scratch = &mut *self.scratch().get();
                 // In bounds: the buffer holds every declared effect port, each entering at most
                 // once per tag (see `Scratch::set_slots`).
-                scratch.set_slots[scratch.set_len as usize] = p;
+                debug_assert!((scratch.set_len as usize) < scratch.set_slots.len());
+                *scratch
+                    .set_slots
+                    .get_unchecked_mut(scratch.set_len as usize) = p;
                 scratch.set_len += 1;
             }
         }
@@ -359,7 +362,7 @@ impl<'a> Ctx<'a> {
     /// Schedules an action the reaction declared as an effect, `delay` after the action's minimum
     /// delay (logical actions: relative to the current tag; physical: to the physical clock). With a
     /// total delay of zero the event comes one microstep later.
-    #[inline]
+    #[inline(always)]
     pub fn schedule<T: Send + 'static>(&self, action: impl Action<T>, value: T, delay: Duration) {
         let (prog, a) = action.action();
         if prog == self.prog.id {
@@ -403,17 +406,7 @@ impl<'a> Ctx<'a> {
     ) {
         let extra = acc.min_delay.saturating_add(nanos(delay));
         let tag = if acc.physical {
-            let phys = self
-                .clock
-                .now()
-                .saturating_sub(self.info.start)
-                .saturating_add(extra);
-            let t = Tag::from_nanos(phys, 0);
-            if t > self.info.tag {
-                t
-            } else {
-                self.info.tag.delay_nanos(0)
-            }
+            self.physical_tag(extra)
         } else {
             self.info.tag.delay_nanos(extra)
         };
@@ -424,6 +417,24 @@ impl<'a> Ctx<'a> {
             if let Some(tag) = scheduled {
                 (*self.scratch().get()).scheduled.push((a, tag));
             }
+        }
+    }
+
+    /// The tag of a physical action scheduled now with total delay `extra`: physical time plus
+    /// the delay, or the next microstep if that is not later than the current tag. Out of line:
+    /// logical actions, the common kind, keep `schedule` small enough to inline into bodies.
+    #[inline(never)]
+    fn physical_tag(&self, extra: u64) -> Tag {
+        let phys = self
+            .clock
+            .now()
+            .saturating_sub(self.info.start)
+            .saturating_add(extra);
+        let t = Tag::from_nanos(phys, 0);
+        if t > self.info.tag {
+            t
+        } else {
+            self.info.tag.delay_nanos(0)
         }
     }
 

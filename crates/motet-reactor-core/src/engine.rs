@@ -119,6 +119,10 @@ pub struct Engine {
     suspended: Vec<Event>,
     /// Per action, the last tag given to a value from the inbox.
     last_physical: Vec<Tag>,
+    /// Whether the current tag has work for `finish_tag` beyond the common case: values to drop,
+    /// present-channel lists to clear, mode requests, the stop tag, an error. Set wherever one of
+    /// those arises, so that a quiet tag ends with one test.
+    extras: bool,
     metrics: Metrics,
     error: Option<RunError>,
 }
@@ -162,6 +166,7 @@ impl Engine {
             mode_requests: Vec::new(),
             suspended: Vec::new(),
             last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
+            extras: false,
             metrics: Metrics {
                 reactors: g.declared_reactors(),
                 reactions: g.declared_reactions(),
@@ -217,6 +222,7 @@ impl Engine {
         if self.error.is_none() {
             self.error = Some(error);
         }
+        self.extras = true;
     }
 
     /// Whether the run has failed.
@@ -282,10 +288,8 @@ impl Engine {
         if self.done {
             return Next::Done;
         }
+        // Draining never ends the run (a bad value fails it at the end of the next tag).
         self.drain_inbox(prog, clock);
-        if self.done {
-            return Next::Done;
-        }
         let queued = if self.soon.is_empty() {
             self.queue.peek().map(|e| e.0.tag)
         } else {
@@ -323,6 +327,7 @@ impl Engine {
         self.info.startup = false;
         self.info.reset = false;
         self.info.shutdown = self.stop_tag == Some(tag);
+        self.extras |= self.info.shutdown;
         self.metrics.tags += 1;
         if !self.soon.is_empty() {
             if self.soon_tag != tag {
@@ -403,6 +408,8 @@ impl Engine {
     /// An action event of the tag being entered (see `fire`).
     #[inline(always)]
     fn fire_action(&mut self, prog: &Program, ix: u32, tag: Tag, sink: &mut impl FnMut(u32)) {
+        // Checked: `Engine`'s methods take the program as an argument, so a caller could pass
+        // another program than the one the events were made for.
         let act = &prog.action_rt[ix as usize];
         if act.mode != u32::MAX && !prog.graph.mode_active(act.mode, &self.current_mode) {
             self.suspended.push(Event {
@@ -418,6 +425,7 @@ impl Engine {
         }
         if act.drops {
             self.present_actions.push(ix);
+            self.extras = true;
         }
         for &r in prog.triggers_of(act.triggers) {
             self.trigger(prog, r, sink);
@@ -467,6 +475,7 @@ impl Engine {
         if scratch.set_len != 0 {
             self.metrics.ports_set += u64::from(scratch.set_len);
             for &s in &scratch.set_slots[..scratch.set_len as usize] {
+                // Checked, as in `fire_action`: `prog` is the caller's argument.
                 let port = &prog.ports[s as usize];
                 if port.drops | (port.observers.1 != 0) {
                     if !port.drops & (port.observers.1 == 1) {
@@ -504,6 +513,7 @@ impl Engine {
     #[cold]
     fn complete_rare(&mut self, prog: &Program, r: u32, scratch: &mut crate::program::Scratch) {
         scratch.rare = false;
+        self.extras = true;
         if let Some(fault) = scratch.fault.take() {
             let reaction = prog.graph.reactions[r as usize].name.clone();
             self.fail(fault_error(prog, reaction, fault));
@@ -527,6 +537,7 @@ impl Engine {
         let list = unsafe { &mut *prog.mp_present[mp as usize].get() };
         if list.is_empty() {
             self.dirty_multiports.push(mp);
+            self.extras = true;
         }
         list.push(c);
     }
@@ -535,6 +546,7 @@ impl Engine {
     /// the present-channel lists of the multiports that observe it.
     #[inline(never)]
     fn slot_extras(&mut self, prog: &Program, s: u32, drops: bool, observers: (u32, u32)) {
+        self.extras = true;
         if drops {
             self.set_slots.push(s);
         }
@@ -582,13 +594,17 @@ impl Engine {
     /// (or after an error) ends the run.
     #[inline]
     pub fn finish_tag(&mut self, prog: &Program) {
-        let quiet = self.set_slots.is_empty()
-            && self.present_actions.is_empty()
-            && self.dirty_multiports.is_empty()
-            && self.mode_requests.is_empty()
-            && !self.info.shutdown
-            && self.error.is_none();
-        if !quiet {
+        debug_assert!(
+            self.extras
+                || (self.set_slots.is_empty()
+                    && self.present_actions.is_empty()
+                    && self.dirty_multiports.is_empty()
+                    && self.mode_requests.is_empty()
+                    && !self.info.shutdown
+                    && self.error.is_none())
+        );
+        if self.extras {
+            self.extras = false;
             self.finish_tag_slow(prog);
         }
     }

@@ -220,17 +220,24 @@ fn run_here(
     loop {
         let outcome = catch_unwind(AssertUnwindSafe(|| loop {
             if let Some(tag) = current {
-                engine.run_ready(prog, &mut ready, |r| {
-                    running = Some(r);
-                    let start = recorder.map(Recorder::now);
-                    // SAFETY: reactions run one at a time in level order, so every triggered
-                    // predecessor has completed.
-                    unsafe { prog.execute(r as usize, &StdClock) };
-                    if let (Some(rec), Some(start)) = (recorder, start) {
+                // Two loops, so that an untraced run tests nothing per reaction for tracing.
+                match recorder {
+                    None => engine.run_ready(prog, &mut ready, |r| {
+                        running = Some(r);
+                        // SAFETY: reactions run one at a time in level order, so every
+                        // triggered predecessor has completed.
+                        unsafe { prog.execute(r as usize, &StdClock) };
+                        running = None;
+                    }),
+                    Some(rec) => engine.run_ready(prog, &mut ready, |r| {
+                        running = Some(r);
+                        let start = rec.now();
+                        // SAFETY: as above.
+                        unsafe { prog.execute(r as usize, &StdClock) };
                         rec.span(r, tag, start);
-                    }
-                    running = None;
-                });
+                        running = None;
+                    }),
+                }
                 engine.finish_tag(prog);
                 current = None;
             }
