@@ -266,15 +266,6 @@ pub(crate) unsafe fn schedule(header: NonNull<Header>) {
     unsafe { system.schedule(header) };
 }
 
-/// Gives up a reference to a process (see [`Header::release`]).
-///
-/// # Safety
-/// As for `Header::release`.
-pub(crate) unsafe fn release(header: NonNull<Header>) {
-    // SAFETY: the caller's contract.
-    unsafe { Header::release(header) }
-}
-
 /// Looks for a process that a wake-up found `RUNNING` and `PINNED` ([`Woken::LookUp`]) parked in
 /// its pinned channel's word, and schedules it if it takes it out from there.
 ///
@@ -336,13 +327,10 @@ unsafe fn fast_park(header: &Header, request: Request) -> FastPark {
             return FastPark::Woken;
         }
     } else {
+        // The receive asked only after `Header::may_park_in` agreed, and only runs write the pin.
         // SAFETY: written once before `PINNED`, which this run saw.
-        let pinned = unsafe { *header.pin.get() }.map(|(chan, _)| chan);
-        if pinned != Some(request.chan) {
-            abandon();
-            fast_park::refuse();
-            return FastPark::Repoll;
-        }
+        let pinned = unsafe { *header.pin.get() };
+        debug_assert_eq!(pinned.map(|(chan, _)| chan), Some(request.chan));
     }
     // SAFETY: the receive's handle keeps the channel alive; the entry is filled and pinned.
     if !unsafe { request.park() } {

@@ -127,7 +127,7 @@ fn look_up_and_release(header: NonNull<Header>) {
     // `PINNED`.
     unsafe {
         process::look_up(header);
-        process::release(header);
+        Header::release(header);
     }
 }
 
