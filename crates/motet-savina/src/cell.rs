@@ -81,6 +81,8 @@ pub fn child_args(job: &Job<'_>, plan: &Plan) -> Vec<String> {
         plan.iterations.to_string(),
         "--warmup".to_string(),
         plan.warmup.to_string(),
+        "--min-time".to_string(),
+        plan.min_time.as_secs_f64().to_string(),
     ];
     for name in job.params.names() {
         // `{}` of an f64 is the shortest text that parses back to the same value.
@@ -277,7 +279,8 @@ pub fn serve(args: &CellArgs) -> ExitCode {
         variant,
         threads: args.threads.max(1),
     };
-    let measured = runner::measure_job(&job, args.iterations, args.warmup, &mut Wire);
+    let measured =
+        runner::measure_job(&job, args.iterations, args.warmup, args.min_time, &mut Wire);
     emit(&Event::Done { measured });
     ExitCode::SUCCESS
 }

@@ -5,6 +5,7 @@
 //! binary prints it and exits with status 2, as clap does for its own usage errors).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -64,6 +65,9 @@ pub struct CellArgs {
     /// Untimed warm-up iterations.
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub warmup: usize,
+    /// More timed iterations until they add up to this many seconds, as for `run`.
+    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
+    pub min_time: Duration,
     /// Problem size, as for `run`.
     #[arg(long, value_name = "default|small|PARAM=V")]
     pub size: Vec<String>,
@@ -111,6 +115,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub warmup: usize,
 
+    /// After the timed iterations, keep timing more until they add up to SECONDS per benchmark,
+    /// model and thread count (at most 1000 in all): short cells get a steadier median.
+    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
+    pub min_time: Duration,
+
     /// Problem size: `default` (Savina's), `small`, or PARAM=V by SPEC.md's flag names (e.g.
     /// `--size r=1000`); repeated flags accumulate.
     #[arg(long, value_name = "default|small|PARAM=V")]
@@ -152,9 +161,20 @@ impl RunArgs {
             threads,
             iterations: self.iterations,
             warmup: self.warmup,
+            min_time: self.min_time,
             isolation: Isolation::current_exe()?,
         })
     }
+}
+
+/// A non-negative, finite number of seconds (`--min-time`).
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("`{text}` must be a non-negative, finite number of seconds"))
 }
 
 /// The benchmarks named (duplicates dropped), or all of them with `all`.
@@ -336,5 +356,11 @@ mod tests {
             .unwrap_err()
             .contains("big: n, w"));
         assert!(plan_of(&["motet-savina", "run", "big", "--iterations", "0"]).is_err());
+        assert!(plan.min_time.is_zero());
+        let longer = plan_of(&["motet-savina", "run", "big", "--min-time", "0.5"]).unwrap();
+        assert_eq!(longer.min_time, std::time::Duration::from_millis(500));
+        for bad in ["-1", "x", "inf"] {
+            assert!(plan_of(&["motet-savina", "run", "big", "--min-time", bad]).is_err());
+        }
     }
 }

@@ -61,9 +61,18 @@ fn header(out: &mut String, plan: &Plan, setting: &Setting) {
     let _ = writeln!(out, "| machine | {} |", m.summary());
     let _ = writeln!(out, "| compiler | {} |", m.rustc);
     let _ = writeln!(out, "| date | {} (UTC) |", m.date);
+    let more = if plan.min_time.is_zero() {
+        String::new()
+    } else {
+        format!(
+            " (more, to at most {}, until they add up to {} s per cell; the JSON gives each cell's count)",
+            crate::runner::MAX_TIMED_ITERATIONS,
+            plan.min_time.as_secs_f64()
+        )
+    };
     let _ = writeln!(
         out,
-        "| iterations | {} timed after {} warm-up, {isolation} |",
+        "| iterations | {} timed{more} after {} warm-up, {isolation} |",
         plan.iterations, plan.warmup
     );
     let _ = writeln!(out, "| command | `motet-savina {}` |\n", setting.command);
@@ -410,6 +419,7 @@ mod tests {
             threads: vec![1, 2],
             iterations: 3,
             warmup: 1,
+            min_time: std::time::Duration::ZERO,
             isolation: Isolation::InProcess,
         }
     }

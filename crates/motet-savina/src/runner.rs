@@ -11,7 +11,10 @@
 //!
 //! Measuring one job ([`measure_job`]): the variant's `prepare` once (untimed), then `warmup`
 //! untimed and `iterations` timed iterations, each an untimed [`Iteration::setup`] followed by
-//! [`Iteration::run`] timed with [`Instant`]. A sequential model runs once, recorded with threads =
+//! [`Iteration::run`] timed with [`Instant`]; with a `min_time`, more timed iterations follow until
+//! the timed ones add up to it (at most [`MAX_TIMED_ITERATIONS`] in all), so that a cell of a few
+//! milliseconds gets a median of hundreds of samples instead of a handful on a noisy machine. A
+//! sequential model runs once, recorded with threads =
 //! 1, whatever thread counts the plan names. A benchmark without a variant for a requested model is
 //! skipped with a note.
 //!
@@ -22,7 +25,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +68,9 @@ pub struct Plan {
     pub iterations: usize,
     /// Untimed warm-up iterations per job.
     pub warmup: usize,
+    /// After `iterations`, a job keeps running timed iterations until they add up to this (at
+    /// most [`MAX_TIMED_ITERATIONS`] in all); zero runs exactly `iterations`.
+    pub min_time: Duration,
     /// Where the jobs run.
     pub isolation: Isolation,
 }
@@ -116,6 +122,9 @@ impl Plan {
         self.warmup + self.iterations
     }
 }
+
+/// The most timed iterations a job runs when `min_time` asks for more than `iterations`.
+pub const MAX_TIMED_ITERATIONS: usize = 1000;
 
 /// Hears about a run as it goes (the console prints it; tests collect it).
 pub trait Observer {
@@ -182,7 +191,7 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
         observer.started(job);
         let (measured, peak_rss_kib) = match &plan.isolation {
             Isolation::InProcess => (
-                measure_job(job, plan.iterations, plan.warmup, observer),
+                measure_job(job, plan.iterations, plan.warmup, plan.min_time, observer),
                 None,
             ),
             Isolation::Process(exe) => {
@@ -256,11 +265,14 @@ impl Measured {
 }
 
 /// Prepares and measures one job on the calling thread; `None` if `prepare` failed (reported to
-/// `observer`). Every failure is reported to `observer` as well as recorded in the result.
+/// `observer`). `warmup` untimed and `iterations` timed iterations, then more timed ones while they
+/// add up to less than `min_time` (see [`Plan::min_time`]). Every failure is reported to
+/// `observer` as well as recorded in the result.
 pub fn measure_job(
     job: &Job<'_>,
     iterations: usize,
     warmup: usize,
+    min_time: Duration,
     observer: &mut dyn Observer,
 ) -> Option<Measured> {
     let prepared = catch_unwind(|| (job.variant.prepare)(job.params, job.threads));
@@ -278,7 +290,7 @@ pub fn measure_job(
             return None;
         }
     };
-    let mut measured = measure(&mut *program, iterations, warmup, observer);
+    let mut measured = measure(&mut *program, iterations, warmup, min_time, observer);
     if let Err(panic) = catch_unwind(AssertUnwindSafe(move || drop(program))) {
         measured
             .failure
@@ -290,11 +302,14 @@ pub fn measure_job(
     Some(measured)
 }
 
-/// Runs the warm-up and timed iterations; stops early after a panic.
+/// Runs the warm-up and timed iterations; stops early after a panic or a failed check. Only the
+/// planned `warmup + iterations` report progress (the extra ones `min_time` asks for are not in
+/// the plan's count).
 fn measure(
     program: &mut dyn Iteration,
     iterations: usize,
     warmup: usize,
+    min_time: Duration,
     observer: &mut dyn Observer,
 ) -> Measured {
     let mut m = Measured {
@@ -304,22 +319,32 @@ fn measure(
         metrics: None,
     };
     let total = warmup + iterations;
-    for i in 0..total {
+    let min_ms = min_time.as_secs_f64() * 1e3;
+    let mut timed_ms = 0.0;
+    for i in 0.. {
+        let wanted = i < total
+            || (timed_ms < min_ms && i - warmup < MAX_TIMED_ITERATIONS && m.failure.is_none());
+        if !wanted {
+            break;
+        }
         let label = iteration_label(i, warmup);
         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| program.setup())) {
             m.failure = Some(format!(
                 "{label}: setup panicked: {}",
                 panic_message(&*panic)
             ));
-            observer.progressed(total - i);
+            observer.progressed(total.saturating_sub(i));
             break;
         }
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| program.run()));
         let ms = start.elapsed().as_nanos() as f64 / 1e6;
-        observer.progressed(1);
+        if i < total {
+            observer.progressed(1);
+        }
         if i >= warmup {
             m.samples.push(ms);
+            timed_ms += ms;
         }
         match outcome {
             Ok(outcome) => {
@@ -333,7 +358,7 @@ fn measure(
                 let msg = panic_message(&*panic);
                 m.failure.get_or_insert(format!("{label}: panicked: {msg}"));
                 m.result = serde_json::Value::Null;
-                observer.progressed(total - i - 1);
+                observer.progressed(total.saturating_sub(i + 1));
                 break;
             }
         }
@@ -375,15 +400,18 @@ mod tests {
         help: "",
     }];
 
-    /// Passes on `n` = 3, fails its check otherwise; panics on the Actor model's second run.
+    /// Passes on `n` = 3, fails its check otherwise; panics on the Actor model's second run; the
+    /// floor's runs take `n` × 300 µs at least.
     struct Toy {
         n: u64,
         runs: u32,
         panic_on: Option<u32>,
+        pause: std::time::Duration,
     }
 
     impl Iteration for Toy {
         fn run(&mut self) -> Outcome {
+            std::thread::sleep(self.pause);
             self.runs += 1;
             if self.panic_on == Some(self.runs) {
                 panic!("toy panic");
@@ -397,6 +425,7 @@ mod tests {
             n: p.u64("n"),
             runs: 0,
             panic_on: None,
+            pause: std::time::Duration::from_micros(p.u64("n") * 300),
         }))
     }
 
@@ -405,6 +434,7 @@ mod tests {
             n: p.u64("n"),
             runs: 0,
             panic_on: Some(2),
+            pause: std::time::Duration::ZERO,
         }))
     }
 
@@ -474,6 +504,7 @@ mod tests {
             threads: vec![1, 2],
             iterations: 3,
             warmup: 1,
+            min_time: std::time::Duration::ZERO,
             isolation: Isolation::InProcess,
         }
     }
@@ -529,6 +560,38 @@ mod tests {
             log.failed[2],
             (Model::Boc, 1, "prepare failed: no pool of 1".into())
         );
+        assert_eq!(log.progress, log.planned);
+    }
+
+    #[test]
+    fn min_time_adds_timed_iterations_until_it_is_reached() {
+        let mut log = Log::default();
+        let mut p = plan(3.0, vec![Model::Floor]);
+        p.min_time = std::time::Duration::from_millis(30);
+        let summary = run(&p, &mut log);
+        assert_eq!(summary.failures, 0);
+        let floor = &summary.records[0];
+        // Each run sleeps at least 0.9 ms: 30 ms is reached after more than 3 runs and by the 34th.
+        assert!(
+            floor.iterations > 3 && floor.iterations <= 34,
+            "{} timed iterations",
+            floor.iterations
+        );
+        assert!(floor.validated);
+        assert_eq!(
+            log.progress, log.planned,
+            "the extra runs are not in the plan"
+        );
+    }
+
+    #[test]
+    fn min_time_adds_nothing_after_a_failed_check() {
+        let mut log = Log::default();
+        let mut p = plan(2.0, vec![Model::Floor]);
+        p.min_time = std::time::Duration::from_secs(5);
+        let summary = run(&p, &mut log);
+        assert_eq!(summary.failures, 1);
+        assert_eq!(summary.records[0].iterations, 3);
         assert_eq!(log.progress, log.planned);
     }
 }

@@ -306,6 +306,7 @@ impl Sweep {
             threads: self.threads.clone(),
             iterations: self.iterations,
             warmup: self.warmup,
+            min_time: std::time::Duration::ZERO,
             isolation,
         }
     }

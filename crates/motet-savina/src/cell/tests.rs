@@ -179,6 +179,7 @@ fn the_child_arguments_name_the_same_job() {
         threads: vec![2],
         iterations: 5,
         warmup: 3,
+        min_time: std::time::Duration::from_millis(250),
         isolation: Isolation::InProcess,
     };
     let mut argv = vec!["motet-savina".to_string()];
@@ -187,6 +188,7 @@ fn the_child_arguments_name_the_same_job() {
         panic!("not a cell command");
     };
     assert_eq!((args.threads, args.iterations, args.warmup), (2, 5, 3));
+    assert_eq!(args.min_time, std::time::Duration::from_millis(250));
     let (benchmark, model, back) = resolve(&args).unwrap();
     assert!(std::ptr::eq(benchmark, b));
     assert_eq!(model, Model::Actor);
