@@ -37,8 +37,8 @@ pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn I
 struct Dictionary {
     map: Map,
     writes: u64,
-    /// The answers of the current tag, by worker (the outer `None`: no request).
-    answers: Vec<Option<Option<i32>>>,
+    /// The answers of the current tag, with their workers, in ascending worker order.
+    answers: Vec<(u32, Option<i32>)>,
     /// The size reported at the end.
     size: Option<usize>,
 }
@@ -86,7 +86,7 @@ pub(super) fn build(cfg: &Config) -> ConcDict {
         Dictionary {
             map: Map::default(),
             writes: 0,
-            answers: vec![None; e],
+            answers: Vec::with_capacity(e),
             size: None,
         },
     );
@@ -101,18 +101,21 @@ pub(super) fn build(cfg: &Config) -> ConcDict {
         .trigger(answer)
         .effect(responses)
         .body(move |d: &mut Dictionary, ctx| {
-            for (i, a) in d.answers.iter_mut().enumerate() {
-                if let Some(value) = a.take() {
-                    ctx.set(responses.channel(i), value);
-                }
+            // In descending order: on one worker the workers then run in ascending order (a level's
+            // reactions are taken last in, first out), so their requests arrive sorted and
+            // `present_sorted` finds them so in one scan (any order is correct, only slower).
+            for &(i, value) in d.answers.iter().rev() {
+                ctx.set(responses.channel(i as usize), value);
             }
+            d.answers.clear();
         });
     b.reaction(dictionary, "serve")
         .trigger(requests)
         .effect(answer)
         .body(move |d: &mut Dictionary, ctx| {
             for (i, &request) in ctx.present_sorted(requests) {
-                d.answers[i] = Some(serve(&mut d.map, &mut d.writes, request));
+                let value = serve(&mut d.map, &mut d.writes, request);
+                d.answers.push((i as u32, value));
             }
             ctx.schedule(answer, (), Duration::ZERO);
         });

@@ -2,13 +2,25 @@
 //!
 //! An Arbitrator and a bank of N philosophers joined by multiports (`hungry`, `done` and `finished`
 //! in, `eat` and `denied` out). At a tag the Arbitrator first frees the forks of every philosopher
-//! that is `done`, then grants or denies every `hungry` one, starting from a position that moves
-//! on by one each tag (LF's `arbitration_id`, so no philosopher is always served first), and sends
-//! the replies one microstep later through its logical action `reply`, which breaks the cycle
-//! Arbitrator → philosopher → Arbitrator. A philosopher told to eat counts the meal, reports
-//! `done` and is hungry again at once (or `finished` after M meals); a denied one asks again. The
-//! denials differ from the actors' (they depend on the order of the requests), but not between
-//! runs: the arbitration order is fixed by the tags.
+//! that is `done`, then grants or denies the requests it considers at this tag, in the order of
+//! the philosophers from a position that moves on by one each tag (LF's `arbitration_id`, so no
+//! philosopher is always served first), and sends the replies one microstep later through its
+//! logical action `reply`, which breaks the cycle Arbitrator → philosopher → Arbitrator. A
+//! philosopher told to eat counts the meal, reports `done` and is `hungry` again at once (or
+//! `finished` after M meals); a denied one counts the denial and asks again.
+//!
+//! Savina's philosopher asks again after a meal only on its `Start`, a message it sends itself
+//! with its `Done`: its next request comes a hop later than the `Done`. The Arbitrator plays that
+//! hop: a request that arrives at the same tag as the philosopher's `done` is considered at the
+//! next tag's arbitration (one microstep later), a request after a denial at once. The requests of
+//! a round of meals therefore meet free forks: a round is one microstep of one reaction per meal
+//! and the Arbitrator's two, and the only denials are those of the first round. (LF's port asks
+//! again at once after a meal, so that every philosopher asks at every tag and half of them are
+//! denied: two reactions per meal. A philosopher sending itself `Start` through a logical action
+//! gives the same rounds at the cost of a reaction and an action per meal.) The arbitration stays
+//! Savina's, request by request: a request whose forks are taken is denied. The denials differ
+//! from the actors' (they depend on the order of the requests), but not between runs: the
+//! arbitration order is fixed by the tags.
 
 use std::time::Duration;
 
@@ -34,24 +46,70 @@ pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn I
     )
 }
 
-/// A reply of the Arbitrator.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Reply {
-    Eat,
-    Denied,
-}
-
 /// The Arbitrator's state.
 struct Arbitrator {
     forks: Forks,
-    /// The replies of this tag, by philosopher.
-    replies: Vec<Option<Reply>>,
-    /// The philosophers hungry at this tag (all `false` between tags).
+    /// The requests considered at this tag, by philosopher (all `false` between tags).
     asking: Vec<bool>,
+    /// The requests that came with their philosopher's `done`, considered at the next tag.
+    held: Vec<u32>,
+    /// The arbitration at which each philosopher last reported `done`.
+    done_at: Vec<u64>,
+    /// Arbitrations so far (the current one's number while it runs).
+    round: u64,
+    /// The philosophers granted at this tag, and those denied, to be answered one microstep later.
+    grants: Vec<u32>,
+    denials: Vec<u32>,
     /// Where this tag's arbitration starts.
     first: usize,
     /// Philosophers that finished.
     exits: usize,
+}
+
+impl Arbitrator {
+    /// One tag's arbitration: frees the forks of those `done`, then grants or denies the requests
+    /// held from the previous tag and the new ones that did not come with a `done` (those are
+    /// held for the next tag), from `first` on and around. Returns whether the Arbitrator has
+    /// anything for the next microstep (replies to send, or held requests).
+    fn arbitrate(
+        &mut self,
+        done: impl Iterator<Item = usize>,
+        hungry: impl Iterator<Item = usize>,
+    ) -> bool {
+        self.round += 1;
+        for i in done {
+            self.forks.release(i as u32);
+            self.done_at[i] = self.round;
+        }
+        let mut asking = self.held.len();
+        for &j in &self.held {
+            self.asking[j as usize] = true;
+        }
+        self.held.clear();
+        for j in hungry {
+            if self.done_at[j] == self.round {
+                self.held.push(j as u32);
+            } else {
+                self.asking[j] = true;
+                asking += 1;
+            }
+        }
+        if asking != 0 {
+            let (n, first) = (self.asking.len(), self.first);
+            // The order is the channels', not the order in which the requests were set.
+            for j in (first..n).chain(0..first) {
+                if std::mem::take(&mut self.asking[j]) {
+                    if self.forks.try_grant(j as u32) {
+                        self.grants.push(j as u32);
+                    } else {
+                        self.denials.push(j as u32);
+                    }
+                }
+            }
+            self.first = if first + 1 == n { 0 } else { first + 1 };
+        }
+        asking != 0 || !self.held.is_empty()
+    }
 }
 
 /// A philosopher's state: meals eaten and denials.
@@ -77,8 +135,12 @@ pub(super) fn build(cfg: &Config) -> Philosophers {
         "arbitrator",
         Arbitrator {
             forks: Forks::new(n),
-            replies: vec![None; n],
             asking: vec![false; n],
+            held: Vec::with_capacity(n),
+            done_at: vec![0; n],
+            round: 0,
+            grants: Vec::with_capacity(n),
+            denials: Vec::with_capacity(n),
             first: 0,
             exits: 0,
         },
@@ -94,48 +156,33 @@ pub(super) fn build(cfg: &Config) -> Philosophers {
         .effect(eat)
         .effect(denied)
         .body(move |a: &mut Arbitrator, ctx| {
-            for (i, r) in a.replies.iter_mut().enumerate() {
-                match r.take() {
-                    Some(Reply::Eat) => ctx.set(eat.channel(i), ()),
-                    Some(Reply::Denied) => ctx.set(denied.channel(i), ()),
-                    None => {}
-                }
+            for &i in &a.grants {
+                ctx.set(eat.channel(i as usize), ());
             }
+            for &i in &a.denials {
+                ctx.set(denied.channel(i as usize), ());
+            }
+            a.grants.clear();
+            a.denials.clear();
         });
-    // One reaction takes in everything the philosophers said at a tag: it frees the forks of
-    // those `done`, counts those `finished`, then arbitrates among the `hungry` (three reactions
-    // would do the same work in the same order, at the cost of two more dispatches per tag).
+    // One reaction takes in what the philosophers said at a tag (two would do the same work in
+    // the same order, at the cost of one more dispatch per tag); `reply` triggers it too, for
+    // the requests held from the previous tag.
     b.reaction(arbitrator, "arbitrate")
         .trigger(done)
-        .trigger(finished)
         .trigger(hungry)
+        .trigger(reply)
         .effect(reply)
         .body(move |a: &mut Arbitrator, ctx| {
-            for (i, _) in ctx.present(done) {
-                a.forks.release(i as u32);
+            let done = ctx.present(done).map(|(i, _)| i);
+            if a.arbitrate(done, ctx.present(hungry).map(|(j, _)| j)) {
+                ctx.schedule(reply, (), Duration::ZERO);
             }
-            a.exits += ctx.present_count(finished);
-            let mut asking = 0;
-            for (j, _) in ctx.present(hungry) {
-                a.asking[j] = true;
-                asking += 1;
-            }
-            if asking == 0 {
-                return;
-            }
-            for k in 0..n {
-                let j = (a.first + k) % n;
-                if std::mem::take(&mut a.asking[j]) {
-                    a.replies[j] = Some(if a.forks.try_grant(j as u32) {
-                        Reply::Eat
-                    } else {
-                        Reply::Denied
-                    });
-                }
-            }
-            a.first = (a.first + 1) % n;
-            ctx.schedule(reply, (), Duration::ZERO);
         });
+    // The last tags only: a reaction of its own, so that the tags before do not look at `finished`.
+    b.reaction(arbitrator, "exit")
+        .trigger(finished)
+        .body(move |a: &mut Arbitrator, ctx| a.exits += ctx.present_count(finished));
     let philosophers = b.bank(n, |b, i| {
         let r = b.reactor(&format!("philosopher[{i}]"), Philosopher::default());
         let eat_in = b.input::<(), _>(r, "eat");
