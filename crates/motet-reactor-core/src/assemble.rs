@@ -559,8 +559,10 @@ impl ProgramBuilder {
                     read_mask: 0,
                     write_mask: 0,
                     drops: drops[p],
+                    plain: !drops[p] && g.slot_observers[p].is_empty(),
                     observers: (first_observer, g.slot_observers[p].len() as u32),
                     triggers: (start, g.slot_triggers[p].len() as u32),
+                    sole: sole(&g.slot_triggers[p]),
                 }
             })
             .collect();
@@ -581,6 +583,7 @@ impl ProgramBuilder {
                 drops: a.needs_drop,
                 mode: info.mode.unwrap_or(u32::MAX),
                 triggers: (start, info.triggers.len() as u32),
+                sole: sole(&info.triggers),
             });
         }
         // The access masks: each declared (non-generated) reaction among the first 64 of its
@@ -666,6 +669,7 @@ impl ProgramBuilder {
                         set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
                             .into_boxed_slice(),
                         set_len: 0,
+                        soon: Vec::with_capacity(a.scheduled_actions.len()),
                         scheduled: Vec::with_capacity(a.scheduled_actions.len()),
                         stop: false,
                         mode: None,
@@ -705,5 +709,13 @@ impl ProgramBuilder {
             warnings: self.warnings,
             started: core::sync::atomic::AtomicBool::new(false),
         }
+    }
+}
+
+/// The only reaction of a trigger list, or `u32::MAX` (see `PortRt::sole`).
+fn sole(triggers: &[u32]) -> u32 {
+    match triggers {
+        [r] => *r,
+        _ => u32::MAX,
     }
 }

@@ -30,30 +30,33 @@ pub enum Transition {
 }
 
 /// The reaction's view of the program at its tag (see the module docs).
+///
+/// Four words, built once per reaction executed: the tag info is read through the program and the
+/// reaction's index is derived from its cell, both rarely needed.
 pub struct Ctx<'a> {
     prog: &'a Program,
     cell: &'a ReactionCell,
-    r: u32,
-    info: &'a TagInfo,
     clock: &'a dyn Clock,
 }
 
 impl<'a> Ctx<'a> {
     #[inline]
-    pub(crate) fn new(
-        prog: &'a Program,
-        cell: &'a ReactionCell,
-        r: u32,
-        info: &'a TagInfo,
-        clock: &'a dyn Clock,
-    ) -> Ctx<'a> {
-        Ctx {
-            prog,
-            cell,
-            r,
-            info,
-            clock,
-        }
+    pub(crate) fn new(prog: &'a Program, cell: &'a ReactionCell, clock: &'a dyn Clock) -> Ctx<'a> {
+        Ctx { prog, cell, clock }
+    }
+
+    /// What the scheduler wrote about the current tag.
+    #[inline(always)]
+    fn tag_info(&self) -> &TagInfo {
+        // SAFETY: written by the scheduler between tags only, and a `Ctx` lives only while its
+        // reaction runs inside a tag (see `Program::execute`).
+        unsafe { &*self.prog.info.get() }
+    }
+
+    /// The running reaction's index, from the position of its cell in the program's table.
+    fn index(&self) -> usize {
+        let base = self.prog.reactions.as_ptr() as usize;
+        (self.cell as *const ReactionCell as usize - base) / core::mem::size_of::<ReactionCell>()
     }
 
     #[inline]
@@ -72,7 +75,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn info(&self) -> &crate::graph::ReactionInfo {
-        &self.prog.graph.reactions[self.r as usize]
+        &self.prog.graph.reactions[self.index()]
     }
 
     #[inline]
@@ -87,22 +90,22 @@ impl<'a> Ctx<'a> {
 
     /// The current tag.
     pub fn tag(&self) -> Tag {
-        self.info.tag
+        self.tag_info().tag
     }
 
     /// Logical time since the start tag.
     pub fn time(&self) -> Duration {
-        self.info.tag.time()
+        self.tag_info().tag.time()
     }
 
     /// The current microstep.
     pub fn microstep(&self) -> u32 {
-        self.info.tag.microstep()
+        self.tag_info().tag.microstep()
     }
 
     /// Physical time since the start (the platform clock).
     pub fn physical_time(&self) -> Duration {
-        Duration::from_nanos(self.clock.now().saturating_sub(self.info.start))
+        Duration::from_nanos(self.clock.now().saturating_sub(self.tag_info().start))
     }
 
     /// The platform clock now (nanoseconds from its own origin), for stamping physical sends.
@@ -116,13 +119,16 @@ impl<'a> Ctx<'a> {
     }
 
     pub(crate) fn lag_nanos(&self) -> u64 {
-        let logical = self.info.start.saturating_add(self.info.tag.nanos());
+        let logical = self
+            .tag_info()
+            .start
+            .saturating_add(self.tag_info().tag.nanos());
         self.clock.now().saturating_sub(logical)
     }
 
     /// The running reaction's index (declaration order in the program).
     pub fn reaction_index(&self) -> usize {
-        self.r as usize
+        self.index()
     }
 
     /// The running reaction's level in the reaction graph.
@@ -230,7 +236,7 @@ impl<'a> Ctx<'a> {
         // SAFETY: forwarded from the caller.
         unsafe {
             let slot = slot_as::<T>(cell);
-            if *slot.seq.get() == self.info.seq {
+            if *slot.seq.get() == self.tag_info().seq {
                 (*slot.value.get()).as_ref()
             } else {
                 None
@@ -249,7 +255,7 @@ impl<'a> Ctx<'a> {
         }
         // SAFETY: the handle's type is the action's declared type; the current value changes only
         // between tags.
-        unsafe { action_as::<T>(acc.cell).current(self.info.seq) }
+        unsafe { action_as::<T>(acc.cell).current(self.tag_info().seq) }
     }
 
     /// Whether a trigger or source is present at this tag: a port (or, for the reaction's own
@@ -268,7 +274,7 @@ impl<'a> Ctx<'a> {
                 }
                 // SAFETY: the cell is the port's slot, owned by the program; no writer of it runs
                 // now (earlier writers of this reactor completed; others precede this reader).
-                unsafe { present_at(self.prog.ports[p as usize].cell, self.info.seq) }
+                unsafe { present_at(self.prog.ports[p as usize].cell, self.tag_info().seq) }
             }
             Element::Action(a) => {
                 let acc = &self.prog.action_rt[a as usize];
@@ -282,7 +288,7 @@ impl<'a> Ctx<'a> {
                 }
                 // SAFETY: the cell is the action's, owned by the program; its current value changes
                 // only between tags.
-                unsafe { present_at(acc.cell, self.info.seq) }
+                unsafe { present_at(acc.cell, self.tag_info().seq) }
             }
             Element::Timer(t) => {
                 if !self.info().timers.contains(&t) {
@@ -290,11 +296,11 @@ impl<'a> Ctx<'a> {
                     return false;
                 }
                 // SAFETY: written between tags only.
-                unsafe { *self.prog.timer_present[t as usize].get() == self.info.seq }
+                unsafe { *self.prog.timer_present[t as usize].get() == self.tag_info().seq }
             }
-            Element::Startup => self.info.startup,
-            Element::Shutdown => self.info.shutdown,
-            Element::Reset => self.info.reset,
+            Element::Startup => self.tag_info().startup,
+            Element::Shutdown => self.tag_info().shutdown,
+            Element::Reset => self.tag_info().reset,
             Element::Mode(_) => false,
         }
     }
@@ -345,8 +351,8 @@ impl<'a> Ctx<'a> {
             let slot = slot_as::<T>(cell);
             *slot.value.get() = Some(value);
             let seq = &mut *slot.seq.get();
-            if *seq != self.info.seq {
-                *seq = self.info.seq;
+            if *seq != self.tag_info().seq {
+                *seq = self.tag_info().seq;
                 let scratch = &mut *self.scratch().get();
                 // In bounds: the buffer holds every declared effect port, each entering at most
                 // once per tag (see `Scratch::set_slots`).
@@ -405,36 +411,45 @@ impl<'a> Ctx<'a> {
         delay: Duration,
     ) {
         let extra = acc.min_delay.saturating_add(nanos(delay));
-        let tag = if acc.physical {
+        let (tag, next_microstep) = if acc.physical {
             self.physical_tag(extra)
         } else {
-            self.info.tag.delay_nanos(extra)
+            (self.tag_info().tag.delay_nanos(extra), extra == 0)
         };
         // SAFETY: forwarded from the caller; the scratch belongs to this running reaction.
         unsafe {
             let scheduled =
                 action_as::<T>(acc.cell).schedule(tag, value, acc.min_spacing, acc.policy);
-            if let Some(tag) = scheduled {
-                (*self.scratch().get()).scheduled.push((a, tag));
+            if let Some(at) = scheduled {
+                let scratch = &mut *self.scratch().get();
+                // A zero-delay logical action not moved by its spacing: an event of the next
+                // microstep, which needs no tag (see `Scratch::soon`).
+                if next_microstep && at == tag {
+                    scratch.soon.push(a);
+                } else {
+                    scratch.scheduled.push((a, at));
+                    scratch.rare = true;
+                }
             }
         }
     }
 
     /// The tag of a physical action scheduled now with total delay `extra`: physical time plus
-    /// the delay, or the next microstep if that is not later than the current tag. Out of line:
-    /// logical actions, the common kind, keep `schedule` small enough to inline into bodies.
+    /// the delay, or the next microstep if that is not later than the current tag (then `true`).
+    /// Out of line: logical actions, the common kind, keep `schedule` small enough to inline into
+    /// bodies.
     #[inline(never)]
-    fn physical_tag(&self, extra: u64) -> Tag {
+    fn physical_tag(&self, extra: u64) -> (Tag, bool) {
         let phys = self
             .clock
             .now()
-            .saturating_sub(self.info.start)
+            .saturating_sub(self.tag_info().start)
             .saturating_add(extra);
         let t = Tag::from_nanos(phys, 0);
-        if t > self.info.tag {
-            t
+        if t > self.tag_info().tag {
+            (t, false)
         } else {
-            self.info.tag.delay_nanos(0)
+            (self.tag_info().tag.delay_nanos(0), true)
         }
     }
 
@@ -495,7 +510,7 @@ impl<'a> Ctx<'a> {
         let list = self.present_list(&mp);
         Present {
             prog: self.prog,
-            seq: self.info.seq,
+            seq: self.tag_info().seq,
             list: list.map(|(cell, _)| cell),
             base: list.map_or(0, |(_, b)| b),
             next: 0,

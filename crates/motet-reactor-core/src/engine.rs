@@ -22,6 +22,7 @@ use core::time::Duration;
 use crate::ctx::Transition;
 use crate::error::RunError;
 use crate::program::{Clock, Fault, Item, Program, TagInfo};
+use crate::soon::Soon;
 use crate::time::{nanos, Tag};
 
 /// What kind of event; the order only breaks ties between events of one tag.
@@ -40,6 +41,9 @@ struct Event {
     kind: Kind,
     ix: u32,
 }
+
+/// The trigger number of a reaction whose mode is inactive: above every tag's sequence number.
+const BLOCKED: u64 = u64::MAX;
 
 /// What the scheduler should do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,10 +97,7 @@ pub struct Engine {
     /// Events for the next microstep of the current tag (zero-delay actions, the most common kind
     /// in message-passing programs), kept out of the heap: no tag can come earlier, so they need
     /// no ordering.
-    soon: Vec<u32>,
-    /// The tag of the events in `soon`: the microstep after the tag during which they were
-    /// scheduled.
-    soon_tag: Tag,
+    soon: Soon,
     info: TagInfo,
     stop_tag: Option<Tag>,
     done: bool,
@@ -106,9 +107,12 @@ pub struct Engine {
     /// Actions present at this tag whose values need dropping at its end.
     present_actions: Vec<u32>,
     dirty_multiports: Vec<u32>,
-    /// Per reaction, the tag sequence number at which it was last triggered, and its enclosing
-    /// mode (`u32::MAX` if none): what triggering it reads, side by side.
-    triggered: Vec<(u64, u32)>,
+    /// Per reaction, the tag sequence number at which it was last triggered, or [`BLOCKED`] while
+    /// its enclosing mode is inactive: triggering tests one number (`>=` the current tag's).
+    triggered: Vec<u64>,
+    /// The reactions that lie in a mode, with their mode: whose `triggered` entries a mode
+    /// switch refreshes.
+    modal: Vec<(u32, u32)>,
     /// Per reactor, its current mode (`u32::MAX` if it has none).
     current_mode: Vec<u32>,
     /// Per mode, the logical time it was last left.
@@ -144,8 +148,7 @@ impl Engine {
         let g = &prog.graph;
         let mut e = Engine {
             queue: BinaryHeap::new(),
-            soon: Vec::new(),
-            soon_tag: Tag::ZERO,
+            soon: Soon::new(),
             info: TagInfo {
                 start: now,
                 ..TagInfo::default()
@@ -156,7 +159,14 @@ impl Engine {
             set_slots: Vec::new(),
             present_actions: Vec::new(),
             dirty_multiports: Vec::new(),
-            triggered: g.reaction_mode.iter().map(|&m| (0, m)).collect(),
+            triggered: alloc::vec![0; g.reaction_mode.len()],
+            modal: g
+                .reaction_mode
+                .iter()
+                .enumerate()
+                .filter(|&(_, &m)| m != u32::MAX)
+                .map(|(r, &m)| (r as u32, m))
+                .collect(),
             current_mode: g
                 .reactors
                 .iter()
@@ -177,6 +187,7 @@ impl Engine {
             },
             error: None,
         };
+        e.block_inactive(prog);
         e.push(Tag::ZERO, Kind::Startup, 0);
         for (i, t) in g.timers.iter().enumerate() {
             let tag = Tag::from_nanos(t.offset, 0);
@@ -293,7 +304,7 @@ impl Engine {
         let queued = if self.soon.is_empty() {
             self.queue.peek().map(|e| e.0.tag)
         } else {
-            Some(self.info.tag.delay_nanos(0))
+            Some(self.soon.tag())
         };
         let next = match (queued, self.stop_tag) {
             (Some(q), Some(s)) => q.min(s),
@@ -322,19 +333,15 @@ impl Engine {
     /// reactions through `sink`. No reaction runs before this returns, so presence and triggers are
     /// taken in one pass over the events.
     pub fn enter_tag(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
-        self.info.tag = tag;
-        self.info.seq += 1;
-        self.info.startup = false;
-        self.info.reset = false;
+        self.begin(tag);
         self.info.shutdown = self.stop_tag == Some(tag);
         self.extras |= self.info.shutdown;
-        self.metrics.tags += 1;
         if !self.soon.is_empty() {
-            if self.soon_tag != tag {
+            if self.soon.tag() != tag {
                 // Not reached in practice (nothing comes between a tag and its next microstep),
                 // but never lose an event: back into the heap.
-                let at = self.soon_tag;
-                for ix in self.soon.drain(..) {
+                let at = self.soon.tag();
+                for ix in self.soon.drain() {
                     self.queue.push(Reverse(Event {
                         tag: at,
                         kind: Kind::Action,
@@ -342,13 +349,7 @@ impl Engine {
                     }));
                 }
             } else {
-                // `fire_action` never adds to `soon` (it holds events of the next microstep), so
-                // indexing stays valid.
-                for i in 0..self.soon.len() {
-                    let ix = self.soon[i];
-                    self.fire_action(prog, ix, tag, sink);
-                }
-                self.soon.clear();
+                self.fire_soon(prog, tag, sink);
             }
         }
         while let Some(&Reverse(ev)) = self.queue.peek() {
@@ -362,8 +363,57 @@ impl Engine {
         unsafe { *prog.info.get() = self.info };
         if self.info.shutdown {
             for &r in &prog.graph.shutdown {
-                self.trigger(prog, r, sink);
+                self.trigger(r, sink);
             }
+        }
+    }
+
+    /// Enters the next microstep of the current tag, as [`Engine::next`] and
+    /// [`Engine::enter_tag`] would, where that is all they would do: in fast mode, with no run
+    /// end, no input and no other event due by then, the zero-delay actions scheduled at the
+    /// current tag are the next tag's only events. Returns `false`, doing nothing, otherwise
+    /// (then ask [`Engine::next`]). The tag loop of message-passing programs, one microstep after
+    /// another, goes through here.
+    #[inline]
+    pub fn enter_next_microstep(&mut self, prog: &Program, sink: &mut impl FnMut(u32)) -> bool {
+        if self.soon.is_empty() || !self.fast || self.done || !prog.inbox.is_empty() {
+            return false;
+        }
+        let tag = self.soon.tag();
+        if self.stop_tag.is_some_and(|s| s <= tag)
+            || self.queue.peek().is_some_and(|e| e.0.tag <= tag)
+        {
+            return false;
+        }
+        self.begin(tag);
+        self.info.shutdown = false;
+        self.fire_soon(prog, tag, sink);
+        // SAFETY: between tags: no reaction runs, so none reads the tag info.
+        unsafe { *prog.info.get() = self.info };
+        true
+    }
+
+    /// Starts tag `tag`: its tag info (but for `shutdown`) and the count of tags.
+    #[inline(always)]
+    fn begin(&mut self, tag: Tag) {
+        self.info.tag = tag;
+        self.info.seq += 1;
+        self.info.startup = false;
+        self.info.reset = false;
+        self.metrics.tags += 1;
+    }
+
+    /// Fires the events of `soon`, which are at `tag`, the tag being entered.
+    #[inline(always)]
+    fn fire_soon(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
+        // `fire_action` never adds to `soon` (it holds events of the next microstep).
+        let first = self.soon.take_first();
+        self.fire_action(prog, first, tag, sink);
+        if let Some(rest) = self.soon.take_rest() {
+            for &ix in &rest {
+                self.fire_action(prog, ix, tag, sink);
+            }
+            self.soon.recycle(rest);
         }
     }
 
@@ -401,7 +451,7 @@ impl Engine {
             }
         };
         for &r in list {
-            self.trigger(prog, r, sink);
+            self.trigger(r, sink);
         }
     }
 
@@ -427,25 +477,52 @@ impl Engine {
             self.present_actions.push(ix);
             self.extras = true;
         }
-        for &r in prog.triggers_of(act.triggers) {
-            self.trigger(prog, r, sink);
+        self.trigger_list(prog, act.sole, act.triggers, sink);
+    }
+
+    /// Triggers the reactions of a port's or an action's list: its sole reaction if it has one
+    /// (no trip to the list), else those of `trigger_list[range]`.
+    #[inline(always)]
+    fn trigger_list(
+        &mut self,
+        prog: &Program,
+        sole: u32,
+        range: (u32, u32),
+        sink: &mut impl FnMut(u32),
+    ) {
+        if sole != u32::MAX {
+            self.trigger(sole, sink);
+        } else {
+            for &r in prog.triggers_of(range) {
+                self.trigger(r, sink);
+            }
         }
     }
 
+    /// Triggers reaction `r` at the current tag, unless it is triggered already or its mode is
+    /// inactive (one test for both: a blocked reaction's number is above every tag's).
     #[inline(always)]
-    fn trigger(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
-        debug_assert!((r as usize) < self.triggered.len());
-        // SAFETY: `r` comes from the trigger lists built at assembly, which hold reaction indices
-        // only, and `triggered` has one entry per reaction.
-        let state = unsafe { self.triggered.get_unchecked_mut(r as usize) };
-        if state.0 == self.info.seq {
+    fn trigger(&mut self, r: u32, sink: &mut impl FnMut(u32)) {
+        // Checked: `r` comes from the trigger lists of the caller's program argument.
+        let state = &mut self.triggered[r as usize];
+        if *state >= self.info.seq {
             return;
         }
-        if state.1 != u32::MAX && !prog.graph.mode_active(state.1, &self.current_mode) {
-            return;
-        }
-        state.0 = self.info.seq;
+        *state = self.info.seq;
         sink(r);
+    }
+
+    /// Marks the reactions of inactive modes [`BLOCKED`] and unblocks those of active ones (at the
+    /// start and after mode switches, between tags).
+    fn block_inactive(&mut self, prog: &Program) {
+        for &(r, m) in &self.modal {
+            let state = &mut self.triggered[r as usize];
+            if !prog.graph.mode_active(m, &self.current_mode) {
+                *state = BLOCKED;
+            } else if *state == BLOCKED {
+                *state = 0;
+            }
+        }
     }
 
     /// Takes in what reaction `r` did (after [`Program::execute`]): the ports it set trigger their
@@ -477,52 +554,56 @@ impl Engine {
             for &s in &scratch.set_slots[..scratch.set_len as usize] {
                 // Checked, as in `fire_action`: `prog` is the caller's argument.
                 let port = &prog.ports[s as usize];
-                if port.drops | (port.observers.1 != 0) {
+                if !port.plain {
                     if !port.drops & (port.observers.1 == 1) {
                         self.observe_one(prog, port.observers.0);
                     } else {
                         self.slot_extras(prog, s, port.drops, port.observers);
                     }
                 }
-                for &t in prog.triggers_of(port.triggers) {
-                    self.trigger(prog, t, sink);
-                }
+                self.trigger_list(prog, port.sole, port.triggers, sink);
             }
             scratch.set_len = 0;
         }
-        if !scratch.scheduled.is_empty() {
-            let next_microstep = self.info.tag.delay_nanos(0);
-            self.metrics.actions_scheduled += scratch.scheduled.len() as u64;
-            for &(a, tag) in &scratch.scheduled {
-                if tag == next_microstep {
-                    self.soon_tag = tag;
-                    self.soon.push(a);
-                } else {
-                    self.queue.push(Reverse(Event {
-                        tag,
-                        kind: Kind::Action,
-                        ix: a,
-                    }));
-                }
-            }
-            scratch.scheduled.clear();
+        if !scratch.soon.is_empty() {
+            self.metrics.actions_scheduled += scratch.soon.len() as u64;
+            self.soon
+                .take_from(&mut scratch.soon, self.info.tag.delay_nanos(0));
         }
     }
 
-    /// The rare parts of a completion: a fault, a stop request, a mode switch.
-    #[cold]
+    /// The events a reaction scheduled for later than the next microstep, into the event queue.
+    fn complete_scheduled(&mut self, scratch: &mut crate::program::Scratch) {
+        self.metrics.actions_scheduled += scratch.scheduled.len() as u64;
+        for &(a, tag) in &scratch.scheduled {
+            self.queue.push(Reverse(Event {
+                tag,
+                kind: Kind::Action,
+                ix: a,
+            }));
+        }
+        scratch.scheduled.clear();
+    }
+
+    /// The rarer parts of a completion: events later than the next microstep, a fault, a stop
+    /// request, a mode switch.
+    #[inline(never)]
     fn complete_rare(&mut self, prog: &Program, r: u32, scratch: &mut crate::program::Scratch) {
         scratch.rare = false;
-        self.extras = true;
+        if !scratch.scheduled.is_empty() {
+            self.complete_scheduled(scratch);
+        }
         if let Some(fault) = scratch.fault.take() {
             let reaction = prog.graph.reactions[r as usize].name.clone();
             self.fail(fault_error(prog, reaction, fault));
         }
         if core::mem::take(&mut scratch.stop) {
             self.request_stop();
+            self.extras = true;
         }
         if let Some((m, t)) = scratch.mode.take() {
             self.mode_requests.push((r, m, t));
+            self.extras = true;
         }
     }
 
@@ -574,8 +655,10 @@ impl Engine {
         mut exec: impl FnMut(u32),
     ) {
         while let Some(r) = ready.pop() {
+            // Looked up before the body runs, and kept: the completion needs no second look-up.
+            let cell = &prog.reactions[r as usize];
             exec(r);
-            self.complete(prog, r, &mut |s| ready.push(prog, s));
+            self.complete_cell(prog, r, cell, &mut |s| ready.push(prog, s));
         }
     }
 
@@ -647,6 +730,7 @@ impl Engine {
             }
             requests.clear();
             self.mode_requests = requests;
+            self.block_inactive(prog);
         }
         if self.info.shutdown || self.error.is_some() {
             self.done = true;
@@ -675,8 +759,8 @@ impl Engine {
             Kind::Startup => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
-        let at = self.soon_tag;
-        queued.extend(self.soon.drain(..).map(|ix| {
+        let at = self.soon.tag();
+        queued.extend(self.soon.drain().map(|ix| {
             Reverse(Event {
                 tag: at,
                 kind: Kind::Action,

@@ -73,6 +73,7 @@ mod ports;
 mod program;
 mod ready;
 mod sequential;
+mod soon;
 mod sync;
 mod time;
 

@@ -36,13 +36,16 @@ pub(crate) struct Scratch {
     /// tag (on its first set), so it never fills up.
     pub(crate) set_slots: Box<[u32]>,
     pub(crate) set_len: u32,
-    /// Events it scheduled: (action, tag).
+    /// Events it scheduled for the next microstep (zero-delay logical actions, the most common
+    /// kind): their actions, in the order scheduled.
+    pub(crate) soon: Vec<u32>,
+    /// The other events it scheduled: (action, tag). Sets `rare`.
     pub(crate) scheduled: Vec<(u32, Tag)>,
     pub(crate) stop: bool,
     pub(crate) mode: Option<(u32, crate::Transition)>,
     pub(crate) fault: Option<Fault>,
-    /// Set with `stop`, `mode` or `fault`, so that completing a reaction tests one flag for all
-    /// three.
+    /// Set with `stop`, `mode`, `fault` or an event in `scheduled`, so that completing a reaction
+    /// tests one flag for all four (events later than the next microstep are the rarer kind).
     pub(crate) rare: bool,
 }
 
@@ -93,12 +96,18 @@ pub(crate) struct PortRt {
     pub(crate) write_mask: u64,
     /// Whether the slot's values need dropping at the end of their tag (for chain heads).
     pub(crate) drops: bool,
+    /// Neither `drops` nor any observer: setting the slot only triggers its readers (one test on
+    /// the completion path instead of two).
+    pub(crate) plain: bool,
     /// The (multiport, channel) pairs whose present-channel lists follow the slot (for chain
     /// heads): `observer_list[start..start + len]`.
     pub(crate) observers: (u32, u32),
     /// The reactions a value on the slot triggers (for chain heads): `trigger_list[start..start +
     /// len]`.
     pub(crate) triggers: (u32, u32),
+    /// The reaction a value on the slot triggers when it triggers exactly one (the common case,
+    /// read without going to the list), else `u32::MAX`.
+    pub(crate) sole: u32,
 }
 
 /// Takes an action's value for a tag (see `ActionDyn::take_at`), through the untyped cell.
@@ -123,6 +132,8 @@ pub(crate) struct ActionRt {
     pub(crate) mode: u32,
     /// The reactions it triggers: `trigger_list[start..start + len]`.
     pub(crate) triggers: (u32, u32),
+    /// The reaction it triggers when it triggers exactly one, else `u32::MAX` (as for ports).
+    pub(crate) sole: u32,
 }
 
 /// The platform's monotonic clock, in nanoseconds.
@@ -281,10 +292,7 @@ impl Program {
         debug_assert!(r < self.reactions.len());
         // SAFETY: the caller guarantees `r` was triggered, so it is a reaction of this program.
         let cell = unsafe { self.reactions.get_unchecked(r) };
-        // SAFETY: written by the scheduler between tags only; the reference dies with `ctx`, before
-        // the reaction completes.
-        let info = unsafe { &*self.info.get() };
-        let ctx = Ctx::new(self, cell, r as u32, info, clock);
+        let ctx = Ctx::new(self, cell, clock);
         // SAFETY: one execution of `r` at a time (the caller's contract).
         unsafe { (*cell.body.get())(cell.state, &ctx) };
     }

@@ -37,7 +37,7 @@ use crate::program::Program;
 #[derive(Debug)]
 pub struct LevelQueue {
     /// The only queued reaction, when exactly one is queued and it has not been put in a bucket
-    /// (`u32::MAX` otherwise).
+    /// (`u32::MAX` otherwise). While it holds one, the buckets are empty.
     single: u32,
     buckets: Vec<Vec<u32>>,
     /// Bit `l` set: bucket `l` may be non-empty (set by `push`, cleared when `pop` finds the
@@ -45,7 +45,7 @@ pub struct LevelQueue {
     nonempty: Vec<u64>,
     /// No reaction is queued below this level (`usize::MAX` when none is queued).
     low: usize,
-    /// Reactions queued.
+    /// Reactions queued in the buckets (the register's not counted).
     len: usize,
 }
 
@@ -72,12 +72,12 @@ impl LevelQueue {
     /// Adds reaction `r` of `prog`.
     #[inline]
     pub fn push(&mut self, prog: &Program, r: u32) {
-        if self.len == 0 {
-            self.single = r;
-            self.len = 1;
-            return;
-        }
-        if self.single != u32::MAX {
+        if self.single == u32::MAX {
+            if self.len == 0 {
+                self.single = r;
+                return;
+            }
+        } else {
             self.spill_single(prog);
         }
         // Inline: a call here would make the caller's loop save and restore registers on
@@ -91,6 +91,7 @@ impl LevelQueue {
     fn spill_single(&mut self, prog: &Program) {
         let first = core::mem::replace(&mut self.single, u32::MAX);
         self.bucket(prog, first);
+        self.len += 1;
     }
 
     #[inline]
@@ -104,12 +105,11 @@ impl LevelQueue {
     /// Takes a reaction of the lowest non-empty level.
     #[inline]
     pub fn pop(&mut self) -> Option<u32> {
+        if self.single != u32::MAX {
+            return Some(core::mem::replace(&mut self.single, u32::MAX));
+        }
         if self.len == 0 {
             return None;
-        }
-        if self.single != u32::MAX {
-            self.len = 0;
-            return Some(core::mem::replace(&mut self.single, u32::MAX));
         }
         // Inline fast path: the lowest level still holds a reaction (most pops of a wide tag).
         if let Some(r) = self.buckets[self.low].pop() {
@@ -149,7 +149,7 @@ impl LevelQueue {
 
     /// Whether no reaction is queued.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.single == u32::MAX && self.len == 0
     }
 
     /// The lowest level above `l` whose bit is set (one exists while reactions are queued).

@@ -57,14 +57,22 @@ pub fn run_sequential<P: Platform, H: Hooks>(
             Next::Tag(tag) => {
                 hooks.tag_started(tag);
                 engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
-                engine.run_ready(prog, &mut ready, |r| {
-                    hooks.reaction_started(r as usize);
-                    // SAFETY: reactions run one at a time in level order, so every predecessor
-                    // triggered at this tag has completed.
-                    unsafe { prog.execute(r as usize, platform) };
-                    hooks.reaction_finished(r as usize);
-                });
-                engine.finish_tag(prog);
+                // Tag after tag, as long as each next one is the next microstep with only
+                // zero-delay actions (`Engine::enter_next_microstep`).
+                loop {
+                    engine.run_ready(prog, &mut ready, |r| {
+                        hooks.reaction_started(r as usize);
+                        // SAFETY: reactions run one at a time in level order, so every
+                        // predecessor triggered at this tag has completed.
+                        unsafe { prog.execute(r as usize, platform) };
+                        hooks.reaction_finished(r as usize);
+                    });
+                    engine.finish_tag(prog);
+                    if !engine.enter_next_microstep(prog, &mut |r| ready.push(prog, r)) {
+                        break;
+                    }
+                    hooks.tag_started(engine.tag());
+                }
             }
         }
     }

@@ -222,23 +222,33 @@ fn run_here(
             if let Some(tag) = current {
                 // Two loops, so that an untraced run tests nothing per reaction for tracing.
                 match recorder {
-                    None => engine.run_ready(prog, &mut ready, |r| {
-                        running = Some(r);
-                        // SAFETY: reactions run one at a time in level order, so every
-                        // triggered predecessor has completed.
-                        unsafe { prog.execute(r as usize, &StdClock) };
-                        running = None;
-                    }),
-                    Some(rec) => engine.run_ready(prog, &mut ready, |r| {
-                        running = Some(r);
-                        let start = rec.now();
-                        // SAFETY: as above.
-                        unsafe { prog.execute(r as usize, &StdClock) };
-                        rec.span(r, tag, start);
-                        running = None;
-                    }),
+                    // Tag after tag, as long as each next one is the next microstep with only
+                    // zero-delay actions (`Engine::enter_next_microstep`).
+                    None => loop {
+                        engine.run_ready(prog, &mut ready, |r| {
+                            running = Some(r);
+                            // SAFETY: reactions run one at a time in level order, so every
+                            // triggered predecessor has completed.
+                            unsafe { prog.execute(r as usize, &StdClock) };
+                            running = None;
+                        });
+                        engine.finish_tag(prog);
+                        if !engine.enter_next_microstep(prog, &mut |r| ready.push(prog, r)) {
+                            break;
+                        }
+                    },
+                    Some(rec) => {
+                        engine.run_ready(prog, &mut ready, |r| {
+                            running = Some(r);
+                            let start = rec.now();
+                            // SAFETY: as above.
+                            unsafe { prog.execute(r as usize, &StdClock) };
+                            rec.span(r, tag, start);
+                            running = None;
+                        });
+                        engine.finish_tag(prog);
+                    }
                 }
-                engine.finish_tag(prog);
                 current = None;
             }
             match engine.next(prog, &StdClock) {
