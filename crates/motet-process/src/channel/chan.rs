@@ -680,6 +680,14 @@ impl<T> Chan<T> {
         let mut replaced = None;
         let result = {
             let mut st = self.lock();
+            // A plain receive (no select group) in no queue that finds a value queued on an
+            // unbounded channel (no sender waits to refill the queue): takes it, with nothing to
+            // wake and no waker to keep.
+            if group.is_null() && st.rest.bounded().is_none() && entry.state() == UNLINKED {
+                if let Some(value) = st.queue.pop_front() {
+                    return RecvPoll::Ready(Some(value));
+                }
+            }
             match entry.state() {
                 DONE => {
                     entry.set_state(UNLINKED);
