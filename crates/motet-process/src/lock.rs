@@ -183,6 +183,9 @@ impl<T: UnlockedWord> WordLock<T> {
         }
     }
 
+    /// Where the word lies in the lock, for code that reaches it without knowing `T`.
+    pub(crate) const WORD_OFFSET: usize = std::mem::offset_of!(WordLock<T>, word);
+
     /// The word, for a compare-and-swap between free values (never to or from [`LOCKED`]).
     #[inline]
     pub(crate) fn word(&self) -> &crate::sync::AtomicUsize {
@@ -278,10 +281,20 @@ impl<T: UnlockedWord> DerefMut for WordGuard<'_, T> {
     }
 }
 
-impl<T: UnlockedWord> Drop for WordGuard<'_, T> {
+impl<T: UnlockedWord> WordGuard<'_, T> {
+    /// Unlocks, storing `word`, which the caller knows to be the value's
+    /// [`UnlockedWord::unlocked_word`] (a sender that handed its value to the receiver it took
+    /// out of the word left the channel as idle and empty as it found it), without computing it.
     #[inline]
-    fn drop(&mut self) {
-        let word = (**self).unlocked_word();
+    pub(crate) fn unlock_as(self, word: usize) {
+        debug_assert_eq!(word, (*self).unlocked_word());
+        let mut this = std::mem::ManuallyDrop::new(self);
+        this.unlock(word);
+    }
+
+    /// Releases the lock, storing `word`. Once per guard: from `drop` or `unlock_as`.
+    #[inline]
+    fn unlock(&mut self, word: usize) {
         debug_assert_ne!(word, LOCKED);
         #[cfg(loom)]
         // SAFETY: dropped once, here, and never used again.
@@ -293,5 +306,13 @@ impl<T: UnlockedWord> Drop for WordGuard<'_, T> {
         self.lock.word.store(word, crate::sync::Ordering::Release);
         #[cfg(loom)]
         drop(self.held.take());
+    }
+}
+
+impl<T: UnlockedWord> Drop for WordGuard<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        let word = (**self).unlocked_word();
+        self.unlock(word);
     }
 }

@@ -75,7 +75,7 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
 
 use crate::bank;
-use crate::channel::fast_park::{self, ParkVTable, Request};
+use crate::channel::fast_park::{self, ParkVTable, NO_REQUEST, REFUSED};
 use crate::context;
 use crate::sync::{AtomicUsize, Ordering};
 use crate::system::SystemShared;
@@ -118,9 +118,14 @@ pub(crate) struct Header {
     /// written and read by its runs only (see `registry`).
     pub(crate) registry_slot: std::cell::UnsafeCell<usize>,
     /// The channel the process parks on through its lock word, and that channel's operations:
-    /// written once by a run before it sets `PINNED`, read by wakers that saw `PINNED`; the pin is
-    /// given back when the allocation is freed.
+    /// written by the receive that first asks to park there (see [`Header::request_park`]), kept
+    /// by the run that then takes the pin and sets `PINNED` (or cleared, if it takes none), read
+    /// by wakers that saw `PINNED`; the pin is given back when the allocation is freed.
     pin: std::cell::UnsafeCell<Option<(*const (), &'static ParkVTable)>>,
+    /// The park request the run reads after each poll: [`NO_REQUEST`], [`REFUSED`], or the
+    /// address of the entry a receive asked to park in the pinned channel's word. Written and read
+    /// by the process's runs (and the polls inside them) only.
+    park: std::cell::UnsafeCell<usize>,
 }
 
 /// What a wake-up that went through the state word leaves its caller to do.
@@ -155,15 +160,52 @@ impl Header {
         addr >= start && addr < start + self.vtable.size
     }
 
-    /// Whether a receive of this process on `chan` may park in its lock word: the process pinned
-    /// no channel yet, or pinned this one.
+    /// A receive's request to park `entry` in the lock word of `chan` (whose operations are
+    /// `vtable`) once the poll has returned: true if the run will try, false if the receive must
+    /// use the wait queue (another receive asked in this poll, the run refuses fast parks, or the
+    /// process pinned another channel). A process that pinned no channel yet pins this one, for
+    /// the run to count.
     ///
     /// # Safety
-    /// Called from a run of the process (which alone writes the pin).
+    /// Called from a poll of the process by its run (which alone reads and writes the request
+    /// and the pin); `entry` lies in the process's allocation and `chan` is alive.
     #[inline]
-    pub(crate) unsafe fn may_park_in(&self, chan: *const ()) -> bool {
+    pub(crate) unsafe fn request_park(
+        &self,
+        entry: *const (),
+        chan: *const (),
+        vtable: &'static ParkVTable,
+    ) -> bool {
+        // SAFETY: the caller's contract: this run alone touches the request and the pin.
+        let (park, pin) = unsafe { (&mut *self.park.get(), &mut *self.pin.get()) };
+        if *park != NO_REQUEST {
+            return false;
+        }
+        match pin {
+            Some((pinned, _)) if *pinned != chan => return false,
+            Some(_) => {}
+            None => *pin = Some((chan, vtable)),
+        }
+        *park = entry as usize;
+        true
+    }
+
+    /// Withdraws the park request for `entry` (its receive is dropped in the poll that made it),
+    /// and the pin that request wrote if the run has not counted it yet.
+    ///
+    /// # Safety
+    /// As for `request_park`.
+    pub(crate) unsafe fn withdraw_park(&self, entry: *const ()) {
         // SAFETY: the caller's contract.
-        unsafe { *self.pin.get() }.is_none_or(|(pinned, _)| pinned == chan)
+        let park = unsafe { &mut *self.park.get() };
+        if *park == entry as usize {
+            *park = NO_REQUEST;
+            // Relaxed: `PINNED` is set by this process's runs only.
+            if self.state.load(Ordering::Relaxed) & PINNED == 0 {
+                // SAFETY: as above; no waker reads the pin before `PINNED`.
+                unsafe { *self.pin.get() = None };
+            }
+        }
     }
 
     /// Records a wake-up; true if the caller now owns the duty to schedule the process (it was
@@ -295,45 +337,37 @@ enum FastPark {
     Woken,
 }
 
-/// Parks the process in the channel its poll asked for, if that channel is still idle and empty.
+/// Parks the process in the lock word of its pinned channel, as its poll asked, if that channel is
+/// still idle and empty.
 ///
 /// # Safety
-/// The process is running on this thread and its poll just returned `Pending`, leaving `request`.
-unsafe fn fast_park(header: &Header, request: Request) -> FastPark {
-    let vtable = request.vtable;
+/// The process is running on this thread and its poll just returned `Pending`, leaving the
+/// request for `entry` (so the pin is written).
+#[inline]
+unsafe fn fast_park(header: &Header, entry: *const ()) -> FastPark {
+    // SAFETY: the receive that asked wrote the pin (the caller's contract), and only runs write it.
+    let Some((chan, vtable)) = (unsafe { *header.pin.get() }) else {
+        unreachable!("a receive asks to park only in the channel it pins")
+    };
     let abandon = || {
         // SAFETY: the entry is alive (the poll left it) and parked nowhere.
-        unsafe { (vtable.abandon)(request.entry) }
+        unsafe { (vtable.abandon)(entry) }
     };
     // Acquire: a pending wake-up's writes.
     let state = header.state.load(Ordering::Acquire);
-    if state & (NOTIFIED | CANCELLED) != 0 {
-        abandon();
-        return FastPark::Woken;
-    }
-    if state & PINNED == 0 {
-        // SAFETY: the receive's handle keeps the channel alive.
-        if !unsafe { (vtable.pin)(request.chan) } {
-            abandon();
-            fast_park::refuse();
-            return FastPark::Repoll;
+    if state & (NOTIFIED | CANCELLED | PINNED) != PINNED {
+        // SAFETY: the caller's contract.
+        match unsafe { first_park(header, state, chan, vtable) } {
+            Ok(()) => {}
+            Err(outcome) => {
+                abandon();
+                return outcome;
+            }
         }
-        // SAFETY: the pin is written by the process's runs only, once, before `PINNED`.
-        unsafe { *header.pin.get() = Some((request.chan, vtable)) };
-        // Release: the pin, for the wakers that see `PINNED`; Acquire: a wake-up that came before.
-        let prev = header.state.fetch_or(PINNED, Ordering::AcqRel);
-        if prev & (NOTIFIED | CANCELLED) != 0 {
-            abandon();
-            return FastPark::Woken;
-        }
-    } else {
-        // The receive asked only after `Header::may_park_in` agreed, and only runs write the pin.
-        // SAFETY: written once before `PINNED`, which this run saw.
-        let pinned = unsafe { *header.pin.get() };
-        debug_assert_eq!(pinned.map(|(chan, _)| chan), Some(request.chan));
     }
-    // SAFETY: the receive's handle keeps the channel alive; the entry is filled and pinned.
-    if !unsafe { request.park() } {
+    // SAFETY: the receive's handle keeps the channel alive (so does the pin).
+    let word = unsafe { fast_park::word(chan, vtable) };
+    if !fast_park::park(word, entry) {
         abandon();
         return FastPark::Repoll;
     }
@@ -343,8 +377,7 @@ unsafe fn fast_park(header: &Header, request: Request) -> FastPark {
     if state & (NOTIFIED | CANCELLED) == 0 {
         return FastPark::Parked;
     }
-    // SAFETY: as above.
-    if unsafe { request.unpark() } {
+    if fast_park::unpark(word, entry) {
         abandon();
         return FastPark::Woken;
     }
@@ -352,11 +385,54 @@ unsafe fn fast_park(header: &Header, request: Request) -> FastPark {
     // send, a close) schedules the process; any other lock left it in the receivers' queue,
     // where the process looks for it, to take itself back.
     // SAFETY: the process pinned the channel; it is alive (this run).
-    if unsafe { (vtable.claim)(request.chan, NonNull::from(header)) } {
+    if unsafe { (vtable.claim)(chan, NonNull::from(header)) } {
         FastPark::Woken
     } else {
         FastPark::Parked
     }
+}
+
+/// The part of [`fast_park`] before the word's compare-and-swap that a process pinned in an
+/// earlier run skips: a wake-up already pending, or the first park, which takes the pin the
+/// receive wrote (or clears it, if the channel counts no more pins) and sets `PINNED`. `Ok` if the
+/// park may go on; otherwise what the run does instead (the entry is to be abandoned).
+///
+/// # Safety
+/// As for `fast_park`, with `state` loaded from the process's state word and `(chan, vtable)` its
+/// pin.
+#[cold]
+#[inline(never)]
+unsafe fn first_park(
+    header: &Header,
+    state: usize,
+    chan: *const (),
+    vtable: &'static ParkVTable,
+) -> Result<(), FastPark> {
+    let pinned = state & PINNED != 0;
+    if state & (NOTIFIED | CANCELLED) != 0 {
+        if !pinned {
+            // The pin was the receive's: not counted, so not kept.
+            // SAFETY: written by this process's runs only; no waker reads it before `PINNED`.
+            unsafe { *header.pin.get() = None };
+        }
+        return Err(FastPark::Woken);
+    }
+    debug_assert!(!pinned);
+    // SAFETY: the receive's handle keeps the channel alive.
+    if !unsafe { (vtable.pin)(chan) } {
+        // SAFETY: as above; the run refuses fast parks from now on.
+        unsafe {
+            *header.pin.get() = None;
+            *header.park.get() = REFUSED;
+        }
+        return Err(FastPark::Repoll);
+    }
+    // Release: the pin, for the wakers that see `PINNED`; Acquire: a wake-up that came before.
+    let prev = header.state.fetch_or(PINNED, Ordering::AcqRel);
+    if prev & (NOTIFIED | CANCELLED) != 0 {
+        return Err(FastPark::Woken);
+    }
+    Ok(())
 }
 
 /// The wakers of processes: the data pointer is the process's header.
@@ -454,6 +530,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
                 system: ManuallyDrop::new(bank::withdraw(system)),
                 registry_slot: std::cell::UnsafeCell::new(0),
                 pin: std::cell::UnsafeCell::new(None),
+                park: std::cell::UnsafeCell::new(NO_REQUEST),
             },
             future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
         });
@@ -511,7 +588,9 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
             return RunOutcome::Idle;
         }
         let _enter = context::enter(system, system.steps);
-        fast_park::begin_run();
+        // No request, fast parks allowed.
+        // SAFETY: the request is the runs' own.
+        unsafe { *header.park.get() = NO_REQUEST };
         let waker = borrowed_waker(this);
         let mut cx = Context::from_waker(&waker);
         loop {
@@ -532,9 +611,13 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
                         unsafe { Self::finish(this, End::Cancelled) };
                         return RunOutcome::Idle;
                     }
-                    if let Some(request) = fast_park::take(this) {
+                    // SAFETY: the request is the runs' own.
+                    let request = unsafe { &mut *header.park.get() };
+                    if *request > REFUSED {
+                        let entry = *request as *const ();
+                        *request = NO_REQUEST;
                         // SAFETY: running on this thread, and the poll just left the request.
-                        match unsafe { fast_park(header, request) } {
+                        match unsafe { fast_park(header, entry) } {
                             FastPark::Parked => return RunOutcome::Idle,
                             FastPark::Repoll => {
                                 if !context::take_step() {
@@ -619,7 +702,10 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         // SAFETY: allocated by `allocate` as a `Box<Cell<F>>`; the future has been dropped (it is
         // `ManuallyDrop`), the caller owns the last reference.
         let mut cell = unsafe { Box::from_raw(this.cast::<Cell<F>>().as_ptr()) };
-        if let Some((chan, vtable)) = *cell.header.pin.get_mut() {
+        // A pin the runs did not count (never `PINNED`) is not given back.
+        // Relaxed: this thread gave up the last reference, whose decrement read the final state.
+        let pinned = cell.header.state.load(Ordering::Relaxed) & PINNED != 0;
+        if let (true, Some((chan, vtable))) = (pinned, *cell.header.pin.get_mut()) {
             // SAFETY: the process took this pin once and gives it back once, here.
             unsafe { (vtable.unpin)(chan) };
         }

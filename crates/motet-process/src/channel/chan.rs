@@ -34,7 +34,7 @@ use std::ptr::{self, NonNull};
 use std::task::Context;
 
 use super::error::{SendError, TrySendError};
-use super::fast_park::{self, ParkVTable, Request, EMPTY};
+use super::fast_park::{ParkVTable, EMPTY};
 use super::waiter::{
     wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, FAST, SKIPPED, UNLINKED, WAITING,
 };
@@ -371,6 +371,7 @@ impl<T> Chan<T> {
     }
 
     const PARK_VTABLE: &'static ParkVTable = &ParkVTable {
+        word_offset: std::mem::offset_of!(Chan<T>, state) + WordLock::<State<T>>::WORD_OFFSET,
         abandon: Self::abandon_entry,
         pin: Self::pin,
         unpin: Self::unpin,
@@ -391,19 +392,15 @@ impl<T> Chan<T> {
         let at = entry as *const Waiter<T> as *const ();
         // SAFETY: a process waker's header is alive while the process polls with it.
         let process = unsafe { header.as_ref() };
-        let me = self as *const Chan<T> as *const ();
-        // SAFETY: polled by a run of the process.
-        if !process.contains(at as usize) || !unsafe { process.may_park_in(me) } {
+        // An entry inside the process's allocation cannot be dropped while it is parked (only a
+        // run of the process drops its future), and is asked for by a poll of that process.
+        if !process.contains(at as usize) {
             return false;
         }
-        let asked = fast_park::request(Request {
-            header,
-            chan: me,
-            word: self.state.word(),
-            entry: at,
-            vtable: Self::PARK_VTABLE,
-        });
-        if !asked {
+        let me = self as *const Chan<T> as *const ();
+        // SAFETY: the entry lies in the process's future, so this is a poll of the process by its
+        // run; the receive borrows the channel, which is alive.
+        if !unsafe { process.request_park(at, me, Self::PARK_VTABLE) } {
             return false;
         }
         // SAFETY: the entry is in no queue and owned by this poll; the park publishes it.
@@ -609,7 +606,8 @@ impl<T> Chan<T> {
                 // lock's swap took (see `fast_park`): hand it the value and schedule its process.
                 // SAFETY: as in `lock`: the entry is alive and ours until it is `DONE`.
                 let header = unsafe { (*(word as *const Waiter<T>)).hand_over(value) };
-                drop(st);
+                // Nothing else changed since the receiver parked in an `EMPTY` word.
+                st.unlock_as(EMPTY);
                 // SAFETY: taking the entry out of the word gave us the process's scheduling.
                 unsafe { process::schedule(header) };
                 return Ok(());
@@ -660,10 +658,8 @@ impl<T> Chan<T> {
         group: *const AtomicBool,
     ) -> RecvPoll<T> {
         // The woken receiver's fast path: the sender left the value in the entry.
-        if entry.state() == DONE {
-            entry.set_state(UNLINKED);
-            // SAFETY: DONE (acquired) means the channel moved a value in and let go of the entry.
-            return RecvPoll::Ready(Some(unsafe { entry.take_value() }));
+        if let Some(value) = entry.take_if_done() {
+            return RecvPoll::Ready(Some(value));
         }
         // Who the entry will wake, should it park: a process's own waker is a pointer, made under
         // the lock only if needed (a receive that finds a value never needs it); any other waker is
@@ -684,6 +680,14 @@ impl<T> Chan<T> {
         let mut replaced = None;
         let result = {
             let mut st = self.lock();
+            // A plain receive (no select group) in no queue that finds a value queued on an
+            // unbounded channel (no sender waits to refill the queue): takes it, with nothing to
+            // wake and no waker to keep.
+            if group.is_null() && st.rest.bounded().is_none() && entry.state() == UNLINKED {
+                if let Some(value) = st.queue.pop_front() {
+                    return RecvPoll::Ready(Some(value));
+                }
+            }
             match entry.state() {
                 DONE => {
                     entry.set_state(UNLINKED);

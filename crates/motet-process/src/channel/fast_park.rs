@@ -15,8 +15,9 @@
 //! whether the channel is idle and empty ([`EMPTY`]: no value, no waiter, not closed) or holds the
 //! address of the one receiver parked on it. A receive inside a process that finds the word
 //! `EMPTY` does not lock: it fills its entry (its waker is [`WaitWaker::Claimed`]: whoever takes
-//! the entry out of the word owns the process's scheduling), marks it `FAST` and leaves a
-//! [`Request`] for the run, and its poll returns `Pending`. The run, once the process's poll has
+//! the entry out of the word owns the process's scheduling), marks it `FAST` and leaves the
+//! entry's address in its process's header for the run (`Header::request_park`: one word, next to
+//! the channel the process pins, which says where the word is), and its poll returns `Pending`. The run, once the process's poll has
 //! returned (the future's state is written then, so nobody may run the process before), swaps the
 //! word from `EMPTY` to the entry's address: that one compare-and-swap parks the receiver and ends
 //! the run; the process's state word keeps `RUNNING` (the channel now owns the run). A sender's
@@ -42,7 +43,6 @@
 //! queue there (as do select branches, receives with a timeout and any receiver outside a
 //! process).
 
-use std::cell::Cell;
 use std::ptr::NonNull;
 
 use crate::process::Header;
@@ -54,6 +54,8 @@ pub(crate) const EMPTY: usize = 2;
 /// The channel operations the run needs for a fast park, for a channel whose value type it does
 /// not know.
 pub(crate) struct ParkVTable {
+    /// Where the channel's lock word lies, from the channel's address.
+    pub(crate) word_offset: usize,
     /// Marks an entry that did not park (or was taken back) as in no queue.
     pub(crate) abandon: unsafe fn(entry: *const ()),
     /// Takes a pin on the channel; false if it has as many as it can count.
@@ -65,102 +67,38 @@ pub(crate) struct ParkVTable {
     pub(crate) claim: unsafe fn(chan: *const (), header: NonNull<Header>) -> bool,
 }
 
-/// A receive's request to park in its channel's word, left for the run that polls it.
-#[derive(Clone, Copy)]
-pub(crate) struct Request {
-    pub(crate) header: NonNull<Header>,
-    pub(crate) chan: *const (),
-    /// The channel's lock word.
-    pub(crate) word: *const AtomicUsize,
-    pub(crate) entry: *const (),
-    pub(crate) vtable: &'static ParkVTable,
-}
+/// The park request a run reads after each poll (`Header::park`): none.
+pub(crate) const NO_REQUEST: usize = 0;
+/// The park request a run reads after each poll: none, and none may be made for the rest of the
+/// run (its receives go through the wait queue: the pin it needed could not be taken).
+pub(crate) const REFUSED: usize = 1;
 
-thread_local! {
-    /// The request of the poll in progress on this thread, if any.
-    static REQUEST: Cell<Option<Request>> = const { Cell::new(None) };
-    /// Set when the run in progress must not park fast (it found it could not): its receives go
-    /// through the wait queue.
-    static REFUSED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Starts a run: no request, fast parks allowed.
+/// The channel's lock word, from its address and operations.
+///
+/// # Safety
+/// `chan` is a live channel whose operations are `vtable`.
 #[inline]
-pub(crate) fn begin_run() {
-    REQUEST.with(|r| r.set(None));
-    REFUSED.with(|r| r.set(false));
-}
-
-/// Leaves `request` for the run; false if the run refuses fast parks or another receive already
-/// asked in this poll (the caller then uses the wait queue).
-#[inline]
-pub(crate) fn request(request: Request) -> bool {
-    if REFUSED.with(Cell::get) {
-        return false;
+pub(crate) unsafe fn word<'a>(chan: *const (), vtable: &ParkVTable) -> &'a AtomicUsize {
+    // SAFETY: the caller's contract: `word_offset` is where that channel keeps its word.
+    unsafe {
+        &*chan
+            .cast::<u8>()
+            .add(vtable.word_offset)
+            .cast::<AtomicUsize>()
     }
-    REQUEST.with(|r| {
-        if r.get().is_some() {
-            return false;
-        }
-        r.set(Some(request));
-        true
-    })
 }
 
-/// Withdraws the request for `entry` (its receive is dropped before the run parked it).
+/// Swaps the channel's word from `EMPTY` to the entry's address; false if it was not `EMPTY`.
 #[inline]
-pub(crate) fn withdraw(entry: *const ()) {
-    REQUEST.with(|r| {
-        if r.get().is_some_and(|req| req.entry == entry) {
-            r.set(None);
-        }
-    });
-}
-
-/// Takes the request left by the poll that just returned, if it is `header`'s.
-#[inline]
-pub(crate) fn take(header: NonNull<Header>) -> Option<Request> {
-    REQUEST.with(Cell::take).filter(|req| req.header == header)
-}
-
-impl Request {
-    /// Swaps the channel's word from `EMPTY` to the entry's address; false if it was not `EMPTY`.
-    ///
-    /// # Safety
-    /// The receive that made the request is alive (its handle keeps the channel alive).
-    #[inline]
-    pub(crate) unsafe fn park(&self) -> bool {
-        // SAFETY: the caller's contract.
-        let word = unsafe { &*self.word };
-        // Release: the entry's contents, for whoever takes it; Acquire: the last holder's writes,
-        // so that a wake-up ordered before its unlock is visible to the check after the park.
-        word.compare_exchange(
-            EMPTY,
-            self.entry as usize,
-            Ordering::AcqRel,
-            Ordering::Relaxed,
-        )
+pub(crate) fn park(word: &AtomicUsize, entry: *const ()) -> bool {
+    // Release: the entry's contents, for whoever takes it; Acquire: the last holder's writes,
+    // so that a wake-up ordered before its unlock is visible to the check after the park.
+    word.compare_exchange(EMPTY, entry as usize, Ordering::AcqRel, Ordering::Relaxed)
         .is_ok()
-    }
-
-    /// Swaps the word back from the entry's address to `EMPTY`; false if someone took the entry.
-    ///
-    /// # Safety
-    /// As for `park`.
-    pub(crate) unsafe fn unpark(&self) -> bool {
-        // SAFETY: the caller's contract.
-        let word = unsafe { &*self.word };
-        word.compare_exchange(
-            self.entry as usize,
-            EMPTY,
-            Ordering::AcqRel,
-            Ordering::Relaxed,
-        )
-        .is_ok()
-    }
 }
 
-/// Refuses fast parks for the rest of the run.
-pub(crate) fn refuse() {
-    REFUSED.with(|r| r.set(true));
+/// Swaps the word back from the entry's address to `EMPTY`; false if someone took the entry.
+pub(crate) fn unpark(word: &AtomicUsize, entry: *const ()) -> bool {
+    word.compare_exchange(entry as usize, EMPTY, Ordering::AcqRel, Ordering::Relaxed)
+        .is_ok()
 }

@@ -21,7 +21,6 @@ use super::chan::{Chan, RecvPoll};
 #[cfg(not(loom))]
 use super::error::RecvTimeoutError;
 use super::error::{RecvError, SendError};
-use super::fast_park;
 use super::waiter::{Waiter, FAST, UNLINKED};
 use crate::context;
 use crate::system::ThreadNotify;
@@ -60,6 +59,11 @@ impl<T> Future for Recv<'_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: the entry is never moved out of the pinned future.
         let this = unsafe { self.get_unchecked_mut() };
+        // The woken receiver's fast path: a sender left the value in the entry. The receive spent
+        // its step when it was first polled.
+        if let Some(value) = this.entry.take_if_done() {
+            return Poll::Ready(Ok(value));
+        }
         if yield_if_spent(cx) {
             return Poll::Pending;
         }
@@ -81,14 +85,26 @@ impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
         match self.entry.state() {
             UNLINKED => {}
-            FAST => {
-                // Dropped in the poll that asked to park it (a parked entry's process does not
-                // run): the run must not park it.
-                fast_park::withdraw(&self.entry as *const Waiter<T> as *const ());
-                self.entry.set_state(UNLINKED);
-            }
+            FAST => self.withdraw(),
             _ => self.chan.cancel_recv(&self.entry),
         }
+    }
+}
+
+impl<T> Recv<'_, T> {
+    /// Dropped in the poll that asked to park its entry in the channel's word (a parked entry's
+    /// process does not run): the run must not park it. Out of line (rare), so that the usual
+    /// drop, of a completed receive, stays one check.
+    #[cold]
+    #[inline(never)]
+    fn withdraw(&self) {
+        // SAFETY: this is the poll that asked.
+        if let Some(header) = unsafe { self.entry.fast_owner() } {
+            let entry = &self.entry as *const Waiter<T> as *const ();
+            // SAFETY: the entry lies in the process's allocation, whose run is polling.
+            unsafe { header.as_ref().withdraw_park(entry) };
+        }
+        self.entry.set_state(UNLINKED);
     }
 }
 

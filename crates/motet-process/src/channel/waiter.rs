@@ -37,7 +37,7 @@
 use std::marker::PhantomPinned;
 use std::mem::MaybeUninit;
 use std::ptr::{self, NonNull};
-use std::task::Waker;
+use std::task::{RawWaker, RawWakerVTable, Waker};
 
 use crate::process::{self, Header, Woken};
 use crate::sync::{AtomicBool, AtomicU8, Ordering, UnsafeCell};
@@ -80,15 +80,6 @@ impl WaitWaker {
             }
         }
         WaitWaker::Other(waker.clone())
-    }
-
-    /// Whether this wakes the same task as `waker`.
-    #[inline]
-    pub(crate) fn will_wake(&self, waker: &Waker) -> bool {
-        match self {
-            WaitWaker::Process(h) | WaitWaker::Claimed(h) => process::header_of(waker) == Some(*h),
-            WaitWaker::Other(w) => w.will_wake(waker),
-        }
     }
 }
 
@@ -139,11 +130,107 @@ pub(crate) fn wake(wake: Option<Wake>) {
     }
 }
 
+/// An entry's [`WaitWaker`], or none, in two words, none being all zeros: a new entry is then
+/// all zeros but its value, which the compiler writes in place into the future that holds it
+/// (an `Option<WaitWaker>` left the payload of its `None` uninitialised, and a receive's future
+/// was built on the stack and copied, uninitialised bytes included, into the process's state).
+///
+/// `tag` is [`NO_WAKER`], [`PROCESS_WAKER`] or [`CLAIMED_WAKER`] (then `data` is the process's
+/// header), or the address of the vtable of an owned [`Waker`] whose data pointer is `data`
+/// (a `&'static RawWakerVTable` is aligned, so never 0, 1 or 2).
+struct WakerSlot {
+    tag: usize,
+    data: *const (),
+}
+
+const NO_WAKER: usize = 0;
+const PROCESS_WAKER: usize = 1;
+const CLAIMED_WAKER: usize = 2;
+
+impl WakerSlot {
+    const fn none() -> WakerSlot {
+        WakerSlot {
+            tag: NO_WAKER,
+            data: ptr::null(),
+        }
+    }
+
+    /// The header of a process waker (of either kind), with its tag.
+    #[inline]
+    fn process(&self) -> Option<(usize, NonNull<Header>)> {
+        match self.tag {
+            PROCESS_WAKER | CLAIMED_WAKER => {
+                Some((self.tag, NonNull::new(self.data as *mut Header)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// Stores `waker`; returns the one it replaces.
+    #[inline]
+    fn replace(&mut self, waker: WaitWaker) -> Option<WaitWaker> {
+        let old = self.take();
+        (self.tag, self.data) = match waker {
+            WaitWaker::Process(h) => (PROCESS_WAKER, h.as_ptr() as *const ()),
+            WaitWaker::Claimed(h) => (CLAIMED_WAKER, h.as_ptr() as *const ()),
+            WaitWaker::Other(w) => {
+                let w = std::mem::ManuallyDrop::new(w);
+                (w.vtable() as *const RawWakerVTable as usize, w.data())
+            }
+        };
+        old
+    }
+
+    /// Takes the waker out, leaving none.
+    #[inline]
+    fn take(&mut self) -> Option<WaitWaker> {
+        let (tag, data) = (self.tag, self.data);
+        self.tag = NO_WAKER;
+        match tag {
+            NO_WAKER => None,
+            // SAFETY: stored from a header by `replace`.
+            PROCESS_WAKER => Some(WaitWaker::Process(unsafe {
+                NonNull::new_unchecked(data as *mut Header)
+            })),
+            // SAFETY: as above.
+            CLAIMED_WAKER => Some(WaitWaker::Claimed(unsafe {
+                NonNull::new_unchecked(data as *mut Header)
+            })),
+            // SAFETY: the raw parts of an owned waker, stored by `replace`, whose ownership moves
+            // back into the `Waker` (the slot holds none now).
+            _ => Some(WaitWaker::Other(unsafe {
+                Waker::from_raw(RawWaker::new(data, &*(tag as *const RawWakerVTable)))
+            })),
+        }
+    }
+
+    /// Whether the stored waker wakes the same task as `waker`.
+    #[inline]
+    fn will_wake(&self, waker: &Waker) -> bool {
+        match self.tag {
+            NO_WAKER => false,
+            PROCESS_WAKER | CLAIMED_WAKER => {
+                process::header_of(waker).map(|h| h.as_ptr() as *const ()) == Some(self.data)
+            }
+            tag => {
+                std::ptr::eq(waker.vtable(), tag as *const RawWakerVTable)
+                    && waker.data() == self.data
+            }
+        }
+    }
+}
+
+impl Drop for WakerSlot {
+    fn drop(&mut self) {
+        drop(self.take());
+    }
+}
+
 /// The parts of an entry guarded by the channel's lock.
 struct Links<T> {
     prev: *const Waiter<T>,
     next: *const Waiter<T>,
-    waker: Option<WaitWaker>,
+    waker: WakerSlot,
     /// The select this entry is a branch of (a flag set by whichever branch wins), or null.
     group: *const AtomicBool,
 }
@@ -168,11 +255,14 @@ impl<T> Waiter<T> {
             links: UnsafeCell::new(Links {
                 prev: ptr::null(),
                 next: ptr::null(),
-                waker: None,
+                waker: WakerSlot::none(),
                 group: ptr::null(),
             }),
             state: AtomicU8::new(UNLINKED),
-            value: UnsafeCell::new(MaybeUninit::uninit()),
+            // Zeroed, not left uninitialised: an entry whose bytes are all defined is written in
+            // place into the future that holds it, where one with undefined bytes was built on the
+            // stack and copied (with 16-byte moves that straddled the stores before them).
+            value: UnsafeCell::new(MaybeUninit::zeroed()),
             _pin: PhantomPinned,
         }
     }
@@ -181,6 +271,18 @@ impl<T> Waiter<T> {
     #[inline]
     pub(crate) fn state(&self) -> u8 {
         self.state.load(Ordering::Acquire)
+    }
+
+    /// The value a channel handed to this receive entry, if it did (`DONE`, read without the
+    /// lock): the entry is in no queue again.
+    #[inline]
+    pub(crate) fn take_if_done(&self) -> Option<T> {
+        if self.state() != DONE {
+            return None;
+        }
+        self.set_state(UNLINKED);
+        // SAFETY: DONE (acquired) means the channel moved a value in and let go of the entry.
+        Some(unsafe { self.take_value() })
     }
 
     /// Sets the state. Under the channel's lock, or by the owner of an entry in no queue.
@@ -224,7 +326,7 @@ impl<T> Waiter<T> {
     /// As for `links`.
     pub(crate) unsafe fn will_wake(&self, waker: &std::task::Waker) -> bool {
         // SAFETY: the caller's contract.
-        unsafe { self.links(|l| l.waker.as_ref().is_some_and(|w| w.will_wake(waker))) }
+        unsafe { self.links(|l| l.waker.will_wake(waker)) }
     }
 
     /// Whether the entry is a fast-parked receive of the process at `header` (see `fast_park`).
@@ -233,7 +335,22 @@ impl<T> Waiter<T> {
     /// As for `links`.
     pub(crate) unsafe fn is_claimed_by(&self, header: NonNull<Header>) -> bool {
         // SAFETY: the caller's contract.
-        unsafe { self.links(|l| matches!(l.waker, Some(WaitWaker::Claimed(h)) if h == header)) }
+        unsafe { self.links(|l| l.waker.process() == Some((CLAIMED_WAKER, header))) }
+    }
+
+    /// The process of an entry a receive asked to park in its channel's word (state `FAST`): its
+    /// waker is that process's claimed one.
+    ///
+    /// # Safety
+    /// The caller is the poll that asked (the entry is in no queue and parked in no word).
+    pub(crate) unsafe fn fast_owner(&self) -> Option<NonNull<Header>> {
+        // SAFETY: the caller's contract: nobody else reaches the entry.
+        unsafe {
+            self.links(|l| match l.waker.process() {
+                Some((CLAIMED_WAKER, header)) => Some(header),
+                _ => None,
+            })
+        }
     }
 
     /// Takes the registered waker out (dropped by the caller after unlocking).
