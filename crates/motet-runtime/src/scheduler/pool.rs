@@ -354,11 +354,13 @@ impl Pool {
         queue.push_private(task);
     }
 
-    /// The task in this worker's own slot, if any.
+    /// The task in this worker's own slot, if any. `ALONE` is `ctx.alone` (see
+    /// [`Pool::worker_loop`]).
     #[inline]
-    fn take_own_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+    fn take_own_slot<const ALONE: bool>(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        debug_assert_eq!(ALONE, ctx.alone);
         let slot = ctx.slot();
-        let task = if ctx.alone {
+        let task = if ALONE {
             slot.take_unshared()
         } else {
             slot.take()
@@ -591,8 +593,11 @@ impl Pool {
         self.worker_loop(&ctx, timers);
         // Shutdown: release what is left here, including what those releases schedule.
         DRAINING.with(|d| d.set(true));
-        while let Some(task) = self
-            .take_own_slot(&ctx)
+        while let Some(task) = ctx
+            .slot()
+            .take()
+            // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
+            .map(|task| unsafe { TaskRef::from_raw(task) })
             .or_else(|| ctx.local.pop())
             .or_else(|| ctx.spawns.pop())
         {
@@ -603,7 +608,18 @@ impl Pool {
         ctx.refs.get()
     }
 
+    /// The worker's loop, compiled twice: for the only worker of its pool (`ALONE`), whose slot
+    /// nobody else looks at, it takes the slot's task with plain loads and stores and publishes
+    /// no turn counter (only thieves read it), without testing `ctx.alone` on every turn.
     fn worker_loop(&self, ctx: &WorkerCtx, timers: &Timers) {
+        if ctx.alone {
+            self.worker_turns::<true>(ctx, timers);
+        } else {
+            self.worker_turns::<false>(ctx, timers);
+        }
+    }
+
+    fn worker_turns<const ALONE: bool>(&self, ctx: &WorkerCtx, timers: &Timers) {
         // The hot loop: a turn after another while this worker has work of its own, with
         // nothing to test between two turns but the shutdown flag. The search and the parking,
         // and the state they keep, are `find_work`'s.
@@ -611,14 +627,14 @@ impl Pool {
             if self.shutdown.load(SeqCst) {
                 return;
             }
-            let task = match self.next_task(ctx) {
+            let task = match self.next_task::<ALONE>(ctx) {
                 Some(task) => task,
                 None => match self.find_work(ctx, timers) {
                     Some(task) => task,
                     None => return,
                 },
             };
-            self.run_task(ctx, task);
+            self.run_task::<ALONE>(ctx, task);
         }
     }
 
@@ -683,7 +699,12 @@ impl Pool {
             searching = wake == Wake::Notified;
             rested = wake == Wake::Unparked;
             // Its own slot and queues first, as at the top of the worker's loop.
-            if let Some(task) = self.next_task(ctx) {
+            let next = if ctx.alone {
+                self.next_task::<true>(ctx)
+            } else {
+                self.next_task::<false>(ctx)
+            };
+            if let Some(task) = next {
                 self.stop_searching(ctx, searching);
                 return Some(task);
             }
@@ -758,7 +779,7 @@ impl Pool {
     }
 
     #[inline(always)]
-    fn next_task(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+    fn next_task<const ALONE: bool>(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         // A countdown to the next turn that looks elsewhere first, rather than a modulo or a
         // turn number compared with both such turns: one decrement and one test per turn.
         let left = ctx.countdown.get() - 1;
@@ -768,7 +789,7 @@ impl Pool {
                 return Some(task);
             }
         }
-        if let Some(task) = self.take_own_slot(ctx) {
+        if let Some(task) = self.take_own_slot::<ALONE>(ctx) {
             let chain = ctx.chain.get();
             if chain < self.chain_bound {
                 ctx.chain.set(chain + 1);
@@ -991,11 +1012,14 @@ impl Pool {
     }
 
     #[inline]
-    fn run_task(&self, ctx: &WorkerCtx, task: TaskRef) {
+    fn run_task<const ALONE: bool>(&self, ctx: &WorkerCtx, task: TaskRef) {
         self.count(ctx, Counter::Task);
-        let turns = ctx.turns.get().wrapping_add(1);
-        ctx.turns.set(turns);
-        ctx.slot().begin_turn(turns);
+        if !ALONE {
+            // For thieves, who watch for a worker stuck in one turn; a pool of one has none.
+            let turns = ctx.turns.get().wrapping_add(1);
+            ctx.turns.set(turns);
+            ctx.slot().begin_turn(turns);
+        }
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
             Ok(RunOutcome::Idle) => {}
             Ok(RunOutcome::Yield) => {

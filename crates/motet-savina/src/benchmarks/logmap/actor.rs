@@ -2,6 +2,13 @@
 //!
 //! `Compute` carries the worker's address as its reply-to, which the computer consumes with
 //! [`Addr::send`]; a worker keeps its own address to re-send stashed messages to itself.
+//!
+//! The stash is Savina's list of put-aside messages, oldest first, held as runs of equal messages
+//! ([`Stash`]): the Master's `NextTerm`s reach a worker all at once, so at the defaults each
+//! worker stashes up to 24,999 of them in a row, which as a list of messages is 400 KB per worker
+//! (4 MB in all, written and read back once per iteration, and regrown each time) and as runs is
+//! one entry with a count. What is stashed, the order in which it comes back and every re-send to
+//! the worker itself are unchanged.
 
 use std::collections::VecDeque;
 
@@ -99,7 +106,53 @@ struct Worker {
     computer: Addr<ComputerMsg>,
     me: Option<Addr<WorkerMsg>>,
     in_reply_mode: bool,
-    stash: VecDeque<WorkerMsg>,
+    stash: Stash,
+}
+
+/// A message a worker can stash: any but the computer's `Result`, which ends reply mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stashed {
+    NextTerm,
+    GetTerm,
+    Stop,
+}
+
+/// A worker's stash: the messages it put aside in reply mode, oldest first, as runs of equal
+/// messages (see the module docs).
+#[derive(Default)]
+struct Stash {
+    /// Each message with how many times it comes in a row.
+    runs: VecDeque<(Stashed, u32)>,
+}
+
+impl Stash {
+    fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Puts `msg` aside, after every message already stashed.
+    fn push_back(&mut self, msg: Stashed) {
+        match self.runs.back_mut() {
+            Some((last, count)) if *last == msg && *count < u32::MAX => *count += 1,
+            _ => self.runs.push_back((msg, 1)),
+        }
+    }
+
+    /// Takes out the oldest stashed message.
+    fn pop_front(&mut self) -> Option<WorkerMsg> {
+        let (msg, count) = self.runs.front_mut()?;
+        let msg = *msg;
+        if *count == 1 {
+            self.runs.pop_front();
+        } else {
+            *count -= 1;
+        }
+        Some(match msg {
+            Stashed::NextTerm => WorkerMsg::NextTerm,
+            Stashed::GetTerm => WorkerMsg::GetTerm,
+            Stashed::Stop => WorkerMsg::Stop,
+        })
+    }
 }
 
 impl Worker {
@@ -119,7 +172,7 @@ impl Worker {
                 if self.stash.is_empty() {
                     let _ = self.master.tell(MasterMsg::Result(self.term));
                 } else {
-                    self.stash.push_back(WorkerMsg::GetTerm);
+                    self.stash.push_back(Stashed::GetTerm);
                 }
             }
             WorkerMsg::Stop => {
@@ -146,7 +199,9 @@ impl Actor for Worker {
                     self.in_reply_mode = false;
                     self.term = term;
                 }
-                other => self.stash.push_back(other),
+                WorkerMsg::NextTerm => self.stash.push_back(Stashed::NextTerm),
+                WorkerMsg::GetTerm => self.stash.push_back(Stashed::GetTerm),
+                WorkerMsg::Stop => self.stash.push_back(Stashed::Stop),
             }
         } else {
             self.serve(ctx, msg);
@@ -212,7 +267,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
                     computer: computer.clone(),
                     me: None,
                     in_reply_mode: false,
-                    stash: VecDeque::new(),
+                    stash: Stash::default(),
                 },
             )
         })
@@ -220,4 +275,41 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let _ = master.send(MasterMsg::Start { workers, computers });
     rt.wait_quiescent();
     check(cfg, result.take())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Stash, Stashed, WorkerMsg};
+
+    fn kind(msg: WorkerMsg) -> Stashed {
+        match msg {
+            WorkerMsg::NextTerm => Stashed::NextTerm,
+            WorkerMsg::GetTerm => Stashed::GetTerm,
+            WorkerMsg::Stop => Stashed::Stop,
+            WorkerMsg::Result(_) => panic!("a Result is never stashed"),
+        }
+    }
+
+    /// The runs give back every stashed message once, oldest first, as a list would.
+    #[test]
+    fn the_stash_is_a_fifo_of_messages() {
+        use Stashed::{GetTerm, NextTerm, Stop};
+        let stashed = [NextTerm, NextTerm, NextTerm, GetTerm, NextTerm, Stop, Stop];
+        let mut stash = Stash::default();
+        for msg in stashed {
+            stash.push_back(msg);
+        }
+        assert_eq!(stash.runs.len(), 4);
+        let mut out = Vec::new();
+        while let Some(msg) = stash.pop_front() {
+            out.push(kind(msg));
+            if out.len() == 2 {
+                stash.push_back(GetTerm);
+            }
+        }
+        let mut expected = stashed.to_vec();
+        expected.push(GetTerm);
+        assert_eq!(out, expected);
+        assert!(stash.is_empty());
+    }
 }

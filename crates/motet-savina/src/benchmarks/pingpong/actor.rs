@@ -34,9 +34,21 @@ struct Ping {
 }
 
 impl Ping {
+    #[inline]
     fn ping(&mut self, ctx: &mut Context<'_, Self>) {
         self.pings_left -= 1;
         let _ = self.pong.tell(PongMsg::SendPing(ctx.myself()));
+    }
+
+    /// The last `SendPong`: once per run, kept out of line so that the handler's hot path
+    /// carries none of its code.
+    #[cold]
+    #[inline(never)]
+    fn finish(&mut self, ctx: &mut Context<'_, Self>) {
+        let _ = self.pong.tell(PongMsg::Stop);
+        let tally = self.tallies.pair(self.pair);
+        tally.pongs_received.store(self.pongs, Ordering::Relaxed);
+        ctx.stop();
     }
 }
 
@@ -50,10 +62,7 @@ impl Actor for Ping {
                 if self.pings_left > 0 {
                     self.ping(ctx);
                 } else {
-                    let _ = self.pong.tell(PongMsg::Stop);
-                    let tally = self.tallies.pair(self.pair);
-                    tally.pongs_received.store(self.pongs, Ordering::Relaxed);
-                    ctx.stop();
+                    self.finish(ctx);
                 }
             }
         }
@@ -66,6 +75,18 @@ struct Pong {
     tallies: Tallies,
 }
 
+impl Pong {
+    /// `Stop`: once per run, kept out of line so that the handler's hot path carries none of
+    /// its code.
+    #[cold]
+    #[inline(never)]
+    fn finish(&mut self, ctx: &mut Context<'_, Self>) {
+        let tally = self.tallies.pair(self.pair);
+        tally.pings_counted.store(self.count, Ordering::Relaxed);
+        ctx.stop();
+    }
+}
+
 impl Actor for Pong {
     type Msg = PongMsg;
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: PongMsg) {
@@ -74,11 +95,7 @@ impl Actor for Pong {
                 self.count += 1;
                 let _ = ping.send(PingMsg::SendPong);
             }
-            PongMsg::Stop => {
-                let tally = self.tallies.pair(self.pair);
-                tally.pings_counted.store(self.count, Ordering::Relaxed);
-                ctx.stop();
-            }
+            PongMsg::Stop => self.finish(ctx),
         }
     }
 }
