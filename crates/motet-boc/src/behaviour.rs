@@ -300,8 +300,9 @@ thread_local! {
     /// A behaviour spawned by the closure running on this thread and granted all its cowns at
     /// spawn, kept for this thread to run next (see [`hand_over`]).
     static HANDOFF: Cell<Option<NonNull<Core>>> = const { Cell::new(None) };
-    /// The queue of the first cown of the behaviour whose closure spawned the one in [`HANDOFF`]
-    /// (see [`after_step`]), written with it: an address, never dereferenced.
+    /// The queue of the first cown of the behaviour whose closure spawned the one in [`HANDOFF`],
+    /// or null if that one names a single cown (see [`after_step`]), written with it: an address,
+    /// never dereferenced.
     static HANDOFF_FROM: Cell<*const Queue> = const { Cell::new(ptr::null()) };
     /// A successor made runnable and set aside for a spawned behaviour to run first (see
     /// [`after_step`]): this thread runs it once that behaviour's chain is done.
@@ -424,15 +425,28 @@ fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
 /// spawned elsewhere, go to the runtime. A kept behaviour cannot be stolen while the spawning
 /// closure still runs, so a closure that blocks its thread first gives it to the runtime (see
 /// [`flush_handoff`], which [`Promise::wait`] calls).
+///
+/// `MANY` says that the behaviour names several cowns: only such a kept behaviour may run before
+/// its spawner's own successor (see [`after_step`]), so only then is the spawner's first cown
+/// recorded. A single-cown spawn is a message (a ping-pong's, a Teller's reply), for which
+/// recording it cost about 8 instructions per message on Savina's pingpong (callgrind).
 #[inline]
-fn hand_over(header: &CownHeader, core: NonNull<Core>) {
+fn hand_over<const MANY: bool>(header: &CownHeader, core: NonNull<Core>) {
     if !header.deterministic {
         if let Some(spawner) = CURRENT.with(Cell::get).core {
             if HANDOFF.with(Cell::get).is_none() {
                 HANDOFF.with(|h| h.set(Some(core)));
-                // SAFETY: the behaviour whose closure runs on this thread is alive.
-                let from = unsafe { spawner.as_ref() }.first_slot().queue();
-                HANDOFF_FROM.with(|f| f.set(from.as_ptr()));
+                let from = if MANY {
+                    // SAFETY: the behaviour whose closure runs on this thread is alive.
+                    unsafe { spawner.as_ref() }
+                        .first_slot()
+                        .queue()
+                        .as_ptr()
+                        .cast_const()
+                } else {
+                    ptr::null()
+                };
+                HANDOFF_FROM.with(|f| f.set(from));
                 return;
             }
         }
@@ -446,10 +460,10 @@ fn hand_over(header: &CownHeader, core: NonNull<Core>) {
 ///
 /// - one of the first two alone runs next; with neither, the one set aside does (if any);
 /// - with both, the successor runs next and the spawned behaviour goes to the runtime, unless the
-///   successor is the next behaviour of the cown the step's behaviour named first
-///   ([`HANDOFF_FROM`]), as a behaviour's continuation spawned on its own cown is, and nothing
-///   is set aside yet: then the spawned behaviour runs next and the successor is set aside until
-///   that behaviour and the chain it starts are done.
+///   spawned behaviour names several cowns, the successor is the next behaviour of the cown the
+///   step's behaviour named first ([`HANDOFF_FROM`]), as a behaviour's continuation spawned on
+///   its own cown is, and nothing is set aside yet: then the spawned behaviour runs next and the
+///   successor is set aside until that behaviour and the chain it starts are done.
 ///
 /// A philosopher's turn spawns its meal over both forks, granted at once when they are free, and
 /// its own next turn: the meal runs right after the turn, then the next turn, and neither goes
@@ -822,7 +836,7 @@ where
         }
     };
     if granted {
-        hand_over(header, core);
+        hand_over::<false>(header, core);
     }
     Spawned {
         core,
@@ -936,7 +950,7 @@ unsafe fn enqueue_requests(core: NonNull<Core>, requests: &[NonNull<Slot>], writ
         unsafe { gate.as_ref() }.spend();
         // SAFETY: the spawner holds handles to the cowns; the first slot of the block is the
         // first cown named, whose runtime the behaviour runs on.
-        hand_over(
+        hand_over::<true>(
             unsafe { CownHeader::from_queue(core.as_ref().first_slot().queue()) },
             core,
         );
