@@ -25,8 +25,9 @@
 //! 2. *Runnable*: whoever grants the last cown schedules the task on the runtime of the behaviour's
 //!    first cown: into the current worker's next-task slot when that is a worker of the runtime, so
 //!    a behaviour that makes exactly one successor runnable hands it over to its own worker. A
-//!    single-cown behaviour spawned by a running behaviour and granted its cown at once is kept by
-//!    the spawning worker and run right after its spawner (see `hand_over`).
+//!    behaviour spawned by a running behaviour and granted all its cowns at once is kept by the
+//!    spawning worker and run right after its spawner (see `hand_over`), before the spawner's own
+//!    successor on its first cown if the release made that runnable too (see `after_step`).
 //! 3. *Run*: the closure runs once, under `catch_unwind`, with the values of its cowns.
 //! 4. *Release*: every slot is released (successors become runnable), then the result is handed to
 //!    the promise, and the block is freed by the last of the behaviour and its promise (a
@@ -296,9 +297,16 @@ thread_local! {
     /// instead of recursing through the runtime's `schedule`.
     static CANCELLING: Cell<bool> = const { Cell::new(false) };
     static TO_CANCEL: RefCell<Vec<NonNull<Core>>> = const { RefCell::new(Vec::new()) };
-    /// A single-cown behaviour spawned by the closure running on this thread and granted its cown
-    /// at spawn, kept for this thread to run next (see [`hand_over`]).
+    /// A behaviour spawned by the closure running on this thread and granted all its cowns at
+    /// spawn, kept for this thread to run next (see [`hand_over`]).
     static HANDOFF: Cell<Option<NonNull<Core>>> = const { Cell::new(None) };
+    /// The queue of the first cown of the behaviour whose closure spawned the one in [`HANDOFF`],
+    /// or null if that one names a single cown (see [`after_step`]), written with it: an address,
+    /// never dereferenced.
+    static HANDOFF_FROM: Cell<*const Queue> = const { Cell::new(ptr::null()) };
+    /// A successor made runnable and set aside for a spawned behaviour to run first (see
+    /// [`after_step`]): this thread runs it once that behaviour's chain is done.
+    static LATER: Cell<Option<NonNull<Core>>> = const { Cell::new(None) };
 }
 
 /// What [`CURRENT`] holds.
@@ -407,7 +415,7 @@ fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
     unsafe { runtime.schedule(TaskRef::from_raw(core.cast())) };
 }
 
-/// Makes runnable a single-cown behaviour granted its cown at spawn (`header` is the cown's).
+/// Makes runnable a behaviour granted all its cowns at spawn (`header` is its first cown's).
 ///
 /// Spawned by a behaviour's closure running on a worker (not on a deterministic runtime), it is
 /// kept for this thread, which runs it as soon as the spawning behaviour is done (see [`run`]), as
@@ -417,16 +425,85 @@ fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
 /// spawned elsewhere, go to the runtime. A kept behaviour cannot be stolen while the spawning
 /// closure still runs, so a closure that blocks its thread first gives it to the runtime (see
 /// [`flush_handoff`], which [`Promise::wait`] calls).
+///
+/// `MANY` says that the behaviour names several cowns: only such a kept behaviour may run before
+/// its spawner's own successor (see [`after_step`]), so only then is the spawner's first cown
+/// recorded. A single-cown spawn is a message (a ping-pong's, a Teller's reply), for which
+/// recording it cost about 8 instructions per message on Savina's pingpong (callgrind).
 #[inline]
-fn hand_over(header: &CownHeader, core: NonNull<Core>) {
-    if !header.deterministic
-        && CURRENT.with(Cell::get).core.is_some()
-        && HANDOFF.with(Cell::get).is_none()
-    {
-        HANDOFF.with(|h| h.set(Some(core)));
-    } else {
-        schedule_on(&header.runtime, core);
+fn hand_over<const MANY: bool>(header: &CownHeader, core: NonNull<Core>) {
+    if !header.deterministic {
+        if let Some(spawner) = CURRENT.with(Cell::get).core {
+            if HANDOFF.with(Cell::get).is_none() {
+                HANDOFF.with(|h| h.set(Some(core)));
+                let from = if MANY {
+                    // SAFETY: the behaviour whose closure runs on this thread is alive.
+                    unsafe { spawner.as_ref() }
+                        .first_slot()
+                        .queue()
+                        .as_ptr()
+                        .cast_const()
+                } else {
+                    ptr::null()
+                };
+                HANDOFF_FROM.with(|f| f.set(from));
+                return;
+            }
+        }
     }
+    schedule_on(&header.runtime, core);
+}
+
+/// What a step leaves for this thread to run next, of `next` (the successor its release kept),
+/// the behaviour its closure spawned and [`hand_over`] kept, and the successor set aside in
+/// [`LATER`]:
+///
+/// - one of the first two alone runs next; with neither, the one set aside does (if any);
+/// - with both, the successor runs next and the spawned behaviour goes to the runtime, unless the
+///   spawned behaviour names several cowns, the successor is the next behaviour of the cown the
+///   step's behaviour named first ([`HANDOFF_FROM`]), as a behaviour's continuation spawned on
+///   its own cown is, and nothing is set aside yet: then the spawned behaviour runs next and the
+///   successor is set aside until that behaviour and the chain it starts are done.
+///
+/// A philosopher's turn spawns its meal over both forks, granted at once when they are free, and
+/// its own next turn: the meal runs right after the turn, then the next turn, and neither goes
+/// through the runtime's queue. Run the other way round (the successor first), the turns ran a
+/// whole chain ahead of the meals and piled them up, each pending meal a block written at spawn
+/// and read back much later: Savina's philosopher peaked at 25.6 MiB, against 11.5 so.
+#[inline(always)]
+fn after_step(next: Option<NonNull<Core>>) -> Option<NonNull<Core>> {
+    match HANDOFF.with(Cell::take) {
+        None if next.is_some() => next,
+        None => LATER.with(Cell::take),
+        Some(kept) => match next {
+            None => Some(kept),
+            Some(next) => spawned_or_successor(kept, next),
+        },
+    }
+}
+
+/// [`after_step`] with both a kept spawn and a successor: which runs next (the other waits in
+/// [`LATER`] or goes to the runtime). Out of line: a chain's steps have one or the other.
+#[inline(never)]
+fn spawned_or_successor(kept: NonNull<Core>, next: NonNull<Core>) -> Option<NonNull<Core>> {
+    if successor_on(next, HANDOFF_FROM.with(Cell::get)) && LATER.with(|l| l.get().is_none()) {
+        LATER.with(|l| l.set(Some(next)));
+        Some(kept)
+    } else {
+        schedule(kept);
+        Some(next)
+    }
+}
+
+/// Whether the runnable behaviour `next` names first the cown whose queue is at `queue` (an
+/// address, compared and never dereferenced).
+#[inline]
+fn successor_on(next: NonNull<Core>, queue: *const Queue) -> bool {
+    // SAFETY: a runnable behaviour is alive until it runs.
+    ptr::eq(
+        unsafe { next.as_ref() }.first_slot().queue().as_ptr(),
+        queue,
+    )
 }
 
 /// Gives the behaviour kept by [`hand_over`] on this thread, if any, to its runtime: called before
@@ -435,20 +512,14 @@ pub(crate) fn flush_handoff() {
     if let Some(core) = HANDOFF.with(Cell::take) {
         schedule(core);
     }
+    flush_later();
 }
 
-/// Joins the behaviour kept by [`hand_over`] during a step to `next`, the successor that step's
-/// release kept: the one this thread runs next is `next` if any, else the kept behaviour; the
-/// other goes to the runtime.
-#[inline]
-fn with_handoff(next: Option<NonNull<Core>>) -> Option<NonNull<Core>> {
-    match HANDOFF.with(Cell::take) {
-        None => next,
-        Some(kept) if next.is_none() => Some(kept),
-        Some(kept) => {
-            schedule(kept);
-            next
-        }
+/// Gives the successor waiting in [`LATER`], if any, to its runtime.
+#[inline(never)]
+fn flush_later() {
+    if let Some(core) = LATER.with(Cell::take) {
+        schedule(core);
     }
 }
 
@@ -765,7 +836,7 @@ where
         }
     };
     if granted {
-        hand_over(header, core);
+        hand_over::<false>(header, core);
     }
     Spawned {
         core,
@@ -877,7 +948,12 @@ unsafe fn enqueue_requests(core: NonNull<Core>, requests: &[NonNull<Slot>], writ
         // runnable, without the atomic decrement.
         // SAFETY: as above.
         unsafe { gate.as_ref() }.spend();
-        schedule_gate(gate);
+        // SAFETY: the spawner holds handles to the cowns; the first slot of the block is the
+        // first cown named, whose runtime the behaviour runs on.
+        hand_over::<true>(
+            unsafe { CownHeader::from_queue(core.as_ref().first_slot().queue()) },
+            core,
+        );
     } else {
         // SAFETY: the gate waits for its grants plus the spawner's hold.
         unsafe { protocol::resolve(gate, granted + 1, &mut |g| schedule_gate(g)) };
@@ -1142,7 +1218,10 @@ where
     let mut core = task.cast::<Core>();
     let mut budget = INLINE_CHAIN;
     // The last cown found to belong to a thread-pool runtime this thread is a worker of: a chain
-    // of behaviours on one cown (a mailbox drained) checks it once.
+    // of behaviours on one cown (a mailbox drained) checks it once. (Remembering two, for a chain
+    // alternating between two cowns as a turn and the meal it spawned do, saved 8 instructions
+    // per meal on Savina's philosopher but cost 7 per behaviour on Counting, measured with
+    // callgrind: the loop's code came out worse.)
     let mut checked: *const CownHeader = ptr::null();
     let mut first_turn = true;
     loop {
@@ -1160,7 +1239,7 @@ where
             }
         };
         let next = match outcome {
-            Step::Done(next) => with_handoff(next),
+            Step::Done(next) => after_step(next),
             Step::Deferred if first_turn => {
                 flush_handoff();
                 return RunOutcome::Yield;
@@ -1168,7 +1247,7 @@ where
             Step::Deferred => {
                 // Its task must come back for the deferred release: give it to the runtime.
                 schedule(core);
-                with_handoff(None)
+                after_step(None)
             }
         };
         first_turn = false;
@@ -1181,11 +1260,13 @@ where
         let first = unsafe { CownHeader::from_queue(c.first_slot().queue()) };
         if budget == 0 {
             schedule_on(&first.runtime, next);
+            flush_later();
             return RunOutcome::Idle;
         }
         if !ptr::eq(first, checked) {
             if first.deterministic || !first.runtime.on_worker() {
                 schedule_on(&first.runtime, next);
+                flush_later();
                 return RunOutcome::Idle;
             }
             checked = first;

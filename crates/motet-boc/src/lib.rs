@@ -82,8 +82,8 @@
 //! # Blocking inside a behaviour
 //!
 //! A behaviour runs on a worker thread and should not block it. [`Promise::wait`] is the one
-//! blocking call that is safe there: a `when` over a single free cown spawned by a running
-//! behaviour is kept for the same worker to run next (see below), and `wait` first hands such a
+//! blocking call that is safe there: a `when` over free cowns spawned by a running behaviour is
+//! kept for the same worker to run next (see below), and `wait` first hands such a
 //! kept behaviour to the runtime, so waiting for one's own spawn does not deadlock. A behaviour
 //! that blocks its thread any other way (a channel, a lock, a sleep) on something its own spawns
 //! must do can wait forever: await the spawn's [`Promise`] instead, or let the result arrive in a
@@ -95,8 +95,10 @@
 //! its cowns in a stable global order in two phases, so that nothing overtakes it and nothing
 //! deadlocks; one allocation per behaviour holds its requests, closure and result; a behaviour that
 //! makes exactly one successor runnable hands it to its own worker (motet-runtime's next-task
-//! slot), and a single-cown behaviour granted its cown at spawn by a running behaviour is run next
-//! by the same worker without going through the runtime's queues (as Verona does). See the
+//! slot), and a behaviour granted all its cowns at spawn by a running behaviour is run next by the
+//! same worker without going through the runtime's queues (as Verona does), before the spawner's
+//! own next behaviour on its cown (so that a behaviour that respawns itself, as a philosopher's
+//! turn does, does not run ahead of the behaviours it spawns and pile them up). See the
 //! `protocol` module's source for the protocol and its loom models
 //! (`RUSTFLAGS="--cfg loom" cargo test -p motet-boc --lib --release loom`).
 //!
