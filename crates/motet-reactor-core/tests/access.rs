@@ -6,24 +6,10 @@
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
-use motet_reactor_core::{
-    run_sequential, Clock, Inbox, Platform, ProgramBuilder, RunError, RunOptions, Startup,
-};
+use motet_reactor_core::{run_sequential, ProgramBuilder, RunError, RunOptions, Startup};
 
-/// Virtual time: it moves only when the scheduler waits.
-struct Virtual(u64);
-
-impl Clock for Virtual {
-    fn now(&self) -> u64 {
-        self.0
-    }
-}
-
-impl Platform for Virtual {
-    fn wait(&mut self, _: &Inbox, deadline: Option<u64>) {
-        self.0 = deadline.unwrap_or(self.0);
-    }
-}
+mod common;
+use common::Virtual;
 
 fn run(program: &mut motet_reactor_core::Program) -> Result<motet_reactor_core::Metrics, RunError> {
     let options = RunOptions {
