@@ -580,6 +580,7 @@ impl ProgramBuilder {
                 min_spacing: a.spec.min_spacing,
                 policy: a.spec.policy,
                 physical: a.physical,
+                immediate: !a.physical && a.spec.min_delay == 0 && a.spec.min_spacing == 0,
                 drops: a.needs_drop,
                 mode: info.mode.unwrap_or(u32::MAX),
                 triggers: (start, info.triggers.len() as u32),
@@ -669,7 +670,8 @@ impl ProgramBuilder {
                         set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
                             .into_boxed_slice(),
                         set_len: 0,
-                        soon: Vec::with_capacity(a.scheduled_actions.len()),
+                        soon_first: u32::MAX,
+                        soon: Vec::with_capacity(a.scheduled_actions.len().saturating_sub(1)),
                         scheduled: Vec::with_capacity(a.scheduled_actions.len()),
                         stop: false,
                         mode: None,

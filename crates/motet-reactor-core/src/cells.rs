@@ -209,6 +209,17 @@ impl<T: Send + 'static> ActionCell<T> {
             // SAFETY: forwarded.
             return unsafe { self.schedule_spaced(tag, value, spacing, policy) };
         }
+        // SAFETY: forwarded.
+        unsafe { self.schedule_unspaced(tag, value) };
+        Some(tag)
+    }
+
+    /// `schedule` of an action without a minimum spacing: always a new event at `tag`.
+    ///
+    /// # Safety
+    /// As for `schedule`.
+    #[inline]
+    pub(crate) unsafe fn schedule_unspaced(&self, tag: Tag, value: T) {
         // SAFETY: exclusive access by the caller's contract.
         let (head, pending) = unsafe { (&mut *self.head.get(), &mut *self.pending.get()) };
         match head {
@@ -223,7 +234,6 @@ impl<T: Send + 'static> ActionCell<T> {
                 }
             }
         }
-        Some(tag)
     }
 
     /// Runs `f` on every pending value in one queue (`head` put back at its front), then takes

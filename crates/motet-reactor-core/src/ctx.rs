@@ -410,6 +410,38 @@ impl<'a> Ctx<'a> {
         value: T,
         delay: Duration,
     ) {
+        if acc.immediate && delay.is_zero() {
+            // The common case (a zero-delay logical action, no spacing): an event of the next
+            // microstep, never moved.
+            let tag = self.tag_info().tag.delay_nanos(0);
+            // SAFETY: forwarded from the caller; the scratch belongs to this running reaction.
+            unsafe {
+                action_as::<T>(acc.cell).schedule_unspaced(tag, value);
+                let scratch = &mut *self.scratch().get();
+                if scratch.soon_first == u32::MAX {
+                    scratch.soon_first = a;
+                } else {
+                    scratch.soon.push(a);
+                }
+            }
+            return;
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.schedule_delayed(acc, a, value, delay) }
+    }
+
+    /// `schedule_action` of an action with a delay, a minimum spacing, or a physical one.
+    ///
+    /// # Safety
+    /// As for `schedule_action`.
+    #[inline(never)]
+    unsafe fn schedule_delayed<T: Send + 'static>(
+        &self,
+        acc: &ActionRt,
+        a: u32,
+        value: T,
+        delay: Duration,
+    ) {
         let extra = acc.min_delay.saturating_add(nanos(delay));
         let (tag, next_microstep) = if acc.physical {
             self.physical_tag(extra)
@@ -425,7 +457,11 @@ impl<'a> Ctx<'a> {
                 // A zero-delay logical action not moved by its spacing: an event of the next
                 // microstep, which needs no tag (see `Scratch::soon`).
                 if next_microstep && at == tag {
-                    scratch.soon.push(a);
+                    if scratch.soon_first == u32::MAX {
+                        scratch.soon_first = a;
+                    } else {
+                        scratch.soon.push(a);
+                    }
                 } else {
                     scratch.scheduled.push((a, at));
                     scratch.rare = true;

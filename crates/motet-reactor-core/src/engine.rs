@@ -93,6 +93,11 @@ pub struct Metrics {
 
 /// The scheduler's state (see the module docs).
 pub struct Engine {
+    /// The id of the program this engine runs: every method that takes a tag's events or a
+    /// reaction's completion in checks it once, and the per-reaction, per-port and per-action
+    /// look-ups behind it rely on it (program ids are unique, and a program's tables never change
+    /// after it is built).
+    prog_id: u32,
     queue: BinaryHeap<Reverse<Event>>,
     /// Events for the next microstep of the current tag (zero-delay actions, the most common kind
     /// in message-passing programs), kept out of the heap: no tag can come earlier, so they need
@@ -147,6 +152,7 @@ impl Engine {
         );
         let g = &prog.graph;
         let mut e = Engine {
+            prog_id: prog.id,
             queue: BinaryHeap::new(),
             soon: Soon::new(),
             info: TagInfo {
@@ -194,6 +200,14 @@ impl Engine {
             e.push(tag, Kind::Timer, i as u32);
         }
         e
+    }
+
+    /// Panics unless `prog` is the program this engine was made for (see `prog_id`).
+    #[inline(always)]
+    fn check_program(&self, prog: &Program) {
+        if prog.id != self.prog_id {
+            another_program();
+        }
     }
 
     fn push(&mut self, tag: Tag, kind: Kind, ix: u32) {
@@ -333,6 +347,7 @@ impl Engine {
     /// reactions through `sink`. No reaction runs before this returns, so presence and triggers are
     /// taken in one pass over the events.
     pub fn enter_tag(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
+        self.check_program(prog);
         self.begin(tag);
         self.info.shutdown = self.stop_tag == Some(tag);
         self.extras |= self.info.shutdown;
@@ -359,6 +374,9 @@ impl Engine {
             self.queue.pop();
             self.fire(prog, ev, sink);
         }
+        // `soon` is empty now (fired, or moved into the heap); what this tag's reactions schedule
+        // for the next microstep goes there.
+        self.soon.set_tag(tag.delay_nanos(0));
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
         if self.info.shutdown {
@@ -385,11 +403,23 @@ impl Engine {
         {
             return false;
         }
+        self.check_program(prog);
         self.begin(tag);
         self.info.shutdown = false;
         self.fire_soon(prog, tag, sink);
+        self.soon.set_tag(tag.delay_nanos(0));
+        // Field by field, from the values at hand: copying the whole record would load the
+        // fields `begin` has just stored with one wide load, which the processor cannot forward
+        // from those narrower stores (it waits for them to reach the cache, a stall on every tag).
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
-        unsafe { *prog.info.get() = self.info };
+        unsafe {
+            let info = &mut *prog.info.get();
+            info.tag = tag;
+            info.seq = self.info.seq;
+            info.startup = false;
+            info.shutdown = false;
+            info.reset = false;
+        }
         true
     }
 
@@ -458,9 +488,11 @@ impl Engine {
     /// An action event of the tag being entered (see `fire`).
     #[inline(always)]
     fn fire_action(&mut self, prog: &Program, ix: u32, tag: Tag, sink: &mut impl FnMut(u32)) {
-        // Checked: `Engine`'s methods take the program as an argument, so a caller could pass
-        // another program than the one the events were made for.
-        let act = &prog.action_rt[ix as usize];
+        debug_assert!((ix as usize) < prog.action_rt.len());
+        // SAFETY: `ix` is an action of this engine's program (events are made from its actions,
+        // by its reactions' completions or checked arrivals), and `prog` is that program (checked
+        // by the public method that got here, `check_program`).
+        let act = unsafe { prog.action_rt.get_unchecked(ix as usize) };
         if act.mode != u32::MAX && !prog.graph.mode_active(act.mode, &self.current_mode) {
             self.suspended.push(Event {
                 tag,
@@ -503,8 +535,11 @@ impl Engine {
     /// inactive (one test for both: a blocked reaction's number is above every tag's).
     #[inline(always)]
     fn trigger(&mut self, r: u32, sink: &mut impl FnMut(u32)) {
-        // Checked: `r` comes from the trigger lists of the caller's program argument.
-        let state = &mut self.triggered[r as usize];
+        debug_assert!((r as usize) < self.triggered.len());
+        // SAFETY: `r` comes from the trigger lists of this engine's program (the caller's program
+        // argument, checked to be it by `check_program`), which name its reactions, one entry
+        // each in `triggered`.
+        let state = unsafe { self.triggered.get_unchecked_mut(r as usize) };
         if *state >= self.info.seq {
             return;
         }
@@ -530,6 +565,7 @@ impl Engine {
     /// noted, a fault fails the run.
     #[inline]
     pub fn complete(&mut self, prog: &Program, r: u32, sink: &mut impl FnMut(u32)) {
+        self.check_program(prog);
         let cell = &prog.reactions[r as usize];
         self.complete_cell(prog, r, cell, sink);
     }
@@ -551,9 +587,14 @@ impl Engine {
         }
         if scratch.set_len != 0 {
             self.metrics.ports_set += u64::from(scratch.set_len);
-            for &s in &scratch.set_slots[..scratch.set_len as usize] {
-                // Checked, as in `fire_action`: `prog` is the caller's argument.
-                let port = &prog.ports[s as usize];
+            debug_assert!(scratch.set_len as usize <= scratch.set_slots.len());
+            // SAFETY: `set_len` never exceeds the buffer's length (see `Scratch::set_slots`).
+            let set = unsafe { scratch.set_slots.get_unchecked(..scratch.set_len as usize) };
+            for &s in set {
+                debug_assert!((s as usize) < prog.ports.len());
+                // SAFETY: `Ctx::set` records only ports it found in the table of the program its
+                // reaction belongs to, and `cell` is a reaction of `prog`.
+                let port = unsafe { prog.ports.get_unchecked(s as usize) };
                 if !port.plain {
                     if !port.drops & (port.observers.1 == 1) {
                         self.observe_one(prog, port.observers.0);
@@ -565,10 +606,10 @@ impl Engine {
             }
             scratch.set_len = 0;
         }
-        if !scratch.soon.is_empty() {
-            self.metrics.actions_scheduled += scratch.soon.len() as u64;
-            self.soon
-                .take_from(&mut scratch.soon, self.info.tag.delay_nanos(0));
+        if scratch.soon_first != u32::MAX {
+            let first = core::mem::replace(&mut scratch.soon_first, u32::MAX);
+            self.metrics.actions_scheduled += 1 + scratch.soon.len() as u64;
+            self.soon.take_from(first, &mut scratch.soon);
         }
     }
 
@@ -654,11 +695,22 @@ impl Engine {
         ready: &mut crate::LevelQueue,
         mut exec: impl FnMut(u32),
     ) {
-        while let Some(r) = ready.pop() {
+        self.check_program(prog);
+        let mut next = ready.pop();
+        while let Some(r) = next {
             // Looked up before the body runs, and kept: the completion needs no second look-up.
             let cell = &prog.reactions[r as usize];
             exec(r);
-            self.complete_cell(prog, r, cell, &mut |s| ready.push(prog, s));
+            // The one reaction this completion triggers while nothing else is queued (a chain:
+            // the message-passing programs) stays in a local, most likely a register, and runs
+            // next without a trip through the queue's memory.
+            let mut hand = u32::MAX;
+            self.complete_cell(prog, r, cell, &mut |s| ready.offer(prog, s, &mut hand));
+            next = if hand != u32::MAX {
+                Some(hand)
+            } else {
+                ready.pop()
+            };
         }
     }
 
@@ -819,6 +871,13 @@ impl Engine {
     }
 }
 
+/// The panic of `Engine::check_program`.
+#[cold]
+#[inline(never)]
+fn another_program() -> ! {
+    panic!("an engine runs only the program it was made for")
+}
+
 fn fault_error(prog: &Program, reaction: alloc::string::String, fault: Fault) -> RunError {
     let g = &prog.graph;
     match fault {
@@ -836,5 +895,29 @@ fn fault_error(prog: &Program, reaction: alloc::string::String, fault: Fault) ->
                 access: alloc::format!("{how} {name}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ProgramBuilder, Startup};
+
+    fn one_reaction() -> Program {
+        let mut b = ProgramBuilder::new();
+        let r = b.reactor("r", ());
+        b.reaction(r, "go").trigger(Startup).body(|_, _| {});
+        b.build().unwrap()
+    }
+
+    /// An engine's look-ups rely on running the program it was made for: given another, it
+    /// panics instead of reading that program's tables with this one's indices.
+    #[test]
+    #[should_panic(expected = "an engine runs only the program it was made for")]
+    fn refuses_another_program() {
+        let a = one_reaction();
+        let b = one_reaction();
+        let mut engine = Engine::new(&a, 0, &RunOptions::default());
+        engine.enter_tag(&b, Tag::ZERO, &mut |_| {});
     }
 }

@@ -36,8 +36,12 @@ pub(crate) struct Scratch {
     /// tag (on its first set), so it never fills up.
     pub(crate) set_slots: Box<[u32]>,
     pub(crate) set_len: u32,
-    /// Events it scheduled for the next microstep (zero-delay logical actions, the most common
-    /// kind): their actions, in the order scheduled.
+    /// The first event it scheduled for the next microstep (a zero-delay logical action, the most
+    /// common kind): its action, or `u32::MAX` when none. A register of its own, so that a
+    /// reaction scheduling one such event (the message-passing programs) touches no buffer.
+    pub(crate) soon_first: u32,
+    /// The events it scheduled for the next microstep after `soon_first`, in order; empty while
+    /// `soon_first` is `u32::MAX`.
     pub(crate) soon: Vec<u32>,
     /// The other events it scheduled: (action, tag). Sets `rare`.
     pub(crate) scheduled: Vec<(u32, Tag)>,
@@ -126,6 +130,9 @@ pub(crate) struct ActionRt {
     pub(crate) min_spacing: u64,
     pub(crate) policy: SpacingPolicy,
     pub(crate) physical: bool,
+    /// A logical action with no minimum delay and no minimum spacing: scheduled with no delay,
+    /// its event is at the next microstep, unmoved (`Ctx::schedule`'s short path).
+    pub(crate) immediate: bool,
     /// Whether its values need dropping at the end of their tag.
     pub(crate) drops: bool,
     /// Its enclosing mode, or `u32::MAX`.

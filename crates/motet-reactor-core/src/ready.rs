@@ -86,6 +86,29 @@ impl LevelQueue {
         self.len += 1;
     }
 
+    /// Adds reaction `r` of `prog`, or hands it back in `hand` (which holds `u32::MAX` or a
+    /// reaction handed back before) when nothing else is queued or handed: the reaction to run
+    /// next, kept by the caller in a local rather than in the queue's memory. A second reaction
+    /// offered puts the handed one into the queue first.
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, prog: &Program, r: u32, hand: &mut u32) {
+        if *hand == u32::MAX && self.is_empty() {
+            *hand = r;
+            return;
+        }
+        if *hand != u32::MAX {
+            self.take_hand(prog, hand);
+        }
+        self.push(prog, r);
+    }
+
+    /// Queues the reaction handed back by `offer`.
+    #[inline(never)]
+    fn take_hand(&mut self, prog: &Program, hand: &mut u32) {
+        let r = core::mem::replace(hand, u32::MAX);
+        self.push(prog, r);
+    }
+
     /// Moves the lone reaction of the register into its bucket, when a second one is pushed.
     #[inline(never)]
     fn spill_single(&mut self, prog: &Program) {
@@ -148,6 +171,7 @@ impl LevelQueue {
     }
 
     /// Whether no reaction is queued.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.single == u32::MAX && self.len == 0
     }
@@ -195,6 +219,28 @@ mod tests {
             prev = Some(out);
         }
         b.build().unwrap()
+    }
+
+    /// `offer` hands back a reaction while nothing else is queued, and queues the handed one
+    /// first when a second comes.
+    #[test]
+    fn offer_hands_back_a_lone_reaction() {
+        let p = chain(3);
+        let mut q = LevelQueue::new(&p);
+        let mut hand = u32::MAX;
+        q.offer(&p, 2, &mut hand);
+        assert_eq!(hand, 2);
+        assert!(q.is_empty());
+        q.offer(&p, 1, &mut hand);
+        assert_eq!(hand, u32::MAX);
+        assert_eq!(q.pop(), Some(1));
+        assert_eq!(q.pop(), Some(2));
+        assert_eq!(q.pop(), None);
+        q.push(&p, 0);
+        q.offer(&p, 1, &mut hand);
+        assert_eq!(hand, u32::MAX);
+        assert_eq!(q.pop(), Some(0));
+        assert_eq!(q.pop(), Some(1));
     }
 
     #[test]

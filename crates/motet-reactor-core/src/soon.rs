@@ -43,21 +43,27 @@ impl Soon {
         self.tag
     }
 
-    /// Adds the actions in `scheduled`, in order, with events at `tag`, and empties it.
+    /// Sets the tag of the events to come: the microstep after the tag being entered (called once
+    /// per tag, while none is held, so that adding events needs no tag).
     #[inline(always)]
-    pub(crate) fn take_from(&mut self, scheduled: &mut Vec<u32>, tag: Tag) {
+    pub(crate) fn set_tag(&mut self, tag: Tag) {
+        debug_assert!(self.is_empty());
         self.tag = tag;
-        if scheduled.len() == 1 && self.first == u32::MAX {
-            self.first = scheduled[0];
+    }
+
+    /// Adds `first` and then the actions in `rest`, in order, and empties `rest`.
+    #[inline(always)]
+    pub(crate) fn take_from(&mut self, first: u32, rest: &mut Vec<u32>) {
+        if self.first == u32::MAX && rest.is_empty() {
+            self.first = first;
         } else {
-            self.take_many(scheduled);
+            self.take_many(first, rest);
         }
-        scheduled.clear();
     }
 
     #[inline(never)]
-    fn take_many(&mut self, scheduled: &[u32]) {
-        for &a in scheduled {
+    fn take_many(&mut self, first: u32, rest: &mut Vec<u32>) {
+        for a in core::iter::once(first).chain(rest.drain(..)) {
             if self.first == u32::MAX {
                 self.first = a;
             } else {
@@ -115,16 +121,17 @@ mod tests {
         let mut s = Soon::new();
         assert!(s.is_empty());
         let at = Tag::from_nanos(5, 1);
-        let mut one = alloc::vec![7];
-        s.take_from(&mut one, at);
-        assert!(one.is_empty());
-        let mut more = alloc::vec![3, 9];
-        s.take_from(&mut more, at);
+        s.set_tag(at);
+        let mut none = alloc::vec![];
+        s.take_from(7, &mut none);
+        let mut more = alloc::vec![9];
+        s.take_from(3, &mut more);
+        assert!(more.is_empty());
         assert_eq!(s.tag(), at);
         assert_eq!(s.drain().collect::<Vec<_>>(), [7, 3, 9]);
         assert!(s.is_empty());
-        let mut two = alloc::vec![4, 2];
-        s.take_from(&mut two, at);
+        let mut two = alloc::vec![2];
+        s.take_from(4, &mut two);
         assert_eq!(s.take_first(), 4);
         let rest = s.take_rest().unwrap();
         assert_eq!(rest, [2]);

@@ -213,10 +213,11 @@ fn run_here(
     let mut platform = StdPlatform::new(prog.inbox());
     let mut engine = Engine::new(prog, crate::clock::now_ns(), options);
     let mut ready = LevelQueue::new(prog);
-    // The tag entered and not yet finished, and the reaction whose body is running, if any (a
-    // panic elsewhere is a bug of the scheduler and is not contained).
+    // The tag entered and not yet finished, and the reaction whose body is running, or
+    // `u32::MAX` if none is (a panic elsewhere is a bug of the scheduler and is not contained;
+    // one store per body on each side, where an `Option` takes two).
     let mut current: Option<Tag> = None;
-    let mut running: Option<u32> = None;
+    let mut running: u32 = u32::MAX;
     loop {
         let outcome = catch_unwind(AssertUnwindSafe(|| loop {
             if let Some(tag) = current {
@@ -226,11 +227,11 @@ fn run_here(
                     // zero-delay actions (`Engine::enter_next_microstep`).
                     None => loop {
                         engine.run_ready(prog, &mut ready, |r| {
-                            running = Some(r);
+                            running = r;
                             // SAFETY: reactions run one at a time in level order, so every
                             // triggered predecessor has completed.
                             unsafe { prog.execute(r as usize, &StdClock) };
-                            running = None;
+                            running = u32::MAX;
                         });
                         engine.finish_tag(prog);
                         if !engine.enter_next_microstep(prog, &mut |r| ready.push(prog, r)) {
@@ -239,12 +240,12 @@ fn run_here(
                     },
                     Some(rec) => {
                         engine.run_ready(prog, &mut ready, |r| {
-                            running = Some(r);
+                            running = r;
                             let start = rec.now();
                             // SAFETY: as above.
                             unsafe { prog.execute(r as usize, &StdClock) };
                             rec.span(r, tag, start);
-                            running = None;
+                            running = u32::MAX;
                         });
                         engine.finish_tag(prog);
                     }
@@ -268,7 +269,8 @@ fn run_here(
                 }
             }
         }));
-        match (outcome, running.take()) {
+        let body = core::mem::replace(&mut running, u32::MAX);
+        match (outcome, (body != u32::MAX).then_some(body)) {
             (Ok(()), _) => break,
             // A body panicked: complete its reaction, fail the run (it stops at the end of this
             // tag), and go on with the tag's other reactions.
