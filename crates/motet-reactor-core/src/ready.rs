@@ -120,8 +120,13 @@ impl LevelQueue {
     #[inline]
     fn bucket(&mut self, prog: &Program, r: u32) {
         let l = prog.level(r as usize) as usize;
-        self.buckets[l].push(r);
-        self.nonempty[l / 64] |= 1 << (l % 64);
+        let bucket = &mut self.buckets[l];
+        if bucket.is_empty() {
+            // The bit of a non-empty bucket is set already (`pop` clears it only once it finds
+            // the bucket empty): one test instead of a read-modify-write per push.
+            self.nonempty[l / 64] |= 1 << (l % 64);
+        }
+        bucket.push(r);
         self.low = self.low.min(l);
     }
 
