@@ -693,10 +693,30 @@ impl Engine {
         &mut self,
         prog: &Program,
         ready: &mut crate::LevelQueue,
+        exec: impl FnMut(u32),
+    ) {
+        self.run_ready_from(prog, ready, u32::MAX, exec);
+    }
+
+    /// [`Engine::run_ready`], starting with reaction `hand` when it is not `u32::MAX`: the lone
+    /// reaction that entering the tag handed back through [`LevelQueue::offer`], which runs
+    /// without a trip through the queue's memory.
+    ///
+    /// [`LevelQueue::offer`]: crate::LevelQueue::offer
+    #[inline]
+    pub fn run_ready_from(
+        &mut self,
+        prog: &Program,
+        ready: &mut crate::LevelQueue,
+        hand: u32,
         mut exec: impl FnMut(u32),
     ) {
         self.check_program(prog);
-        let mut next = ready.pop();
+        let mut next = if hand != u32::MAX {
+            Some(hand)
+        } else {
+            ready.pop()
+        };
         while let Some(r) = next {
             // Looked up before the body runs, and kept: the completion needs no second look-up.
             let cell = &prog.reactions[r as usize];

@@ -91,7 +91,7 @@ impl LevelQueue {
     /// next, kept by the caller in a local rather than in the queue's memory. A second reaction
     /// offered puts the handed one into the queue first.
     #[inline(always)]
-    pub(crate) fn offer(&mut self, prog: &Program, r: u32, hand: &mut u32) {
+    pub fn offer(&mut self, prog: &Program, r: u32, hand: &mut u32) {
         if *hand == u32::MAX && self.is_empty() {
             *hand = r;
             return;

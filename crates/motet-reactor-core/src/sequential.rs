@@ -58,9 +58,11 @@ pub fn run_sequential<P: Platform, H: Hooks>(
                 hooks.tag_started(tag);
                 engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
                 // Tag after tag, as long as each next one is the next microstep with only
-                // zero-delay actions (`Engine::enter_next_microstep`).
+                // zero-delay actions (`Engine::enter_next_microstep`); the lone reaction such a
+                // microstep triggers is handed back in a local and runs first.
+                let mut hand = u32::MAX;
                 loop {
-                    engine.run_ready(prog, &mut ready, |r| {
+                    engine.run_ready_from(prog, &mut ready, hand, |r| {
                         hooks.reaction_started(r as usize);
                         // SAFETY: reactions run one at a time in level order, so every
                         // predecessor triggered at this tag has completed.
@@ -68,7 +70,9 @@ pub fn run_sequential<P: Platform, H: Hooks>(
                         hooks.reaction_finished(r as usize);
                     });
                     engine.finish_tag(prog);
-                    if !engine.enter_next_microstep(prog, &mut |r| ready.push(prog, r)) {
+                    hand = u32::MAX;
+                    if !engine.enter_next_microstep(prog, &mut |r| ready.offer(prog, r, &mut hand))
+                    {
                         break;
                     }
                     hooks.tag_started(engine.tag());

@@ -225,19 +225,27 @@ fn run_here(
                 match recorder {
                     // Tag after tag, as long as each next one is the next microstep with only
                     // zero-delay actions (`Engine::enter_next_microstep`).
-                    None => loop {
-                        engine.run_ready(prog, &mut ready, |r| {
-                            running = r;
-                            // SAFETY: reactions run one at a time in level order, so every
-                            // triggered predecessor has completed.
-                            unsafe { prog.execute(r as usize, &StdClock) };
-                            running = u32::MAX;
-                        });
-                        engine.finish_tag(prog);
-                        if !engine.enter_next_microstep(prog, &mut |r| ready.push(prog, r)) {
-                            break;
+                    // The lone reaction a microstep's events trigger is handed back in a local
+                    // (`LevelQueue::offer`) and runs first, without a trip through the queue.
+                    None => {
+                        let mut hand = u32::MAX;
+                        loop {
+                            engine.run_ready_from(prog, &mut ready, hand, |r| {
+                                running = r;
+                                // SAFETY: reactions run one at a time in level order, so every
+                                // triggered predecessor has completed.
+                                unsafe { prog.execute(r as usize, &StdClock) };
+                                running = u32::MAX;
+                            });
+                            engine.finish_tag(prog);
+                            hand = u32::MAX;
+                            if !engine.enter_next_microstep(prog, &mut |r| {
+                                ready.offer(prog, r, &mut hand)
+                            }) {
+                                break;
+                            }
                         }
-                    },
+                    }
                     Some(rec) => {
                         engine.run_ready(prog, &mut ready, |r| {
                             running = r;
