@@ -14,8 +14,12 @@ use core::sync::atomic::{AtomicU32, Ordering};
 /// Ids of programs under construction, so that handles of one program are never used in another.
 static NEXT_PROGRAM: AtomicU32 = AtomicU32::new(1);
 
+/// A fresh program id. Ids are never reused: the engine's unchecked look-ups rely on a program
+/// id naming one program's tables, so the counter stops (and this panics) instead of wrapping.
 pub(crate) fn next_program_id() -> u32 {
-    NEXT_PROGRAM.fetch_add(1, Ordering::Relaxed)
+    NEXT_PROGRAM
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+        .expect("more than 4,294,967,294 programs built in one process")
 }
 
 macro_rules! copy_handle {
