@@ -102,6 +102,7 @@ pub fn run_child(
 ) -> CellResult {
     let mut command = Command::new(exe);
     command.args(child_args(job, plan));
+    crate::priority::restore_in(&mut command);
     run_command(command, job, plan.iterations_per_job(), observer)
 }
 

@@ -17,7 +17,7 @@
 //! - [`floor`]: the sequential actor system the floor variants run on; [`random`]: Savina's LCG.
 //! - [`cli`], [`sizes`]: the command line; [`runner`]: timing and validation; [`cell`]: each cell
 //!   (benchmark, model, threads) in a child process, with its peak memory; [`record`]: the measured
-//!   records and their JSON.
+//!   records and their JSON; [`priority`]: a real-time policy kept for the cells, not the relay.
 //! - [`report`], [`console`]: the table and summary on the console; [`markdown`], [`chart`],
 //!   [`machine`]: the Markdown report, its SVG chart and the machine it names; [`listing`]: `list`.
 //! - [`sweep`]: `sweep`, one benchmark over a range of one parameter (the Effpi thesis' scaling
@@ -52,6 +52,7 @@ mod motet_support;
 pub mod params;
 #[cfg(feature = "peers")]
 pub mod peers;
+pub mod priority;
 mod process_support;
 pub mod random;
 mod reactor_support;

@@ -40,6 +40,8 @@ fn main() -> ExitCode {
 
 /// Runs the plan; status 2 for a usage error, 1 if any run failed or a report could not be written.
 fn run(args: &RunArgs) -> ExitCode {
+    // Before any thread starts: the cells keep a real-time policy, this relay does not.
+    motet_savina::priority::step_down();
     let plan = match args.plan() {
         Ok(plan) => plan,
         Err(e) => {
@@ -89,6 +91,7 @@ fn run(args: &RunArgs) -> ExitCode {
 /// Runs a sweep; status 2 for a usage error, 1 if any cell failed or an output could not be
 /// written.
 fn run_sweep(args: &SweepArgs) -> ExitCode {
+    motet_savina::priority::step_down();
     let plan = args
         .sweep()
         .and_then(|sweep| Isolation::current_exe().map(|isolation| (sweep, isolation)));
