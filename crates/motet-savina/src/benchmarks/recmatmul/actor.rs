@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use motet_actor::{spawn, Actor, Addr, Context, Spawn};
+use motet_actor::{Actor, Addr, Context, Spawn};
 use motet_runtime::Runtime;
 
 use super::{check, CBlocks, Config, Inputs, Work};
@@ -45,19 +45,24 @@ fn run(program: &Program, rt: &Runtime) -> Outcome {
 /// Runs the actors to quiescence and returns C as the workers handed it back.
 pub(super) fn multiply(program: &Program, rt: &Runtime) -> Result<CBlocks, String> {
     let result = ResultSlot::new();
-    let master = spawn(
-        rt.handle(),
-        Master {
-            cfg: program.cfg,
-            inputs: program.inputs.clone(),
-            workers: Vec::new(),
-            sent: 0,
-            done: 0,
-            stopped: 0,
-            c: Ok(CBlocks::new(&program.cfg)),
-            result: result.clone(),
-        },
-    );
+    // One message per turn for the Master too: it forwards a Work as the run reaches it, so the
+    // leaves run close to the order in which the splits produce them (the floor's first-in,
+    // first-out order, in which the eight products of one split, sharing blocks of A and B, run
+    // together). With the default batch it forwarded every leaf at once, and the worker actors'
+    // turns then went round five mailboxes (Savina's routing sends the leaves to five of the 20
+    // workers), so consecutive leaves seldom shared a block.
+    let master = Spawn::new(Master {
+        cfg: program.cfg,
+        inputs: program.inputs.clone(),
+        workers: Vec::new(),
+        sent: 0,
+        done: 0,
+        stopped: 0,
+        c: Ok(CBlocks::new(&program.cfg)),
+        result: result.clone(),
+    })
+    .batch(1)
+    .spawn(rt.handle());
     drop(master);
     rt.wait_quiescent();
     result
