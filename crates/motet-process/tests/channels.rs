@@ -448,17 +448,12 @@ fn recv_many_takes_what_is_queued_in_order() {
             let mut got = Vec::new();
             let mut batch = VecDeque::new();
             let mut batches = 0;
-            loop {
-                // Every other batch is appended to what the previous one left.
-                match rx.recv_many(&mut batch).await {
-                    Ok(n) => {
-                        assert!(n >= 1 && n <= batch.len());
-                        batches += 1;
-                        if batches % 2 == 0 {
-                            got.extend(batch.drain(..));
-                        }
-                    }
-                    Err(RecvError) => break,
+            // Every other batch is appended to what the previous one left.
+            while let Ok(n) = rx.recv_many(&mut batch).await {
+                assert!(n >= 1 && n <= batch.len());
+                batches += 1;
+                if batches % 2 == 0 {
+                    got.extend(batch.drain(..));
                 }
             }
             got.extend(batch.drain(..));
@@ -501,7 +496,7 @@ fn recv_many_refills_a_bounded_channel_from_waiting_senders() {
                     while let Ok(n) = rx.recv_many(&mut batch).await {
                         // At most a value handed to the parked receive, the queue and one value
                         // of each waiting sender.
-                        assert!(n <= cap as usize + 5, "{n} values from a channel of {cap}");
+                        assert!(n <= cap + 5, "{n} values from a channel of {cap}");
                         got.extend(batch.drain(..));
                     }
                     got
