@@ -4,7 +4,7 @@
 //! A *process* is an `async` block spawned on a [`ProcessSystem`]: one allocation, run by the
 //! runtime's workers, hundreds of thousands alive at once. Processes talk over typed
 //! [channels](channel) (unbounded or bounded, many senders and receivers, receive with timeout,
-//! [`Select`] over several channels, close), and channels travel over channels, as in the
+//! receive of everything queued in one batch, [`Select`] over several channels, close), and channels travel over channels, as in the
 //! pi-calculus. On top of channels sit [session types](session) (a [`session::Chan<P>`] whose
 //! protocol `P` the compiler enforces) and an [actor facade](actor) (one mailbox channel per actor,
 //! as Effpi's actor DSL).

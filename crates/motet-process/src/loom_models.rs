@@ -59,6 +59,38 @@ fn loom_send_races_parking_receiver() {
     });
 }
 
+/// Two sends race a process's batched receive (`recv_many`), which parks in the channel's word
+/// or takes what is queued: both values arrive, once each and in order, in one or two batches.
+#[test]
+fn loom_sends_race_batched_receive() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        system.spawn(async move {
+            let mut batch = std::collections::VecDeque::new();
+            while batch.len() < 2 {
+                if rx.recv_many(&mut batch).await.is_err() {
+                    break;
+                }
+            }
+            let got: Vec<usize> = batch.into_iter().collect();
+            assert_eq!(got, [1, 2], "values lost, repeated or out of order");
+            seen.store(1, SeqCst);
+        });
+        let sender = loom::thread::spawn(move || {
+            tx.send(1).unwrap();
+            tx.send(2).unwrap();
+        });
+        system.run_ready();
+        sender.join().unwrap();
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 1);
+        assert_eq!(system.live(), 0);
+    });
+}
+
 /// A close races a send and the receiving process: either the value is received and the send
 /// succeeded, or the receive failed and the send got its value back. Nothing is lost.
 #[test]

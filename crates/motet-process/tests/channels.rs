@@ -2,6 +2,7 @@
 //! pools of 1 and 2 workers (`motet_runtime::testing::check`; replay a failing seed with
 //! `MOTET_SEED=<seed>`).
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use motet_process::channel::{
@@ -433,6 +434,102 @@ fn many_receivers_share_the_values() {
             .unwrap();
         got.sort();
         assert_eq!(got, (0..400).collect::<Vec<_>>());
+        system.wait().unwrap();
+    });
+}
+
+#[test]
+fn recv_many_takes_what_is_queued_in_order() {
+    testing::check(|rt| {
+        let system = system(rt);
+        let (tx, rx) = channel::unbounded::<u32>();
+        let (out_tx, out_rx) = channel::unbounded::<(Vec<u32>, usize)>();
+        system.spawn(async move {
+            let mut got = Vec::new();
+            let mut batch = VecDeque::new();
+            let mut batches = 0;
+            // Every other batch is appended to what the previous one left.
+            while let Ok(n) = rx.recv_many(&mut batch).await {
+                assert!(n >= 1 && n <= batch.len());
+                batches += 1;
+                if batches % 2 == 0 {
+                    got.extend(batch.drain(..));
+                }
+            }
+            got.extend(batch.drain(..));
+            out_tx.send((got, batches)).unwrap();
+        });
+        system.spawn(async move {
+            for i in 0..500 {
+                tx.send(i).unwrap();
+                if i % 7 == 0 {
+                    motet_process::yield_now().await;
+                }
+            }
+        });
+        let (got, batches) = system.block_on(out_rx.recv()).unwrap().unwrap();
+        assert_eq!(got, (0..500).collect::<Vec<_>>());
+        assert!(batches <= 500);
+        system.wait().unwrap();
+    });
+}
+
+#[test]
+fn recv_many_refills_a_bounded_channel_from_waiting_senders() {
+    testing::check(|rt| {
+        for cap in [0, 1, 3] {
+            let system = system(rt);
+            let (tx, rx) = channel::bounded::<u32>(cap);
+            for s in 0..4u32 {
+                let tx = tx.clone();
+                system.spawn(async move {
+                    for i in 0..50 {
+                        tx.send(s * 1000 + i).await.unwrap();
+                    }
+                });
+            }
+            drop(tx);
+            let got = system
+                .block_on(async move {
+                    let mut got = Vec::new();
+                    let mut batch = VecDeque::new();
+                    while let Ok(n) = rx.recv_many(&mut batch).await {
+                        // At most a value handed to the parked receive, the queue and one value
+                        // of each waiting sender.
+                        assert!(n <= cap + 5, "{n} values from a channel of {cap}");
+                        got.extend(batch.drain(..));
+                    }
+                    got
+                })
+                .unwrap();
+            // Each sender's values arrive in its order, none lost.
+            assert_eq!(got.len(), 200);
+            for s in 0..4u32 {
+                let mine: Vec<u32> = got.iter().copied().filter(|v| v / 1000 == s).collect();
+                assert_eq!(mine, (0..50).map(|i| s * 1000 + i).collect::<Vec<_>>());
+            }
+            system.wait().unwrap();
+        }
+    });
+}
+
+#[test]
+fn recv_many_outside_processes_and_after_close() {
+    testing::check(|rt| {
+        let system = system(rt);
+        let (tx, rx) = channel::unbounded::<u32>();
+        for i in 0..10 {
+            tx.send(i).unwrap();
+        }
+        tx.close();
+        let mut batch = VecDeque::new();
+        assert_eq!(system.block_on(rx.recv_many(&mut batch)).unwrap(), Ok(10));
+        assert_eq!(batch, (0..10).collect::<VecDeque<_>>());
+        assert_eq!(
+            system.block_on(rx.recv_many(&mut batch)).unwrap(),
+            Err(RecvError)
+        );
+        assert_eq!(batch.len(), 10, "a failed receive appends nothing");
         system.wait().unwrap();
     });
 }

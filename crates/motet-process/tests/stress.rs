@@ -256,3 +256,68 @@ fn shutdown_races_wakes_on_two_workers() {
         assert!(system.wait_timeout(GUARD).is_ok());
     }
 }
+
+#[test]
+fn batched_receives_racing_senders_and_close_lose_nothing() {
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    for round in 0..ROUNDS {
+        let (tx, rx) = channel::unbounded::<usize>();
+        let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
+        let (back_tx, back_rx) = channel::unbounded::<Vec<usize>>();
+        for r in 0..RECEIVERS {
+            let (rx, got) = (rx.clone(), got_tx.clone());
+            system.spawn(async move {
+                let mut mine = Vec::new();
+                let mut batch = std::collections::VecDeque::new();
+                loop {
+                    // Half the receivers mix single receives in, so batches and single values
+                    // race for the same queue.
+                    if r % 2 == 1 && mine.len() % 3 == 0 {
+                        match rx.recv().await {
+                            Ok(v) => mine.push(v),
+                            Err(_) => break,
+                        }
+                    } else {
+                        match rx.recv_many(&mut batch).await {
+                            Ok(n) => {
+                                assert_eq!(n, batch.len());
+                                mine.extend(batch.drain(..));
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                }
+                got.send(mine).unwrap();
+            });
+        }
+        let closer = tx.clone();
+        for s in 0..SENDERS {
+            let (tx, back) = (tx.clone(), back_tx.clone());
+            system.spawn(async move {
+                let mut returned = Vec::new();
+                for i in 0..PER_SENDER {
+                    if let Err(SendError(v)) = tx.send(s * PER_SENDER + i) {
+                        returned.push(v);
+                    }
+                    if i % 64 == 0 {
+                        motet_process::yield_now().await;
+                    }
+                }
+                back.send(returned).unwrap();
+            });
+        }
+        if round % 2 == 1 {
+            std::thread::sleep(Duration::from_micros(200));
+            closer.close();
+        }
+        drop((tx, rx, closer, got_tx, back_tx));
+        let received: Vec<usize> = got_rx.into_iter().flatten().collect();
+        let returned: Vec<usize> = back_rx.into_iter().flatten().collect();
+        if round % 2 == 0 {
+            assert!(returned.is_empty(), "nobody closed the channel");
+        }
+        check_partition(received, returned, SENDERS * PER_SENDER);
+        system.wait_timeout(GUARD).unwrap();
+    }
+}

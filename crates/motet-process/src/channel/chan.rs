@@ -647,6 +647,51 @@ impl<T> Chan<T> {
         result
     }
 
+    /// Whether the channel looked idle and empty (its free lock word `EMPTY`) a moment ago: a hint
+    /// that locking it would find no value.
+    #[inline]
+    pub(crate) fn looks_empty(&self) -> bool {
+        // Relaxed: a hint; whoever acts on it re-checks under the lock or through the fast park.
+        self.state.word().load(Ordering::Relaxed) == EMPTY
+    }
+
+    /// Receives every value queued without waiting, appended to `buf` in order, in one critical
+    /// section: `Value(n)` with the number moved (at least one), or what an empty channel says.
+    /// An unbounded channel's queue moves whole: swapped with an empty `buf` (the channel keeps
+    /// `buf`'s buffer for the values sent next), appended to a non-empty one. A bounded channel's
+    /// values are taken one by one, each refilled from a waiting sender (whose wake-ups are run
+    /// after unlocking), until neither is left.
+    pub(crate) fn try_recv_many(&self, buf: &mut VecDeque<T>) -> TryRecv<usize> {
+        let mut wakes = Vec::new();
+        let (moved, ended) = {
+            let mut st = self.lock();
+            let mut n = st.queue.len();
+            if st.rest.bounded().is_none() {
+                if buf.is_empty() {
+                    std::mem::swap(&mut st.queue, buf);
+                } else {
+                    buf.append(&mut st.queue);
+                }
+            } else {
+                // Each take pops a queued value (refilling the queue from a waiting sender) or
+                // a waiting sender's value: the queue's length plus the waiting senders shrinks.
+                n = 0;
+                while let (Some(value), woken) = st.take() {
+                    buf.push_back(value);
+                    wakes.extend(woken);
+                    n += 1;
+                }
+            }
+            (n, st.ended())
+        };
+        run_all(wakes);
+        match moved {
+            0 if ended => TryRecv::Closed,
+            0 => TryRecv::Empty,
+            n => TryRecv::Value(n),
+        }
+    }
+
     /// A receive attempt for the (pinned) `entry`: takes a value, or parks the entry. With a non-null
     /// `group`, the entry is a select branch: taking a value (or seeing the channel closed) first
     /// claims the group.

@@ -4,6 +4,7 @@
 //! process's allocation, so parking allocates nothing. The futures are `!Unpin` (the entry must not
 //! move while linked); their `Drop` takes the entry out of the channel.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::ptr;
@@ -17,7 +18,7 @@ use std::time::Duration;
 #[cfg(not(loom))]
 use motet_runtime::{Handle, TimerKey};
 
-use super::chan::{Chan, RecvPoll};
+use super::chan::{Chan, RecvPoll, TryRecv};
 #[cfg(not(loom))]
 use super::error::RecvTimeoutError;
 use super::error::{RecvError, SendError};
@@ -105,6 +106,71 @@ impl<T> Recv<'_, T> {
             unsafe { header.as_ref().withdraw_park(entry) };
         }
         self.entry.set_state(UNLINKED);
+    }
+}
+
+/// The future of [`Receiver::recv_many`](super::Receiver::recv_many): a receive that, once a value
+/// is there, takes every value queued behind it too, with one lock of the channel.
+#[must_use = "futures do nothing unless awaited"]
+pub struct RecvMany<'a, T> {
+    recv: Recv<'a, T>,
+    buf: &'a mut VecDeque<T>,
+}
+
+impl<'a, T> RecvMany<'a, T> {
+    pub(crate) fn new(chan: &'a Chan<T>, buf: &'a mut VecDeque<T>) -> RecvMany<'a, T> {
+        RecvMany {
+            recv: Recv::new(chan),
+            buf,
+        }
+    }
+}
+
+impl<T> Future for RecvMany<'_, T> {
+    type Output = Result<usize, RecvError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the entry is never moved out of the pinned future.
+        let this = unsafe { self.get_unchecked_mut() };
+        let chan = this.recv.chan;
+        let entry = &this.recv.entry;
+        // Woken with a value handed over: it comes first, then whatever was queued behind it.
+        if let Some(value) = entry.take_if_done() {
+            this.buf.push_back(value);
+            let more = match chan.try_recv_many(this.buf) {
+                TryRecv::Value(n) => n,
+                TryRecv::Empty | TryRecv::Closed => 0,
+            };
+            return Poll::Ready(Ok(1 + more));
+        }
+        // One step for the whole batch, as for one receive.
+        if yield_if_spent(cx) {
+            return Poll::Pending;
+        }
+        if entry.state() == FAST {
+            return Poll::Pending;
+        }
+        // In no queue and the channel not idle and empty: take what is queued, with one lock.
+        if entry.state() == UNLINKED && !chan.looks_empty() {
+            match chan.try_recv_many(this.buf) {
+                TryRecv::Value(n) => return Poll::Ready(Ok(n)),
+                TryRecv::Closed => return Poll::Ready(Err(RecvError)),
+                TryRecv::Empty => {}
+            }
+        }
+        // Nothing queued: wait as a plain receive does (parking in the channel's word if it can).
+        if chan.request_fast_park(entry, cx) {
+            return Poll::Pending;
+        }
+        match chan.poll_recv(entry, cx, ptr::null()) {
+            RecvPoll::Ready(Some(value)) => {
+                this.buf.push_back(value);
+                Poll::Ready(Ok(1))
+            }
+            RecvPoll::Ready(None) => Poll::Ready(Err(RecvError)),
+            RecvPoll::Pending => Poll::Pending,
+            RecvPoll::Lost => unreachable!("a plain receive has no select group"),
+        }
     }
 }
 

@@ -6,6 +6,8 @@
 //! `Meet` of a pair to the waiting creature, which answers its mate with `Change` and both ask
 //! again; with no meetings left the Mall answers `Exit`, and the creature reports its count.
 
+use std::collections::VecDeque;
+
 use motet_process::channel::{self, Sender};
 use motet_process::ProcessSystem;
 
@@ -39,7 +41,9 @@ enum CreatureMsg {
 }
 
 /// The Mall: spawns the `c` creatures, pairs them until `m` meetings have happened, then sends
-/// each `Exit` and sums their counts.
+/// each `Exit` and sums their counts. It takes the requests queued in its inbox in batches
+/// (`recv_many`: one lock of the channel per batch, as an actor takes its mailbox), in the order
+/// they came.
 async fn mall(system: ProcessSystem, cfg: Config, result: ResultSlot<u64>) {
     let Config { c, m } = cfg;
     let (mall_tx, inbox) = channel::unbounded();
@@ -50,24 +54,27 @@ async fn mall(system: ProcessSystem, cfg: Config, result: ResultSlot<u64>) {
     let mut meetings_left = m;
     let mut waiting: Option<Sender<CreatureMsg>> = None;
     let (mut sum_meetings, mut faded) = (0, 0);
-    while let Ok(msg) = inbox.recv().await {
-        match msg {
-            MallMsg::Meet(color, from) => {
-                if meetings_left == 0 {
-                    let _ = from.send(CreatureMsg::Exit);
-                } else if let Some(waiting) = waiting.take() {
-                    meetings_left -= 1;
-                    let _ = waiting.send(CreatureMsg::Meet(color, from));
-                } else {
-                    waiting = Some(from);
+    let mut batch = VecDeque::new();
+    while inbox.recv_many(&mut batch).await.is_ok() {
+        for msg in batch.drain(..) {
+            match msg {
+                MallMsg::Meet(color, from) => {
+                    if meetings_left == 0 {
+                        let _ = from.send(CreatureMsg::Exit);
+                    } else if let Some(waiting) = waiting.take() {
+                        meetings_left -= 1;
+                        let _ = waiting.send(CreatureMsg::Meet(color, from));
+                    } else {
+                        waiting = Some(from);
+                    }
                 }
-            }
-            MallMsg::MeetingCount(count) => {
-                sum_meetings += count;
-                faded += 1;
-                if faded == c {
-                    result.set(sum_meetings);
-                    return;
+                MallMsg::MeetingCount(count) => {
+                    sum_meetings += count;
+                    faded += 1;
+                    if faded == c {
+                        result.set(sum_meetings);
+                        return;
+                    }
                 }
             }
         }

@@ -2,6 +2,8 @@
 //! is a process that sends `n` increments into it, then a `Retrieve` carrying the channel the
 //! count comes back on, and waits for the answer.
 
+use std::collections::VecDeque;
+
 use motet_process::channel::{self, Receiver, Sender};
 use motet_process::ProcessSystem;
 
@@ -23,15 +25,21 @@ enum CounterMsg {
     Retrieve(Sender<u64>),
 }
 
-/// The Counter: adds one per `Increment`, answers `Retrieve` with the count and ends.
+/// The Counter: adds one per `Increment`, answers `Retrieve` with the count and ends. It takes
+/// what the Producer queued in batches (`recv_many`: one lock of the channel per batch, as an
+/// actor takes its mailbox), so that on two workers it does not share the channel's cache line
+/// with the Producer once per message.
 async fn counter(inbox: Receiver<CounterMsg>) {
     let mut count = 0u64;
-    while let Ok(msg) = inbox.recv().await {
-        match msg {
-            CounterMsg::Increment => count += 1,
-            CounterMsg::Retrieve(reply) => {
-                let _ = reply.send(count);
-                return;
+    let mut batch = VecDeque::new();
+    while inbox.recv_many(&mut batch).await.is_ok() {
+        for msg in batch.drain(..) {
+            match msg {
+                CounterMsg::Increment => count += 1,
+                CounterMsg::Retrieve(reply) => {
+                    let _ = reply.send(count);
+                    return;
+                }
             }
         }
     }
