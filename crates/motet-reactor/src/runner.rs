@@ -9,6 +9,7 @@ use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, R
 use motet_runtime::Handle;
 
 use crate::clock::{StdClock, StdPlatform};
+use crate::parallel::level::Sharing;
 use crate::parallel::readiness::Protocol;
 use crate::trace::{Recorder, Trace};
 
@@ -142,15 +143,21 @@ impl Runner {
                             &self.options,
                             recorder.as_ref(),
                             Some(links),
+                            Sharing::WhenWorthIt,
                         ),
                     }
                 }
                 SchedulerKind::Readiness => {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }
-                SchedulerKind::Level => {
-                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref(), None)
-                }
+                SchedulerKind::Level => crate::parallel::level::run(
+                    program,
+                    h,
+                    &self.options,
+                    recorder.as_ref(),
+                    None,
+                    Sharing::Always,
+                ),
             },
             _ => run_here(program, &self.options, recorder.as_ref()),
         }?;

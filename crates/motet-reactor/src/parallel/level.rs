@@ -38,6 +38,7 @@ use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::NONE;
+use super::level_cost::{checkpoint, LevelCosts, SHARE_NS};
 use super::ready_queue::ReadyQueue;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -61,6 +62,20 @@ struct Core {
     batch: Vec<u32>,
     /// Whether a tag has been entered and not finished.
     in_tag: bool,
+    /// With [`Sharing::WhenWorthIt`], the levels' last measured costs; `None` for LF's protocol.
+    costs: Option<LevelCosts>,
+}
+
+/// Which levels the workers share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sharing {
+    /// LF's: every level of two or more reactions is published in the ready queue (a level of
+    /// one runs on the spot, see the module docs).
+    Always,
+    /// A level is published only when its last measured cost says it is worth sharing (see
+    /// [`level_cost`](super::level_cost)); every other level runs on the thread that plays the
+    /// scheduler, as on one worker, and so does a tag whose next microstep is all that follows.
+    WhenWorthIt,
 }
 
 struct Shared<'p> {
@@ -78,6 +93,7 @@ struct Shared<'p> {
     /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is, and for a
     /// program without chains.
     chains: Option<Chains>,
+    sharing: Sharing,
 }
 
 /// What running chains needs: a runner that claimed reaction `r` of the published level and ran
@@ -91,6 +107,15 @@ struct Chains {
     /// (written by the runner that claimed it before [`ReadyQueue::finish_one`], read by the
     /// level's last finisher after it).
     ran_after: Vec<AtomicU32>,
+}
+
+/// Who plays the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Player {
+    /// The thread that called [`run`], between waits (it claims nothing).
+    Driver,
+    /// A runner, after finishing a level's last reaction.
+    Worker,
 }
 
 #[repr(C)]
@@ -110,13 +135,14 @@ static VTABLE: TaskVTable = TaskVTable {
 /// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs
 /// a reaction runs the chain that follows it too (see [`Chains`]: the readiness rule's release of
 /// a reaction that only one reaction feeds, for programs where the readiness scheduler takes this
-/// protocol).
+/// protocol). `sharing` says which levels are published (see [`Sharing`]).
 pub(crate) fn run(
     prog: &mut Program,
     handle: &Handle,
     options: &RunOptions,
     recorder: Option<&Recorder>,
     links: Option<Vec<u32>>,
+    sharing: Sharing,
 ) -> Result<Metrics, RunError> {
     let prog: &Program = prog;
     let g = prog.graph();
@@ -138,6 +164,7 @@ pub(crate) fn run(
             level: 0,
             batch: Vec::with_capacity(width),
             in_tag: false,
+            costs: (sharing == Sharing::WhenWorthIt).then(|| LevelCosts::new(levels)),
         }),
         queue: ReadyQueue::new(width),
         published_at: AtomicU64::new(0),
@@ -150,6 +177,7 @@ pub(crate) fn run(
                 links,
                 ran_after: (0..g.reactions.len()).map(|_| AtomicU32::new(0)).collect(),
             }),
+        sharing,
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -163,7 +191,7 @@ pub(crate) fn run(
     let sh = &shared;
     sh.driver.drive(prog, || {
         let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-        let next = sh.advance(&mut core, false);
+        let next = sh.advance(&mut core, Player::Driver);
         drop(core);
         match next {
             Ok(width) => {
@@ -197,9 +225,10 @@ impl Core {
 
 impl Shared<'_> {
     /// Plays the scheduler: takes in the finished level's effects, then publishes the next level
-    /// (returns its width) or returns what the driver must do. With `inline` (a worker, not the
-    /// driver), levels of one reaction run here and now (see the module docs).
-    fn advance(&self, core: &mut Core, inline: bool) -> Result<usize, Next> {
+    /// (returns its width) or returns what the driver must do. A worker runs levels of one
+    /// reaction here and now (see the module docs); with [`Sharing::WhenWorthIt`], whoever plays
+    /// the scheduler runs here every level not worth sharing.
+    fn advance(&self, core: &mut Core, player: Player) -> Result<usize, Next> {
         let prog = self.prog;
         if let Some(e) = self.panics.lock().unwrap_or_else(|e| e.into_inner()).take() {
             core.engine.fail(e);
@@ -240,44 +269,41 @@ impl Shared<'_> {
             }
             batch.clear();
         }
+        let when_worth_it = self.sharing == Sharing::WhenWorthIt;
         let mut from = core.level + 1;
-        let mut budget = if inline { INLINE_BUDGET } else { 0 };
+        let mut budget = if player == Player::Worker || when_worth_it {
+            INLINE_BUDGET
+        } else {
+            0
+        };
         loop {
             if core.in_tag {
                 if let Some(l) = core.next_level(from) {
                     core.nonempty[l / 64] &= !(1 << (l % 64));
-                    if budget > 0 && core.queues[l].len() == 1 {
-                        budget -= 1;
-                        let r = core.queues[l][0];
-                        core.queues[l].clear();
-                        core.level = l;
-                        // SAFETY: every lower level of this tag has finished, and `r` is the only
-                        // reaction of its level: nothing else runs.
-                        if let Some(e) = unsafe { execute_guarded(prog, r as usize, self.recorder) }
-                        {
-                            core.engine.fail(e);
-                        }
-                        let Core {
-                            engine,
-                            queues,
-                            nonempty,
-                            ..
-                        } = &mut *core;
-                        engine.complete(prog, r, &mut |t| {
-                            let l = prog.level(t as usize) as usize;
-                            queues[l].push(t);
-                            nonempty[l / 64] |= 1 << (l % 64);
-                        });
-                        from = l + 1;
-                        continue;
-                    }
+                    let width = core.queues[l].len();
+                    let here = budget > 0
+                        && (width == 1 || core.costs.as_mut().is_some_and(|c| !c.share(l, width)));
+                    core.level = l;
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
-                    core.level = l;
+                    if here {
+                        budget -= 1;
+                        if !self.run_level_here(core, l) {
+                            from = l + 1;
+                            continue;
+                        }
+                        // It took long: the rest of it is shared.
+                    }
                     // Before the publish, which releases it to the claims that see the level. The
                     // driver claims nothing: its levels are joinable at once.
-                    self.published_at
-                        .store(if inline { now_ns() } else { 0 }, Relaxed);
+                    self.published_at.store(
+                        if player == Player::Worker {
+                            now_ns()
+                        } else {
+                            0
+                        },
+                        Relaxed,
+                    );
                     // SAFETY: the previous level is fully claimed and finished (we are its last
                     // finisher, or the driver between tags).
                     unsafe { self.queue.publish(&core.batch) };
@@ -285,6 +311,25 @@ impl Shared<'_> {
                 }
                 core.engine.finish_tag(prog);
                 core.in_tag = false;
+                // A tag run here to its end whose next microstep is all that comes next (as in
+                // the core's sequential path): entered on the spot, without `next`.
+                if when_worth_it && self.recorder.is_none() {
+                    let Core {
+                        engine,
+                        queues,
+                        nonempty,
+                        ..
+                    } = &mut *core;
+                    if engine.enter_next_microstep(prog, &mut |r| {
+                        let l = prog.level(r as usize) as usize;
+                        queues[l].push(r);
+                        nonempty[l / 64] |= 1 << (l % 64);
+                    }) {
+                        core.in_tag = true;
+                        from = 0;
+                        continue;
+                    }
+                }
             }
             match core.engine.next(prog, &StdClock) {
                 Next::Tag(tag) => {
@@ -308,6 +353,55 @@ impl Shared<'_> {
                 other => return Err(other),
             }
         }
+    }
+
+    /// Runs level `l`, taken off its queue into `batch`, on this thread, one reaction after
+    /// another, and takes in each one's effects. With level costs, a level of two or more
+    /// reactions is timed; once it has run [`SHARE_NS`] with two or more reactions left, the rest
+    /// is left in `batch` to be shared, and this returns `true`.
+    fn run_level_here(&self, core: &mut Core, l: usize) -> bool {
+        let prog = self.prog;
+        let Core {
+            engine,
+            queues,
+            nonempty,
+            batch,
+            costs,
+            ..
+        } = core;
+        let width = batch.len();
+        let timed = costs.is_some() && width > 1;
+        let start = if timed { now_ns() } else { 0 };
+        let mut ran = 0;
+        let mut shared = false;
+        while ran < width {
+            let r = batch[ran];
+            // SAFETY: every lower level of this tag has finished, reactions of one level never
+            // share a reactor, and this thread runs the level's reactions one at a time.
+            if let Some(e) = unsafe { execute_guarded(prog, r as usize, self.recorder) } {
+                engine.fail(e);
+            }
+            // A reaction triggers only reactions of higher levels: never one of this level.
+            engine.complete(prog, r, &mut |t| {
+                let l = prog.level(t as usize) as usize;
+                queues[l].push(t);
+                nonempty[l / 64] |= 1 << (l % 64);
+            });
+            ran += 1;
+            if timed
+                && checkpoint(ran)
+                && width - ran >= 2
+                && now_ns().saturating_sub(start) >= SHARE_NS
+            {
+                shared = true;
+                break;
+            }
+        }
+        if let (true, Some(costs)) = (timed, costs) {
+            costs.ran_alone(l, ran, now_ns().saturating_sub(start));
+        }
+        batch.drain(..ran);
+        shared
     }
 
     /// Activates idle runners for a published level of `width` reactions: `min(width, workers)`
@@ -443,7 +537,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
             if sh.queue.finish_one() {
                 let next = {
                     let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-                    sh.advance(&mut core, true)
+                    sh.advance(&mut core, Player::Worker)
                 };
                 match next {
                     Ok(width) => {
