@@ -19,8 +19,10 @@ pub enum SchedulerKind {
     /// Follows the readiness rule: a reaction may run as soon as no reaction that could precede
     /// it at this tag is still pending (triggered and not finished). A pipeline runs on the
     /// calling thread; other programs run on LF's level protocol where the worker that ran a
-    /// reaction runs at once the chain of reactions only it triggers (see the readiness module;
-    /// its own lock-based protocol, without level barriers, is kept for tests).
+    /// reaction runs at once the chain of reactions only it triggers, and where a level whose
+    /// measured cost is too small to pay for sharing runs on the thread that plays the scheduler
+    /// (see the readiness module; its own lock-based protocol, without level barriers, is kept
+    /// for tests).
     #[default]
     Readiness,
     /// LF's scheduler: the reactions of one level run in parallel, with a barrier before the next

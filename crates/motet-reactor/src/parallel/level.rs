@@ -25,9 +25,18 @@
 //! reaction itself, on the spot, instead of publishing it: nobody else could run it any sooner, and
 //! publishing would cost a round of atomics on the queue and another turn as the scheduler (the
 //! message-passing programs, pingpong, threadring, count, are made of such levels). Up to
-//! [`INLINE_BUDGET`] reactions in a row; then the level is published as any other, so that a long
-//! chain still passes through the queue now and then. The driver thread never runs reactions
-//! inline: it publishes, and the workers run the program.
+//! [`INLINE_BUDGET`] levels in a row; then the level is published as any other, so that a long
+//! chain still passes through the queue now and then. Under LF's protocol ([`Sharing::Always`])
+//! the driver thread never runs reactions inline: it publishes, and the workers run the program.
+//!
+//! **Levels not worth sharing** ([`Sharing::WhenWorthIt`], the readiness scheduler's protocol).
+//! Whoever plays the scheduler, a worker or the driver, runs on the spot, one claim after another
+//! (a reaction and the chain that follows it, see [`Chains`]), every level whose last measured
+//! cost on one thread says that sharing it would not pay (see [`level_cost`](super::level_cost)),
+//! and enters a tag's next microstep on the spot when that is all that comes next, as the
+//! core's sequential path does: a tag of small reactions runs as on one worker, and the other
+//! workers are woken only for a level of claims long enough to share. A level run so that turns
+//! out long is shared from the claim at which that shows.
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
@@ -38,7 +47,7 @@ use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::NONE;
-use super::level_cost::{checkpoint, LevelCosts, SHARE_NS};
+use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan};
 use super::ready_queue::ReadyQueue;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -281,14 +290,40 @@ impl Shared<'_> {
                 if let Some(l) = core.next_level(from) {
                     core.nonempty[l / 64] &= !(1 << (l % 64));
                     let width = core.queues[l].len();
-                    let here = budget > 0
-                        && (width == 1 || core.costs.as_mut().is_some_and(|c| !c.share(l, width)));
                     core.level = l;
+                    if budget > 0 && width == 1 {
+                        budget -= 1;
+                        let r = core.queues[l][0];
+                        core.queues[l].clear();
+                        // SAFETY: every lower level of this tag has finished, and `r` is the only
+                        // reaction of its level: nothing else runs.
+                        if let Some(e) = unsafe { execute_guarded(prog, r as usize, self.recorder) }
+                        {
+                            core.engine.fail(e);
+                        }
+                        let Core {
+                            engine,
+                            queues,
+                            nonempty,
+                            ..
+                        } = &mut *core;
+                        engine.complete(prog, r, &mut |t| {
+                            let l = prog.level(t as usize) as usize;
+                            queues[l].push(t);
+                            nonempty[l / 64] |= 1 << (l % 64);
+                        });
+                        from = l + 1;
+                        continue;
+                    }
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
-                    if here {
+                    let plan = match &mut core.costs {
+                        Some(costs) if budget > 0 => costs.plan(l, width),
+                        _ => Plan::Share,
+                    };
+                    if let Plan::Alone { timed } = plan {
                         budget -= 1;
-                        if !self.run_level_here(core, l) {
+                        if !self.run_level_here(core, l, timed) {
                             from = l + 1;
                             continue;
                         }
@@ -355,11 +390,12 @@ impl Shared<'_> {
         }
     }
 
-    /// Runs level `l`, taken off its queue into `batch`, on this thread, one reaction after
-    /// another, and takes in each one's effects. With level costs, a level of two or more
-    /// reactions is timed; once it has run [`SHARE_NS`] with two or more reactions left, the rest
-    /// is left in `batch` to be shared, and this returns `true`.
-    fn run_level_here(&self, core: &mut Core, l: usize) -> bool {
+    /// Runs level `l` (two or more reactions, taken off its queue into `batch`) on this thread,
+    /// one claim after another as a runner would run them (a reaction, then the chain that
+    /// follows it, see [`Chains`]), taking in each reaction's effects as it finishes. With
+    /// `timed`, it is measured, and once the claims run so far say that the rest is worth sharing
+    /// (see [`worth_sharing`]), the rest is left in `batch` to be shared, and this returns `true`.
+    fn run_level_here(&self, core: &mut Core, l: usize, timed: bool) -> bool {
         let prog = self.prog;
         let Core {
             engine,
@@ -369,35 +405,58 @@ impl Shared<'_> {
             costs,
             ..
         } = core;
+        let Some(costs) = costs else {
+            unreachable!("levels run here only with level costs")
+        };
         let width = batch.len();
-        let timed = costs.is_some() && width > 1;
         let start = if timed { now_ns() } else { 0 };
         let mut ran = 0;
         let mut shared = false;
         while ran < width {
-            let r = batch[ran];
-            // SAFETY: every lower level of this tag has finished, reactions of one level never
-            // share a reactor, and this thread runs the level's reactions one at a time.
-            if let Some(e) = unsafe { execute_guarded(prog, r as usize, self.recorder) } {
-                engine.fail(e);
+            let mut r = batch[ran];
+            loop {
+                // SAFETY: every lower level of this tag has finished, reactions of one level never
+                // share a reactor, and this thread runs the level's reactions one at a time; a
+                // reaction of the chain that follows one of them is free once it finished (see
+                // `Chains`).
+                let failed = unsafe { execute_guarded(prog, r as usize, self.recorder) };
+                let next = match &self.chains {
+                    Some(c) if failed.is_none() => c.links[r as usize],
+                    _ => NONE,
+                };
+                // SAFETY: `r` ran on this thread and is not taken in yet.
+                let next = if next != NONE && unsafe { prog.sets_trigger_of(r as usize, next) } {
+                    next
+                } else {
+                    NONE
+                };
+                if let Some(e) = failed {
+                    engine.fail(e);
+                }
+                // A reaction triggers only reactions of higher levels, never one of this level;
+                // the one that follows it in its chain runs next, here.
+                engine.complete(prog, r, &mut |t| {
+                    if t != next {
+                        let l = prog.level(t as usize) as usize;
+                        queues[l].push(t);
+                        nonempty[l / 64] |= 1 << (l % 64);
+                    }
+                });
+                if next == NONE {
+                    break;
+                }
+                r = next;
             }
-            // A reaction triggers only reactions of higher levels: never one of this level.
-            engine.complete(prog, r, &mut |t| {
-                let l = prog.level(t as usize) as usize;
-                queues[l].push(t);
-                nonempty[l / 64] |= 1 << (l % 64);
-            });
             ran += 1;
-            if timed
-                && checkpoint(ran)
-                && width - ran >= 2
-                && now_ns().saturating_sub(start) >= SHARE_NS
-            {
-                shared = true;
-                break;
+            if timed && checkpoint(ran) && width - ran >= 2 {
+                let elapsed = now_ns().saturating_sub(start);
+                if worth_sharing(elapsed / ran as u64, width - ran) {
+                    shared = true;
+                    break;
+                }
             }
         }
-        if let (true, Some(costs)) = (timed, costs) {
+        if timed {
             costs.ran_alone(l, ran, now_ns().saturating_sub(start));
         }
         batch.drain(..ran);
