@@ -238,6 +238,20 @@ impl Shared<'_> {
     /// reaction here and now (see the module docs); with [`Sharing::WhenWorthIt`], whoever plays
     /// the scheduler runs here every level not worth sharing.
     fn advance(&self, core: &mut Core, player: Player) -> Result<usize, Next> {
+        match self.sharing {
+            Sharing::Always => self.advance_as::<false>(core, player),
+            Sharing::WhenWorthIt => self.advance_as::<true>(core, player),
+        }
+    }
+
+    /// [`Shared::advance`], compiled once per kind of sharing (`WHEN_WORTH_IT`: with
+    /// [`Sharing::WhenWorthIt`]), so that LF's protocol runs the code it ran before levels were
+    /// run alone, with no test for them.
+    fn advance_as<const WHEN_WORTH_IT: bool>(
+        &self,
+        core: &mut Core,
+        player: Player,
+    ) -> Result<usize, Next> {
         let prog = self.prog;
         if let Some(e) = self.panics.lock().unwrap_or_else(|e| e.into_inner()).take() {
             core.engine.fail(e);
@@ -278,7 +292,7 @@ impl Shared<'_> {
             }
             batch.clear();
         }
-        let when_worth_it = self.sharing == Sharing::WhenWorthIt;
+        let when_worth_it = WHEN_WORTH_IT;
         let mut from = core.level + 1;
         let mut budget = if player == Player::Worker || when_worth_it {
             INLINE_BUDGET
@@ -289,12 +303,11 @@ impl Shared<'_> {
             if core.in_tag {
                 if let Some(l) = core.next_level(from) {
                     core.nonempty[l / 64] &= !(1 << (l % 64));
-                    let width = core.queues[l].len();
-                    core.level = l;
-                    if budget > 0 && width == 1 {
+                    if budget > 0 && core.queues[l].len() == 1 {
                         budget -= 1;
                         let r = core.queues[l][0];
                         core.queues[l].clear();
+                        core.level = l;
                         // SAFETY: every lower level of this tag has finished, and `r` is the only
                         // reaction of its level: nothing else runs.
                         if let Some(e) = unsafe { execute_guarded(prog, r as usize, self.recorder) }
@@ -317,8 +330,11 @@ impl Shared<'_> {
                     }
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
+                    core.level = l;
                     let plan = match &mut core.costs {
-                        Some(costs) if budget > 0 => costs.plan(l, width),
+                        Some(costs) if WHEN_WORTH_IT && budget > 0 => {
+                            costs.plan(l, core.batch.len())
+                        }
                         _ => Plan::Share,
                     };
                     if let Plan::Alone { timed } = plan {
