@@ -9,6 +9,7 @@ use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, R
 use motet_runtime::Handle;
 
 use crate::clock::{StdClock, StdPlatform};
+use crate::parallel::level::Sharing;
 use crate::parallel::readiness::Protocol;
 use crate::trace::{Recorder, Trace};
 
@@ -18,8 +19,10 @@ pub enum SchedulerKind {
     /// Follows the readiness rule: a reaction may run as soon as no reaction that could precede
     /// it at this tag is still pending (triggered and not finished). A pipeline runs on the
     /// calling thread; other programs run on LF's level protocol where the worker that ran a
-    /// reaction runs at once the chain of reactions only it triggers (see the readiness module;
-    /// its own lock-based protocol, without level barriers, is kept for tests).
+    /// reaction runs at once the chain of reactions only it triggers, and where a level whose
+    /// measured cost is too small to pay for sharing runs on the thread that plays the scheduler
+    /// (see the readiness module; its own lock-based protocol, without level barriers, is kept
+    /// for tests).
     #[default]
     Readiness,
     /// LF's scheduler: the reactions of one level run in parallel, with a barrier before the next
@@ -142,15 +145,21 @@ impl Runner {
                             &self.options,
                             recorder.as_ref(),
                             Some(links),
+                            Sharing::WhenWorthIt,
                         ),
                     }
                 }
                 SchedulerKind::Readiness => {
                     crate::parallel::readiness::run(program, h, &self.options, recorder.as_ref())
                 }
-                SchedulerKind::Level => {
-                    crate::parallel::level::run(program, h, &self.options, recorder.as_ref(), None)
-                }
+                SchedulerKind::Level => crate::parallel::level::run(
+                    program,
+                    h,
+                    &self.options,
+                    recorder.as_ref(),
+                    None,
+                    Sharing::Always,
+                ),
             },
             _ => run_here(program, &self.options, recorder.as_ref()),
         }?;

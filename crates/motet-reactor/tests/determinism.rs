@@ -256,3 +256,95 @@ fn uneven_branches_are_deterministic() {
     }
     assert_eq!(reference.unwrap().len(), 3);
 }
+
+/// Levels whose width and cost change from tag to tag (a fan-out to 1-16 of 16 workers, whose
+/// reactions take tens of nanoseconds at some tags and tens of microseconds at others): the
+/// readiness scheduler runs some levels on the thread playing the scheduler, shares others, and
+/// shares the rest of one that turned out long part-way through; every configuration and run
+/// agrees.
+#[test]
+fn levels_of_changing_cost_are_deterministic() {
+    use motet_reactor::{Ports, ProgramBuilder, Startup};
+    use std::time::Duration;
+    const TAGS: u64 = 120;
+    let build = |log: &common::Log| {
+        let mut b = ProgramBuilder::new();
+        let src = b.reactor("src", 0u64);
+        let o = b.output_multiport::<u64, _>(src, "out", 16);
+        let again = b.logical_action::<(), _>(src, "again", Duration::ZERO);
+        let back = b.input::<u64, _>(src, "back");
+        b.reaction(src, "emit")
+            .trigger(Startup)
+            .trigger(again)
+            .effect(o)
+            .body(move |k, ctx| {
+                for c in 0..1 + (*k as usize * 7) % 16 {
+                    ctx.set(o.channel(c), *k);
+                }
+            });
+        b.reaction(src, "loop")
+            .trigger(back)
+            .effect(again)
+            .body(move |k, ctx| {
+                *k += 1;
+                if *k < TAGS {
+                    ctx.schedule(again, (), Duration::ZERO);
+                }
+            });
+        let ws = b.bank(16, |b, i| {
+            let w = b.reactor(&format!("w[{i}]"), 0u64);
+            let inp = b.input::<u64, _>(w, "in");
+            let out = b.output::<u64, _>(w, "out");
+            b.reaction(w, "work")
+                .trigger(inp)
+                .effect(out)
+                .body(move |acc, ctx| {
+                    let k = *ctx.get(inp).unwrap();
+                    // Long at tags 20-39, 60-79, 100-119; short elsewhere.
+                    let rounds = if (k / 20) % 2 == 1 { 20_000 } else { 10 };
+                    let mut x = k ^ (i as u64) << 32;
+                    for _ in 0..rounds {
+                        x = x
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                    }
+                    *acc ^= x;
+                    ctx.set(out, x);
+                });
+            (inp, out)
+        });
+        let sink = b.reactor("sink", 0u64);
+        let si = b.input_multiport::<u64, _>(sink, "in", 16);
+        let so = b.output::<u64, _>(sink, "out");
+        let l = log.clone();
+        b.reaction(sink, "join")
+            .trigger(si)
+            .effect(so)
+            .body(move |sum, ctx| {
+                for (c, v) in ctx.present_sorted(si) {
+                    *sum = sum.wrapping_mul(31).wrapping_add(*v ^ c as u64);
+                }
+                if ctx.tag().microstep() % 20 == 19 {
+                    l.record(ctx, *sum);
+                }
+                ctx.set(so, *sum);
+            });
+        b.connect(o, ws.iter().map(|w| w.0).collect::<Ports<u64>>());
+        b.connect(ws.iter().map(|w| w.1).collect::<Ports<u64>>(), si);
+        b.connect(so, back);
+        b.build().unwrap()
+    };
+    let mut reference = None;
+    for cfg in configs(&[1, 2, 8]) {
+        for _ in 0..runs().min(5) {
+            let (lines, report) = run_with(cfg, true, None, &build);
+            let report = report.unwrap();
+            assert_eq!(report.metrics.tags, TAGS + 1);
+            match &reference {
+                None => reference = Some(lines),
+                Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
+            }
+        }
+    }
+    assert_eq!(reference.unwrap().len(), 6);
+}

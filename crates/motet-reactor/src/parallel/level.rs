@@ -25,9 +25,18 @@
 //! reaction itself, on the spot, instead of publishing it: nobody else could run it any sooner, and
 //! publishing would cost a round of atomics on the queue and another turn as the scheduler (the
 //! message-passing programs, pingpong, threadring, count, are made of such levels). Up to
-//! [`INLINE_BUDGET`] reactions in a row; then the level is published as any other, so that a long
-//! chain still passes through the queue now and then. The driver thread never runs reactions
-//! inline: it publishes, and the workers run the program.
+//! [`INLINE_BUDGET`] levels in a row; then the level is published as any other, so that a long
+//! chain still passes through the queue now and then. Under LF's protocol ([`Sharing::Always`])
+//! the driver thread never runs reactions inline: it publishes, and the workers run the program.
+//!
+//! **Levels not worth sharing** ([`Sharing::WhenWorthIt`], the readiness scheduler's protocol).
+//! Whoever plays the scheduler, a worker or the driver, runs on the spot, one claim after another
+//! (a reaction and the chain that follows it, see [`Chains`]), every level whose last measured
+//! cost on one thread says that sharing it would not pay (see [`level_cost`](super::level_cost)),
+//! and enters a tag's next microstep on the spot when that is all that comes next, as the
+//! core's sequential path does: a tag of small reactions runs as on one worker, and the other
+//! workers are woken only for a level of claims long enough to share. A level run so that turns
+//! out long is shared from the claim at which that shows.
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
@@ -38,6 +47,7 @@ use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::NONE;
+use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan};
 use super::ready_queue::ReadyQueue;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -61,6 +71,20 @@ struct Core {
     batch: Vec<u32>,
     /// Whether a tag has been entered and not finished.
     in_tag: bool,
+    /// With [`Sharing::WhenWorthIt`], the levels' last measured costs; `None` for LF's protocol.
+    costs: Option<LevelCosts>,
+}
+
+/// Which levels the workers share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sharing {
+    /// LF's: every level of two or more reactions is published in the ready queue (a level of
+    /// one runs on the spot, see the module docs).
+    Always,
+    /// A level is published only when its last measured cost says it is worth sharing (see
+    /// [`level_cost`](super::level_cost)); every other level runs on the thread that plays the
+    /// scheduler, as on one worker, and so does a tag whose next microstep is all that follows.
+    WhenWorthIt,
 }
 
 struct Shared<'p> {
@@ -78,6 +102,7 @@ struct Shared<'p> {
     /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is, and for a
     /// program without chains.
     chains: Option<Chains>,
+    sharing: Sharing,
 }
 
 /// What running chains needs: a runner that claimed reaction `r` of the published level and ran
@@ -91,6 +116,15 @@ struct Chains {
     /// (written by the runner that claimed it before [`ReadyQueue::finish_one`], read by the
     /// level's last finisher after it).
     ran_after: Vec<AtomicU32>,
+}
+
+/// Who plays the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Player {
+    /// The thread that called [`run`], between waits (it claims nothing).
+    Driver,
+    /// A runner, after finishing a level's last reaction.
+    Worker,
 }
 
 #[repr(C)]
@@ -110,13 +144,14 @@ static VTABLE: TaskVTable = TaskVTable {
 /// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs
 /// a reaction runs the chain that follows it too (see [`Chains`]: the readiness rule's release of
 /// a reaction that only one reaction feeds, for programs where the readiness scheduler takes this
-/// protocol).
+/// protocol). `sharing` says which levels are published (see [`Sharing`]).
 pub(crate) fn run(
     prog: &mut Program,
     handle: &Handle,
     options: &RunOptions,
     recorder: Option<&Recorder>,
     links: Option<Vec<u32>>,
+    sharing: Sharing,
 ) -> Result<Metrics, RunError> {
     let prog: &Program = prog;
     let g = prog.graph();
@@ -138,6 +173,7 @@ pub(crate) fn run(
             level: 0,
             batch: Vec::with_capacity(width),
             in_tag: false,
+            costs: (sharing == Sharing::WhenWorthIt).then(|| LevelCosts::new(levels)),
         }),
         queue: ReadyQueue::new(width),
         published_at: AtomicU64::new(0),
@@ -150,6 +186,7 @@ pub(crate) fn run(
                 links,
                 ran_after: (0..g.reactions.len()).map(|_| AtomicU32::new(0)).collect(),
             }),
+        sharing,
     };
     let self_ptr: *const Shared<'_> = &shared;
     for index in 0..workers {
@@ -163,7 +200,7 @@ pub(crate) fn run(
     let sh = &shared;
     sh.driver.drive(prog, || {
         let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-        let next = sh.advance(&mut core, false);
+        let next = sh.advance(&mut core, Player::Driver);
         drop(core);
         match next {
             Ok(width) => {
@@ -197,9 +234,24 @@ impl Core {
 
 impl Shared<'_> {
     /// Plays the scheduler: takes in the finished level's effects, then publishes the next level
-    /// (returns its width) or returns what the driver must do. With `inline` (a worker, not the
-    /// driver), levels of one reaction run here and now (see the module docs).
-    fn advance(&self, core: &mut Core, inline: bool) -> Result<usize, Next> {
+    /// (returns its width) or returns what the driver must do. A worker runs levels of one
+    /// reaction here and now (see the module docs); with [`Sharing::WhenWorthIt`], whoever plays
+    /// the scheduler runs here every level not worth sharing.
+    fn advance(&self, core: &mut Core, player: Player) -> Result<usize, Next> {
+        match self.sharing {
+            Sharing::Always => self.advance_as::<false>(core, player),
+            Sharing::WhenWorthIt => self.advance_as::<true>(core, player),
+        }
+    }
+
+    /// [`Shared::advance`], compiled once per kind of sharing (`WHEN_WORTH_IT`: with
+    /// [`Sharing::WhenWorthIt`]), so that LF's protocol runs the code it ran before levels were
+    /// run alone, with no test for them.
+    fn advance_as<const WHEN_WORTH_IT: bool>(
+        &self,
+        core: &mut Core,
+        player: Player,
+    ) -> Result<usize, Next> {
         let prog = self.prog;
         if let Some(e) = self.panics.lock().unwrap_or_else(|e| e.into_inner()).take() {
             core.engine.fail(e);
@@ -240,8 +292,13 @@ impl Shared<'_> {
             }
             batch.clear();
         }
+        let when_worth_it = WHEN_WORTH_IT;
         let mut from = core.level + 1;
-        let mut budget = if inline { INLINE_BUDGET } else { 0 };
+        let mut budget = if player == Player::Worker || when_worth_it {
+            INLINE_BUDGET
+        } else {
+            0
+        };
         loop {
             if core.in_tag {
                 if let Some(l) = core.next_level(from) {
@@ -274,10 +331,30 @@ impl Shared<'_> {
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
                     core.level = l;
+                    let plan = match &mut core.costs {
+                        Some(costs) if WHEN_WORTH_IT && budget > 0 => {
+                            costs.plan(l, core.batch.len())
+                        }
+                        _ => Plan::Share,
+                    };
+                    if let Plan::Alone { timed } = plan {
+                        budget -= 1;
+                        if !self.run_level_here(core, l, timed) {
+                            from = l + 1;
+                            continue;
+                        }
+                        // It took long: the rest of it is shared.
+                    }
                     // Before the publish, which releases it to the claims that see the level. The
                     // driver claims nothing: its levels are joinable at once.
-                    self.published_at
-                        .store(if inline { now_ns() } else { 0 }, Relaxed);
+                    self.published_at.store(
+                        if player == Player::Worker {
+                            now_ns()
+                        } else {
+                            0
+                        },
+                        Relaxed,
+                    );
                     // SAFETY: the previous level is fully claimed and finished (we are its last
                     // finisher, or the driver between tags).
                     unsafe { self.queue.publish(&core.batch) };
@@ -285,6 +362,25 @@ impl Shared<'_> {
                 }
                 core.engine.finish_tag(prog);
                 core.in_tag = false;
+                // A tag run here to its end whose next microstep is all that comes next (as in
+                // the core's sequential path): entered on the spot, without `next`.
+                if when_worth_it && self.recorder.is_none() {
+                    let Core {
+                        engine,
+                        queues,
+                        nonempty,
+                        ..
+                    } = &mut *core;
+                    if engine.enter_next_microstep(prog, &mut |r| {
+                        let l = prog.level(r as usize) as usize;
+                        queues[l].push(r);
+                        nonempty[l / 64] |= 1 << (l % 64);
+                    }) {
+                        core.in_tag = true;
+                        from = 0;
+                        continue;
+                    }
+                }
             }
             match core.engine.next(prog, &StdClock) {
                 Next::Tag(tag) => {
@@ -308,6 +404,79 @@ impl Shared<'_> {
                 other => return Err(other),
             }
         }
+    }
+
+    /// Runs level `l` (two or more reactions, taken off its queue into `batch`) on this thread,
+    /// one claim after another as a runner would run them (a reaction, then the chain that
+    /// follows it, see [`Chains`]), taking in each reaction's effects as it finishes. With
+    /// `timed`, it is measured, and once the claims run so far say that the rest is worth sharing
+    /// (see [`worth_sharing`]), the rest is left in `batch` to be shared, and this returns `true`.
+    fn run_level_here(&self, core: &mut Core, l: usize, timed: bool) -> bool {
+        let prog = self.prog;
+        let Core {
+            engine,
+            queues,
+            nonempty,
+            batch,
+            costs,
+            ..
+        } = core;
+        let Some(costs) = costs else {
+            unreachable!("levels run here only with level costs")
+        };
+        let width = batch.len();
+        let start = if timed { now_ns() } else { 0 };
+        let mut ran = 0;
+        let mut shared = false;
+        while ran < width {
+            let mut r = batch[ran];
+            loop {
+                // SAFETY: every lower level of this tag has finished, reactions of one level never
+                // share a reactor, and this thread runs the level's reactions one at a time; a
+                // reaction of the chain that follows one of them is free once it finished (see
+                // `Chains`).
+                let failed = unsafe { execute_guarded(prog, r as usize, self.recorder) };
+                let next = match &self.chains {
+                    Some(c) if failed.is_none() => c.links[r as usize],
+                    _ => NONE,
+                };
+                // SAFETY: `r` ran on this thread and is not taken in yet.
+                let next = if next != NONE && unsafe { prog.sets_trigger_of(r as usize, next) } {
+                    next
+                } else {
+                    NONE
+                };
+                if let Some(e) = failed {
+                    engine.fail(e);
+                }
+                // A reaction triggers only reactions of higher levels, never one of this level;
+                // the one that follows it in its chain runs next, here.
+                engine.complete(prog, r, &mut |t| {
+                    if t != next {
+                        let l = prog.level(t as usize) as usize;
+                        queues[l].push(t);
+                        nonempty[l / 64] |= 1 << (l % 64);
+                    }
+                });
+                if next == NONE {
+                    break;
+                }
+                r = next;
+            }
+            ran += 1;
+            if timed && checkpoint(ran) && width - ran >= 2 {
+                let elapsed = now_ns().saturating_sub(start);
+                if worth_sharing(elapsed / ran as u64, width - ran) {
+                    shared = true;
+                    break;
+                }
+            }
+        }
+        if timed {
+            costs.ran_alone(l, ran, now_ns().saturating_sub(start));
+        }
+        batch.drain(..ran);
+        shared
     }
 
     /// Activates idle runners for a published level of `width` reactions: `min(width, workers)`
@@ -443,7 +612,7 @@ unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
             if sh.queue.finish_one() {
                 let next = {
                     let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-                    sh.advance(&mut core, true)
+                    sh.advance(&mut core, Player::Worker)
                 };
                 match next {
                     Ok(width) => {

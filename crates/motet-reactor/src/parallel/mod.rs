@@ -24,6 +24,7 @@
 pub(crate) mod chain;
 pub(crate) mod closure;
 pub(crate) mod level;
+pub(crate) mod level_cost;
 pub(crate) mod readiness;
 pub(crate) mod ready_queue;
 

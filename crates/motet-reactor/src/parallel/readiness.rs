@@ -53,7 +53,10 @@
 //! level scheduler's lock-free protocol (claims with one atomic increment, no lock per reaction)
 //! with chains run as above: where every reaction after startup is level-exact or follows
 //! another in a chain, that releases what this module's rule releases; elsewhere it holds some
-//! reactions back longer. This module's protocol (one lock round per claim) is kept, and tested,
+//! reactions back longer. On that protocol a level is shared with the other workers only when
+//! its last measured cost says it pays (claims of a microsecond or more, 20 µs or more in all);
+//! every other level runs on the thread that plays the scheduler, as on one worker
+//! ([`Sharing::WhenWorthIt`](super::level::Sharing::WhenWorthIt)). This module's protocol (one lock round per claim) is kept, and tested,
 //! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
 //! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
 //! whose reactions are small or whose levels are even), it measured no faster than the level
