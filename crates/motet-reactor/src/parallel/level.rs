@@ -411,6 +411,8 @@ impl Shared<'_> {
     /// follows it, see [`Chains`]), taking in each reaction's effects as it finishes. With
     /// `timed`, it is measured, and once the claims run so far say that the rest is worth sharing
     /// (see [`worth_sharing`]), the rest is left in `batch` to be shared, and this returns `true`.
+    /// Untimed, it looks at the clock once, after the first claim of a level of three or more, and
+    /// shares the rest in the same way (and records the measurement) if that claim was long.
     fn run_level_here(&self, core: &mut Core, l: usize, timed: bool) -> bool {
         let prog = self.prog;
         let Core {
@@ -425,7 +427,13 @@ impl Shared<'_> {
             unreachable!("levels run here only with level costs")
         };
         let width = batch.len();
-        let start = if timed { now_ns() } else { 0 };
+        // A level planned alone without timing still looks at the clock once, after its first
+        // claim, when two or more claims would be left: the estimate comes from earlier tags,
+        // whose claims at this level may have been far cheaper (a decomposition's early tags
+        // split work, its last ones multiply leaves), and a level of long claims run on one
+        // thread costs the whole second worker.
+        let guarded = !timed && width >= 3;
+        let start = if timed || guarded { now_ns() } else { 0 };
         let mut ran = 0;
         let mut shared = false;
         while ran < width {
@@ -464,7 +472,12 @@ impl Shared<'_> {
                 r = next;
             }
             ran += 1;
-            if timed && checkpoint(ran) && width - ran >= 2 {
+            if (if timed {
+                checkpoint(ran)
+            } else {
+                guarded && ran == 1
+            }) && width - ran >= 2
+            {
                 let elapsed = now_ns().saturating_sub(start);
                 if worth_sharing(elapsed / ran as u64, width - ran) {
                     shared = true;
@@ -472,7 +485,7 @@ impl Shared<'_> {
                 }
             }
         }
-        if timed {
+        if timed || shared {
             costs.ran_alone(l, ran, now_ns().saturating_sub(start));
         }
         batch.drain(..ran);
