@@ -276,13 +276,7 @@ impl Shared<'_> {
                         Some(c) if after > 0 => c.links[cur as usize],
                         _ => NONE,
                     };
-                    engine.complete(prog, cur, &mut |t| {
-                        if t != ran {
-                            let l = prog.level(t as usize) as usize;
-                            queues[l].push(t);
-                            nonempty[l / 64] |= 1 << (l % 64);
-                        }
-                    });
+                    complete_into(engine, prog, cur, ran, queues, nonempty);
                     if ran == NONE {
                         break;
                     }
@@ -459,13 +453,7 @@ impl Shared<'_> {
                 }
                 // A reaction triggers only reactions of higher levels, never one of this level;
                 // the one that follows it in its chain runs next, here.
-                engine.complete(prog, r, &mut |t| {
-                    if t != next {
-                        let l = prog.level(t as usize) as usize;
-                        queues[l].push(t);
-                        nonempty[l / 64] |= 1 << (l % 64);
-                    }
-                });
+                complete_into(engine, prog, r, next, queues, nonempty);
                 if next == NONE {
                     break;
                 }
@@ -573,6 +561,26 @@ impl Shared<'_> {
         self.queue.has_work()
             && now.saturating_sub(self.published_at.load(Relaxed)) >= JOIN_AFTER_NS
     }
+}
+
+/// Takes in reaction `r`'s completion: every reaction it triggers but `skip` (the next of its
+/// chain, which runs on the spot, or `NONE`) goes into its level's queue, marked non-empty.
+#[inline(always)]
+fn complete_into(
+    engine: &mut Engine,
+    prog: &Program,
+    r: u32,
+    skip: u32,
+    queues: &mut [Vec<u32>],
+    nonempty: &mut [u64],
+) {
+    engine.complete(prog, r, &mut |t| {
+        if t != skip {
+            let l = prog.level(t as usize) as usize;
+            queues[l].push(t);
+            nonempty[l / 64] |= 1 << (l % 64);
+        }
+    });
 }
 
 unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
