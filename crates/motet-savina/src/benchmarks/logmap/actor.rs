@@ -9,13 +9,16 @@
 //! (4 MB in all, written and read back once per iteration, and regrown each time) and as runs is
 //! one entry with a count. What is stashed, the order in which it comes back and every re-send to
 //! the worker itself are unchanged.
+//!
+//! The Master sends each worker its `NextTerm`s in a row unless `rr=1` asks for Savina's
+//! round-robin ([`SendOrder`] explains why: the burst's message nodes stay in order in memory).
 
 use std::collections::VecDeque;
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, next_term, Config};
+use super::{check, next_term, Config, SendOrder};
 use crate::bench::{Iteration, Outcome};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -52,6 +55,7 @@ enum ComputerMsg {
 
 struct Master {
     terms: u64,
+    order: SendOrder,
     workers: Vec<Addr<WorkerMsg>>,
     computers: Vec<Addr<ComputerMsg>>,
     received: usize,
@@ -66,11 +70,10 @@ impl Actor for Master {
             MasterMsg::Start { workers, computers } => {
                 self.workers = workers;
                 self.computers = computers;
-                for _ in 0..self.terms {
-                    for worker in &self.workers {
-                        let _ = worker.tell(WorkerMsg::NextTerm);
-                    }
-                }
+                let workers = &self.workers;
+                self.order.for_each(self.terms, workers.len(), |i| {
+                    let _ = workers[i].tell(WorkerMsg::NextTerm);
+                });
                 for worker in &self.workers {
                     let _ = worker.tell(WorkerMsg::GetTerm);
                 }
@@ -238,6 +241,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         h,
         Master {
             terms: cfg.terms,
+            order: cfg.order,
             workers: Vec::new(),
             computers: Vec::new(),
             received: 0,

@@ -6,7 +6,7 @@ use crate::bench::{Iteration, Outcome};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, next_term, Config};
+use super::{check, next_term, Config, SendOrder};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
@@ -26,6 +26,7 @@ impl Iteration for LogmapFloor {
         let mut sys = System::new();
         let master = sys.spawn(Node::Master(Master {
             terms: cfg.terms,
+            order: cfg.order,
             workers: Vec::new(),
             computers: Vec::new(),
             received: 0,
@@ -86,6 +87,7 @@ enum Node {
 
 struct Master {
     terms: u64,
+    order: SendOrder,
     workers: Vec<ActorId>,
     computers: Vec<ActorId>,
     received: usize,
@@ -124,11 +126,10 @@ impl Master {
             Msg::Start { workers, computers } => {
                 self.workers = workers;
                 self.computers = computers;
-                for _ in 0..self.terms {
-                    for &worker in &self.workers {
-                        cx.send(worker, Msg::NextTerm);
-                    }
-                }
+                let workers = &self.workers;
+                self.order.for_each(self.terms, workers.len(), |i| {
+                    cx.send(workers[i], Msg::NextTerm);
+                });
                 for &worker in &self.workers {
                     cx.send(worker, Msg::GetTerm);
                 }

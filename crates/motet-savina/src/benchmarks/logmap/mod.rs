@@ -1,7 +1,9 @@
 //! 14. Logistic Map Series (concurrency): `s` series of `t` terms, each term computed by a rate actor.
 //!
 //! Flow (SPEC.md section 3.14, Savina's ManualStash variant): the Master sends T `NextTerm` to every
-//! SeriesWorker (round-robin), then `GetTerm` to each. Worker i starts at term i · 0.0025 and uses
+//! SeriesWorker, then `GetTerm` to each. Savina interleaves the `NextTerm`s round-robin; the actor
+//! and floor versions send each worker its T in a row by default (`rr=1` restores the interleaving;
+//! see [`SendOrder`]). Worker i starts at term i · 0.0025 and uses
 //! RateComputer i, whose rate is r + i · 0.0025. On `NextTerm` a worker sends `Compute(term)` to its
 //! computer and enters reply mode, in which it stashes every message but the `Result`; the computer
 //! answers `Result(rate · term · (1 − term))`. After each message, a worker out of reply mode re-sends
@@ -52,6 +54,12 @@ const PARAMS: &[ParamSpec] = &[
         small: 3.46,
         help: "start rate (Pony and BoC use 3.64)",
     },
+    ParamSpec {
+        name: "rr",
+        default: 0.0,
+        small: 0.0,
+        help: "1: the Master interleaves its NextTerms round-robin as Savina does (0: each worker's in a row)",
+    },
 ];
 
 /// The step between the series' start terms and between their rates (Savina's `increment`).
@@ -92,6 +100,8 @@ pub(crate) struct Config {
     pub(crate) series: usize,
     /// The first computer's rate (`-r`).
     pub(crate) rate: f64,
+    /// The order of the Master's `NextTerm`s (`rr`).
+    pub(crate) order: SendOrder,
     /// The terms sum a correct run must reach.
     pub(crate) expected: f64,
 }
@@ -105,10 +115,16 @@ impl Config {
             return Err(format!("parameter `s` must be at most {}", u32::MAX));
         }
         let rate = params.f64("r");
+        let order = match params.integer("rr", 0)? {
+            0 => SendOrder::SeriesMajor,
+            1 => SendOrder::RoundRobin,
+            _ => return Err("parameter `rr` must be 0 or 1".into()),
+        };
         let mut cfg = Config {
             terms,
             series: series as usize,
             rate,
+            order,
             expected: 0.0,
         };
         cfg.expected = expected_sum(&cfg);
@@ -123,6 +139,48 @@ impl Config {
     /// Series i's first term.
     pub(crate) fn start_of(i: usize) -> f64 {
         i as f64 * INCREMENT
+    }
+}
+
+/// The order in which the Master sends its `T · S` `NextTerm`s (actor and floor versions).
+///
+/// Each worker receives the same sequence either way (T `NextTerm`, then `GetTerm`), and the
+/// Master sends them all from one handler, so no actor can tell the two apart. They differ in
+/// memory: every message is a node from the allocator, and a worker frees its nodes in the order
+/// it takes them. Round-robin, worker i's nodes are every S-th of the Master's allocations, so the
+/// frees come back in a transposed order, and the allocator hands the next iteration's nodes out
+/// in that order: each iteration shuffles the free lists further, until almost every allocation and
+/// every mailbox step of the burst misses the cache (on one worker the actor version's iterations
+/// went from 14 ms to 30-40 ms within ten iterations; see the README). Series-major, a worker's nodes
+/// are allocated and freed in one run, and the layout stays as it started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SendOrder {
+    /// Worker 0's T `NextTerm`s, then worker 1's, ... (the default).
+    SeriesMajor,
+    /// Savina's order: one `NextTerm` to every worker, T times (`rr=1`).
+    RoundRobin,
+}
+
+impl SendOrder {
+    /// Calls `send(i)` for each of the `terms · series` `NextTerm`s, i being the worker, in this
+    /// order.
+    pub(crate) fn for_each(self, terms: u64, series: usize, mut send: impl FnMut(usize)) {
+        match self {
+            SendOrder::SeriesMajor => {
+                for i in 0..series {
+                    for _ in 0..terms {
+                        send(i);
+                    }
+                }
+            }
+            SendOrder::RoundRobin => {
+                for _ in 0..terms {
+                    for i in 0..series {
+                        send(i);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -182,9 +240,9 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::{check, direct_sum, Config, BENCHMARK};
+    use super::{check, direct_sum, Config, SendOrder, BENCHMARK};
     use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, validates};
+    use crate::benchmarks::testing::{params, rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
@@ -223,6 +281,25 @@ mod tests {
         }
         validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
         validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
+        for outcome in validates(&BENCHMARK, &[("t", 300.0), ("s", 4.0), ("rr", 1.0)]) {
+            let sum = outcome.result.as_f64().unwrap();
+            assert!((sum - cfg.expected).abs() < 1e-12, "{sum}");
+        }
+    }
+
+    /// Both orders send every worker `terms` messages; series-major in runs, round-robin in turn.
+    #[test]
+    fn the_send_orders() {
+        let order = |o: SendOrder| {
+            let mut sent = Vec::new();
+            o.for_each(2, 3, |i| sent.push(i));
+            sent
+        };
+        assert_eq!(order(SendOrder::SeriesMajor), [0, 0, 1, 1, 2, 2]);
+        assert_eq!(order(SendOrder::RoundRobin), [0, 1, 2, 0, 1, 2]);
+        assert_eq!(config(&[]).order, SendOrder::SeriesMajor);
+        assert_eq!(config(&[("rr", 1.0)]).order, SendOrder::RoundRobin);
+        assert!(rejects(&BENCHMARK, &[("rr", 2.0)]).contains("`rr`"));
     }
 
     /// The BoC version adds the final terms in series order: exactly the direct sum.
