@@ -58,7 +58,7 @@ const PARAMS: &[ParamSpec] = &[
         name: "rr",
         default: 0.0,
         small: 0.0,
-        help: "1: the Master interleaves its NextTerms round-robin as Savina does (0: each worker's in a row)",
+        help: "actor and floor: 1 sends the Master's NextTerms round-robin as Savina does, 0 each worker's in a row",
     },
 ];
 
