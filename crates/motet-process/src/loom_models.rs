@@ -355,3 +355,33 @@ fn loom_select_after_fast_park_on_the_same_channel() {
         assert_eq!(system.live(), 0);
     });
 }
+
+/// The last receiver of a channel that a process pinned goes on one thread while that process
+/// ends (and gives its pin back) on another, after the only sender went: whichever of the
+/// receiver's release and the pin's comes last frees the channel, once, and the value still
+/// queued is dropped (loom reports a leaked `Arc` otherwise).
+#[test]
+fn loom_last_receiver_beside_a_pin_races_the_pinning_process_ending() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<Arc<usize>>();
+        let rx2 = rx.clone();
+        let out = Arc::new(AtomicUsize::new(0));
+        let seen = out.clone();
+        system.spawn(async move {
+            // Parks in the channel's word and pins it; ends with the first value.
+            let got = rx2.recv().await.map_or(CLOSED, |v| *v);
+            seen.store(got, SeqCst);
+        });
+        system.run_ready();
+        tx.send(Arc::new(7)).unwrap();
+        tx.send(Arc::new(8)).unwrap();
+        drop(tx);
+        let dropper = loom::thread::spawn(move || drop(rx));
+        system.run_ready();
+        dropper.join().unwrap();
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 7);
+        assert_eq!(system.live(), 0);
+    });
+}

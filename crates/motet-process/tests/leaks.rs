@@ -114,6 +114,46 @@ fn queued_messages_are_dropped_with_their_channel() {
     assert_eq!(census.live(), 0);
 }
 
+/// A process that parked on its channel through the channel's lock word keeps the channel's memory
+/// (a pin) until it is freed; when its receiver, the channel's last handle beside that pin, goes
+/// while the process lives on, the queued messages go with the receiver, not with the process.
+#[test]
+fn a_pinned_channels_last_receiver_drops_the_queued_messages() {
+    let _s = serial();
+    let census = Census::default();
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let system = ProcessSystem::new(rt.handle());
+    let (tx, rx) = channel::unbounded::<Tracked>();
+    let (go_tx, go_rx) = channel::unbounded::<()>();
+    let (done_tx, done_rx) = channel::unbounded::<()>();
+    system.spawn(async move {
+        // Parks in the channel's word (it finds the channel idle and empty) and pins it.
+        drop(rx.recv().await.unwrap());
+        // Parks on another channel, through its wait queue, until the sender is gone.
+        go_rx.recv().await.unwrap();
+        drop(rx);
+        done_tx.send(()).unwrap();
+        // Lives on, still holding the pin, until its channel's sender goes.
+        let _ = go_rx.recv().await;
+    });
+    // Lets the process park first (if it has not, the test takes the path without a pin).
+    std::thread::sleep(Duration::from_millis(20));
+    for _ in 0..11 {
+        tx.send(census.track()).unwrap();
+    }
+    drop(tx);
+    go_tx.send(()).unwrap();
+    done_rx.recv_blocking().unwrap();
+    assert_eq!(
+        census.live(),
+        0,
+        "the last receiver dropped the ten queued messages"
+    );
+    drop(go_tx);
+    system.wait().unwrap();
+    rt.wait_quiescent();
+}
+
 #[test]
 fn cancelled_processes_and_their_messages_are_freed() {
     let _s = serial();

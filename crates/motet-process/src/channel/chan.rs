@@ -51,6 +51,8 @@ pub(crate) const RECEIVER: u64 = 1 << 32;
 const PIN: u64 = 1 << 56;
 /// The most pins a channel counts; a process that finds this many uses the wait queue.
 const MAX_PINS: u64 = 0xFF;
+/// The pins' field of `handles`.
+const PINS: u64 = MAX_PINS * PIN;
 
 /// How close a handle count may come to its field's end before [`Chan::retain`] aborts: more
 /// threads than this would have to add a handle at once to carry into the next field.
@@ -539,6 +541,17 @@ impl<T> Chan<T> {
             drop(unsafe { Box::from_raw(this.as_ptr()) });
             return;
         }
+        if cur & !PINS == one {
+            // The only sender or receiver left, with pins: as above, nobody can wait on the
+            // channel or be told that it closes (a pin is no handle: its process parks here only
+            // through a receive, which borrows a receiver), but the pinning processes keep its
+            // memory. A process that parks on its own channel through the lock word and ends
+            // drops its receiver here, before its pin (in a ring, after its predecessor's
+            // sender): the queued values go now, without the close's wake-ups.
+            // SAFETY: the caller's contract.
+            unsafe { Self::release_beside_pins(this, one) };
+            return;
+        }
         loop {
             if count(cur, one) == 1 {
                 // Perhaps the last of its kind: only a holder of this kind could add one (or a
@@ -571,6 +584,30 @@ impl<T> Chan<T> {
                 Ok(_) => return,
                 Err(actual) => cur = actual,
             }
+        }
+    }
+
+    /// [`release_last_of_kind`](Chan::release_last_of_kind) of the only sender or receiver left
+    /// beside pins: drops the queued values (under the lock, which a waker looking for a pinned
+    /// process may take) and gives up the handle, freeing the channel if the pins went meanwhile.
+    ///
+    /// # Safety
+    /// As for `release`, and no other sender or receiver exists.
+    unsafe fn release_beside_pins(this: NonNull<Chan<T>>, one: u64) {
+        // SAFETY: the caller's handle keeps the channel alive until it is given up below.
+        let chan = unsafe { this.as_ref() };
+        let values = {
+            let mut st = chan.lock();
+            // Closed, as by any last receiver (for a last sender, the last receiver closed it
+            // already): no handle is left to send, and none can be minted without a receiver.
+            st.rest.set_closed();
+            std::mem::take(&mut st.queue)
+        };
+        drop(values);
+        // AcqRel as below: the pins' holders may free the channel once this handle is gone.
+        if chan.handles.fetch_sub(one, Ordering::AcqRel) == one {
+            // SAFETY: no handle or pin is left: nobody else can reach the channel.
+            drop(unsafe { Box::from_raw(this.as_ptr()) });
         }
     }
 
@@ -961,7 +998,12 @@ impl<T> Chan<T> {
                 Vec::new()
             } else {
                 st.rest.set_closed();
-                st.wake_all()
+                if st.receivers.is_empty() && !st.rest.has_waiting_sender() {
+                    // Nobody to wake: the common case, without the call.
+                    Vec::new()
+                } else {
+                    st.wake_all()
+                }
             };
             (wakes, std::mem::take(&mut st.queue))
         };
