@@ -120,6 +120,38 @@ fn a_successor_chain_runs_to_its_end_while_its_spawner_waits() {
     }
 }
 
+/// One turn hands a successor over through its slot and blocks until it has run, forty times in
+/// a row. Each rescue from that turn ends while the turn goes on, so the other worker grows more
+/// patient with the slot (up to the runtime's bound): every successor still runs, on the other
+/// worker, while the turn waits.
+#[test]
+fn a_turn_that_waits_for_successor_after_successor_sees_each_run() {
+    const SUCCESSORS: usize = 40;
+    let rt = Runtime::builder().workers(2).build().unwrap();
+    let handle = rt.handle().clone();
+    let (done_tx, done_rx) = mpsc::channel();
+    common::spawn(rt.handle(), move || {
+        let mut ran = 0;
+        for _ in 0..SUCCESSORS {
+            let (ran_tx, ran_rx) = mpsc::channel();
+            common::spawn(&handle, move || ran_tx.send(()).unwrap());
+            if ran_rx.recv_timeout(PATIENCE).is_err() {
+                break;
+            }
+            ran += 1;
+        }
+        done_tx.send(ran).unwrap();
+    });
+    let ran = done_rx
+        .recv_timeout(2 * PATIENCE)
+        .expect("the spawning task never finished");
+    assert_eq!(
+        ran, SUCCESSORS,
+        "successor {ran} waited in the slot behind its spawner's turn"
+    );
+    rt.wait_quiescent();
+}
+
 /// Stress: chains of tasks on four workers, where some turns busy-wait long enough for thieves to
 /// take slots over while owners also take them: every link runs exactly once.
 #[test]

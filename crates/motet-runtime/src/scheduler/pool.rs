@@ -61,6 +61,29 @@
 //! scheduler takes a busy P's `runnext`. A ping-pong pair, whose turns are short, keeps running
 //! on one worker.
 //!
+//! **A rescue that did not pay makes the thief more patient with that turn.** A producer that
+//! sends all its messages in one long turn (Savina's `count`) keeps its consumer in its slot: the
+//! consumer is idle, the first message schedules it, and it runs after the producer's turn, on the
+//! same worker. A thief took it over after 10 µs; it drained its mailbox faster than the producer
+//! filled it, went idle, landed in the producer's slot again with the next message, and was taken
+//! over again, so that every message, and the consumer's state, crossed cores: `count` on two
+//! workers took 80 to 90 ms for actors and 30 to 40 ms for processes whenever the second worker had
+//! a core of its own, against 11 and 6 ms with the consumer left behind its producer (as when
+//! both workers share one core).
+//! So a thief remembers, per other worker, the turn it watches, since when, and its patience with
+//! that turn's slot. When the work a rescue began runs out while the slot's owner is still inside
+//! the same turn, the turn is feeding the task faster than it runs out, and the thief's patience
+//! with that slot is multiplied by `SLOT_PATIENCE_GROWTH` (4), up to `SLOT_PATIENCE_MAX` (10 ms),
+//! counted from the rescue; the owner's next turn starts again at `SLOT_PATIENCE`. A turn that
+//! blocks on a task it handed over keeps its first rescue after 10 µs; only the further hand-offs
+//! of the same turn wait longer, at most about 10 ms each (`tests/slot.rs` runs a turn that hands
+//! over and waits for 40 successors in a row). Measured against the thief before, six interleaved
+//! rounds in a period where the old one hit the slow mode every time: `count` on two workers,
+//! median of the rounds' medians, 86.1 → 27.7 ms for actors (slowest iteration 97.0 → 38.3 ms),
+//! 38.5 → 12.5 ms for processes; the other Savina programs moved within their rounds' spread (see
+//! the crate README). Leaving the consumer behind its producer for good would give 12 to 14 ms:
+//! the rescues made while the patience grows, early in the producer's turn, cost the rest.
+//!
 //! Filling the slot wakes nobody: a hand-off from task to task (a message to an idle actor) is
 //! the hottest path of the pool, and a wake check there made a ping-pong pair on a 2-worker pool
 //! wake the other worker on every message, which then polled the pair's slot and took its cache
@@ -68,11 +91,13 @@
 //! one of two ways:
 //!
 //! - A searching worker watches the slots while it spins (for `SPIN_BEFORE_PARK`, then it parks
-//!   whatever it sees), taking a task over after `SLOT_PATIENCE` of an unchanged turn counter.
+//!   whatever it sees), taking a task over after its patience (`SLOT_PATIENCE` at first) of an
+//!   unchanged turn counter.
 //! - A parked worker parks with a timeout whenever another worker is unparked (only the last
 //!   worker to park sleeps without one; see `idle`). On timing out it takes over any slot whose
-//!   owner's turn counter has not moved since it parked, steals once, and parks again. A task
-//!   stuck behind a long turn therefore waits at most about `WATCH_MAX` for a parked worker.
+//!   owner's turn counter has not moved for its patience, steals once, and parks again. A task
+//!   stuck behind a long turn therefore waits at most about `WATCH_MAX` for a parked worker (or
+//!   `SLOT_PATIENCE_MAX`, if rescues from the same turn did not pay).
 //!
 //! The spawn stack needs no such care: it is a crossbeam deque, stealable like the wake queue.
 //!
@@ -150,9 +175,16 @@ const SPIN_PAUSES: u32 = 64;
 /// of its spawn stack; the injector's turn is the last one of each interval.
 const OLDEST_TURN: u32 = 31;
 /// How long a searching worker must see another worker stay in one turn, with a task in its slot,
-/// before it takes that task (see `Pool::steal_slot`). Long enough that a ping-pong pair, whose
+/// before it takes that task (see `Pool::take_slot`), until a rescue from that turn did not pay.
+/// Long enough that a ping-pong pair, whose
 /// turns last a few hundred nanoseconds, is never split; short next to the turns it rescues.
 const SLOT_PATIENCE: Duration = Duration::from_micros(10);
+/// After a slot rescue that did not pay (see [`Pool::judge_rescue`]), the patience with that slot
+/// for the rest of its owner's turn is multiplied by this.
+const SLOT_PATIENCE_GROWTH: u32 = 4;
+/// The most patience with a slot whose rescues did not pay: a task that its owner's turn keeps
+/// handing over waits at most about this long for another worker.
+const SLOT_PATIENCE_MAX: Duration = Duration::from_millis(10);
 /// A patient thief leaves a running worker's queue alone while it holds fewer tasks than this
 /// and its owner moves from turn to turn: the owner runs that task within a turn or two.
 const STEAL_MIN_QUEUE: usize = 2;
@@ -236,6 +268,34 @@ struct WorkerCtx {
     stole_at: Cell<Option<Instant>>,
     /// The current back-off after steals that did not pay (zero: none).
     backoff: Cell<Duration>,
+    /// Per other worker: how long this worker has seen it inside one turn, and how patient it
+    /// must be before it takes that worker's slot (see [`Pool::slot_ripe`]).
+    slot_watch: Box<[Cell<SlotWatch>]>,
+    /// The slot rescue this worker's current work began with, if any: from which worker and in
+    /// which of its turns (see [`Pool::judge_rescue`]).
+    rescued: Cell<Option<Rescue>>,
+}
+
+/// What a worker knows of another worker's turn, for taking its slot's task over.
+#[derive(Clone, Copy)]
+struct SlotWatch {
+    /// The other worker's turn counter when this worker first saw it.
+    turn: u32,
+    /// When this worker first saw that turn counter.
+    since: Instant,
+    /// How long that worker must stay in that turn before this worker takes its slot's task:
+    /// [`SLOT_PATIENCE`], multiplied after each rescue from that turn that did not pay (see
+    /// [`Pool::judge_rescue`]).
+    patience: Duration,
+}
+
+/// A slot's task this worker took over, to judge when it runs dry whether that paid.
+#[derive(Clone, Copy)]
+struct Rescue {
+    /// The worker whose slot it was.
+    victim: usize,
+    /// That worker's turn counter at the rescue.
+    turn: u32,
 }
 
 impl WorkerCtx {
@@ -588,6 +648,18 @@ impl Pool {
             seen_turns: self.slots.iter().map(|s| Cell::new(s.turn())).collect(),
             stole_at: Cell::new(None),
             backoff: Cell::new(Duration::ZERO),
+            slot_watch: self
+                .slots
+                .iter()
+                .map(|s| {
+                    Cell::new(SlotWatch {
+                        turn: s.turn(),
+                        since: Instant::now(),
+                        patience: SLOT_PATIENCE,
+                    })
+                })
+                .collect(),
+            rescued: Cell::new(None),
         };
         CURRENT.with(|c| c.set(&ctx));
         self.worker_loop(&ctx, timers);
@@ -721,9 +793,9 @@ impl Pool {
 
     /// A timed park: waits, the timeout doubling from [`WATCH_MIN`] to [`WATCH_MAX`], and at each
     /// timeout looks (still counted as parked, so an idle pool stays quiescent) for a slot whose
-    /// owner has not begun a turn since the last look, or for queued work. Returns once woken, or
-    /// once it took itself back for what it saw; waits without a timeout from the moment every
-    /// worker is parked.
+    /// owner has stayed in one turn for the patience with it (see [`Pool::slot_ripe`]), or for
+    /// queued work. Returns once woken, or once it took itself back for what it saw; waits
+    /// without a timeout from the moment every worker is parked.
     fn watch(&self, ctx: &WorkerCtx) -> Wake {
         let mut timeout = WATCH_MIN;
         self.note_turns(ctx);
@@ -744,38 +816,90 @@ impl Pool {
         Wake::Notified
     }
 
-    /// Whether another worker's slot holds a task while its owner has begun no turn since
-    /// [`Pool::note_turns`], a timeout ago (the owner is inside one long turn).
+    /// Whether another worker's slot holds a task while its owner has stayed in one turn for
+    /// longer than this worker's patience with it (see [`Pool::slot_ripe`]).
     fn stuck_slot(&self, ctx: &WorkerCtx) -> bool {
-        self.slots.iter().enumerate().any(|(victim, slot)| {
-            victim != ctx.index && slot.is_occupied() && slot.turn() == ctx.seen_turns[victim].get()
+        let now = Instant::now();
+        (0..self.num_workers()).any(|victim| {
+            victim != ctx.index
+                && self.slots[victim].is_occupied()
+                && self.slot_ripe(ctx, victim, now)
         })
     }
 
-    /// Remembers the other workers' turn counters, for [`Pool::stuck_slot`] and
-    /// [`Pool::rescue_slot`].
+    /// Remembers the other workers' turn counters, for [`Pool::has_stealable`] and the stuck
+    /// queues of [`Pool::steal`], and starts the clock of [`Pool::slot_ripe`] on new turns.
     fn note_turns(&self, ctx: &WorkerCtx) {
-        for (seen, slot) in ctx.seen_turns.iter().zip(self.slots.iter()) {
+        let now = Instant::now();
+        for (victim, (seen, slot)) in ctx.seen_turns.iter().zip(self.slots.iter()).enumerate() {
             seen.set(slot.turn());
+            if victim != ctx.index {
+                self.turn_age(ctx, victim, now);
+            }
         }
     }
 
-    /// After a timed park: takes the task of a slot whose owner has not begun a turn since
-    /// [`Pool::note_turns`] (the owner is inside one long turn).
-    fn rescue_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
-        for (victim, slot) in self.slots.iter().enumerate() {
-            if victim == ctx.index || slot.turn() != ctx.seen_turns[victim].get() {
-                continue;
-            }
-            if let Some(task) = slot.take() {
-                self.count(ctx, Counter::Steal);
-                self.count(ctx, Counter::SlotSteal);
-                self.note_steal(ctx);
-                // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
-                return Some(unsafe { TaskRef::from_raw(task) });
-            }
+    /// How long `victim` has been inside its current turn as far as this worker has seen (since
+    /// it first saw that turn counter, or since it last took that worker's slot); `None` for a
+    /// turn it sees for the first time (the clock starts now).
+    #[inline]
+    fn turn_age(&self, ctx: &WorkerCtx, victim: usize, now: Instant) -> Option<Duration> {
+        let turn = self.slots[victim].turn();
+        let watch = &ctx.slot_watch[victim];
+        let w = watch.get();
+        if w.turn != turn {
+            watch.set(SlotWatch {
+                turn,
+                since: now,
+                patience: SLOT_PATIENCE,
+            });
+            return None;
         }
-        None
+        Some(now.saturating_duration_since(w.since))
+    }
+
+    /// Whether this worker may take `victim`'s slot: its owner has stayed inside one turn for
+    /// the patience this worker has with it, [`SLOT_PATIENCE`] at first, more after rescues from
+    /// that turn that did not pay (see [`Pool::judge_rescue`]).
+    #[inline]
+    fn slot_ripe(&self, ctx: &WorkerCtx, victim: usize, now: Instant) -> bool {
+        self.turn_age(ctx, victim, now)
+            .is_some_and(|age| age >= ctx.slot_watch[victim].get().patience)
+    }
+
+    /// Takes `victim`'s slot's task, if its owner has been in one turn for long enough (see
+    /// [`Pool::slot_ripe`]), and remembers the rescue to judge it once this worker runs dry.
+    fn take_slot(&self, ctx: &WorkerCtx, victim: usize, now: Instant) -> Option<TaskRef> {
+        let slot = &self.slots[victim];
+        if !slot.is_occupied() {
+            return None;
+        }
+        if !self.slot_ripe(ctx, victim, now) {
+            return None;
+        }
+        let task = slot.take()?;
+        self.count(ctx, Counter::Steal);
+        self.count(ctx, Counter::SlotSteal);
+        self.note_steal(ctx);
+        let watch = &ctx.slot_watch[victim];
+        let w = watch.get();
+        // The clock for the next rescue from this turn starts now: the slot is empty.
+        watch.set(SlotWatch { since: now, ..w });
+        ctx.rescued.set(Some(Rescue {
+            victim,
+            turn: w.turn,
+        }));
+        // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out once.
+        Some(unsafe { TaskRef::from_raw(task) })
+    }
+
+    /// After a timed park or a back-off: takes the task of a slot whose owner has stayed inside
+    /// one turn for long enough (see [`Pool::slot_ripe`]).
+    fn rescue_slot(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
+        let now = Instant::now();
+        (0..self.num_workers())
+            .filter(|&victim| victim != ctx.index)
+            .find_map(|victim| self.take_slot(ctx, victim, now))
     }
 
     #[inline(always)]
@@ -845,10 +969,7 @@ impl Pool {
         if n == 1 {
             return None;
         }
-        let start = Instant::now();
-        let deadline = start + SPIN_BEFORE_PARK;
-        // Per worker: the turn last seen, and since when.
-        let mut seen: Vec<(u32, Instant)> = self.slots.iter().map(|s| (s.turn(), start)).collect();
+        let deadline = Instant::now() + SPIN_BEFORE_PARK;
         loop {
             for _ in 0..SPIN_PAUSES {
                 std::hint::spin_loop();
@@ -858,31 +979,18 @@ impl Pool {
             }
             let now = Instant::now();
             let stuck = |v: usize| {
-                self.slots[v].turn() == seen[v].0 && now.duration_since(seen[v].1) >= SLOT_PATIENCE
+                self.turn_age(ctx, v, now)
+                    .is_some_and(|age| age >= SLOT_PATIENCE)
             };
             if let Some(task) = self.steal(ctx, &stuck) {
                 return Some(task);
             }
-            for (victim, slot) in self.slots.iter().enumerate() {
+            for victim in 0..n {
                 if victim == ctx.index {
                     continue;
                 }
-                let turn = slot.turn();
-                if seen[victim].0 != turn {
-                    seen[victim] = (turn, now);
-                }
-                if !slot.is_occupied() {
-                    continue;
-                }
-                if now.duration_since(seen[victim].1) >= SLOT_PATIENCE {
-                    if let Some(task) = slot.take() {
-                        self.count(ctx, Counter::Steal);
-                        self.count(ctx, Counter::SlotSteal);
-                        self.note_steal(ctx);
-                        // SAFETY: only `TaskRef`s are put into slots, and `take` hands each out
-                        // once.
-                        return Some(unsafe { TaskRef::from_raw(task) });
-                    }
+                if let Some(task) = self.take_slot(ctx, victim, now) {
+                    return Some(task);
                 }
             }
             if now >= deadline {
@@ -970,6 +1078,9 @@ impl Pool {
     /// Called when this worker has run dry: if it ran stolen work since, judges whether the steal
     /// paid (see [`STEAL_WORTH`]) and sets the back-off.
     fn end_episode(&self, ctx: &WorkerCtx) {
+        if let Some(rescue) = ctx.rescued.take() {
+            self.judge_rescue(ctx, rescue);
+        }
         let Some(stole_at) = ctx.stole_at.take() else {
             return;
         };
@@ -981,10 +1092,30 @@ impl Pool {
         }
     }
 
+    /// Judges a slot rescue once the work it began has run out (this worker runs dry). If the
+    /// slot's owner is still inside the turn the task was rescued from, the rescue did not pay:
+    /// that turn is feeding the task faster than the task runs out of work (a producer's long
+    /// turn sending to a consumer that drains its mailbox, goes idle and lands in the slot again
+    /// with the next message), and running it here only moves every message, and the consumer's
+    /// state, across cores (Savina's `count` on two workers ran four to seven times slower than
+    /// with the consumer left behind its producer). The patience with that slot is multiplied by
+    /// [`SLOT_PATIENCE_GROWTH`], up to [`SLOT_PATIENCE_MAX`], for the rest of that turn. A new
+    /// turn of the owner starts again at [`SLOT_PATIENCE`].
+    fn judge_rescue(&self, ctx: &WorkerCtx, rescue: Rescue) {
+        let watch = &ctx.slot_watch[rescue.victim];
+        let w = watch.get();
+        if w.turn != rescue.turn || self.slots[rescue.victim].turn() != rescue.turn {
+            return;
+        }
+        let patience = (w.patience * SLOT_PATIENCE_GROWTH).min(SLOT_PATIENCE_MAX);
+        watch.set(SlotWatch { patience, ..w });
+    }
+
     /// Sleeps for the current back-off instead of spinning, still counted as searching (so
     /// producers wake nobody meanwhile; only shutdown cuts it short), then looks once: a queue
-    /// or slot whose owner began no turn during the sleep (which outlasts [`SLOT_PATIENCE`]) is
-    /// taken whatever its length, as after a timed park.
+    /// whose owner began no turn during the sleep (which outlasts [`SLOT_PATIENCE`]) is taken
+    /// whatever its length, and a slot whose owner stayed in one turn for the patience with it
+    /// (see [`Pool::slot_ripe`]), as after a timed park.
     fn back_off(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         self.note_turns(ctx);
         let deadline = Instant::now() + ctx.backoff.get();
