@@ -96,19 +96,19 @@ impl LevelQueue {
             *hand = r;
             return;
         }
-        let handed = core::mem::replace(hand, u32::MAX);
-        self.queue_both(prog, handed, r);
+        if *hand != u32::MAX {
+            self.take_hand(prog, core::mem::replace(hand, u32::MAX));
+        }
+        // Inline, as in `push`: the wide tags offer most of their reactions here.
+        self.push(prog, r);
     }
 
-    /// `offer` of a second reaction: queues the one handed back before (`handed`, unless it is
-    /// `u32::MAX`), then `r`. Out of line, and given the handed reaction by value, so that the
-    /// caller's `hand` never needs an address (it stays in a register).
+    /// Queues the reaction handed back by `offer` when a second one comes. Out of line, and given
+    /// the handed reaction by value, so that the caller's `hand` never needs an address (it stays
+    /// in a register).
     #[inline(never)]
-    fn queue_both(&mut self, prog: &Program, handed: u32, r: u32) {
-        if handed != u32::MAX {
-            self.push(prog, handed);
-        }
-        self.push(prog, r);
+    fn take_hand(&mut self, prog: &Program, handed: u32) {
+        self.push(prog, handed);
     }
 
     /// Moves the lone reaction of the register into its bucket, when a second one is pushed.
