@@ -33,8 +33,9 @@ pub enum Transition {
 
 /// The reaction's view of the program at its tag (see the module docs).
 ///
-/// Four words, built once per reaction executed: the tag info is read through the program and the
-/// reaction's index is derived from its cell, both rarely needed.
+/// Four words, built once per reaction executed, by the body's wrapper from the parts the scheduler
+/// passes it in registers: the tag info is read through the program and the reaction's index is
+/// derived from its cell, both rarely needed.
 pub struct Ctx<'a> {
     prog: &'a Program,
     cell: &'a ReactionCell,
