@@ -18,7 +18,7 @@ use crate::graph::{
     ReactorInfo, TimerInfo,
 };
 use crate::ids::Element;
-use crate::program::{ActionRt, PortRt, Program, ReactionCell, Scratch, TagInfo};
+use crate::program::{ActionRt, Clock, PortRt, Program, ReactionCell, Scratch, TagInfo};
 
 /// What one reaction may touch, resolved to indices.
 #[derive(Default)]
@@ -654,13 +654,15 @@ impl ProgramBuilder {
                     None => r.body,
                     Some((d, mut handler)) => {
                         let mut body = r.body;
-                        let checked: Body = Box::new(move |state, ctx: &Ctx<'_>| {
-                            if ctx.lag_nanos() > d {
-                                handler(state, ctx)
-                            } else {
-                                body(state, ctx)
-                            }
-                        });
+                        let checked: Body = Box::new(
+                            move |state, prog: &Program, cell: &ReactionCell, clock: &dyn Clock| {
+                                if Ctx::new(prog, cell, clock).lag_nanos() > d {
+                                    handler(state, prog, cell, clock)
+                                } else {
+                                    body(state, prog, cell, clock)
+                                }
+                            },
+                        );
                         checked
                     }
                 };

@@ -26,10 +26,15 @@ use crate::ids::{
 };
 use crate::inbox::{Inbox, PhysicalSender};
 use crate::ports::Ports;
+use crate::program::{Clock, Program, ReactionCell};
 use crate::time::nanos;
 
-/// A reaction body or deadline handler with the reactor state's type erased.
-pub(crate) type Body = Box<dyn FnMut(*mut (), &Ctx<'_>) + Send>;
+/// A reaction body or deadline handler with the reactor state's type erased. It gets the parts of
+/// its [`Ctx`] (the program, the reaction's cell, the clock) as arguments, which travel in
+/// registers, and builds the `Ctx` itself: the body it wraps is inlined there and reads them from
+/// registers, where a `&Ctx` built by the caller would be stored to its stack and loaded back
+/// (a store-to-load round trip before the first access of every body).
+pub(crate) type Body = Box<dyn FnMut(*mut (), &Program, &ReactionCell, &dyn Clock) + Send>;
 /// A reset hook with the state's type erased.
 pub(crate) type ResetHook = Box<dyn FnMut(*mut ()) + Send>;
 
@@ -915,7 +920,11 @@ impl ProgramBuilder {
             triggers: alloc::vec![trigger],
             sources: Vec::new(),
             effects: alloc::vec![effect],
-            body: Box::new(move |_, ctx| f(ctx)),
+            body: Box::new(
+                move |_, prog: &Program, cell: &ReactionCell, clock: &dyn Clock| {
+                    f(&Ctx::new(prog, cell, clock))
+                },
+            ),
             deadline: None,
             hidden: true,
         });
@@ -1033,11 +1042,13 @@ impl<S: 'static> ReactionBuilder<'_, S> {
 }
 
 fn erase<S: 'static>(mut f: impl FnMut(&mut S, &Ctx<'_>) + Send + 'static) -> Body {
-    Box::new(move |p: *mut (), ctx: &Ctx<'_>| {
-        // SAFETY: the scheduler passes the state of the reaction's own reactor, whose type is `S`
-        // (the `ReactorId<S>`/`ModeId<S>` the reaction was declared on), and never runs two
-        // reactions of one reactor at once.
-        let s = unsafe { &mut *p.cast::<S>() };
-        f(s, ctx)
-    })
+    Box::new(
+        move |p: *mut (), prog: &Program, cell: &ReactionCell, clock: &dyn Clock| {
+            // SAFETY: the scheduler passes the state of the reaction's own reactor, whose type is
+            // `S` (the `ReactorId<S>`/`ModeId<S>` the reaction was declared on), and never runs
+            // two reactions of one reactor at once.
+            let s = unsafe { &mut *p.cast::<S>() };
+            f(s, &Ctx::new(prog, cell, clock))
+        },
+    )
 }

@@ -221,6 +221,24 @@ impl<T: Send + 'static> ActionCell<T> {
     #[inline]
     pub(crate) unsafe fn schedule_unspaced(&self, tag: Tag, value: T) {
         // SAFETY: exclusive access by the caller's contract.
+        let head = unsafe { &mut *self.head.get() };
+        if head.is_none() {
+            *head = Some((tag, value));
+        } else {
+            // SAFETY: forwarded.
+            unsafe { self.schedule_behind(tag, value) };
+        }
+    }
+
+    /// `schedule_unspaced` when a value is pending already. Out of line: the common case, one
+    /// event at a time, stays small in the reaction bodies it is inlined into (fewer registers
+    /// to save on their entry).
+    ///
+    /// # Safety
+    /// As for `schedule`.
+    #[inline(never)]
+    unsafe fn schedule_behind(&self, tag: Tag, value: T) {
+        // SAFETY: exclusive access by the caller's contract.
         let (head, pending) = unsafe { (&mut *self.head.get(), &mut *self.pending.get()) };
         match head {
             None => *head = Some((tag, value)),

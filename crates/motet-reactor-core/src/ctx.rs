@@ -16,7 +16,9 @@ use core::time::Duration;
 
 use crate::cells::{action_as, present_at, slot_as};
 use crate::ids::{Action, Element, ModeId, Multiport, Port, Presence, ReadRef, Readable};
-use crate::program::{ActionRt, Clock, Fault, Item, Program, ReactionCell, Scratch, TagInfo};
+use crate::program::{
+    ActionRt, Clock, Fault, Item, PortRt, Program, ReactionCell, Scratch, TagInfo,
+};
 use crate::time::{nanos, Tag};
 
 /// How a reaction enters a mode.
@@ -31,8 +33,9 @@ pub enum Transition {
 
 /// The reaction's view of the program at its tag (see the module docs).
 ///
-/// Four words, built once per reaction executed: the tag info is read through the program and the
-/// reaction's index is derived from its cell, both rarely needed.
+/// Four words, built once per reaction executed, by the body's wrapper from the parts the scheduler
+/// passes it in registers: the tag info is read through the program and the reaction's index is
+/// derived from its cell, both rarely needed.
 pub struct Ctx<'a> {
     prog: &'a Program,
     cell: &'a ReactionCell,
@@ -76,6 +79,32 @@ impl<'a> Ctx<'a> {
 
     fn info(&self) -> &crate::graph::ReactionInfo {
         &self.prog.graph.reactions[self.index()]
+    }
+
+    /// The run-time record of port `p`, named by a handle of this program, without a bounds
+    /// check.
+    ///
+    /// # Safety
+    /// `p` comes from a handle whose program id is this program's. (Handles are made only by the
+    /// builder of the program whose id they carry, with indices of its declarations; the built
+    /// program keeps one record per declared port; ids are never reused, see
+    /// `next_program_id`. The handles' types rest on the same guarantee.)
+    #[inline(always)]
+    unsafe fn port_rt(&self, p: u32) -> &PortRt {
+        debug_assert!((p as usize) < self.prog.ports.len());
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { self.prog.ports.get_unchecked(p as usize) }
+    }
+
+    /// The run-time record of action `a`, named by a handle of this program (as `port_rt`).
+    ///
+    /// # Safety
+    /// As for `port_rt`: `a` comes from a handle whose program id is this program's.
+    #[inline(always)]
+    unsafe fn action_rt(&self, a: u32) -> &ActionRt {
+        debug_assert!((a as usize) < self.prog.action_rt.len());
+        // SAFETY: in bounds by the caller's contract (one record per declared action).
+        unsafe { self.prog.action_rt.get_unchecked(a as usize) }
     }
 
     #[inline]
@@ -189,11 +218,11 @@ impl<'a> Ctx<'a> {
         match what.readable() {
             (prog, ReadRef::Port(p)) => {
                 if prog == self.prog.id {
-                    if let Some(acc) = self.prog.ports.get(p as usize) {
-                        if acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0 {
-                            // SAFETY: see `read_port`; `p` was declared by this reaction.
-                            return unsafe { self.read_port(acc.cell) };
-                        }
+                    // SAFETY: the handle's program is this one (just checked).
+                    let acc = unsafe { self.port_rt(p) };
+                    if acc.reader == self.cell.reactor && acc.read_mask & self.cell.bit != 0 {
+                        // SAFETY: see `read_port`; `p` was declared by this reaction.
+                        return unsafe { self.read_port(acc.cell) };
                     }
                 }
                 self.get_port_checked(prog, p)
@@ -202,7 +231,8 @@ impl<'a> Ctx<'a> {
                 if !self.mine(prog) {
                     return None;
                 }
-                self.get_action(a)
+                // SAFETY: the handle's program is this one (just checked).
+                unsafe { self.get_action(a) }
             }
         }
     }
@@ -244,9 +274,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// `get` of action `a`.
+    ///
+    /// # Safety
+    /// `a` comes from a handle whose program id is this program's (see `port_rt`).
     #[inline]
-    fn get_action<T: Send + 'static>(&self, a: u32) -> Option<&T> {
-        let acc = &self.prog.action_rt[a as usize];
+    unsafe fn get_action<T: Send + 'static>(&self, a: u32) -> Option<&T> {
+        // SAFETY: forwarded from the caller.
+        let acc = unsafe { self.action_rt(a) };
         let declared = (acc.owner == self.cell.reactor && acc.read_mask & self.cell.bit != 0)
             || self.declared_action(a, false);
         if !declared {
@@ -311,11 +346,11 @@ impl<'a> Ctx<'a> {
     pub fn set<T: 'static>(&self, port: impl Port<T>, value: T) {
         let (prog, p) = port.port();
         if prog == self.prog.id {
-            if let Some(acc) = self.prog.ports.get(p as usize) {
-                if acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0 {
-                    // SAFETY: see `write_port`; `p` was declared by this reaction.
-                    return unsafe { self.write_port(acc.cell, p, value) };
-                }
+            // SAFETY: the handle's program is this one (just checked).
+            let acc = unsafe { self.port_rt(p) };
+            if acc.writer == self.cell.reactor && acc.write_mask & self.cell.bit != 0 {
+                // SAFETY: see `write_port`; `p` was declared by this reaction.
+                return unsafe { self.write_port(acc.cell, p, value) };
             }
         }
         self.set_checked(prog, p, value);
@@ -372,11 +407,11 @@ impl<'a> Ctx<'a> {
     pub fn schedule<T: Send + 'static>(&self, action: impl Action<T>, value: T, delay: Duration) {
         let (prog, a) = action.action();
         if prog == self.prog.id {
-            if let Some(acc) = self.prog.action_rt.get(a as usize) {
-                if acc.owner == self.cell.reactor && acc.schedule_mask & self.cell.bit != 0 {
-                    // SAFETY: see `schedule_action`; `a` was declared by this reaction.
-                    return unsafe { self.schedule_action(acc, a, value, delay) };
-                }
+            // SAFETY: the handle's program is this one (just checked).
+            let acc = unsafe { self.action_rt(a) };
+            if acc.owner == self.cell.reactor && acc.schedule_mask & self.cell.bit != 0 {
+                // SAFETY: see `schedule_action`; `a` was declared by this reaction.
+                return unsafe { self.schedule_action(acc, a, value, delay) };
             }
         }
         self.schedule_checked(prog, a, value, delay);

@@ -107,6 +107,9 @@ pub struct Engine {
     stop_tag: Option<Tag>,
     done: bool,
     fast: bool,
+    /// `fast && !done`: whether [`Engine::enter_next_microstep`] may enter a tag at all (one
+    /// test on every tag of a message-passing program instead of two).
+    stepping: bool,
     /// Slots set at this tag whose values need dropping at its end.
     set_slots: Vec<u32>,
     /// Actions present at this tag whose values need dropping at its end.
@@ -162,6 +165,7 @@ impl Engine {
             stop_tag: options.timeout.map(|t| Tag::from_nanos(nanos(t), 0)),
             done: false,
             fast: options.fast,
+            stepping: options.fast,
             set_slots: Vec::new(),
             present_actions: Vec::new(),
             dirty_multiports: Vec::new(),
@@ -394,7 +398,7 @@ impl Engine {
     /// another, goes through here.
     #[inline]
     pub fn enter_next_microstep(&mut self, prog: &Program, sink: &mut impl FnMut(u32)) -> bool {
-        if self.soon.is_empty() || !self.fast || self.done || !prog.inbox.is_empty() {
+        if self.soon.is_empty() || !self.stepping || !prog.inbox.is_empty() {
             return false;
         }
         let tag = self.soon.tag();
@@ -585,32 +589,46 @@ impl Engine {
         if scratch.rare {
             self.complete_rare(prog, r, scratch);
         }
-        if scratch.set_len != 0 {
-            self.metrics.ports_set += u64::from(scratch.set_len);
-            debug_assert!(scratch.set_len as usize <= scratch.set_slots.len());
-            // SAFETY: `set_len` never exceeds the buffer's length (see `Scratch::set_slots`).
-            let set = unsafe { scratch.set_slots.get_unchecked(..scratch.set_len as usize) };
-            for &s in set {
-                debug_assert!((s as usize) < prog.ports.len());
-                // SAFETY: `Ctx::set` records only ports it found in the table of the program its
-                // reaction belongs to, and `cell` is a reaction of `prog`.
-                let port = unsafe { prog.ports.get_unchecked(s as usize) };
-                if !port.plain {
-                    if !port.drops & (port.observers.1 == 1) {
-                        self.observe_one(prog, port.observers.0);
-                    } else {
-                        self.slot_extras(prog, s, port.drops, port.observers);
-                    }
-                }
-                self.trigger_list(prog, port.sole, port.triggers, sink);
-            }
+        let n = scratch.set_len;
+        if n != 0 {
             scratch.set_len = 0;
+            self.metrics.ports_set += u64::from(n);
+            debug_assert!(n as usize <= scratch.set_slots.len());
+            // SAFETY: `set_len` never exceeds the buffer's length (see `Scratch::set_slots`).
+            let set = unsafe { scratch.set_slots.get_unchecked(..n as usize) };
+            // The first port apart from the others: most reactions set one, and then the loop's
+            // cursor and end need not live across the triggering.
+            self.port_set(prog, set[0], sink);
+            if n > 1 {
+                for &s in &set[1..] {
+                    self.port_set(prog, s, sink);
+                }
+            }
         }
         if scratch.soon_first != u32::MAX {
             let first = core::mem::replace(&mut scratch.soon_first, u32::MAX);
             self.metrics.actions_scheduled += 1 + scratch.soon.len() as u64;
             self.soon.take_from(first, &mut scratch.soon);
         }
+    }
+
+    /// A port a completed reaction set: its readers are triggered through `sink`, and where it
+    /// needs them, its value is dropped at the end of the tag and its multiports take the channel.
+    #[inline(always)]
+    fn port_set(&mut self, prog: &Program, s: u32, sink: &mut impl FnMut(u32)) {
+        debug_assert!((s as usize) < prog.ports.len());
+        // SAFETY: `Ctx::set` records only ports it found in the table of the program its
+        // reaction belongs to, and the completed reaction is one of `prog` (the caller's
+        // `check_program`).
+        let port = unsafe { prog.ports.get_unchecked(s as usize) };
+        if !port.plain {
+            if !port.drops & (port.observers.1 == 1) {
+                self.observe_one(prog, port.observers.0);
+            } else {
+                self.slot_extras(prog, s, port.drops, port.observers);
+            }
+        }
+        self.trigger_list(prog, port.sole, port.triggers, sink);
     }
 
     /// The events a reaction scheduled for later than the next microstep, into the event queue.
@@ -712,25 +730,40 @@ impl Engine {
         mut exec: impl FnMut(u32),
     ) {
         self.check_program(prog);
-        let mut next = if hand != u32::MAX {
-            Some(hand)
-        } else {
-            ready.pop()
-        };
-        while let Some(r) = next {
-            // Looked up before the body runs, and kept: the completion needs no second look-up.
-            let cell = &prog.reactions[r as usize];
+        // The reaction to run and its cell, looked up before the body runs and kept: the
+        // completion needs no second look-up. A reaction from the caller or the queue is checked
+        // against the table; one a completion here triggered comes from the program's trigger
+        // lists, and is not.
+        let mut r = hand;
+        if r == u32::MAX {
+            match ready.pop() {
+                Some(p) => r = p,
+                None => return,
+            }
+        }
+        let mut cell = &prog.reactions[r as usize];
+        loop {
             exec(r);
             // The one reaction this completion triggers while nothing else is queued (a chain:
             // the message-passing programs) stays in a local, most likely a register, and runs
             // next without a trip through the queue's memory.
             let mut hand = u32::MAX;
             self.complete_cell(prog, r, cell, &mut |s| ready.offer(prog, s, &mut hand));
-            next = if hand != u32::MAX {
-                Some(hand)
+            if hand != u32::MAX {
+                r = hand;
+                debug_assert!((r as usize) < prog.reactions.len());
+                // SAFETY: `hand` is a reaction of `prog`'s trigger lists (the completion's
+                // `trigger`), one cell each in `reactions`; `prog` is this engine's program.
+                cell = unsafe { prog.reactions.get_unchecked(r as usize) };
             } else {
-                ready.pop()
-            };
+                match ready.pop() {
+                    Some(p) => {
+                        r = p;
+                        cell = &prog.reactions[r as usize];
+                    }
+                    None => return,
+                }
+            }
         }
     }
 
@@ -806,6 +839,7 @@ impl Engine {
         }
         if self.info.shutdown || self.error.is_some() {
             self.done = true;
+            self.stepping = false;
             self.queue.clear();
             self.soon.clear();
             self.suspended.clear();

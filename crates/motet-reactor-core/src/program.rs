@@ -9,7 +9,6 @@ use core::fmt;
 
 use crate::builder::{Body, ResetHook};
 use crate::cells::{ActionDyn, SlotDyn, SpacingPolicy, StateBox};
-use crate::ctx::Ctx;
 use crate::error::Warning;
 use crate::graph::Graph;
 use crate::ids::{PhysicalAction, ReactorId};
@@ -299,8 +298,7 @@ impl Program {
         debug_assert!(r < self.reactions.len());
         // SAFETY: the caller guarantees `r` was triggered, so it is a reaction of this program.
         let cell = unsafe { self.reactions.get_unchecked(r) };
-        let ctx = Ctx::new(self, cell, clock);
         // SAFETY: one execution of `r` at a time (the caller's contract).
-        unsafe { (*cell.body.get())(cell.state, &ctx) };
+        unsafe { (*cell.body.get())(cell.state, self, cell, clock) };
     }
 }

@@ -39,14 +39,14 @@ pub struct LevelQueue {
     /// The only queued reaction, when exactly one is queued and it has not been put in a bucket
     /// (`u32::MAX` otherwise). While it holds one, the buckets are empty.
     single: u32,
+    /// Reactions queued, the register's included: whether the queue is empty is one test.
+    len: usize,
     buckets: Vec<Vec<u32>>,
     /// Bit `l` set: bucket `l` may be non-empty (set by `push`, cleared when `pop` finds the
     /// bucket empty or takes the last reaction queued).
     nonempty: Vec<u64>,
     /// No reaction is queued below this level (`usize::MAX` when none is queued).
     low: usize,
-    /// Reactions queued in the buckets (the register's not counted).
-    len: usize,
 }
 
 impl LevelQueue {
@@ -72,12 +72,12 @@ impl LevelQueue {
     /// Adds reaction `r` of `prog`.
     #[inline]
     pub fn push(&mut self, prog: &Program, r: u32) {
-        if self.single == u32::MAX {
-            if self.len == 0 {
-                self.single = r;
-                return;
-            }
-        } else {
+        if self.len == 0 {
+            self.single = r;
+            self.len = 1;
+            return;
+        }
+        if self.single != u32::MAX {
             self.spill_single(prog);
         }
         // Inline: a call here would make the caller's loop save and restore registers on
@@ -97,16 +97,18 @@ impl LevelQueue {
             return;
         }
         if *hand != u32::MAX {
-            self.take_hand(prog, hand);
+            self.take_hand(prog, core::mem::replace(hand, u32::MAX));
         }
+        // Inline, as in `push`: the wide tags offer most of their reactions here.
         self.push(prog, r);
     }
 
-    /// Queues the reaction handed back by `offer`.
+    /// Queues the reaction handed back by `offer` when a second one comes. Out of line, and given
+    /// the handed reaction by value, so that the caller's `hand` never needs an address (it stays
+    /// in a register).
     #[inline(never)]
-    fn take_hand(&mut self, prog: &Program, hand: &mut u32) {
-        let r = core::mem::replace(hand, u32::MAX);
-        self.push(prog, r);
+    fn take_hand(&mut self, prog: &Program, handed: u32) {
+        self.push(prog, handed);
     }
 
     /// Moves the lone reaction of the register into its bucket, when a second one is pushed.
@@ -114,7 +116,6 @@ impl LevelQueue {
     fn spill_single(&mut self, prog: &Program) {
         let first = core::mem::replace(&mut self.single, u32::MAX);
         self.bucket(prog, first);
-        self.len += 1;
     }
 
     #[inline]
@@ -133,11 +134,13 @@ impl LevelQueue {
     /// Takes a reaction of the lowest non-empty level.
     #[inline]
     pub fn pop(&mut self) -> Option<u32> {
-        if self.single != u32::MAX {
-            return Some(core::mem::replace(&mut self.single, u32::MAX));
-        }
         if self.len == 0 {
             return None;
+        }
+        if self.single != u32::MAX {
+            // The register holds the only queued reaction.
+            self.len = 0;
+            return Some(core::mem::replace(&mut self.single, u32::MAX));
         }
         // Inline fast path: the lowest level still holds a reaction (most pops of a wide tag).
         if let Some(r) = self.buckets[self.low].pop() {
@@ -178,7 +181,7 @@ impl LevelQueue {
     /// Whether no reaction is queued.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.single == u32::MAX && self.len == 0
+        self.len == 0
     }
 
     /// The lowest level above `l` whose bit is set (one exists while reactions are queued).
