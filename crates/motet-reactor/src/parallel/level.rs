@@ -17,8 +17,9 @@
 //! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
 //! idle and activates it again). Before that it watches the queue for up to [`WATCH_LEVEL`]
 //! (30 µs) for a level that has run for [`JOIN_AFTER_NS`] (10 µs) with reactions unclaimed, and
-//! joins it (a level the driver published, or one that the level costs share, at once): a runner that stays active is not activated again through the runtime for every
-//! level, and a level too short to share is left to the worker that published it (see
+//! joins it (a level the driver published, or one that the level costs share, at once): a
+//! runner that stays active is not activated again through the runtime for every level, and a
+//! level too short to share is left to the worker that published it (see
 //! [`Shared::watch_for_level`]).
 //!
 //! **Levels of one reaction.** A worker playing the scheduler runs a level that holds a single
@@ -546,8 +547,8 @@ impl Shared<'_> {
     /// whose publisher the operating system preempted is taken over. Under
     /// [`Sharing::WhenWorthIt`] a level is published only when its costs say that sharing it
     /// pays (but for a long run of levels on the spot, see [`INLINE_BUDGET`]), so such a level
-    /// is joined at once: waiting cost up to 10 µs a level on levels of long claims (Nqueens,
-    /// A*: about 150 µs a tag).
+    /// is joined at once: waiting cost up to 10 µs a level on the programs that share a level
+    /// every tag (Nqueens, Filter Bank, Bounded Buffer; A*'s tags take about 150 µs).
     fn watch_for_level(&self) -> bool {
         let deadline = now_ns() + WATCH_LEVEL.as_nanos() as u64;
         loop {
