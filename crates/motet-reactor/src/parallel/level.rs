@@ -17,8 +17,9 @@
 //! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
 //! idle and activates it again). Before that it watches the queue for up to [`WATCH_LEVEL`]
 //! (30 µs) for a level that has run for [`JOIN_AFTER_NS`] (10 µs) with reactions unclaimed, and
-//! joins it: a runner that stays active is not activated again through the runtime for every
-//! level, and a level too short to share is left to the worker that published it (see
+//! joins it (a level the driver published, or one that the level costs share, at once): a
+//! runner that stays active is not activated again through the runtime for every level, and a
+//! level too short to share is left to the worker that published it (see
 //! [`Shared::watch_for_level`]).
 //!
 //! **Levels of one reaction.** A worker playing the scheduler runs a level that holds a single
@@ -94,7 +95,8 @@ struct Shared<'p> {
     core: Mutex<Core>,
     queue: ReadyQueue,
     /// When the published level was published ([`now_ns`]), for runners that watch for a level
-    /// worth joining (see [`Shared::watch_for_level`]).
+    /// worth joining (see [`Shared::watch_for_level`]); 0 for a level to join at once (one the
+    /// driver published, or one the level costs say is worth sharing).
     published_at: AtomicU64,
     panics: Mutex<Option<RunError>>,
     runners: Vec<Runner>,
@@ -325,11 +327,13 @@ impl Shared<'_> {
                     let Core { batch, queues, .. } = &mut *core;
                     std::mem::swap(batch, &mut queues[l]);
                     core.level = l;
-                    let plan = match &mut core.costs {
+                    // `costed`: the level costs decide, so a level published below is worth sharing
+                    // (by its estimate, or by its claims run so far here).
+                    let (plan, costed) = match &mut core.costs {
                         Some(costs) if WHEN_WORTH_IT && budget > 0 => {
-                            costs.plan(l, core.batch.len())
+                            (costs.plan(l, core.batch.len()), true)
                         }
-                        _ => Plan::Share,
+                        _ => (Plan::Share, false),
                     };
                     if let Plan::Alone { timed } = plan {
                         budget -= 1;
@@ -340,9 +344,12 @@ impl Shared<'_> {
                         // It took long: the rest of it is shared.
                     }
                     // Before the publish, which releases it to the claims that see the level. The
-                    // driver claims nothing: its levels are joinable at once.
+                    // driver claims nothing, and a level the costs share has claims of a
+                    // microsecond or more: those are joinable at once. A level published
+                    // otherwise by a worker is joined once it has run `JOIN_AFTER_NS` (LF's
+                    // protocol publishes every level, however small its reactions).
                     self.published_at.store(
-                        if player == Player::Worker {
+                        if player == Player::Worker && !costed {
                             now_ns()
                         } else {
                             0
@@ -537,7 +544,11 @@ impl Shared<'_> {
     /// two workers these ran 1.5 to 2 times slower with both runners claiming every level. A
     /// level still unclaimed after [`JOIN_AFTER_NS`] is long enough to share (Big's levels of
     /// a hundred reactions, the parallel programs' levels of long reactions), and a level
-    /// whose publisher the operating system preempted is taken over.
+    /// whose publisher the operating system preempted is taken over. Under
+    /// [`Sharing::WhenWorthIt`] a level is published only when its costs say that sharing it
+    /// pays (but for a long run of levels on the spot, see [`INLINE_BUDGET`]), so such a level
+    /// is joined at once: waiting cost up to 10 µs a level on the programs that share a level
+    /// every tag (Nqueens, Filter Bank, Bounded Buffer; A*'s tags take about 150 µs).
     fn watch_for_level(&self) -> bool {
         let deadline = now_ns() + WATCH_LEVEL.as_nanos() as u64;
         loop {
@@ -556,7 +567,8 @@ impl Shared<'_> {
     }
 
     /// Whether the published level has unclaimed reactions and has run for [`JOIN_AFTER_NS`]
-    /// at `now` (a level the driver published is joinable at once: the driver claims nothing).
+    /// at `now` (a level the driver published is joinable at once: the driver claims nothing;
+    /// so is one that the level costs share: its claims take a microsecond or more).
     fn joinable(&self, now: u64) -> bool {
         self.queue.has_work()
             && now.saturating_sub(self.published_at.load(Relaxed)) >= JOIN_AFTER_NS

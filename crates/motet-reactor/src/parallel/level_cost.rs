@@ -22,6 +22,14 @@
 //! it measured says the rest is worth it; a level never measured runs alone, so a level that
 //! comes once, as the parallel programs' fan-out of long reactions, is shared after its first
 //! claim. A level of one reaction is never shared (nobody could run it sooner), and never timed.
+//!
+//! A level of two reactions is the exception to finding out within the tag: once its first claim
+//! has run, the one claim left gains nothing from another worker. So the estimate of a level of
+//! two that runs alone is measured again more often, one time in [`PROBE_PAIR_EVERY`], and a
+//! measurement that would share the level where the one before would not is checked at the
+//! level's next run rather than [`PROBE_EVERY`] runs later: a level of two whose claims turn long
+//! after cheap tags is shared within about [`PROBE_PAIR_EVERY`] tags, where it took up to twice
+//! [`PROBE_EVERY`] (the estimate is the smaller of two measurements).
 
 /// A level is worth sharing when its claims take at least this long each...
 pub(crate) const MIN_CLAIM_NS: u64 = 1_000;
@@ -32,6 +40,10 @@ pub(crate) const SHARE_NS: u64 = 20_000;
 /// One in this many levels that the estimate would share runs alone instead, to measure it again,
 /// and one in this many that it would run alone is timed.
 pub(crate) const PROBE_EVERY: u32 = 32;
+
+/// One in this many runs alone of a level of two reactions is timed (see the module docs): a
+/// clock read costs about 25 ns, and Sleeping Barber runs such a level of about 0.6 µs every tag.
+pub(crate) const PROBE_PAIR_EVERY: u32 = 8;
 
 /// Whether `claims` claims of `ns_per_claim` each are worth sharing (see the module docs).
 #[inline]
@@ -72,7 +84,9 @@ impl LevelCosts {
     /// What to do with level `l`, holding `width` (two or more) reactions now. The estimate is
     /// the smaller of the last two measurements, so that one measurement that the operating
     /// system inflated (a preemption in the middle of a level of tiny reactions) does not share
-    /// the level for the next [`PROBE_EVERY`] times.
+    /// the level for the next [`PROBE_EVERY`] times; a level whose last measurement alone would
+    /// share it is timed at once to confirm it, and a level of two is timed more often (see the
+    /// module docs).
     #[inline]
     pub(crate) fn plan(&mut self, l: usize, width: usize) -> Plan {
         let last = self.last[l];
@@ -81,14 +95,20 @@ impl LevelCosts {
         }
         let estimate = u64::from(last.min(self.before[l]));
         self.since[l] += 1;
-        let due = self.since[l].is_multiple_of(PROBE_EVERY);
+        let since = self.since[l];
         if worth_sharing(estimate, width) {
-            if due {
+            if since.is_multiple_of(PROBE_EVERY) {
                 Plan::Alone { timed: true }
             } else {
                 Plan::Share
             }
         } else {
+            let every = if width == 2 {
+                PROBE_PAIR_EVERY
+            } else {
+                PROBE_EVERY
+            };
+            let due = since.is_multiple_of(every) || worth_sharing(u64::from(last), width);
             Plan::Alone { timed: due }
         }
     }
@@ -138,9 +158,65 @@ mod tests {
         let mut c = LevelCosts::new(1);
         c.ran_alone(0, 50, 2_500); // 50 ns a claim
         c.ran_alone(0, 50, 5_000_000); // preempted for 5 ms
-        assert_eq!(c.plan(0, 50), ALONE);
+        assert_eq!(
+            c.plan(0, 50),
+            Plan::Alone { timed: true },
+            "alone, measured again"
+        );
         c.ran_alone(0, 50, 5_000_000); // really long now
         assert_eq!(c.plan(0, 50), Plan::Share);
+    }
+
+    #[test]
+    fn a_measurement_that_would_share_is_confirmed_at_once() {
+        let mut c = LevelCosts::new(1);
+        c.ran_alone(0, 40, 4_000); // 100 ns a claim
+        assert_eq!(c.plan(0, 40), ALONE);
+        c.ran_alone(0, 40, 800_000); // 20 us a claim: one measurement, maybe a preemption
+        assert_eq!(
+            c.plan(0, 40),
+            Plan::Alone { timed: true },
+            "confirmed at once"
+        );
+        c.ran_alone(0, 40, 4_000); // it was a preemption
+        assert_eq!(c.plan(0, 40), ALONE);
+        c.ran_alone(0, 40, 800_000);
+        assert_eq!(c.plan(0, 40), Plan::Alone { timed: true });
+        c.ran_alone(0, 40, 800_000); // confirmed: shared from now on
+        assert_eq!(c.plan(0, 40), Plan::Share);
+    }
+
+    #[test]
+    fn levels_of_two_are_timed_more_often() {
+        let mut c = LevelCosts::new(2);
+        c.ran_alone(0, 2, 600); // Sleeping Barber's level of two
+        c.ran_alone(1, 3, 900);
+        let timed = |c: &mut LevelCosts, l, w| {
+            (0..PROBE_EVERY * 2)
+                .filter(|_| c.plan(l, w) == Plan::Alone { timed: true })
+                .count() as u32
+        };
+        assert_eq!(timed(&mut c, 0, 2), PROBE_EVERY * 2 / PROBE_PAIR_EVERY);
+        assert_eq!(timed(&mut c, 1, 3), 2);
+    }
+
+    #[test]
+    fn a_level_of_two_turning_long_is_shared_within_a_few_probes() {
+        let mut c = LevelCosts::new(1);
+        c.ran_alone(0, 2, 600);
+        c.ran_alone(0, 2, 600);
+        // From now on each claim takes 50 us; count the runs alone until it is shared.
+        let mut alone = 0;
+        while let Plan::Alone { timed } = c.plan(0, 2) {
+            alone += 1;
+            if timed {
+                c.ran_alone(0, 2, 100_000);
+            }
+            assert!(
+                alone <= PROBE_PAIR_EVERY + 1,
+                "still alone after {alone} runs"
+            );
+        }
     }
 
     #[test]
