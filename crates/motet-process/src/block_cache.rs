@@ -10,13 +10,14 @@
 //!
 //! Here a thread keeps, per size class, a *bin*: an array of freed blocks, newest last (a push and
 //! a pop touch the array only, and the block a spawn gets is the one freed last). A bin holds at
-//! most [`BIN_CAP`] blocks; a full one is handed whole (one lock per [`BIN_CAP`] blocks) to the class's **depot**, and a thread whose bin is
-//! empty takes a full one from the depot before it calls the allocator, as the magazines and depot
-//! of Bonwick's slab allocator (motet-actor's block cache does the same for actor cells and
-//! messages). The depot is what lets a worker that only frees (processes stolen from a driver on
-//! another worker) feed a thread that only spawns, and what keeps the blocks of a whole benchmark
-//! iteration (a ring of 100,000 processes) for the next one. All depots together keep at most
-//! [`DEPOT_BYTES`]; past that, a full bin goes back to the allocator.
+//! most [`BIN_CAP`] blocks; a full one is handed whole (one lock per [`BIN_CAP`] blocks) to the
+//! class's **depot**, and a thread whose bin is empty takes a full one from the depot before it
+//! calls the allocator, as the magazines and depot of Bonwick's slab allocator (motet-actor's block
+//! cache does the same for actor cells and messages). The depot is what lets a worker that only
+//! frees (processes stolen from a driver on another worker) feed a thread that only spawns, and
+//! what keeps the blocks of a whole benchmark iteration (a ring of 100,000 processes) for the next
+//! one. All depots together keep at most [`DEPOT_BYTES`]; past that, a full bin goes back to the
+//! allocator.
 //!
 //! Classes: layouts of alignment at most 16 and size at most `16 * SMALL_CLASSES` bytes belong to
 //! the class of their size rounded up to 16 (allocated with that size and alignment 16);
