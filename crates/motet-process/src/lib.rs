@@ -69,6 +69,7 @@
 
 pub mod actor;
 mod bank;
+mod block_cache;
 pub mod channel;
 mod context;
 mod lock;
@@ -84,5 +85,14 @@ mod yield_now;
 mod loom_models;
 
 pub use select::Select;
+
+/// Switches off (or back on) the exchange of freed process and channel blocks between threads,
+/// for tests that count the bytes a workload leaves behind: with it off, each thread's cache of
+/// freed blocks holds at most a fixed number of them once warm. Not for production use.
+#[doc(hidden)]
+#[cfg(not(loom))]
+pub fn set_block_depot(on: bool) {
+    block_cache::set_depot(on);
+}
 pub use system::{ProcessSystem, ProcessSystemBuilder, WaitError, DEFAULT_STEPS};
 pub use yield_now::{yield_now, YieldNow};

@@ -75,6 +75,7 @@ use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
 
 use crate::bank;
+use crate::block_cache;
 use crate::channel::fast_park::{self, ParkVTable, NO_REQUEST, REFUSED};
 use crate::context;
 use crate::sync::{AtomicUsize, Ordering};
@@ -521,20 +522,28 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
 
     /// Allocates a process, `RUNNING` (owned by the run the caller schedules) and holding its own
     /// reference.
+    ///
+    /// The block comes from this thread's block cache (see `block_cache`): on two workers, the
+    /// blocks the other worker freed come back to the spawning one whole bins at a time, instead
+    /// of one by one through the allocator's cross-thread free.
     pub(crate) fn allocate(system: &Arc<SystemShared>, future: F) -> NonNull<Header> {
-        let cell = Box::new(Cell {
-            header: Header {
-                task: TaskHeader::new(Self::TASK_VTABLE),
-                vtable: Self::VTABLE,
-                state: AtomicUsize::new(RUNNING | REF_ONE),
-                system: ManuallyDrop::new(bank::withdraw(system)),
-                registry_slot: std::cell::UnsafeCell::new(0),
-                pin: std::cell::UnsafeCell::new(None),
-                park: std::cell::UnsafeCell::new(NO_REQUEST),
-            },
-            future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
-        });
-        NonNull::from(Box::leak(cell)).cast()
+        let cell = block_cache::allocate_for::<Cell<F>>();
+        // SAFETY: a fresh block with the layout of `Cell<F>`, ours alone.
+        unsafe {
+            cell.as_ptr().write(Cell {
+                header: Header {
+                    task: TaskHeader::new(Self::TASK_VTABLE),
+                    vtable: Self::VTABLE,
+                    state: AtomicUsize::new(RUNNING | REF_ONE),
+                    system: ManuallyDrop::new(bank::withdraw(system)),
+                    registry_slot: std::cell::UnsafeCell::new(0),
+                    pin: std::cell::UnsafeCell::new(None),
+                    park: std::cell::UnsafeCell::new(NO_REQUEST),
+                },
+                future: std::cell::UnsafeCell::new(ManuallyDrop::new(future)),
+            })
+        };
+        cell.cast()
     }
 
     /// Drops the future of a process that was never scheduled and frees it (a spawn refused by a
@@ -699,17 +708,23 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     }
 
     unsafe fn free(this: NonNull<Header>) {
-        // SAFETY: allocated by `allocate` as a `Box<Cell<F>>`; the future has been dropped (it is
-        // `ManuallyDrop`), the caller owns the last reference.
-        let mut cell = unsafe { Box::from_raw(this.cast::<Cell<F>>().as_ptr()) };
+        let cell = this.cast::<Cell<F>>();
+        // SAFETY: allocated by `allocate` from the block cache; the future has been dropped (it is
+        // `ManuallyDrop`), the caller owns the last reference, so nothing else uses the cell.
+        let header = unsafe { &mut (*cell.as_ptr()).header };
         // A pin the runs did not count (never `PINNED`) is not given back.
         // Relaxed: this thread gave up the last reference, whose decrement read the final state.
-        let pinned = cell.header.state.load(Ordering::Relaxed) & PINNED != 0;
-        if let (true, Some((chan, vtable))) = (pinned, *cell.header.pin.get_mut()) {
+        let pinned = header.state.load(Ordering::Relaxed) & PINNED != 0;
+        if let (true, Some((chan, vtable))) = (pinned, *header.pin.get_mut()) {
             // SAFETY: the process took this pin once and gives it back once, here.
             unsafe { (vtable.unpin)(chan) };
         }
-        // SAFETY: the system reference is released once, here.
-        bank::deposit(unsafe { ManuallyDrop::take(&mut cell.header.system) });
+        // SAFETY: the system reference is taken once, here.
+        let system = unsafe { ManuallyDrop::take(&mut header.system) };
+        // SAFETY: allocated by `allocate` from the block cache with this layout; nothing uses it
+        // any more, and `Cell<F>`'s drop would do nothing (every field that owns is `ManuallyDrop`,
+        // the rest are plain words and cells of them).
+        unsafe { block_cache::drop_and_release(cell) };
+        bank::deposit(system);
     }
 }

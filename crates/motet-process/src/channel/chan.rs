@@ -38,6 +38,7 @@ use super::fast_park::{ParkVTable, EMPTY};
 use super::waiter::{
     wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, FAST, SKIPPED, UNLINKED, WAITING,
 };
+use crate::block_cache;
 use crate::lock::{UnlockedWord, WordGuard, WordLock};
 use crate::process::{self, Header};
 use crate::sync::{AtomicBool, AtomicU64, Ordering};
@@ -346,15 +347,31 @@ unsafe fn claim_group(group: *const AtomicBool) -> bool {
 
 impl<T> Chan<T> {
     /// A new channel of capacity `cap` (`usize::MAX`: unbounded) with one sender and one receiver.
+    /// Its block comes from this thread's block cache (see `block_cache`).
     pub(crate) fn allocate(cap: usize) -> NonNull<Chan<T>> {
-        NonNull::from(Box::leak(Box::new(Chan {
-            handles: AtomicU64::new(SENDER + RECEIVER),
-            state: WordLock::new(State {
-                queue: VecDeque::new(),
-                receivers: WaitList::new(),
-                rest: BoundAndFlags::new(cap),
-            }),
-        })))
+        let chan = block_cache::allocate_for::<Chan<T>>();
+        // SAFETY: a fresh block with the layout of `Chan<T>`, ours alone.
+        unsafe {
+            chan.as_ptr().write(Chan {
+                handles: AtomicU64::new(SENDER + RECEIVER),
+                state: WordLock::new(State {
+                    queue: VecDeque::new(),
+                    receivers: WaitList::new(),
+                    rest: BoundAndFlags::new(cap),
+                }),
+            })
+        };
+        chan
+    }
+
+    /// Drops and frees a channel no handle or pin refers to any more.
+    ///
+    /// # Safety
+    /// `this` came from [`allocate`](Chan::allocate), no handle or pin is left, and nothing uses
+    /// it afterwards.
+    unsafe fn free(this: NonNull<Chan<T>>) {
+        // SAFETY: the caller's contract.
+        unsafe { block_cache::drop_and_release(this) }
     }
 
     /// Locks the channel. A receiver parked in the lock word moves into the wait list (its waker
@@ -446,7 +463,7 @@ impl<T> Chan<T> {
         // SAFETY: the pin keeps the channel allocated. AcqRel as in `release_last_of_kind`.
         if unsafe { &*this }.handles.fetch_sub(PIN, Ordering::AcqRel) == PIN {
             // SAFETY: nothing else holds the channel.
-            drop(unsafe { Box::from_raw(this) });
+            unsafe { Self::free(NonNull::new_unchecked(this)) };
         }
     }
 
@@ -538,7 +555,7 @@ impl<T> Chan<T> {
             // or wait on it (a wait-queue entry lives in a future that borrows a handle), so there is
             // no one to tell that it closes. The Acquire load saw every other holder's release.
             // SAFETY: no other handle exists.
-            drop(unsafe { Box::from_raw(this.as_ptr()) });
+            unsafe { Self::free(this) };
             return;
         }
         if cur & !PINS == one {
@@ -570,7 +587,7 @@ impl<T> Chan<T> {
                 // sees every other holder's uses.
                 if chan.handles.fetch_sub(one, Ordering::AcqRel) == one {
                     // SAFETY: no handle is left: nobody else can reach the channel.
-                    drop(unsafe { Box::from_raw(this.as_ptr()) });
+                    unsafe { Self::free(this) };
                 }
                 return;
             }
@@ -607,7 +624,7 @@ impl<T> Chan<T> {
         // AcqRel as below: the pins' holders may free the channel once this handle is gone.
         if chan.handles.fetch_sub(one, Ordering::AcqRel) == one {
             // SAFETY: no handle or pin is left: nobody else can reach the channel.
-            drop(unsafe { Box::from_raw(this.as_ptr()) });
+            unsafe { Self::free(this) };
         }
     }
 
