@@ -525,7 +525,8 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     ///
     /// The block comes from this thread's block cache (see `block_cache`): on two workers, the
     /// blocks the other worker freed come back to the spawning one whole bins at a time, instead
-    /// of one by one through the allocator's cross-thread free.
+    /// of one by one through the allocator's cross-thread free. A cell a few bytes short of whole
+    /// cache lines is padded to them and line-aligned (`block_cache::block_layout`).
     pub(crate) fn allocate(system: &Arc<SystemShared>, future: F) -> NonNull<Header> {
         let cell = block_cache::allocate_for::<Cell<F>>();
         // SAFETY: a fresh block with the layout of `Cell<F>`, ours alone.
