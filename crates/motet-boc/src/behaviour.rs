@@ -57,6 +57,7 @@ use crate::protocol::{self, Gate, Grant, Queue, Slot};
 use crate::scratch::Scratch;
 use crate::set::{CownSet, Shape, SlotView, SlotWriter};
 use crate::sync::atomic::Ordering;
+use crate::sync::prefetch;
 
 /// The state of a behaviour whose release backpressure defers, kept in its spent gate (see
 /// [`Gate::spent`]). A fresh runnable behaviour's spent gate holds 0, or `u32::MAX` alone on one cown; a
@@ -299,14 +300,43 @@ thread_local! {
     static TO_CANCEL: RefCell<Vec<NonNull<Core>>> = const { RefCell::new(Vec::new()) };
     /// A behaviour spawned by the closure running on this thread and granted all its cowns at
     /// spawn, kept for this thread to run next (see [`hand_over`]).
-    static HANDOFF: Cell<Option<NonNull<Core>>> = const { Cell::new(None) };
-    /// The queue of the first cown of the behaviour whose closure spawned the one in [`HANDOFF`],
-    /// or null if that one names a single cown (see [`after_step`]), written with it: an address,
-    /// never dereferenced.
-    static HANDOFF_FROM: Cell<*const Queue> = const { Cell::new(ptr::null()) };
+    static HANDOFF: Cell<Option<Kept>> = const { Cell::new(None) };
     /// A successor made runnable and set aside for a spawned behaviour to run first (see
     /// [`after_step`]): this thread runs it once that behaviour's chain is done.
     static LATER: Cell<Option<NonNull<Core>>> = const { Cell::new(None) };
+}
+
+/// A behaviour kept by [`hand_over`], with whether it names several cowns in bit 0 of its address
+/// (blocks are 8-aligned): one thread-local word for both.
+#[derive(Clone, Copy)]
+struct Kept(NonNull<Core>);
+
+impl Kept {
+    /// The tag bit: the behaviour names several cowns.
+    const MANY: usize = 1;
+
+    #[inline(always)]
+    fn new(core: NonNull<Core>, many: bool) -> Kept {
+        let tagged = core
+            .as_ptr()
+            .map_addr(|a| a | if many { Kept::MANY } else { 0 });
+        // SAFETY: setting a bit of a non-null address leaves it non-null.
+        Kept(unsafe { NonNull::new_unchecked(tagged) })
+    }
+
+    /// The kept behaviour.
+    #[inline(always)]
+    fn core(self) -> NonNull<Core> {
+        let untagged = self.0.as_ptr().map_addr(|a| a & !Kept::MANY);
+        // SAFETY: the address of a block, 8-aligned and non-null, with its tag bit cleared.
+        unsafe { NonNull::new_unchecked(untagged) }
+    }
+
+    /// Whether the kept behaviour names several cowns.
+    #[inline(always)]
+    fn many(self) -> bool {
+        self.0.as_ptr().addr() & Kept::MANY != 0
+    }
 }
 
 /// What [`CURRENT`] holds.
@@ -427,29 +457,18 @@ fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
 /// [`flush_handoff`], which [`Promise::wait`] calls).
 ///
 /// `MANY` says that the behaviour names several cowns: only such a kept behaviour may run before
-/// its spawner's own successor (see [`after_step`]), so only then is the spawner's first cown
-/// recorded. A single-cown spawn is a message (a ping-pong's, a Teller's reply), for which
-/// recording it cost about 8 instructions per message on Savina's pingpong (callgrind).
+/// its spawner's own successor (see [`after_step`]). It is kept as a tag bit of the kept
+/// behaviour's address (see [`Kept`]): recording the spawner's first cown instead, and comparing
+/// it with the successor's, cost a chain of dependent loads per philosopher's meal (about 8% of
+/// the samples of Savina's philosopher, `perf record`, in the comparison alone).
 #[inline]
 fn hand_over<const MANY: bool>(header: &CownHeader, core: NonNull<Core>) {
-    if !header.deterministic {
-        if let Some(spawner) = CURRENT.with(Cell::get).core {
-            if HANDOFF.with(Cell::get).is_none() {
-                HANDOFF.with(|h| h.set(Some(core)));
-                let from = if MANY {
-                    // SAFETY: the behaviour whose closure runs on this thread is alive.
-                    unsafe { spawner.as_ref() }
-                        .first_slot()
-                        .queue()
-                        .as_ptr()
-                        .cast_const()
-                } else {
-                    ptr::null()
-                };
-                HANDOFF_FROM.with(|f| f.set(from));
-                return;
-            }
-        }
+    if !header.deterministic
+        && CURRENT.with(Cell::get).core.is_some()
+        && HANDOFF.with(Cell::get).is_none()
+    {
+        HANDOFF.with(|h| h.set(Some(Kept::new(core, MANY))));
+        return;
     }
     schedule_on(&header.runtime, core);
 }
@@ -460,10 +479,10 @@ fn hand_over<const MANY: bool>(header: &CownHeader, core: NonNull<Core>) {
 ///
 /// - one of the first two alone runs next; with neither, the one set aside does (if any);
 /// - with both, the successor runs next and the spawned behaviour goes to the runtime, unless the
-///   spawned behaviour names several cowns, the successor is the next behaviour of the cown the
-///   step's behaviour named first ([`HANDOFF_FROM`]), as a behaviour's continuation spawned on
-///   its own cown is, and nothing is set aside yet: then the spawned behaviour runs next and the
-///   successor is set aside until that behaviour and the chain it starts are done.
+///   spawned behaviour names several cowns, the successor was made runnable by the release of the
+///   cown the step's behaviour named first (`from_first`), as a behaviour's continuation spawned
+///   on its own cown is, and nothing is set aside yet: then the spawned behaviour runs next and
+///   the successor is set aside until that behaviour and the chain it starts are done.
 ///
 /// A philosopher's turn spawns its meal over both forks, granted at once when they are free, and
 /// its own next turn: the meal runs right after the turn, then the next turn, and neither goes
@@ -471,13 +490,13 @@ fn hand_over<const MANY: bool>(header: &CownHeader, core: NonNull<Core>) {
 /// whole chain ahead of the meals and piled them up, each pending meal a block written at spawn
 /// and read back much later: Savina's philosopher peaked at 25.6 MiB, against 11.5 so.
 #[inline(always)]
-fn after_step(next: Option<NonNull<Core>>) -> Option<NonNull<Core>> {
+fn after_step(next: Option<NonNull<Core>>, from_first: bool) -> Option<NonNull<Core>> {
     match HANDOFF.with(Cell::take) {
         None if next.is_some() => next,
         None => LATER.with(Cell::take),
         Some(kept) => match next {
-            None => Some(kept),
-            Some(next) => spawned_or_successor(kept, next),
+            None => Some(kept.core()),
+            Some(next) => spawned_or_successor(kept, next, from_first),
         },
     }
 }
@@ -485,32 +504,25 @@ fn after_step(next: Option<NonNull<Core>>) -> Option<NonNull<Core>> {
 /// [`after_step`] with both a kept spawn and a successor: which runs next (the other waits in
 /// [`LATER`] or goes to the runtime). Out of line: a chain's steps have one or the other.
 #[inline(never)]
-fn spawned_or_successor(kept: NonNull<Core>, next: NonNull<Core>) -> Option<NonNull<Core>> {
-    if successor_on(next, HANDOFF_FROM.with(Cell::get)) && LATER.with(|l| l.get().is_none()) {
+fn spawned_or_successor(
+    kept: Kept,
+    next: NonNull<Core>,
+    from_first: bool,
+) -> Option<NonNull<Core>> {
+    if kept.many() && from_first && LATER.with(|l| l.get().is_none()) {
         LATER.with(|l| l.set(Some(next)));
-        Some(kept)
+        Some(kept.core())
     } else {
-        schedule(kept);
+        schedule(kept.core());
         Some(next)
     }
-}
-
-/// Whether the runnable behaviour `next` names first the cown whose queue is at `queue` (an
-/// address, compared and never dereferenced).
-#[inline]
-fn successor_on(next: NonNull<Core>, queue: *const Queue) -> bool {
-    // SAFETY: a runnable behaviour is alive until it runs.
-    ptr::eq(
-        unsafe { next.as_ref() }.first_slot().queue().as_ptr(),
-        queue,
-    )
 }
 
 /// Gives the behaviour kept by [`hand_over`] on this thread, if any, to its runtime: called before
 /// the running closure blocks its thread (its own spawn may be what it waits for).
 pub(crate) fn flush_handoff() {
-    if let Some(core) = HANDOFF.with(Cell::take) {
-        schedule(core);
+    if let Some(kept) = HANDOFF.with(Cell::take) {
+        schedule(kept.core());
     }
     flush_later();
 }
@@ -565,6 +577,16 @@ where
     };
     const OPS: &'static Ops = &Ops {
         step: step::<Sh, F, R, H>,
+        cancel: cancel::<H, F, R>,
+        free: free::<H, F, R>,
+        slots_offset: slots_offset::<H, F>(),
+    };
+    /// The operations of a block of this type whose closure ran and whose release backpressure
+    /// defers: its step is the deferred release's turn. A deferred behaviour's `ops` points here
+    /// (see [`step`]), so the step of every other one needs no check for a deferral, and a chain
+    /// never runs a deferred release inline as a step of its own type (it is a different `ops`).
+    const DEFERRED_OPS: &'static Ops = &Ops {
+        step: step_deferred::<H, F, R>,
         cancel: cancel::<H, F, R>,
         free: free::<H, F, R>,
         slots_offset: slots_offset::<H, F>(),
@@ -1190,10 +1212,27 @@ impl std::fmt::Debug for Batch {
 /// more per behaviour on a chain of single-cown `when`s (the worker loop's turns between chains).
 const INLINE_CHAIN: u32 = 128;
 
+impl Step {
+    /// The outcome of a finished behaviour, of what [`finish`] returned.
+    #[inline(always)]
+    fn done(next: Option<NonNull<Core>>, from_first: bool) -> Step {
+        match next {
+            Some(next) if !from_first => Step::DoneLater(next),
+            next => Step::Done(next),
+        }
+    }
+}
+
 /// What running a behaviour left to do.
 enum Step {
-    /// Done; the one successor its release made runnable and kept for this thread, if any.
+    /// Done; the one successor its release made runnable and kept for this thread, if any, made
+    /// runnable by the release of the cown the behaviour named first if there is one.
     Done(Option<NonNull<Core>>),
+    /// Done; the one successor kept, made runnable by the release of a cown named later (a
+    /// variant of its own rather than a flag, so that a step's outcome stays two registers and a
+    /// single-cown behaviour's step never produces it: measured with callgrind, a flag in `Done`
+    /// cost 10 instructions per message on Savina's count).
+    DoneLater(NonNull<Core>),
     /// The release is deferred by backpressure: the task must yield and come back.
     Deferred,
 }
@@ -1248,7 +1287,8 @@ where
             }
         };
         let next = match outcome {
-            Step::Done(next) => after_step(next),
+            Step::Done(next) => after_step(next, true),
+            Step::DoneLater(next) => after_step(Some(next), false),
             Step::Deferred if first_turn => {
                 flush_handoff();
                 return RunOutcome::Yield;
@@ -1256,7 +1296,7 @@ where
             Step::Deferred => {
                 // Its task must come back for the deferred release: give it to the runtime.
                 schedule(core);
-                after_step(None)
+                after_step(None, false)
             }
         };
         first_turn = false;
@@ -1309,10 +1349,13 @@ where
     // SAFETY: the caller's contract.
     let c = unsafe { core.as_ref() };
     let block = core.cast::<Block<H, F>>();
-    if c.is_deferred() {
-        // The closure ran: the release was deferred.
-        return poll_deferred::<H, F, R>(core);
-    }
+    // A behaviour whose release was deferred has its `ops` changed, so it never comes here again
+    // (see `Kind::DEFERRED_OPS`): measured with callgrind, checking its gate here cost 4
+    // instructions per behaviour.
+    debug_assert!(
+        !c.is_deferred(),
+        "a deferred release runs through its own ops"
+    );
     // SAFETY: the caller's contract.
     unsafe { prefetch_successors::<H, F>(core) };
     // SAFETY: the closure is taken once, by the one run of the behaviour.
@@ -1337,10 +1380,14 @@ where
         let bound = unsafe { bounded.as_ref() }.bound.as_deref();
         c.set_deferral(Deferral::new(bound.map_or(0, |b| b.completed())));
         defer_on(core, bounded);
+        // SAFETY: only the thread running the behaviour's task touches its `ops` after the
+        // spawn, and the runtime orders the task's turns (as for `set_deferral`).
+        unsafe { ptr::addr_of_mut!((*core.as_ptr()).ops).write(Kind::<Sh, F, R, H>::DEFERRED_OPS) };
         return Step::Deferred;
     }
     // SAFETY: the closure ran; nothing touches the block on this path afterwards.
-    Step::Done(unsafe { finish::<H, F, R>(core, Sh::WRITERS) })
+    let (next, from_first) = unsafe { finish::<H, F, R>(core, Sh::WRITERS) };
+    Step::done(next, from_first)
 }
 
 /// Asks the processor to fetch the behaviours that will run after `c` on its first cown, if they
@@ -1399,17 +1446,15 @@ unsafe fn first_slot<H, F>(core: NonNull<Core>) -> NonNull<Slot> {
     unsafe { core.byte_add(slots_offset::<H, F>()).cast::<Slot>() }
 }
 
-/// A hint to fetch the cache line at `p`: `p` need not point to live memory, nothing is read.
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch instruction neither reads nor writes memory as the program sees it and
-    // cannot fault, whatever the address; SSE is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+/// `ops.step` of a behaviour whose release is deferred ([`Kind::DEFERRED_OPS`]).
+///
+/// # Safety
+/// `core` is a runnable behaviour of head `H` and closure `F` whose closure ran and whose
+/// release is deferred, run by this thread only.
+unsafe fn step_deferred<H: BlockHead<R>, F, R>(core: NonNull<Core>) -> Step {
+    // SAFETY: the caller's contract.
+    debug_assert!(unsafe { core.as_ref() }.is_deferred());
+    poll_deferred::<H, F, R>(core)
 }
 
 /// A turn of a behaviour whose release is deferred: release once the bounded cown is below its
@@ -1432,9 +1477,9 @@ fn poll_deferred<H: BlockHead<R>, F, R>(core: NonNull<Core>) -> Step {
     }
     let bounded = take_deferred_on(core);
     // SAFETY: the closure ran.
-    let next = unsafe { finish::<H, F, R>(core, 0) };
+    let (next, from_first) = unsafe { finish::<H, F, R>(core, 0) };
     release_bounded(bounded);
-    Step::Done(next)
+    Step::done(next, from_first)
 }
 
 /// Gives up the reference to the bounded cown a deferred release held, once the release is done.
@@ -1447,8 +1492,8 @@ fn release_bounded(bounded: Option<NonNull<CownHeader>>) {
 }
 
 /// Releases every cown, hands the result over and frees the block if the promise is gone. Returns
-/// the first behaviour the releases made runnable, for the caller to run or schedule; the others
-/// are scheduled.
+/// the first behaviour the releases made runnable, for the caller to run or schedule (the others
+/// are scheduled), and whether the release of the first slot (the cown named first) made it so.
 ///
 /// Generic over the block's types so that, on the hot path (inlined into [`step`]), the block is
 /// freed by a direct call rather than through `ops.free`, and a single-cown behaviour releases its
@@ -1470,21 +1515,28 @@ fn release_bounded(bounded: Option<NonNull<CownHeader>>) {
 unsafe fn finish<H: BlockHead<R>, F, R>(
     core: NonNull<Core>,
     writers: usize,
-) -> Option<NonNull<Core>> {
+) -> (Option<NonNull<Core>>, bool) {
     // SAFETY: the behaviour holds its cowns until the releases below.
     let c = unsafe { core.as_ref() };
-    let mut kept: Option<NonNull<Gate>> = None;
-    let mut runnable = |g: NonNull<Gate>| match kept {
-        None => kept = Some(g),
+    // A cell, so that `from_first` can read it between the releases.
+    let kept: Cell<Option<NonNull<Gate>>> = Cell::new(None);
+    let mut runnable = |g: NonNull<Gate>| match kept.get() {
+        None => kept.set(Some(g)),
         Some(_) => schedule_gate(g),
     };
+    // Whether the first slot's release made `kept` runnable (it is released first, and is never a
+    // duplicate: a duplicate is the later naming of a cown).
+    let from_first;
     if writers != 0 {
         debug_assert_eq!(writers, c.nslots as usize);
         // SAFETY: the block has `writers` initialised slots from the type's offset, all write
         // requests, none a duplicate.
         let first = unsafe { first_slot::<H, F>(core) };
-        for i in 0..writers {
-            // SAFETY: as above; granted, finished with, and not used again.
+        // SAFETY: as above; granted, finished with, and not used again.
+        unsafe { release_slot(first, true, &mut runnable) };
+        from_first = kept.get().is_some();
+        for i in 1..writers {
+            // SAFETY: as above.
             unsafe { release_slot(first.add(i), true, &mut runnable) };
         }
         // SAFETY: as below, with `writers` slots: the block's layout is a constant.
@@ -1492,21 +1544,26 @@ unsafe fn finish<H: BlockHead<R>, F, R>(
     } else if c.nslots == 1 {
         // SAFETY: the block has one initialised slot, at the type's offset.
         unsafe { release_slot(first_slot::<H, F>(core), false, &mut runnable) };
+        from_first = kept.get().is_some();
         // SAFETY: as below, with one slot: the block's layout is a constant.
         unsafe { complete_and_free::<H, F, R>(core, 1) };
     } else {
         let n = c.nslots as usize;
-        for slot in c.slots() {
+        let slots = c.slots();
+        // SAFETY: granted, finished with, and not used again; the first is never a duplicate.
+        unsafe { release_slot(NonNull::from(&slots[0]), false, &mut runnable) };
+        from_first = kept.get().is_some();
+        for slot in &slots[1..] {
             if slot.is_dup() {
                 continue;
             }
-            // SAFETY: granted, finished with, and not used again.
+            // SAFETY: as above.
             unsafe { release_slot(NonNull::from(slot), false, &mut runnable) };
         }
         // SAFETY: the block has `n` slots.
         unsafe { complete_and_free::<H, F, R>(core, n) };
     }
-    kept.map(Core::from_gate)
+    (kept.get().map(Core::from_gate), from_first)
 }
 
 /// After the releases: hands the outcome over, and frees the block (of `n` slots) if the promise
@@ -1592,7 +1649,7 @@ unsafe fn cancel<H: BlockHead<R>, F, R>(core: NonNull<Core>) {
         None
     };
     // SAFETY: the outcome is stored.
-    if let Some(next) = unsafe { finish::<H, F, R>(core, 0) } {
+    if let (Some(next), _) = unsafe { finish::<H, F, R>(core, 0) } {
         schedule(next);
     }
     release_bounded(bounded);

@@ -142,6 +142,38 @@ fn loom_two_cown_spawn_races_release() {
     });
 }
 
+/// A two-cown spawn behind a writer on each of its cowns, both released by two other threads
+/// while it enqueues: the two grants and the end of the enqueue race on the gate, and whichever
+/// comes last (the one that finds the count at its own share skips the decrement) makes the
+/// behaviour runnable. It runs exactly once, after both.
+#[test]
+fn loom_two_cown_spawn_races_two_releases() {
+    loom::model(|| {
+        let (a, b) = (cown(), cown());
+        let first_a = behaviour(&[(&a, false)], true);
+        let first_b = behaviour(&[(&b, false)], true);
+        let ready_a = Ready(spawn_deferred(&[&first_a]));
+        let ready_b = Ready(spawn_deferred(&[&first_b]));
+        let runner_a = thread::spawn(move || {
+            let ready = ready_a;
+            run_all(ready.0)
+        });
+        let runner_b = thread::spawn(move || {
+            let ready = ready_b;
+            run_all(ready.0)
+        });
+        let second = behaviour(&[(&b, false), (&a, false)], true);
+        spawn(&second);
+        runner_a.join().unwrap();
+        runner_b.join().unwrap();
+        assert_eq!(second.runs(), 1);
+        assert_eq!((first_a.position(0), second.position(1)), (0, 1));
+        assert_eq!((first_b.position(0), second.position(0)), (0, 1));
+        a.drop_handle();
+        b.drop_handle();
+    });
+}
+
 /// A reader finishes (perhaps leaving the tail) while another thread spawns a reader and then a
 /// writer: the writer runs after both readers, never beside them.
 #[test]

@@ -105,7 +105,9 @@
 //! read with acquire before the successor pointer is dereferenced; the release CAS of the tail to
 //! null publishes the completed behaviour's writes to the next head; `read_count` updates are
 //! acquire-release so that a writer sees the readers' reads finished; gates use the
-//! last-decrementer pattern (release decrement, acquire fence for the one that schedules).
+//! last-decrementer pattern (release decrement, acquire fence for the one that schedules), except
+//! that a grant whose acquire load finds the count at its own share knows it is the last and
+//! skips the decrement (see [`resolve`]).
 
 #[cfg(all(test, loom))]
 mod loom_models;
@@ -312,7 +314,7 @@ impl Gate {
     }
 
     /// Whether this gate skips counting.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn is_single(&self) -> bool {
         // Relaxed: a single gate never changes, and a counting one never holds `SINGLE`.
         self.pending.load(Ordering::Relaxed) == SINGLE
@@ -460,7 +462,24 @@ pub(crate) unsafe fn resolve(
 ) {
     // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
     let g = unsafe { gate.as_ref() };
+    // The single-cown case first, by itself (a message's path: loading the count once for both
+    // checks let the compiler test the count first, 4 to 6 instructions more per message on
+    // Savina's count, measured with callgrind).
     if g.is_single() {
+        runnable(gate);
+        return;
+    }
+    // Acquire: if these are the last grants (below), the other grants' release decrements happen
+    // before the behaviour runs.
+    let pending = g.pending.load(Ordering::Acquire);
+    if pending == n {
+        // These are the last grants: every other one is counted already, so nobody else writes
+        // the gate any more and no atomic read-modify-write is needed (the second grant of a
+        // two-cown behaviour, Savina's banking transfers: one locked instruction less each). The
+        // load above read the last decrement, so it synchronises with every earlier one (they
+        // form one release sequence). Spent, as `Gate::spend` leaves it (its behaviour keeps
+        // other states there later); relaxed, published by the scheduling that follows.
+        g.pending.store(0, Ordering::Relaxed);
         runnable(gate);
         return;
     }
