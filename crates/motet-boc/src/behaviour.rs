@@ -57,7 +57,7 @@ use crate::protocol::{self, Gate, Grant, Queue, Slot};
 use crate::scratch::Scratch;
 use crate::set::{CownSet, Shape, SlotView, SlotWriter};
 use crate::sync::atomic::Ordering;
-use crate::sync::prefetch;
+use motet_runtime::hint::prefetch;
 
 /// The state of a behaviour whose release backpressure defers, kept in its spent gate (see
 /// [`Gate::spent`]). A fresh runnable behaviour's spent gate holds 0, or `u32::MAX` alone on one cown; a

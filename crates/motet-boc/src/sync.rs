@@ -55,16 +55,3 @@ impl Backoff {
         loom::thread::yield_now();
     }
 }
-
-/// A hint to fetch the cache line at `p`: `p` need not point to live memory, nothing is read.
-#[inline(always)]
-pub(crate) fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch instruction neither reads nor writes memory as the program sees it and
-    // cannot fault, whatever the address; SSE is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}

@@ -168,21 +168,12 @@ mod cache {
     /// Starts fetching the cache lines of the `size` bytes at `p` (a hint; it never faults).
     #[inline(always)]
     fn prefetch(p: *const u8, size: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let first = p as usize & !63;
-            let last = (p as usize + size - 1) & !63;
-            let mut line = first;
-            while line <= last {
-                // SAFETY: a prefetch is a hint that never faults and has no effect on memory;
-                // the lines belong to a cached block anyway.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(line as *const i8) };
-                line += 64;
-            }
+        let last = (p as usize + size - 1) & !63;
+        let mut line = p as usize & !63;
+        while line <= last {
+            motet_runtime::hint::prefetch(line as *const u8);
+            line += 64;
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (p, size);
     }
 
     /// The full bins of one class that no thread holds.

@@ -123,7 +123,7 @@ impl Registry {
                 // The next registration reads that entry's link first: a line often gone cold
                 // since the entry was freed (a ring of 100,000 processes comes between), which
                 // the load would wait for.
-                prefetch(&shard.entries[next]);
+                motet_runtime::hint::prefetch((&shard.entries[next] as *const usize).cast());
             }
             index
         } else {
@@ -168,19 +168,6 @@ impl Registry {
             }
         }
     }
-}
-
-/// Starts fetching the cache line of `entry` (a hint; it never faults).
-#[inline(always)]
-fn prefetch(entry: &usize) {
-    #[cfg(all(target_arch = "x86_64", not(loom)))]
-    // SAFETY: a prefetch is a hint that never faults and has no effect on memory.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((entry as *const usize).cast());
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(loom))))]
-    let _ = entry;
 }
 
 /// The shard the calling thread registers its spawns in: dealt in turn to threads as they first

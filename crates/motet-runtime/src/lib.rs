@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 mod clock;
+pub mod hint;
 mod metrics;
 pub mod rng;
 mod runtime;
