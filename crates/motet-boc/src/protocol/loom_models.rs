@@ -109,10 +109,7 @@ fn loom_spawn_races_release() {
         let first = behaviour(&[(&a, false)], true);
         let ready = Ready(spawn_deferred(&[&first]));
         assert_eq!(ready.0.len(), 1);
-        let runner = thread::spawn(move || {
-            let ready = ready;
-            run_all(ready.0)
-        });
+        let runner = ready.run_on_a_thread();
         let second = behaviour(&[(&a, false)], true);
         spawn(&second);
         runner.join().unwrap();
@@ -129,10 +126,7 @@ fn loom_two_cown_spawn_races_release() {
         let (a, b) = (cown(), cown());
         let first = behaviour(&[(&a, false)], true);
         let ready = Ready(spawn_deferred(&[&first]));
-        let runner = thread::spawn(move || {
-            let ready = ready;
-            run_all(ready.0)
-        });
+        let runner = ready.run_on_a_thread();
         let second = behaviour(&[(&b, false), (&a, false)], true);
         spawn(&second);
         runner.join().unwrap();
@@ -154,14 +148,8 @@ fn loom_two_cown_spawn_races_two_releases() {
         let first_b = behaviour(&[(&b, false)], true);
         let ready_a = Ready(spawn_deferred(&[&first_a]));
         let ready_b = Ready(spawn_deferred(&[&first_b]));
-        let runner_a = thread::spawn(move || {
-            let ready = ready_a;
-            run_all(ready.0)
-        });
-        let runner_b = thread::spawn(move || {
-            let ready = ready_b;
-            run_all(ready.0)
-        });
+        let runner_a = ready_a.run_on_a_thread();
+        let runner_b = ready_b.run_on_a_thread();
         let second = behaviour(&[(&b, false), (&a, false)], true);
         spawn(&second);
         runner_a.join().unwrap();
@@ -182,10 +170,7 @@ fn loom_readers_then_writer() {
         let a = cown();
         let r1 = behaviour(&[(&a, true)], true);
         let ready = Ready(spawn_deferred(&[&r1]));
-        let runner = thread::spawn(move || {
-            let ready = ready;
-            run_all(ready.0)
-        });
+        let runner = ready.run_on_a_thread();
         let r2 = behaviour(&[(&a, true)], true);
         let w = behaviour(&[(&a, false)], true);
         spawn(&r2);
@@ -207,10 +192,7 @@ fn loom_cascade_races_joining_reader() {
         let ready = Ready(spawn_deferred(&[&w]));
         let r1 = behaviour(&[(&a, true)], true);
         assert!(spawn_deferred(&[&r1]).is_empty());
-        let runner = thread::spawn(move || {
-            let ready = ready;
-            run_all(ready.0)
-        });
+        let runner = ready.run_on_a_thread();
         let r2 = behaviour(&[(&a, true)], true);
         spawn(&r2);
         runner.join().unwrap();
@@ -248,10 +230,7 @@ fn loom_last_handle_races_writer() {
         let a = cown();
         let w = behaviour(&[(&a, false)], true);
         let ready = Ready(spawn_deferred(&[&w]));
-        let runner = thread::spawn(move || {
-            let ready = ready;
-            run_all(ready.0)
-        });
+        let runner = ready.run_on_a_thread();
         a.drop_handle_in_use();
         runner.join().unwrap();
         assert_eq!(w.runs(), 1);
@@ -268,14 +247,8 @@ fn loom_last_handle_races_readers() {
         let r2 = behaviour(&[(&a, true)], true);
         let first = Ready(spawn_deferred(&[&r1]));
         let second = Ready(spawn_deferred(&[&r2]));
-        let t1 = thread::spawn(move || {
-            let ready = first;
-            run_all(ready.0)
-        });
-        let t2 = thread::spawn(move || {
-            let ready = second;
-            run_all(ready.0)
-        });
+        let t1 = first.run_on_a_thread();
+        let t2 = second.run_on_a_thread();
         a.drop_handle_in_use();
         t1.join().unwrap();
         t2.join().unwrap();
@@ -294,10 +267,7 @@ fn loom_last_handle_races_writer_then_reader() {
         let r = behaviour(&[(&a, true)], true);
         let ready = Ready(spawn_deferred(&[&w]));
         assert!(spawn_deferred(&[&r]).is_empty());
-        let runner = thread::spawn(move || {
-            let ready = ready;
-            run_all(ready.0)
-        });
+        let runner = ready.run_on_a_thread();
         a.drop_handle_in_use();
         runner.join().unwrap();
         assert_eq!((w.runs(), r.runs()), (1, 1));

@@ -266,3 +266,15 @@ pub(crate) struct Ready(pub(crate) Vec<NonNull<Gate>>);
 // SAFETY: the gates point into test behaviours, which are `Sync`.
 #[cfg(loom)]
 unsafe impl Send for Ready {}
+
+#[cfg(loom)]
+impl Ready {
+    /// Runs the gates (and every behaviour they make runnable) on a new loom thread. Taking
+    /// `self` moves the whole `Ready` into the thread, not its non-`Send` vector alone.
+    pub(crate) fn run_on_a_thread(self) -> loom::thread::JoinHandle<()> {
+        loom::thread::spawn(move || {
+            let ready = self;
+            run_all(ready.0)
+        })
+    }
+}
