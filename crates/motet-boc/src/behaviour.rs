@@ -977,8 +977,9 @@ unsafe fn enqueue_requests(core: NonNull<Core>, requests: &[NonNull<Slot>], writ
             core,
         );
     } else {
-        // SAFETY: the gate waits for its grants plus the spawner's hold.
-        unsafe { protocol::resolve(gate, granted + 1, &mut |g| schedule_gate(g)) };
+        // SAFETY: the gate, a counting one (several cowns), waits for its grants plus the
+        // spawner's hold.
+        unsafe { protocol::resolve_counting(gate, granted + 1, &mut |g| schedule_gate(g)) };
     }
 }
 

@@ -469,6 +469,24 @@ pub(crate) unsafe fn resolve(
         runnable(gate);
         return;
     }
+    // SAFETY: the caller's contract; not a single gate.
+    unsafe { resolve_counting(gate, n, runnable) }
+}
+
+/// [`resolve`] for a gate its caller knows to count (a behaviour over several cowns, or one of a
+/// batch): the spawner's hold of a multi-cown spawn, which skips the check for a single gate.
+///
+/// # Safety
+/// As for [`resolve`], and the gate is not single.
+#[inline(always)]
+pub(crate) unsafe fn resolve_counting(
+    gate: NonNull<Gate>,
+    n: u32,
+    runnable: &mut impl FnMut(NonNull<Gate>),
+) {
+    // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
+    let g = unsafe { gate.as_ref() };
+    debug_assert!(!g.is_single(), "a single gate does not count");
     // Acquire: if these are the last grants (below), the other grants' release decrements happen
     // before the behaviour runs.
     let pending = g.pending.load(Ordering::Acquire);
