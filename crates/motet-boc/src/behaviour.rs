@@ -35,7 +35,8 @@
 //!
 //! A panicking closure is step 3 returning an error: its cowns are released as usual and the
 //! promise gets [`WhenError::Panicked`]. A task shut down by its runtime (scheduled after or during
-//! shutdown) skips step 3: the closure is dropped and the promise gets [`WhenError::Cancelled`].
+//! shutdown) skips step 3: the closure is dropped and the promise gets [`WhenError::Cancelled`]
+//! (a panic in the closure's `drop` is reported by the panic hook and does not stop the release).
 
 use std::alloc::Layout;
 use std::cell::{Cell, RefCell, UnsafeCell};
