@@ -1840,6 +1840,37 @@ mod tests {
         assert!(when_detached(&cown, |n| *n += 1).is_ok());
     }
 
+    /// A cown whose value panics in `drop`, freed by the release of its last behaviour (its last
+    /// handle dropped while the behaviour waited): the panic goes no further than the release,
+    /// whose other cown is still released, and the worker runs what follows.
+    #[test]
+    fn a_cown_freed_by_a_release_whose_value_panics_in_drop() {
+        struct PanicsOnDrop;
+        impl Drop for PanicsOnDrop {
+            fn drop(&mut self) {
+                panic!("a cown's value panics in drop (expected by this test)");
+            }
+        }
+        let rt = motet_runtime::Runtime::builder()
+            .workers(1)
+            .build()
+            .unwrap();
+        let doomed = crate::Cown::new(rt.handle(), PanicsOnDrop);
+        let other = crate::Cown::new(rt.handle(), 0u64);
+        let gate = crate::Cown::new(rt.handle(), ());
+        // Held back until the handle is gone, so that the release of the behaviour frees the cown.
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        when_detached(&gate, move |_| {
+            let _ = rx.recv();
+        })
+        .unwrap();
+        when_detached((&gate, &doomed, &other), |(_, _, n)| *n += 1).unwrap();
+        drop(doomed);
+        tx.send(()).unwrap();
+        assert_eq!(when(&other, |n| *n).wait(), Ok(1));
+        assert_eq!(when(&other, |n| *n + 1).wait(), Ok(2));
+    }
+
     /// A deferral is never mistaken for the gate of a behaviour whose closure has not run (0, or
     /// `u32::MAX` for a lone single-cown behaviour), whatever the bounded cown's count, and keeps
     /// the count modulo 2^29 and the turn.
