@@ -1841,8 +1841,9 @@ mod tests {
     }
 
     /// A cown whose value panics in `drop`, freed by the release of its last behaviour (its last
-    /// handle dropped while the behaviour waited): the panic goes no further than the release,
-    /// whose other cown is still released, and the worker runs what follows.
+    /// handle dropped while the behaviour waited): the panic goes no further than the freeing
+    /// (see `free_cown`), the behaviour's other cown is still released, and the worker runs what
+    /// follows.
     #[test]
     fn a_cown_freed_by_a_release_whose_value_panics_in_drop() {
         struct PanicsOnDrop;

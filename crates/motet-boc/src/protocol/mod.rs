@@ -581,17 +581,8 @@ unsafe fn drop_read(queue_ptr: NonNull<Queue>, runnable: &mut impl FnMut(NonNull
         let free = queue.free;
         // SAFETY: the last handle is gone, the queue is empty for good, and we were the last
         // reader: nobody else can reach the cown.
-        in_release(|| unsafe { free(queue_ptr) });
+        unsafe { free(queue_ptr) };
     }
-}
-
-/// Runs `free`, a cown's freeing by a behaviour's release (the last request or reader of a cown
-/// whose last handle is gone), so that a panic in the value's `drop` is reported by the panic
-/// hook and goes no further: a release never unwinds (the chain of behaviours on a worker relies
-/// on it, see `step` in `behaviour.rs`), and the behaviour's other cowns are still released.
-#[cold]
-fn in_release(free: impl FnOnce()) {
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(free));
 }
 
 /// Links `slot` behind `prev`, a slot of another behaviour, or claims the cown if `prev` is a
@@ -1050,7 +1041,7 @@ unsafe fn release_orphan(
         unsafe { drop_read(queue_ptr, runnable) };
     } else {
         // SAFETY: the caller's contract; a writer runs alone, so no reader is counted.
-        in_release(|| unsafe { Queue::free_after_readers(queue_ptr) });
+        unsafe { Queue::free_after_readers(queue_ptr) };
     }
 }
 
