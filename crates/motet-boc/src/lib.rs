@@ -35,7 +35,9 @@
 //!   host language.
 //!
 //! A panicking behaviour releases its cowns, its promise reports [`WhenError::Panicked`] (and the
-//! panic hook prints it), and the behaviours after it run as usual.
+//! panic hook prints it), and the behaviours after it run as usual. A panic in the `drop` of a
+//! freed cown's value, or of a cancelled behaviour's closure, is printed by the panic hook too and
+//! goes no further: the cowns involved are released as usual.
 //!
 //! # What `when` accepts
 //!
