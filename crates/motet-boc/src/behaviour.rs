@@ -1304,8 +1304,23 @@ where
     unsafe { run_chain::<Sh, F, R, H>(task) }
 }
 
-/// Puts back what [`CURRENT`] held when a nested task's turn began.
+/// Puts back what [`CURRENT`] held when a nested task's turn began (or when
+/// [`outside_behaviours`] began).
 struct RestoreCurrent(Running);
+
+/// Runs `f`, user code reached from a release or a cancellation (a freed cown's `drop`, a
+/// cancelled closure's `drop`), with no behaviour named in [`CURRENT`], and puts back what it held.
+///
+/// A step whose closure cannot be followed by an unwind leaves its behaviour in `CURRENT` through
+/// its release (see `step`), and the release may free the behaviour's block before it frees a
+/// cown. A `when` from such user code must not take that behaviour for its spawner (hand-over,
+/// backpressure read its slots): it is spawned as from a thread that runs no behaviour. Cold:
+/// only values whose `drop` runs code, and shut-down runtimes, come here.
+#[inline(never)]
+pub(crate) fn outside_behaviours<T>(f: impl FnOnce() -> T) -> T {
+    let _restore = RestoreCurrent(CURRENT.with(|cur| cur.replace(Running::NONE)));
+    f()
+}
 
 impl Drop for RestoreCurrent {
     fn drop(&mut self) {
@@ -1705,6 +1720,9 @@ unsafe fn shutdown(task: NonNull<TaskHeader>) {
         return;
     }
     CANCELLING.with(|c| c.set(true));
+    // A cancelled closure's `drop` is user code: it runs as outside any behaviour (see
+    // `outside_behaviours`), whichever step's release scheduled the behaviour.
+    let _outside = RestoreCurrent(CURRENT.with(|cur| cur.replace(Running::NONE)));
     let mut next = Some(core);
     while let Some(core) = next {
         // Never unwinds into the caller: a runtime that is shut down cancels a behaviour inside
@@ -1870,6 +1888,72 @@ mod tests {
         tx.send(()).unwrap();
         assert_eq!(when(&other, |n| *n).wait(), Ok(1));
         assert_eq!(when(&other, |n| *n + 1).wait(), Ok(2));
+    }
+
+    /// A cown whose value spawns a `when` from its `drop`, freed by the release of a detached
+    /// behaviour (which leaves itself named as running through its release): the spawn is made as
+    /// from outside any behaviour, so a full bounded cown neither defers the finished behaviour
+    /// nor keeps a reference to itself, and every cown is freed in the end.
+    #[test]
+    fn a_when_from_a_freed_cowns_drop_is_spawned_as_from_outside() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        struct Tracked(Arc<AtomicUsize>);
+        impl Drop for Tracked {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        struct SpawnsOnDrop {
+            bounded: crate::Cown<Tracked>,
+            ran: Arc<AtomicUsize>,
+        }
+        impl Drop for SpawnsOnDrop {
+            fn drop(&mut self) {
+                let ran = self.ran.clone();
+                when_detached(&self.bounded, move |_| {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                })
+                .unwrap();
+            }
+        }
+        let rt = motet_runtime::Runtime::builder()
+            .workers(1)
+            .build()
+            .unwrap();
+        let (freed, ran) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let bounded = crate::Cown::bounded(
+            rt.handle(),
+            Tracked(freed.clone()),
+            std::num::NonZeroUsize::new(1).unwrap(),
+        );
+        let doomed = crate::Cown::new(
+            rt.handle(),
+            SpawnsOnDrop {
+                bounded: bounded.clone(),
+                ran: ran.clone(),
+            },
+        );
+        let gate = crate::Cown::new(rt.handle(), ());
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        when_detached(&gate, move |_| {
+            let _ = rx.recv();
+        })
+        .unwrap();
+        // Frees `doomed` in its release, once the handle below is gone.
+        when_detached((&gate, &doomed), |_| {}).unwrap();
+        // Fills the bounded cown (bound 1) until the gate is released.
+        when_detached((&gate, &bounded), |_| {}).unwrap();
+        drop(doomed);
+        tx.send(()).unwrap();
+        when(&gate, |_| ()).wait().unwrap();
+        while ran.load(Ordering::SeqCst) == 0 {
+            std::thread::yield_now();
+        }
+        assert_eq!(when(&bounded, |_| ()).wait(), Ok(()));
+        drop(bounded);
+        drop(rt);
+        assert_eq!(freed.load(Ordering::SeqCst), 1, "the bounded cown is freed");
     }
 
     /// A deferral is never mistaken for the gate of a behaviour whose closure has not run (0, or

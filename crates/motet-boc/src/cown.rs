@@ -121,7 +121,11 @@ unsafe fn free_cown<T>(queue: NonNull<Queue>) {
     // SAFETY: called once, by the last reference, on a box allocated by `Cown::build`.
     let cown = unsafe { Box::from_raw(queue.cast::<CownBox<T>>().as_ptr()) };
     if std::mem::needs_drop::<T>() {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(cown)));
+        // The value's `drop` is user code, which may spawn: it runs as outside any behaviour,
+        // since a releasing step may still be named as running (see `outside_behaviours`).
+        crate::behaviour::outside_behaviours(move || {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(cown)));
+        });
     } else {
         drop(cown);
     }
