@@ -25,10 +25,11 @@
 //! **Levels of one reaction.** A worker playing the scheduler runs a level that holds a single
 //! reaction itself, on the spot, instead of publishing it: nobody else could run it any sooner, and
 //! publishing would cost a round of atomics on the queue and another turn as the scheduler (the
-//! message-passing programs, pingpong, threadring, count, are made of such levels). Up to
-//! [`INLINE_BUDGET`] levels in a row; then the level is published as any other, so that a long
-//! chain still passes through the queue now and then. Under LF's protocol ([`Sharing::Always`])
-//! the driver thread never runs reactions inline: it publishes, and the workers run the program.
+//! message-passing programs, pingpong, threadring, count, are made of such levels). Under LF's
+//! protocol ([`Sharing::Always`]) up to [`INLINE_BUDGET`] levels in a row; then the level is
+//! published as any other, so that a long chain still passes through the queue now and then;
+//! and the driver thread never runs reactions inline: it publishes, and the workers run the
+//! program.
 //!
 //! **Levels not worth sharing** ([`Sharing::WhenWorthIt`], the readiness scheduler's protocol).
 //! Whoever plays the scheduler, a worker or the driver, runs on the spot, one claim after another
@@ -37,19 +38,22 @@
 //! and enters a tag's next microstep on the spot when that is all that comes next, as the
 //! core's sequential path does: a tag of small reactions runs as on one worker, and the other
 //! workers are woken only for a level of claims long enough to share. A level run so that turns
-//! out long is shared from the claim at which that shows.
+//! out long is shared from the claim at which that shows. After enough tags with no level
+//! shared, whoever plays the scheduler runs whole tags with the core's sequential loop, as one
+//! worker does, until a look at the clock says the tags got long (see [`stretch`](super::stretch)).
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
+use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions};
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use super::chain::NONE;
-use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan};
+use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM_NS};
 use super::ready_queue::ReadyQueue;
+use super::stretch::{run_stretch, Stretches};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -74,6 +78,18 @@ struct Core {
     in_tag: bool,
     /// With [`Sharing::WhenWorthIt`], the levels' last measured costs; `None` for LF's protocol.
     costs: Option<LevelCosts>,
+    /// With [`Sharing::WhenWorthIt`] and no trace, stretches of tags run as on one worker (see
+    /// [`stretch`](super::stretch)); `None` otherwise.
+    stretch: Option<Stretch>,
+}
+
+/// What stretches of tags need (see [`stretch`](super::stretch)).
+struct Stretch {
+    when: Stretches,
+    /// The stretch's ready reactions (empty between tags).
+    ready: LevelQueue,
+    /// Whether a level of the current tag was shared.
+    shared: bool,
 }
 
 /// Which levels the workers share.
@@ -176,6 +192,11 @@ pub(crate) fn run(
             batch: Vec::with_capacity(width),
             in_tag: false,
             costs: (sharing == Sharing::WhenWorthIt).then(|| LevelCosts::new(levels)),
+            stretch: (sharing == Sharing::WhenWorthIt && recorder.is_none()).then(|| Stretch {
+                when: Stretches::new(),
+                ready: LevelQueue::new(prog),
+                shared: false,
+            }),
         }),
         queue: ReadyQueue::new(width),
         published_at: AtomicU64::new(0),
@@ -290,6 +311,11 @@ impl Shared<'_> {
         }
         let when_worth_it = WHEN_WORTH_IT;
         let mut from = core.level + 1;
+        // Under `WhenWorthIt` the budget is never spent: levels run on the spot for as long as
+        // their costs keep them alone. Publishing one level in `INLINE_BUDGET` there moved the
+        // run between threads (a level the driver publishes wakes the runners, and whichever
+        // finishes it last plays the scheduler from then on) and woke the other workers for
+        // nothing, a few times a millisecond on Philosopher.
         let mut budget = if player == Player::Worker || when_worth_it {
             INLINE_BUDGET
         } else {
@@ -300,7 +326,9 @@ impl Shared<'_> {
                 if let Some(l) = core.next_level(from) {
                     core.nonempty[l / 64] &= !(1 << (l % 64));
                     if budget > 0 && core.queues[l].len() == 1 {
-                        budget -= 1;
+                        if !when_worth_it {
+                            budget -= 1;
+                        }
                         let r = core.queues[l][0];
                         core.queues[l].clear();
                         core.level = l;
@@ -336,7 +364,9 @@ impl Shared<'_> {
                         _ => (Plan::Share, false),
                     };
                     if let Plan::Alone { timed } = plan {
-                        budget -= 1;
+                        if !when_worth_it {
+                            budget -= 1;
+                        }
                         if !self.run_level_here(core, l, timed) {
                             from = l + 1;
                             continue;
@@ -356,6 +386,9 @@ impl Shared<'_> {
                         },
                         Relaxed,
                     );
+                    if let Some(s) = &mut core.stretch {
+                        s.shared = true;
+                    }
                     // SAFETY: the previous level is fully claimed and finished (we are its last
                     // finisher, or the driver between tags).
                     unsafe { self.queue.publish(&core.batch) };
@@ -363,6 +396,16 @@ impl Shared<'_> {
                 }
                 core.engine.finish_tag(prog);
                 core.in_tag = false;
+                // After enough tags with no level shared, tags run as on one worker for a while.
+                if let Some(s) = core.stretch.as_mut().filter(|_| when_worth_it) {
+                    s.when.level_tag_done(std::mem::take(&mut s.shared));
+                    if s.when.due() {
+                        // SAFETY: between tags: every level published so far was claimed and
+                        // finished (we finished the last one, or are the driver between tags),
+                        // and none is published before this returns.
+                        unsafe { run_stretch(&mut core.engine, &mut s.ready, prog, &mut s.when) }?;
+                    }
+                }
                 // A tag run here to its end whose next microstep is all that comes next (as in
                 // the core's sequential path): entered on the spot, without `next`.
                 if when_worth_it && self.recorder.is_none() {
@@ -474,7 +517,10 @@ impl Shared<'_> {
             }) && width - ran >= 2
             {
                 let elapsed = now_ns().saturating_sub(start);
-                if worth_sharing(elapsed / ran as u64, width - ran) {
+                // A timed level's first claim alone shares the rest only when it is long beyond
+                // doubt (see `FIRST_CLAIM_NS`); otherwise the second claim has its say.
+                let doubtful = timed && ran == 1 && elapsed < FIRST_CLAIM_NS;
+                if worth_sharing(elapsed / ran as u64, width - ran) && !doubtful {
                     shared = true;
                     break;
                 }
@@ -546,9 +592,9 @@ impl Shared<'_> {
     /// a hundred reactions, the parallel programs' levels of long reactions), and a level
     /// whose publisher the operating system preempted is taken over. Under
     /// [`Sharing::WhenWorthIt`] a level is published only when its costs say that sharing it
-    /// pays (but for a long run of levels on the spot, see [`INLINE_BUDGET`]), so such a level
-    /// is joined at once: waiting cost up to 10 µs a level on the programs that share a level
-    /// every tag (Nqueens, Filter Bank, Bounded Buffer; A*'s tags take about 150 µs).
+    /// pays, so such a level is joined at once: waiting cost up to 10 µs a level on the
+    /// programs that share a level every tag (Nqueens, Filter Bank, Bounded Buffer; A*'s tags
+    /// take about 150 µs).
     fn watch_for_level(&self) -> bool {
         let deadline = now_ns() + WATCH_LEVEL.as_nanos() as u64;
         loop {

@@ -30,12 +30,28 @@
 //! level's next run rather than [`PROBE_EVERY`] runs later: a level of two whose claims turn long
 //! after cheap tags is shared within about [`PROBE_PAIR_EVERY`] tags, where it took up to twice
 //! [`PROBE_EVERY`] (the estimate is the smaller of two measurements).
+//!
+//! A level's first runs are its coldest, so a measurement of less than [`FIRST_CLAIM_NS`] a claim
+//! is doubted: a timed level's first claim alone does not share the rest, and one such
+//! measurement alone does not share the level at its next run (it is measured again there).
 
 /// A level is worth sharing when its claims take at least this long each...
 pub(crate) const MIN_CLAIM_NS: u64 = 1_000;
 
 /// ... and it takes at least this long in all, on one thread.
 pub(crate) const SHARE_NS: u64 = 20_000;
+
+/// Below this time a claim, one measurement is doubted: a timed level's first claim shares the
+/// rest of the level by itself only when it took at least this long (a shorter one waits for
+/// the second claim's measurement, the mean of the two), and a level measured once at less than
+/// this a claim is measured again at its next run before its estimate shares it. The first
+/// claims of a level are its coldest: Concurrent Dictionary's first level of requests took over
+/// a microsecond for its first claim of tens of nanoseconds, and sharing its rest, then the
+/// level for the next 31 tags, moved the run to another worker and made every run about 0.8 ms
+/// slower on two workers (a run of about 8 ms). A claim this long is no cache miss;
+/// Trapezoid's and Recursive Matrix Multiplication's claims, milliseconds each, still share
+/// their level after the first, and on its first measurement.
+pub(crate) const FIRST_CLAIM_NS: u64 = 10_000;
 
 /// One in this many levels that the estimate would share runs alone instead, to measure it again,
 /// and one in this many that it would run alone is timed.
@@ -93,7 +109,18 @@ impl LevelCosts {
         if last == UNMEASURED {
             return Plan::Alone { timed: true };
         }
-        let estimate = u64::from(last.min(self.before[l]));
+        // One measurement of less than `FIRST_CLAIM_NS` a claim does not share a level by
+        // itself: a level's first runs are its coldest (caches, page faults, lazily grown state),
+        // and Concurrent Dictionary's first level of requests measured a microsecond a claim
+        // once and was then shared for 31 tags of 50 ns claims. Such a level is measured again
+        // at its next run instead (see below). Longer claims are no cold misses, and a level of
+        // them (Recursive Matrix Multiplication's leaves, milliseconds each) is shared at once.
+        let before = self.before[l];
+        let estimate = if before == UNMEASURED && u64::from(last) < FIRST_CLAIM_NS {
+            0
+        } else {
+            u64::from(last.min(before))
+        };
         self.since[l] += 1;
         let since = self.since[l];
         if worth_sharing(estimate, width) {
@@ -145,12 +172,27 @@ mod tests {
         assert_eq!(c.plan(0, 100_000), ALONE);
         c.ran_alone(1, 10, 20_000); // 2 us a claim
         assert_eq!(c.plan(1, 5), ALONE);
+        assert_eq!(
+            c.plan(1, 10),
+            Plan::Alone { timed: true },
+            "measured once, short claims: measured again before it is shared"
+        );
+        c.ran_alone(1, 10, 20_000);
         assert_eq!(c.plan(1, 10), Plan::Share);
-        c.ran_alone(2, 2, 2_000_000);
+        c.ran_alone(2, 2, 2_000_000); // 1 ms a claim: shared on one measurement
         let plans: Vec<Plan> = (0..PROBE_EVERY * 4).map(|_| c.plan(2, 2)).collect();
         let alone = plans.iter().filter(|&&p| p != Plan::Share).count();
         assert_eq!(alone as u32, 4, "one in PROBE_EVERY runs alone, timed");
         assert!(plans.iter().all(|&p| p != ALONE));
+    }
+
+    #[test]
+    fn a_first_short_measurement_alone_does_not_share_a_level() {
+        let mut c = LevelCosts::new(1);
+        c.ran_alone(0, 1, 1_500); // a cold first claim
+        assert_eq!(c.plan(0, 20), Plan::Alone { timed: true });
+        c.ran_alone(0, 20, 1_000); // 50 ns a claim, warm
+        assert_eq!(c.plan(0, 20), ALONE);
     }
 
     #[test]

@@ -56,7 +56,9 @@
 //! reactions back longer. On that protocol a level is shared with the other workers only when
 //! its last measured cost says it pays (claims of a microsecond or more, 20 µs or more in all);
 //! every other level runs on the thread that plays the scheduler, as on one worker
-//! ([`Sharing::WhenWorthIt`](super::level::Sharing::WhenWorthIt)). This module's protocol (one lock round per claim) is kept, and tested,
+//! ([`Sharing::WhenWorthIt`](super::level::Sharing::WhenWorthIt)), and where no level was
+//! shared for a while, whole tags run with the one-worker loop ([`stretch`](super::stretch)).
+//! This module's protocol (one lock round per claim) is kept, and tested,
 //! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
 //! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
 //! whose reactions are small or whose levels are even), it measured no faster than the level
