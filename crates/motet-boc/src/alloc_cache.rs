@@ -16,6 +16,26 @@
 //! first block is kept, so that the cache itself needs no destructor, and its accesses no check of
 //! one: measured with callgrind, a few instructions per allocation and per free), or by
 //! [`release_thread_cache`].
+//!
+//! # Blocks freed on another thread
+//!
+//! On two workers a block is often freed by another thread than the one that allocated it (a
+//! driver's long turn spawns, the other worker runs): that thread's bin fills, and the rest go to
+//! mimalloc's cross-thread free, which the allocating thread collects page by page. `perf record
+//! -e cpu-clock` of Savina's banking for BoC at two workers puts 13 to 24 % of the samples in
+//! `mi_free`, `_mi_page_free_collect` and `_mi_theap_malloc_zero`, against 2 % at one worker.
+//! Handing such blocks back in batches was tried: a full bin spilled its newest 128 blocks into a
+//! process-wide depot per class (at most 2 MiB of blocks), and an empty bin took a batch from it
+//! before asking the allocator. Against the cache as it is, the two binaries alternating, `chrt
+//! -f 10 motet-savina run banking fib philosopher fjthrput --model boc --threads 1,2 --iterations
+//! 9 --warmup 1`, four rounds, medians of the rounds' medians, ms: banking at two workers 5.14 →
+//! 4.21 and fjthrput 28.9 → 12.8 (mimalloc left their profiles), but philosopher at two workers
+//! 3.83 → 12.1 and fjthrput at one worker 17.0 → 102 (its 600,000 blocks came back from the
+//! depot in an order that ran `behaviour::run` into cache misses). Spilling only while another
+//! thread ran short of the class and the freeing thread's own bin had not, taking the oldest
+//! batch first, or always leaving four batches to cool, brought fjthrput at one worker back to
+//! within 5 to 15 %, but not philosopher at two workers (9 to 23 ms against 3.5 to 6.7 in the
+//! same rounds). So blocks still go back through the allocator.
 
 use std::alloc::{alloc, dealloc, handle_alloc_error, Layout};
 use std::cell::UnsafeCell;
