@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{configs, run_with, scenarios};
+use common::{agree_with_first, configs, run_with, scenarios};
 
 fn runs() -> usize {
     std::env::var("MOTET_REACTOR_RUNS")
@@ -106,10 +106,7 @@ fn wide_program_is_deterministic() {
             let (lines, report) = run_with(cfg, true, None, &build);
             let report = report.unwrap();
             assert_eq!(report.metrics.tags, 201);
-            match &reference {
-                None => reference = Some(lines),
-                Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
-            }
+            agree_with_first(&mut reference, lines, &cfg);
         }
     }
     assert_eq!(reference.unwrap().len(), 4);
@@ -248,10 +245,7 @@ fn uneven_branches_are_deterministic() {
             let (lines, report) = run_with(cfg, true, None, &build);
             let report = report.unwrap();
             assert_eq!(report.metrics.tags, 301);
-            match &reference {
-                None => reference = Some(lines),
-                Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
-            }
+            agree_with_first(&mut reference, lines, &cfg);
         }
     }
     assert_eq!(reference.unwrap().len(), 3);
@@ -340,10 +334,7 @@ fn levels_of_changing_cost_are_deterministic() {
             let (lines, report) = run_with(cfg, true, None, &build);
             let report = report.unwrap();
             assert_eq!(report.metrics.tags, TAGS + 1);
-            match &reference {
-                None => reference = Some(lines),
-                Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
-            }
+            agree_with_first(&mut reference, lines, &cfg);
         }
     }
     assert_eq!(reference.unwrap().len(), 6);

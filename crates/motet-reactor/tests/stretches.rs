@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{configs, run_with, Log};
+use common::{agree_with_first, configs, run_with, Log};
 use motet_reactor::{Ports, Program, ProgramBuilder, RunError, Startup};
 
 /// A source that fans out to `WIDTH` tiny reactions and gathers them, `tags` times: one
@@ -75,10 +75,7 @@ fn long_fine_grained_runs_agree_with_one_worker() {
         for _ in 0..3 {
             let (lines, report) = run_with(cfg, true, None, &build);
             assert_eq!(report.unwrap().metrics.tags, 3_001, "{cfg:?}");
-            match &reference {
-                None => reference = Some(lines),
-                Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
-            }
+            agree_with_first(&mut reference, lines, &cfg);
         }
     }
     assert_eq!(reference.unwrap().len(), 30);
@@ -97,10 +94,7 @@ fn a_panic_late_in_a_long_run_stops_it_at_the_end_of_its_tag() {
             }
             other => panic!("{cfg:?}: {other:?}"),
         }
-        match &reference {
-            None => reference = Some(lines),
-            Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
-        }
+        agree_with_first(&mut reference, lines, &cfg);
     }
     // Tags 0, 100, ..., 2,400 logged; the tag of the panic ran to its end (a microstep of
     // 2,499, not a multiple of 100) and nothing after it.
@@ -116,9 +110,6 @@ fn long_runs_in_real_time_agree_with_one_worker() {
     for cfg in configs(&[1, 2]) {
         let (lines, report) = run_with(cfg, false, Some(Duration::from_millis(6)), &build);
         assert_eq!(report.unwrap().metrics.tags, 301, "{cfg:?}");
-        match &reference {
-            None => reference = Some(lines),
-            Some(r) => assert_eq!(&lines, r, "{cfg:?}"),
-        }
+        agree_with_first(&mut reference, lines, &cfg);
     }
 }

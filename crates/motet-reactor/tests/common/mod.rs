@@ -134,12 +134,18 @@ pub fn run_all(timeout: Option<Duration>, build: &dyn Fn(&Log) -> Program) -> Ve
     for cfg in configs(&[1, 2]) {
         let (lines, report) = run_with(cfg, true, timeout, build);
         report.unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
-        match &first {
-            None => first = Some(lines),
-            Some(f) => assert_eq!(&lines, f, "{cfg:?} differs from one worker"),
-        }
+        agree_with_first(&mut first, lines, &cfg);
     }
     first.unwrap()
+}
+
+/// Keeps the first run's log in `first`, and asserts that every later run's `lines` (run with
+/// `cfg`) equal it.
+pub fn agree_with_first(first: &mut Option<Vec<String>>, lines: Vec<String>, cfg: &Config) {
+    match first {
+        None => *first = Some(lines),
+        Some(f) => assert_eq!(&lines, f, "{cfg:?} differs from the first run"),
+    }
 }
 
 /// Asserts that `actual` lines equal `expected`, printing both on failure.
