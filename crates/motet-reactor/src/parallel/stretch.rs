@@ -20,8 +20,10 @@
 //! is shared. `per_look` adapts so
 //! that a look covers about a quarter to a half of [`SHARE_NS`]: one clock read per tens of
 //! tags on Philosopher (about 450 ns a tag), one per tag where tags are long. What a stretch
-//! can cost is the tag in which the claims of a level turn long: it runs alone to its end (the
-//! level protocol would have shared that level after its first claim). Programs whose levels
+//! can cost, where a program's tags turn long (a fine-grained phase followed by a heavy one), is
+//! the tags of the look in which they turn (up to [`MAX_PER_LOOK`], 64 on programs whose tags
+//! took under about 100 ns) and one more, run alone to their ends: the level protocol would
+//! have shared a long level after its first claim. Programs whose levels
 //! are shared now and then (Filter Bank, Nqueens, Bounded Buffer) never go [`QUIET_TAGS`] tags
 //! without, and ones with a few tags (Recursive Matrix Multiplication has 6, Trapezoid 2) never
 //! get to a stretch.
@@ -107,7 +109,9 @@ impl Stretches {
     #[inline]
     fn go_on(&mut self, elapsed: u64) -> bool {
         if elapsed >= SHARE_NS {
-            self.per_look = (self.per_look / 2).max(1);
+            // The next look comes after one tag: if the tags did turn long, the stretch runs one
+            // more of them alone, not half a look's worth.
+            self.per_look = 1;
             if !std::mem::replace(&mut self.long, true) {
                 // One long look may be a preemption or a burst of page faults: the next decides.
                 return true;
@@ -241,6 +245,7 @@ mod tests {
         assert!(s.go_on(SHARE_NS / 3), "between a quarter and a half: kept");
         assert_eq!(s.per_look, MAX_PER_LOOK / 2);
         assert!(s.go_on(SHARE_NS), "one long look: one more");
+        assert_eq!(s.per_look, 1, "the next look decides after one tag");
         assert!(s.go_on(SHARE_NS / 3));
         assert!(s.go_on(SHARE_NS));
         assert!(!s.go_on(SHARE_NS), "two long looks in a row end it");
