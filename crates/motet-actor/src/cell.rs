@@ -3,8 +3,10 @@
 //!
 //! # Layout
 //!
-//! `Cell<A>` is `#[repr(C)]` with a [`Header<M>`] first (`M = A::Msg`), so an [`Addr<M>`] can point to
-//! the header without knowing `A`, and the runtime can point to the [`TaskHeader`] at offset 0.
+//! An actor is a motet-runtime task of kind [`ActorTask<A>`]: its *shared* part is a [`Header<M>`]
+//! (`M = A::Msg`: the reference count, the mailbox, the parked runnable), so an [`Addr<M>`] points
+//! to the header without knowing `A`; its *private* part is the [`Inner<A>`] only turns touch. The
+//! runtime allocates the cell (one allocation) and frees it when the actor's runnable is dropped.
 //!
 //! # References and lifetime
 //!
@@ -25,24 +27,28 @@
 //!   actor sees the decrement before it goes idle, or the dropper finds it idle and wakes it.
 //! - Any other drop decrements with a CAS; the one that takes `refs` to 0 frees the cell.
 //! - When the actor stops, it closes the mailbox, processes what is left (answering queued links and
-//!   monitors), notifies its links, monitors and watchers, and clears `LIFE`; if that takes `refs` to
-//!   0, it frees the cell itself.
+//!   monitors), notifies its links, monitors and watchers, parks its runnable (dead: the mailbox is
+//!   closed, so nobody schedules it again) and clears `LIFE`; if that takes `refs` to 0, it frees
+//!   the cell itself.
+//! - *Freeing* is dropping the parked runnable, which the runtime answers by dropping the cell's
+//!   parts and its memory: the one that takes `refs` to 0 takes it out of the header.
 //!
 //! # Scheduling
 //!
-//! The mailbox's idle mark is the actor's scheduling state: a push that clears it schedules the actor
-//! (see [`crate::mailbox`]). A turn processes up to `batch` messages, then yields (the worker puts it
+//! The mailbox's idle mark is the actor's scheduling state, and the header's `runnable` slot holds
+//! the actor's [`Runnable`] while the mark is set: a turn parks the runnable there before it marks
+//! the mailbox idle, and the push that clears the mark takes it out and schedules it (see
+//! [`crate::mailbox`]). So the slot is written and read only by whoever owns the mark. A turn processes up to `batch` messages, then yields (the worker puts it
 //! at the back of its deque); if it finds the mailbox empty, it marks it idle and the turn ends. A
 //! newly spawned actor starts *not idle* and is scheduled once, so that `started` runs promptly.
 
-#[cfg(not(loom))]
-use std::alloc::Layout;
-#[cfg(loom)]
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::task::{Running, Task, Turn};
+use motet_runtime::{Handle, Runnable};
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr, AnyOps};
@@ -52,22 +58,31 @@ use crate::ids::next_id;
 use crate::mailbox::{Mailbox, MarkIdle, Node, Pop, Push, ReleaseStart};
 use crate::supervisor::{Decision, Supervision};
 use crate::sync::atomic::{AtomicUsize, Ordering};
+use crate::sync::UnsafeCell;
 
 const LIFE: usize = 1;
 const ONE_ADDR: usize = 2;
 /// How often a turn re-checks a half-finished push before yielding.
 const INCONSISTENT_SPINS: u32 = 64;
 
-/// The part of a cell that addresses see.
-#[repr(C)]
+/// The part of a cell that addresses see: the task's shared part.
 pub(crate) struct Header<M> {
-    task: TaskHeader,
-    free: unsafe fn(NonNull<Header<M>>),
     refs: AtomicUsize,
     pub(crate) id: ActorId,
     runtime: Handle,
     pub(crate) mailbox: Mailbox<Envelope<M>>,
+    /// The actor's runnable while the mailbox is marked idle, or once the actor has stopped (see
+    /// the module docs); empty (uninitialised) while the actor is scheduled or running. Never
+    /// dropped with the header: a parked runnable is taken out by whoever frees the cell.
+    runnable: UnsafeCell<MaybeUninit<Runnable<Header<M>>>>,
 }
+
+// SAFETY: the runnable slot is touched only by the owner of the mailbox's idle mark (or, once the
+// actor stopped, by whoever takes `refs` to 0), which the mailbox's atomic head word makes one
+// thread at a time; every other field is thread-safe.
+unsafe impl<M: Send> Sync for Header<M> {}
+// SAFETY: as above; messages are `Send`.
+unsafe impl<M: Send> Send for Header<M> {}
 
 impl<M: Send + 'static> Header<M> {
     pub(crate) const ANY_OPS: &'static AnyOps = &AnyOps {
@@ -81,11 +96,41 @@ impl<M: Send + 'static> Header<M> {
         &self.runtime
     }
 
-    fn task_ref(&self) -> TaskRef {
-        // SAFETY: the header is the first field of a live cell; the cell stays alive while it is
-        // scheduled because only a live actor (LIFE set) clears the idle mark's schedule, and LIFE is
-        // cleared only by the actor's own final turn.
-        unsafe { TaskRef::from_raw(NonNull::from(&self.task)) }
+    /// Puts the actor's runnable in its slot, before the idle mark that gives it away is set (or
+    /// before `LIFE` is cleared at the end).
+    ///
+    /// # Safety
+    /// The caller holds the runnable, so the slot is empty, and no one else touches the slot until
+    /// the caller publishes the park.
+    #[inline(always)]
+    unsafe fn park(&self, runnable: Runnable<Header<M>>) {
+        // SAFETY: the caller's contract: the slot is empty and ours (a plain write, no drop).
+        self.runnable
+            .with_mut(|slot| unsafe { (*slot).write(runnable) });
+    }
+
+    /// Takes the actor's runnable out of its slot, leaving it empty.
+    ///
+    /// # Safety
+    /// The caller owns the slot, which holds the runnable: it cleared the idle mark (or took over
+    /// the mark in the release protocol), or took `refs` to 0.
+    #[inline(always)]
+    unsafe fn unpark(&self) -> Runnable<Header<M>> {
+        // SAFETY: the caller's contract; whoever parked it published the park with the release
+        // ordering of the idle mark (or of the `LIFE` decrement), which the caller acquired.
+        self.runnable
+            .with_mut(|slot| unsafe { (*slot).assume_init_read() })
+    }
+
+    /// Schedules the actor, whose idle mark the caller just cleared.
+    ///
+    /// # Safety
+    /// As for [`Header::unpark`].
+    #[inline(always)]
+    unsafe fn schedule(&self) {
+        // SAFETY: the caller's contract.
+        let runnable = unsafe { self.unpark() };
+        self.runtime.schedule(runnable);
     }
 
     /// Pushes an envelope and schedules the actor if it was idle; gives the envelope back if the
@@ -95,10 +140,9 @@ impl<M: Send + 'static> Header<M> {
         match self.mailbox.push(Node::new(env)) {
             Push::Pushed { was_idle } => {
                 if was_idle {
-                    // SAFETY: clearing the idle mark gave this thread the right to schedule the actor
-                    // once; the cell is alive (LIFE is set while the mailbox is open and can be
-                    // cleared only by the actor's final turn, which this scheduling precedes).
-                    unsafe { self.runtime.schedule(self.task_ref()) };
+                    // SAFETY: clearing the idle mark gave this thread the slot, where the turn
+                    // that set the mark parked the runnable.
+                    unsafe { self.schedule() };
                 }
                 Ok(())
             }
@@ -129,9 +173,9 @@ impl<M: Send + 'static> Header<M> {
                         header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
                         header.mailbox.end_release(was_idle);
                         if was_idle {
-                            // SAFETY: taking over the idle mark gave this thread the right to schedule
-                            // the actor once; LIFE is set and only the actor's own turn clears it.
-                            unsafe { header.runtime.schedule(header.task_ref()) };
+                            // SAFETY: taking over the idle mark gave this thread the slot; LIFE is
+                            // set and only the actor's own turn clears it.
+                            unsafe { header.schedule() };
                         }
                         return;
                     }
@@ -154,8 +198,9 @@ impl<M: Send + 'static> Header<M> {
             ) {
                 Ok(_) => {
                     if refs == ONE_ADDR {
-                        // SAFETY: no address and no LIFE remain: nobody else can reach the cell.
-                        unsafe { (header.free)(this) };
+                        // SAFETY: no address and no LIFE remain: the stopped actor parked its
+                        // runnable before clearing LIFE, and nobody else can reach the slot.
+                        drop(unsafe { header.unpark() });
                     }
                     return;
                 }
@@ -204,26 +249,60 @@ pub(crate) struct Inner<A: Actor> {
     pub(crate) started: bool,
 }
 
-#[repr(C)]
-pub(crate) struct Cell<A: Actor> {
-    header: Header<A::Msg>,
-    inner: std::cell::UnsafeCell<Inner<A>>,
-}
+/// The kind of task an actor of type `A` is (see the module docs).
+pub(crate) struct ActorTask<A>(PhantomData<fn() -> A>);
 
 /// How a batch of messages ended.
 enum TurnEnd {
+    /// The runnable is parked and the mailbox marked idle: the turn has ended.
     Idle,
     Yield,
     Stop(ExitReason),
 }
 
-impl<A: Actor> Cell<A> {
-    const VTABLE: &'static TaskVTable = &TaskVTable {
-        run: Self::run,
-        shutdown: Self::shutdown,
-    };
+impl<A: Actor> Task for ActorTask<A> {
+    type Shared = Header<A::Msg>;
+    type Private = Inner<A>;
 
-    /// Allocates and schedules a new actor; returns its first address.
+    #[inline]
+    fn run(task: Running<Self>) -> Turn<Header<A::Msg>> {
+        // The turn holds the runnable here while it runs; it leaves `None` once it parked it and
+        // marked the mailbox idle.
+        let mut task = Some(task);
+        let end = catch_unwind(AssertUnwindSafe(|| Self::turn(&mut task)));
+        if let Ok(TurnEnd::Idle) = end {
+            return Turn::Idle;
+        }
+        let Some(task) = task else {
+            unreachable!("only an idle turn parks its runnable")
+        };
+        match end {
+            Ok(TurnEnd::Idle) => unreachable!("handled above"),
+            Ok(TurnEnd::Yield) => Turn::Yield(task.into_runnable()),
+            Ok(TurnEnd::Stop(reason)) => {
+                Self::finish(task, reason, true);
+                Turn::Idle
+            }
+            Err(payload) => {
+                let reason = ExitReason::Panicked(panic_message(&*payload));
+                drop(payload);
+                Self::fail(task, reason)
+            }
+        }
+    }
+
+    fn shutdown(task: Running<Self>) {
+        Self::finish(task, ExitReason::Shutdown, false);
+    }
+
+    fn placed(header: &mut Header<A::Msg>) {
+        // A new actor starts *not idle*: it is scheduled once, so that `started` runs promptly.
+        header.mailbox.link(false);
+    }
+}
+
+impl<A: Actor> ActorTask<A> {
+    /// Makes and schedules a new actor; returns its first address.
     pub(crate) fn spawn(
         runtime: &Handle,
         actor: A,
@@ -231,90 +310,28 @@ impl<A: Actor> Cell<A> {
         supervision: Option<Box<Supervision<A>>>,
         relations: Option<Box<Relations>>,
     ) -> Addr<A::Msg> {
-        let cell = Self::allocate();
-        // SAFETY: `cell` points to uninitialised memory we own; every field is written exactly once
-        // before the cell is used, and the mailbox is initialised in place (it points to its own stub,
-        // and the cell never moves).
-        let header = unsafe {
-            let h = std::ptr::addr_of_mut!((*cell).header);
-            std::ptr::addr_of_mut!((*h).task).write(TaskHeader::new(Self::VTABLE));
-            std::ptr::addr_of_mut!((*h).free).write(Self::free);
-            std::ptr::addr_of_mut!((*h).refs).write(AtomicUsize::new(LIFE + ONE_ADDR));
-            std::ptr::addr_of_mut!((*h).id).write(next_id());
-            std::ptr::addr_of_mut!((*h).runtime).write(runtime.clone());
-            Mailbox::init(std::ptr::addr_of_mut!((*h).mailbox), false);
-            std::ptr::addr_of_mut!((*cell).inner).write(std::cell::UnsafeCell::new(Inner {
-                actor: Some(actor),
-                relations,
-                supervision,
-                batch: batch.max(1),
-                started: false,
-            }));
-            NonNull::new_unchecked(h)
+        let header = Header {
+            refs: AtomicUsize::new(LIFE + ONE_ADDR),
+            id: next_id(),
+            runtime: runtime.clone(),
+            // SAFETY: linked by `placed` once the header is in its cell, before any use.
+            mailbox: unsafe { Mailbox::unlinked() },
+            runnable: UnsafeCell::new(MaybeUninit::uninit()),
         };
-        // SAFETY: the cell was created not idle, so this thread holds the right to schedule it once;
-        // it is alive (LIFE set). A new task: children spawned in one turn run depth first.
-        unsafe { runtime.schedule_new(header.as_ref().task_ref()) };
+        let inner = Inner {
+            actor: Some(actor),
+            relations,
+            supervision,
+            batch: batch.max(1),
+            started: false,
+        };
+        let runnable = Runnable::new::<Self>(header, inner);
+        // The address's reference (counted in `refs`) keeps the cell: LIFE keeps the runnable, and
+        // the last of the two to go drops it (see the module docs).
+        let header = NonNull::from(&*runnable);
+        // A new task: children spawned in one turn run depth first.
+        runtime.schedule_new(runnable);
         Addr::from_header(header)
-    }
-
-    /// Uninitialised memory for a cell: from this thread's block cache (cells of short-lived actors
-    /// are freed and reused at the rate they are spawned), or a Box under loom.
-    fn allocate() -> *mut Cell<A> {
-        #[cfg(not(loom))]
-        {
-            crate::block_cache::allocate(Layout::new::<Cell<A>>())
-                .cast::<Cell<A>>()
-                .as_ptr()
-        }
-        #[cfg(loom)]
-        {
-            Box::into_raw(Box::<MaybeUninit<Cell<A>>>::new(MaybeUninit::uninit())).cast()
-        }
-    }
-
-    unsafe fn free(header: NonNull<Header<A::Msg>>) {
-        let cell = header.cast::<Cell<A>>().as_ptr();
-        // SAFETY: the header is the first field of a `Cell<A>` initialised by `spawn` in memory from
-        // `allocate`; the caller owns the last reference, so nothing else uses it.
-        unsafe {
-            std::ptr::drop_in_place(cell);
-            #[cfg(not(loom))]
-            crate::block_cache::release(
-                NonNull::new_unchecked(cell.cast()),
-                Layout::new::<Cell<A>>(),
-            );
-            #[cfg(loom)]
-            drop(Box::from_raw(cell.cast::<MaybeUninit<Cell<A>>>()));
-        }
-    }
-
-    unsafe fn run(task: NonNull<TaskHeader>) -> RunOutcome {
-        // SAFETY: the task header is the first field of a live `Cell<A>` (see `task_ref`).
-        let cell = unsafe { task.cast::<Cell<A>>().as_ref() };
-        // SAFETY: the runtime runs a task on one thread at a time, and only turns touch `inner`.
-        let inner = unsafe { &mut *cell.inner.get() };
-        let header = &cell.header;
-        match catch_unwind(AssertUnwindSafe(|| Self::turn(header, inner))) {
-            Ok(TurnEnd::Idle) => RunOutcome::Idle,
-            Ok(TurnEnd::Yield) => RunOutcome::Yield,
-            Ok(TurnEnd::Stop(reason)) => {
-                // SAFETY: the cell is alive and ours for this turn; `finish` ends it.
-                unsafe { Self::finish(NonNull::from(cell), reason, true) };
-                RunOutcome::Idle
-            }
-            Err(payload) => {
-                let reason = ExitReason::Panicked(panic_message(&*payload));
-                drop(payload);
-                // SAFETY: as above.
-                unsafe { Self::fail(NonNull::from(cell), reason) }
-            }
-        }
-    }
-
-    unsafe fn shutdown(task: NonNull<TaskHeader>) {
-        // SAFETY: as in `run`.
-        unsafe { Self::finish(task.cast::<Cell<A>>(), ExitReason::Shutdown, false) };
     }
 
     /// One turn: up to `batch` messages.
@@ -325,7 +342,23 @@ impl<A: Actor> Cell<A> {
     /// with callgrind (sor, threadring), this saves the context's set-up, the actor's presence
     /// check and the copy of the stop request out of the handler's frame on every message.
     #[inline]
-    fn turn(header: &Header<A::Msg>, inner: &mut Inner<A>) -> TurnEnd {
+    fn turn(task: &mut Option<Running<Self>>) -> TurnEnd {
+        let Some(running) = task.as_mut() else {
+            unreachable!("a turn starts with the runnable")
+        };
+        let mut budget = running.private().batch;
+        let (header, inner) = running.split();
+        // SAFETY: detached from `task`'s borrow so that the idle mark below can park the runnable
+        // while they are in scope. The cell stays alive until this turn returns (its runnable is
+        // held or parked, and only this turn can drop it), and `inner` is touched by this turn
+        // alone: after a successful mark the turn returns without touching either.
+        let (header, inner) = unsafe {
+            (
+                &*(header as *const Header<A::Msg>),
+                &mut *(inner as *mut Inner<A>),
+            )
+        };
+        let mut spins = 0;
         if !inner.started {
             inner.started = true;
             let mut ctx = Context::new(header, &mut inner.relations);
@@ -336,8 +369,6 @@ impl<A: Actor> Cell<A> {
                 return TurnEnd::Stop(reason);
             }
         }
-        let mut spins = 0;
-        let mut budget = inner.batch;
         'turn: loop {
             if let Some(actor) = inner.actor.as_mut() {
                 let mut ctx = Context::new(header, &mut inner.relations);
@@ -401,20 +432,39 @@ impl<A: Actor> Cell<A> {
                     Pop::Inconsistent => {}
                 }
             }
-            // Empty, or a push halfway (then the head has moved and marking fails: retry).
-            // SAFETY: single consumer.
+            // The mailbox looks empty: park the runnable, then mark the mailbox idle.
+            let Some(running) = task.take() else {
+                unreachable!("a turn holds its runnable until it parks it")
+            };
+            // SAFETY: this turn holds the runnable, and the slot is published only by the mark.
+            unsafe { header.park(running.into_runnable()) };
+            // SAFETY: single consumer; the parked runnable keeps the cell alive until the mark.
             match unsafe { header.mailbox.try_mark_idle() } {
                 // From here on another thread may run this actor: touch nothing.
                 MarkIdle::Idle => return TurnEnd::Idle,
                 MarkIdle::Recheck => {}
+                // Empty, or a push halfway (then the head has moved and marking fails: retry).
                 MarkIdle::Retry => {
                     spins += 1;
                     if spins > INCONSISTENT_SPINS {
+                        // SAFETY: the mark was not set: the slot is still this turn's.
+                        *task = Some(Self::resume(unsafe { header.unpark() }));
                         return TurnEnd::Yield;
                     }
                     crate::sync::spin();
                 }
             }
+            // SAFETY: as above.
+            *task = Some(Self::resume(unsafe { header.unpark() }));
+        }
+    }
+
+    /// The actor's runnable, taken back from its slot, typed again to go on with the turn.
+    #[cold]
+    fn resume(runnable: Runnable<Header<A::Msg>>) -> Running<Self> {
+        match runnable.into_running::<Self>() {
+            Ok(task) => task,
+            Err(_) => unreachable!("an actor's runnable is of its own kind"),
         }
     }
 
@@ -524,34 +574,30 @@ impl<A: Actor> Cell<A> {
 
     /// A handler panicked: restart in place if supervised and within the intensity limit, otherwise
     /// stop with the panic as the reason.
-    unsafe fn fail(cell: NonNull<Cell<A>>, reason: ExitReason) -> RunOutcome {
-        // SAFETY: the caller's turn owns the cell.
-        let (header, inner) = unsafe { (&cell.as_ref().header, &mut *cell.as_ref().inner.get()) };
+    fn fail(mut task: Running<Self>, reason: ExitReason) -> Turn<Header<A::Msg>> {
+        let (header, inner) = task.split();
         let decision = match inner.supervision.as_ref() {
             Some(sup) => sup.on_failure(header.id, &reason, header.runtime()),
             None => Decision::Stop,
         };
         match decision {
             Decision::Restart => match Self::rebuild(inner) {
-                Ok(()) => RunOutcome::Yield,
+                Ok(()) => Turn::Yield(task.into_runnable()),
                 Err(reason) => {
-                    // SAFETY: as above.
-                    unsafe { Self::finish(cell, reason, false) };
-                    RunOutcome::Idle
+                    Self::finish(task, reason, false);
+                    Turn::Idle
                 }
             },
             Decision::Stop => {
-                // SAFETY: as above.
-                unsafe { Self::finish(cell, reason, false) };
-                RunOutcome::Idle
+                Self::finish(task, reason, false);
+                Turn::Idle
             }
         }
     }
 
     /// Stops the actor for good (see the module docs), possibly freeing the cell.
-    unsafe fn finish(cell: NonNull<Cell<A>>, reason: ExitReason, call_stopped: bool) {
-        // SAFETY: the caller's turn owns the cell until LIFE is cleared at the end.
-        let (header, inner) = unsafe { (&cell.as_ref().header, &mut *cell.as_ref().inner.get()) };
+    fn finish(mut task: Running<Self>, reason: ExitReason, call_stopped: bool) {
+        let (header, inner) = task.split();
         if let Some(mut actor) = inner.actor.take() {
             if call_stopped {
                 let mut ctx = Context::new(header, &mut inner.relations);
@@ -605,10 +651,19 @@ impl<A: Actor> Cell<A> {
         if let Some(sup) = inner.supervision.take() {
             sup.child_stopped(me, &reason);
         }
-        let prev = header.refs.fetch_sub(LIFE, Ordering::AcqRel);
+        let header = NonNull::from(header);
+        // SAFETY: this turn holds the runnable; with the mailbox closed nobody schedules the actor
+        // again, and the slot is next read by whoever takes `refs` to 0, after the decrement below.
+        unsafe { header.as_ref().park(task.into_runnable()) };
+        // AcqRel: Release publishes the park (and this turn's uses of the cell) to the one that
+        // frees; Acquire, for this thread if it is that one, sees the other holders' uses.
+        // SAFETY: the parked runnable keeps the cell alive until the count reaches 0.
+        let prev = unsafe { header.as_ref() }
+            .refs
+            .fetch_sub(LIFE, Ordering::AcqRel);
         if prev == LIFE {
-            // SAFETY: no address is left and LIFE is gone: this turn holds the last claim.
-            unsafe { Self::free(NonNull::from(header)) };
+            // SAFETY: no address is left and LIFE is gone: this turn takes the count to 0.
+            drop(unsafe { header.as_ref().unpark() });
         }
     }
 }

@@ -4,7 +4,7 @@ use motet_runtime::Handle;
 
 use crate::actor::Actor;
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::{Cell, Relations};
+use crate::cell::{ActorTask, Relations};
 use crate::envelope::Signal;
 use crate::exit::{ExitReason, ExitSignal};
 
@@ -14,7 +14,7 @@ pub const DEFAULT_BATCH: u32 = 128;
 /// Spawns `actor` on `runtime` and returns its address. The actor's `started` runs promptly on a
 /// worker, then its handler runs for each message.
 pub fn spawn<A: Actor>(runtime: &Handle, actor: A) -> Addr<A::Msg> {
-    Cell::spawn(runtime, actor, DEFAULT_BATCH, None, None)
+    ActorTask::spawn(runtime, actor, DEFAULT_BATCH, None, None)
 }
 
 /// Spawns with options: `Spawn::new(actor).batch(16).link(&other).spawn(&handle)`.
@@ -68,7 +68,7 @@ impl<A: Actor> Spawn<A> {
                 ..Relations::default()
             }))
         };
-        let addr = Cell::spawn(runtime, self.actor, self.batch, None, relations);
+        let addr = ActorTask::spawn(runtime, self.actor, self.batch, None, relations);
         for other in self.link {
             if !other.signal(Signal::Link(addr.to_any())) {
                 // `other` had already stopped; this signal also drops it from the new actor's links.

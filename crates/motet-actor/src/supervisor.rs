@@ -46,7 +46,7 @@ use motet_runtime::Handle;
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::Cell;
+use crate::cell::ActorTask;
 use crate::envelope::Signal;
 use crate::exit::{ActorId, ExitReason};
 use crate::spawn::DEFAULT_BATCH;
@@ -250,7 +250,7 @@ impl Supervisor {
         };
         // Spawned without the lock: on a runtime that has shut down, the child is shut down inside
         // `spawn`, and its `child_stopped` takes the lock.
-        let addr = Cell::spawn(
+        let addr = ActorTask::spawn(
             &self.runtime,
             actor,
             DEFAULT_BATCH,

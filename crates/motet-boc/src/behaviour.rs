@@ -46,7 +46,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 use std::sync::Mutex;
 
-use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::Handle;
 
 use crate::alloc_cache;
 use crate::backpressure::Bound;
@@ -183,7 +184,7 @@ pub(crate) struct Core {
 }
 
 #[cfg(all(target_pointer_width = "64", not(loom)))]
-const _: () = assert!(std::mem::size_of::<Core>() == 24);
+const _: () = assert!(std::mem::size_of::<Core>() == 16 + std::mem::size_of::<TaskHeader>());
 
 /// The head of a block with a promise: the core, the result hand-over and the result cell.
 /// `Head<R>`'s layout does not depend on the closure, so a `Promise<R>` finds both.
@@ -449,7 +450,7 @@ fn schedule_on(runtime: &Handle, core: NonNull<Core>) {
     // SAFETY: the header is at offset 0 of a block that stays alive until the runtime calls `run`
     // or `shutdown` (the behaviour frees itself only from there), and the protocol makes a
     // behaviour runnable exactly once.
-    unsafe { runtime.schedule(TaskRef::from_raw(core.cast())) };
+    unsafe { legacy::schedule(runtime, TaskRef::from_raw(core.cast())) };
 }
 
 /// Makes runnable a behaviour granted all its cowns at spawn (`header` is its first cown's).

@@ -72,7 +72,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
-use motet_runtime::{RunOutcome, TaskHeader, TaskVTable};
+use motet_runtime::task::legacy::{RunOutcome, TaskHeader, TaskVTable};
 
 use crate::bank;
 use crate::block_cache;

@@ -17,7 +17,8 @@ use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 #[cfg(not(loom))]
-use motet_runtime::{Handle, TaskRef};
+use motet_runtime::task::legacy::{self, TaskRef};
+use motet_runtime::Handle;
 
 use crate::context;
 use crate::process::{self, Cell, Header};
@@ -76,7 +77,7 @@ impl SystemShared {
         // SAFETY: the header is at offset 0 of the process allocation, alive while scheduled (a
         // process whose run is owed completes only in that run); the state word guarantees a single scheduling.
         unsafe {
-            self.handle.schedule(TaskRef::from_raw(header.cast()))
+            legacy::schedule(&self.handle, TaskRef::from_raw(header.cast()))
         };
         #[cfg(loom)]
         self.ready.lock().unwrap().push_back(ReadyPtr(header));
@@ -95,7 +96,7 @@ impl SystemShared {
         #[cfg(not(loom))]
         // SAFETY: as in `schedule`.
         unsafe {
-            self.handle.schedule_new(TaskRef::from_raw(header.cast()))
+            legacy::schedule_new(&self.handle, TaskRef::from_raw(header.cast()))
         };
         #[cfg(loom)]
         self.ready.lock().unwrap().push_back(ReadyPtr(header));

@@ -39,12 +39,12 @@ pub mod rng;
 mod runtime;
 mod scheduler;
 mod sync;
-mod task;
+pub mod task;
 pub mod testing;
 mod timer;
 
 #[cfg(feature = "metrics")]
 pub use metrics::WorkerMetrics;
 pub use runtime::{BuildError, Builder, Handle, Runtime, Stealing, DEFAULT_CHAIN_BOUND};
-pub use task::{RunOutcome, TaskHeader, TaskRef, TaskVTable};
+pub use task::{Runnable, Running, Task, TaskRc, TaskWithTail, Turn};
 pub use timer::TimerKey;

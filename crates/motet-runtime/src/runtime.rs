@@ -13,7 +13,8 @@ use std::ptr::NonNull;
 
 use crate::sync::atomic::{fence, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex};
-use crate::task::TaskRef;
+use crate::task::raw::TaskRef;
+use crate::task::Runnable;
 use crate::timer::{Callback, TimerKey, Timers};
 
 /// Default bound on consecutive next-slot hand-offs before a worker looks at its deque.
@@ -413,16 +414,9 @@ impl Drop for Handle {
 impl Handle {
     /// Makes `task` runnable. From a task running on one of this runtime's workers, the task goes to
     /// that worker's next-task slot; from anywhere else, to the global injector.
-    ///
-    /// # Safety
-    /// `task` satisfies [`TaskRef::from_raw`]'s contract and is not scheduled anywhere else until the
-    /// runtime has called its `run` or `shutdown`.
     #[inline]
-    pub unsafe fn schedule(&self, task: TaskRef) {
-        match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule(task, false),
-            Flavor::Deterministic(det) => det.schedule(task),
-        }
+    pub fn schedule<S>(&self, task: Runnable<S>) {
+        self.schedule_ref(task.into_task_ref(), false);
     }
 
     /// Makes a task that was just created runnable for the first time: the same as
@@ -431,15 +425,9 @@ impl Handle {
     /// woken tasks (oldest first). A task that creates several tasks in one turn (an actor spawning
     /// children) thereby has them run depth first, which keeps a recursive program's live tasks few
     /// and in cache; other workers steal the oldest, the roots of the largest subtrees.
-    ///
-    /// # Safety
-    /// As for [`Handle::schedule`].
     #[inline]
-    pub unsafe fn schedule_new(&self, task: TaskRef) {
-        match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule(task, true),
-            Flavor::Deterministic(det) => det.schedule(task),
-        }
+    pub fn schedule_new<S>(&self, task: Runnable<S>) {
+        self.schedule_ref(task.into_task_ref(), true);
     }
 
     /// Makes `task` runnable where another worker can take it: from a task running on one of this
@@ -447,10 +435,19 @@ impl Handle {
     /// rather than its next-task slot; from anywhere else, to the global injector, as
     /// [`Handle::schedule`] does. For fan-out, where the caller goes on with work of its own and
     /// the task should run beside it, not after it.
-    ///
-    /// # Safety
-    /// As for [`Handle::schedule`].
-    pub unsafe fn schedule_shared(&self, task: TaskRef) {
+    pub fn schedule_shared<S>(&self, task: Runnable<S>) {
+        self.schedule_shared_ref(task.into_task_ref());
+    }
+
+    #[inline]
+    pub(crate) fn schedule_ref(&self, task: TaskRef, new: bool) {
+        match &self.shared().flavor {
+            Flavor::Pool(pool) => pool.schedule(task, new),
+            Flavor::Deterministic(det) => det.schedule(task),
+        }
+    }
+
+    pub(crate) fn schedule_shared_ref(&self, task: TaskRef) {
         match &self.shared().flavor {
             Flavor::Pool(pool) => pool.schedule_shared(task),
             Flavor::Deterministic(det) => det.schedule(task),
@@ -598,41 +595,8 @@ mod tests {
     use std::sync::{mpsc, Arc};
 
     use super::*;
-    use crate::{RunOutcome, TaskHeader, TaskVTable};
-
-    /// A task running a closure once (dropped unrun at shutdown).
-    #[repr(C)]
-    struct FnTask {
-        header: TaskHeader,
-        run: Box<dyn FnOnce() + Send>,
-    }
-
-    static FN_VTABLE: TaskVTable = TaskVTable {
-        run: fn_task_run,
-        shutdown: fn_task_shutdown,
-    };
-
-    unsafe fn fn_task_run(task: NonNull<TaskHeader>) -> RunOutcome {
-        // SAFETY: every header with this vtable is the first field of a `FnTask` leaked by
-        // `spawn`, run or shut down once, so this is its only owner.
-        let task = unsafe { Box::from_raw(task.cast::<FnTask>().as_ptr()) };
-        (task.run)();
-        RunOutcome::Idle
-    }
-
-    unsafe fn fn_task_shutdown(task: NonNull<TaskHeader>) {
-        // SAFETY: as in `fn_task_run`.
-        drop(unsafe { Box::from_raw(task.cast::<FnTask>().as_ptr()) });
-    }
-
     fn spawn(handle: &Handle, run: impl FnOnce() + Send + 'static) {
-        let task = Box::new(FnTask {
-            header: TaskHeader::new(&FN_VTABLE),
-            run: Box::new(run),
-        });
-        let header = NonNull::from(Box::leak(task)).cast::<TaskHeader>();
-        // SAFETY: a leaked `FnTask` with its header first, scheduled once, freed by run/shutdown.
-        unsafe { handle.schedule(TaskRef::from_raw(header)) };
+        handle.schedule(crate::testing::once(run, || {}));
     }
 
     fn refs(handle: &Handle) -> usize {

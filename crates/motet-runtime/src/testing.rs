@@ -16,6 +16,7 @@
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
 use crate::runtime::Runtime;
+use crate::task::{Runnable, Running, Task, Turn};
 
 /// The seeds to explore: `MOTET_SEED` alone if set, else `0..MOTET_SEEDS` (default `0..default`).
 pub fn seeds(default: u64) -> Vec<u64> {
@@ -65,4 +66,46 @@ pub fn check_threads(scenario: impl Fn(&Runtime)) {
 pub fn check(scenario: impl Fn(&Runtime)) {
     check_deterministic(&scenario);
     check_threads(&scenario);
+}
+
+/// A task that runs a closure once, or another closure instead if the runtime shuts it down
+/// before it runs (see [`once`]).
+pub struct Once;
+
+/// The closures of a [`Once`] task: what it runs, and what runs instead at shutdown.
+type OnceClosures = (Box<dyn FnOnce() + Send>, Box<dyn FnOnce() + Send>);
+
+impl Task for Once {
+    type Shared = ();
+    type Private = Option<OnceClosures>;
+
+    fn run(mut task: Running<Once>) -> Turn<()> {
+        if let Some((run, _)) = task.private().take() {
+            run();
+        }
+        Turn::Idle
+    }
+
+    fn shutdown(mut task: Running<Once>) {
+        if let Some((_, on_shutdown)) = task.private().take() {
+            on_shutdown();
+        }
+    }
+}
+
+/// A task that runs `run` once, or `on_shutdown` if the runtime shuts it down first: the smallest
+/// task there is, for tests of the runtime and examples.
+///
+/// ```
+/// use motet_runtime::{testing, Runtime};
+/// let rt = Runtime::new()?;
+/// rt.handle().schedule(testing::once(|| println!("ran"), || {}));
+/// rt.wait_quiescent();
+/// # Ok::<(), motet_runtime::BuildError>(())
+/// ```
+pub fn once(
+    run: impl FnOnce() + Send + 'static,
+    on_shutdown: impl FnOnce() + Send + 'static,
+) -> Runnable<()> {
+    Runnable::new::<Once>((), Some((Box::new(run), Box::new(on_shutdown))))
 }

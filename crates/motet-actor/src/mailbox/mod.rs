@@ -196,6 +196,32 @@ unsafe impl<T: Send> Send for Mailbox<T> {}
 unsafe impl<T: Send> Sync for Mailbox<T> {}
 
 impl<T> Mailbox<T> {
+    /// A mailbox to be [`link`](Mailbox::link)ed where it will stay, for a mailbox built by value
+    /// inside a larger value that is moved into place first (an actor's cell).
+    ///
+    /// # Safety
+    /// [`Mailbox::link`] must run once the mailbox is at its final place, before any other method,
+    /// and the mailbox must not move afterwards.
+    pub unsafe fn unlinked() -> Mailbox<T> {
+        Mailbox {
+            head: AtomicPtr::new(ptr::null_mut()),
+            tail: UnsafeCell::new(ptr::null_mut()),
+            stub: Link {
+                next: AtomicPtr::new(ptr::null_mut()),
+            },
+            _marker: std::marker::PhantomData,
+        }
+    }
+
+    /// Points an [`unlinked`](Mailbox::unlinked) mailbox at its own stub, *idle* (the first push
+    /// reports `was_idle`) or *active* (the owner will run the consumer without being told).
+    pub fn link(&mut self, idle: bool) {
+        let stub = ptr::addr_of_mut!(self.stub);
+        let tag = if idle { IDLE } else { 0 };
+        self.head = AtomicPtr::new(stub.map_addr(|a| a | tag));
+        self.tail = UnsafeCell::new(stub);
+    }
+
     /// A mailbox that starts *idle* (the first push reports `was_idle`) or *active* (the owner will run
     /// the consumer without being told).
     ///

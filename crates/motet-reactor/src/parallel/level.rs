@@ -48,7 +48,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions};
-use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::Handle;
 
 use super::chain::NONE;
 use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM_NS};
@@ -552,8 +553,10 @@ impl Shared<'_> {
                 // SAFETY: the runner lives until the run ends (which waits for `outstanding`);
                 // `active` guarantees it is queued at most once.
                 unsafe {
-                    self.handle
-                        .schedule_shared(TaskRef::from_raw(NonNull::from(&runner.header)));
+                    legacy::schedule_shared(
+                        &self.handle,
+                        TaskRef::from_raw(NonNull::from(&runner.header)),
+                    );
                 }
             }
         }

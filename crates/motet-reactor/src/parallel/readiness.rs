@@ -72,7 +72,8 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
-use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
+use motet_runtime::Handle;
 
 use super::chain::{chain_links, NONE};
 use super::closure::{totally_ordered, Bits, Closure, LazyClosure};
@@ -401,8 +402,10 @@ impl Shared<'_> {
             // `outstanding` to drop to zero; it leaves `idle` only here, under the lock, and goes
             // back only at the end of its turn, so it is never queued twice.
             unsafe {
-                self.handle
-                    .schedule_shared(TaskRef::from_raw(NonNull::from(&task.header)));
+                legacy::schedule_shared(
+                    &self.handle,
+                    TaskRef::from_raw(NonNull::from(&task.header)),
+                );
             }
         }
     }

@@ -21,7 +21,7 @@ use crate::clock::Clock;
 use crate::rng::Rng;
 use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use crate::sync::{lock, Mutex, MutexGuard};
-use crate::task::{RunOutcome, TaskRef};
+use crate::task::raw::{RawOutcome, TaskRef};
 use crate::timer::Timers;
 
 /// The seeded single-thread scheduler.
@@ -110,8 +110,8 @@ impl Deterministic {
         };
         let _in_turn = InTurn::enter(self.id());
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
-            Ok(RunOutcome::Idle) => {}
-            Ok(RunOutcome::Yield) => lock(&self.runnable).push(task),
+            Ok(RawOutcome::Idle) => {}
+            Ok(RawOutcome::Yield(task)) => lock(&self.runnable).push(task),
             Err(_) => eprintln!("motet-runtime: a task panicked outside its model's containment"),
         }
         true

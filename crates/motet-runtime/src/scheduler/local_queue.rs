@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 use crossbeam_deque::{Steal, Stealer, Worker};
 
-use crate::task::TaskRef;
+use crate::task::raw::TaskRef;
 
 /// Which end the owner pops from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,53 +147,55 @@ impl LocalQueue {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::{LocalQueue, Order};
-    use crate::task::{RunOutcome, TaskHeader, TaskRef, TaskVTable};
+    use crate::task::raw::TaskRef;
     use std::ptr::NonNull;
 
-    unsafe fn run(_: NonNull<TaskHeader>) -> RunOutcome {
-        RunOutcome::Idle
-    }
-    unsafe fn shutdown(_: NonNull<TaskHeader>) {}
-    static VTABLE: TaskVTable = TaskVTable { run, shutdown };
-
-    fn tasks(headers: &[TaskHeader]) -> Vec<TaskRef> {
-        headers
-            .iter()
-            // SAFETY: the headers outlive the test, and no task is ever run.
-            .map(|h| unsafe { TaskRef::from_raw(NonNull::from(h)) })
-            .collect()
+    /// A second queued form of `task`, for queues that are only pushed and popped, never run.
+    fn alias(task: &TaskRef) -> TaskRef {
+        // SAFETY: the aliases are never run nor shut down; the originals are freed at the end.
+        unsafe { TaskRef::from_raw(task.as_ptr()) }
     }
 
     /// Both kinds hand out tasks in the same order: FIFO and LIFO from the owner's end, oldest
     /// first from the thieves' end.
     #[test]
     fn rings_pop_in_the_order_of_crossbeams_deques() {
-        let headers: Vec<TaskHeader> = (0..5).map(|_| TaskHeader::new(&VTABLE)).collect();
-        let all = tasks(&headers);
+        let all: Vec<TaskRef> = (0..5)
+            .map(|_| crate::testing::once(|| {}, || {}).into_task_ref())
+            .collect();
+        let ptrs: Vec<NonNull<_>> = all.iter().map(TaskRef::as_ptr).collect();
         for order in [Order::Fifo, Order::Lifo] {
             let (shared, stealer) = LocalQueue::shared(order);
             let private = LocalQueue::private(order);
             for queue in [&shared, &private] {
                 assert!(queue.is_empty());
-                for &t in &all {
-                    queue.push(t);
+                for t in &all {
+                    queue.push(alias(t));
                 }
                 assert!(!queue.is_empty());
             }
             let drain = |q: &LocalQueue| {
-                let mut out = vec![q.pop_oldest(&stealer).unwrap()];
+                let mut out = vec![q.pop_oldest(&stealer).unwrap().as_ptr()];
                 while let Some(t) = q.pop() {
-                    out.push(t);
+                    out.push(t.as_ptr());
                 }
                 out
             };
             let (a, b) = (drain(&shared), drain(&private));
             assert_eq!(a, b);
-            assert_eq!(a[0], all[0], "the oldest first");
-            let expected_second = if order == Order::Fifo { all[1] } else { all[4] };
+            assert_eq!(a[0], ptrs[0], "the oldest first");
+            let expected_second = if order == Order::Fifo {
+                ptrs[1]
+            } else {
+                ptrs[4]
+            };
             assert_eq!(a[1], expected_second);
-            assert_eq!(a.len(), all.len());
+            assert_eq!(a.len(), ptrs.len());
             assert!(shared.is_empty() && private.is_empty());
+        }
+        for t in all {
+            // SAFETY: each original holds its task's runnable count; a `()` shared part.
+            drop(unsafe { crate::task::Runnable::<()>::from_task_ref(t) });
         }
     }
 }

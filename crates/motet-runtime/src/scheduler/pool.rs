@@ -161,7 +161,7 @@ use crate::runtime::Stealing;
 use crate::runtime::REF_BATCH;
 use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
-use crate::task::{RunOutcome, TaskHeader, TaskRef};
+use crate::task::raw::{Header as TaskHeader, RawOutcome, TaskRef};
 use crate::timer::Timers;
 
 /// How often (in turns) a worker looks at the injector before its own queues, and at the oldest
@@ -1152,8 +1152,8 @@ impl Pool {
             ctx.slot().begin_turn(turns);
         }
         match catch_unwind(AssertUnwindSafe(|| task.run())) {
-            Ok(RunOutcome::Idle) => {}
-            Ok(RunOutcome::Yield) => {
+            Ok(RawOutcome::Idle) => {}
+            Ok(RawOutcome::Yield(task)) => {
                 ctx.local.push(task);
                 self.notify_stealable();
             }

@@ -1,0 +1,238 @@
+//! The task cell: one allocation holding the runtime's header, the task's shared part, its private
+//! part and, for a [`TaskWithTail`], a run of tail values; and the vtable the runtime builds for
+//! each task kind.
+//!
+//! ```text
+//! | Header: vtable, refs, tail_len | K::Shared | K::Private | K::Tail × tail_len (optional) |
+//! ```
+//!
+//! `Cell<K>` is `#[repr(C)]`, so its fields are laid out in order, each at the next multiple of
+//! its alignment: the shared part's offset depends only on the header and the shared part's
+//! alignment, and [`Runnable<S>`](super::Runnable) and [`TaskRc<S>`](super::TaskRc) reach it
+//! without knowing the private part's type. The tail follows the whole `Cell<K>`, at the tail
+//! type's alignment (what [`Layout::extend`] computes).
+//!
+//! The cell's memory comes from the global allocator, and the cell never moves until it is freed:
+//! a shared part may point into itself once [`Task::placed`] has run.
+
+use std::alloc::{self, Layout};
+use std::any::TypeId;
+use std::cell::UnsafeCell;
+use std::mem::{align_of, size_of};
+use std::ptr::NonNull;
+
+use super::raw::{Header, RawOutcome, VTable, HANDLE, RUNNABLE};
+use super::{Running, Task, TaskWithTail, Turn};
+use crate::sync::atomic::AtomicU32;
+
+/// A task cell of kind `K`; a tail kind's values follow it.
+#[repr(C)]
+pub(crate) struct Cell<K: Task> {
+    header: Header,
+    shared: K::Shared,
+    private: UnsafeCell<K::Private>,
+}
+
+/// Where the shared part of type `S` starts in any cell: after the header, at `S`'s alignment.
+#[inline(always)]
+pub(crate) const fn shared_offset<S>() -> usize {
+    size_of::<Header>().next_multiple_of(align_of::<S>())
+}
+
+/// The shared part of the cell headed by `header`.
+///
+/// # Safety
+/// `header` heads a live cell whose shared part has type `S`.
+#[inline(always)]
+pub(crate) unsafe fn shared<'a, S>(header: NonNull<Header>) -> &'a S {
+    // SAFETY: the caller's contract; `shared_offset` is the field's offset in every `Cell<K>`
+    // with `K::Shared = S` (checked by a debug assertion where cells are made).
+    unsafe { header.byte_add(shared_offset::<S>()).cast::<S>().as_ref() }
+}
+
+/// The private part of the cell of kind `K` headed by `header`.
+///
+/// # Safety
+/// `header` heads a live `Cell<K>`; the caller holds its runnable, and so is the only one that may
+/// touch the private part, for as long as it uses the pointer.
+#[inline(always)]
+pub(crate) unsafe fn private<K: Task>(header: NonNull<Header>) -> *mut K::Private {
+    // SAFETY: the caller's contract: the header is the first field of a live `Cell<K>`.
+    unsafe { header.cast::<Cell<K>>().as_ref() }.private.get()
+}
+
+/// The tail of the cell of tail kind `K` headed by `header`.
+///
+/// # Safety
+/// `header` heads a live `Cell<K>` made by [`Cell::allocate_with_tail`].
+#[inline(always)]
+pub(crate) unsafe fn tail<'a, K: TaskWithTail>(header: NonNull<Header>) -> &'a [K::Tail] {
+    // SAFETY: the caller's contract: `tail_len` initialised values follow the cell at the offset
+    // its layout gives.
+    unsafe {
+        let len = header.as_ref().tail_len as usize;
+        let start = header.byte_add(Cell::<K>::TAIL_OFFSET).cast::<K::Tail>();
+        std::slice::from_raw_parts(start.as_ptr(), len)
+    }
+}
+
+impl<K: Task> Cell<K> {
+    const LAYOUT: Layout = Layout::new::<Cell<K>>();
+
+    pub(crate) const VTABLE: &'static VTable = &VTable {
+        run: Self::run,
+        shutdown: Self::shutdown,
+        drop_cell: Self::drop_cell,
+        kind: TypeId::of::<K>,
+    };
+
+    /// Allocates a cell holding `shared` and `private` with `refs` as its count, and lets the
+    /// kind link its shared part in place.
+    pub(crate) fn allocate(shared: K::Shared, private: K::Private, refs: u32) -> NonNull<Header> {
+        let cell = allocate_block(Self::LAYOUT).cast::<Cell<K>>();
+        // SAFETY: a fresh block with `Cell<K>`'s layout, ours alone until returned.
+        unsafe { Self::fill(cell, Self::VTABLE, shared, private, refs, 0) };
+        cell.cast()
+    }
+
+    /// Writes a fresh cell and places its shared part.
+    ///
+    /// # Safety
+    /// `cell` is a fresh block at least as large as `Cell<K>`, owned by the caller.
+    unsafe fn fill(
+        cell: NonNull<Cell<K>>,
+        vtable: &'static VTable,
+        shared: K::Shared,
+        private: K::Private,
+        refs: u32,
+        tail_len: u32,
+    ) {
+        debug_assert_eq!(
+            std::mem::offset_of!(Cell<K>, shared),
+            shared_offset::<K::Shared>()
+        );
+        // SAFETY: the caller's contract.
+        unsafe {
+            cell.as_ptr().write(Cell {
+                header: Header {
+                    vtable,
+                    refs: AtomicU32::new(refs),
+                    tail_len,
+                },
+                shared,
+                private: UnsafeCell::new(private),
+            });
+            K::placed(&mut (*cell.as_ptr()).shared);
+        }
+    }
+
+    /// The vtable's `run`: one turn of the task, given the queued runnable.
+    unsafe fn run(header: NonNull<Header>) -> RawOutcome {
+        // SAFETY: the vtable is `Cell<K>`'s, and the queued ref gave up the runnable's count.
+        let running = unsafe { Running::<K>::from_header(header) };
+        match K::run(running) {
+            Turn::Idle => RawOutcome::Idle,
+            Turn::Yield(runnable) => RawOutcome::Yield(runnable.into_task_ref()),
+        }
+    }
+
+    /// The vtable's `shutdown`.
+    unsafe fn shutdown(header: NonNull<Header>) {
+        // SAFETY: as in `run`.
+        K::shutdown(unsafe { Running::<K>::from_header(header) });
+    }
+
+    /// The vtable's `drop_cell`: drops both parts and frees the cell.
+    unsafe fn drop_cell(header: NonNull<Header>) {
+        let cell = header.cast::<Cell<K>>();
+        // SAFETY: the count reached zero, so nothing else refers to the cell, which `allocate`
+        // made with this layout.
+        unsafe {
+            std::ptr::drop_in_place(cell.as_ptr());
+            alloc::dealloc(cell.as_ptr().cast(), Self::LAYOUT);
+        }
+    }
+}
+
+impl<K: TaskWithTail> Cell<K> {
+    /// Where the tail starts: after the whole cell, at the tail's alignment.
+    const TAIL_OFFSET: usize = size_of::<Cell<K>>().next_multiple_of(align_of::<K::Tail>());
+
+    const TAIL_VTABLE: &'static VTable = &VTable {
+        run: Self::run,
+        shutdown: Self::shutdown,
+        drop_cell: Self::drop_cell_with_tail,
+        kind: TypeId::of::<K>,
+    };
+
+    /// The layout of a cell with `len` tail values; `None` if it overflows.
+    fn layout_with_tail(len: usize) -> Option<Layout> {
+        let (layout, offset) = Self::LAYOUT
+            .extend(Layout::array::<K::Tail>(len).ok()?)
+            .ok()?;
+        debug_assert_eq!(offset, Self::TAIL_OFFSET);
+        Some(layout.pad_to_align())
+    }
+
+    /// Allocates a cell with `len` tail values, the `i`-th made by `tail(i, shared)` once the
+    /// shared part is placed (so a value may point into the cell).
+    ///
+    /// # Panics
+    /// If `len` exceeds `u32::MAX` or the cell's size overflows; if `tail` panics (the cell is
+    /// then leaked, not freed: its tail is partly made).
+    pub(crate) fn allocate_with_tail(
+        shared: K::Shared,
+        private: K::Private,
+        refs: u32,
+        len: usize,
+        mut tail: impl FnMut(usize, &K::Shared) -> K::Tail,
+    ) -> NonNull<Header> {
+        let tail_len = u32::try_from(len).expect("a task's tail holds at most u32::MAX values");
+        let layout = Self::layout_with_tail(len).expect("a task's tail is too large");
+        let cell = allocate_block(layout).cast::<Cell<K>>();
+        // SAFETY: a fresh block at least as large as `Cell<K>`, ours alone until returned.
+        unsafe { Self::fill(cell, Self::TAIL_VTABLE, shared, private, refs, tail_len) };
+        // SAFETY: the block has room for `len` tail values at `TAIL_OFFSET`; the shared part is
+        // placed and only read here.
+        unsafe {
+            let start = cell.byte_add(Self::TAIL_OFFSET).cast::<K::Tail>();
+            let shared = &(*cell.as_ptr()).shared;
+            for i in 0..len {
+                start.add(i).write(tail(i, shared));
+            }
+        }
+        cell.cast()
+    }
+
+    /// The tail vtable's `drop_cell`: drops both parts and the tail, and frees the cell.
+    unsafe fn drop_cell_with_tail(header: NonNull<Header>) {
+        let cell = header.cast::<Cell<K>>();
+        // SAFETY: the count reached zero, so nothing else refers to the cell, which
+        // `allocate_with_tail` made with `tail_len` values (a layout that did not overflow then).
+        unsafe {
+            let len = header.as_ref().tail_len as usize;
+            let tail = tail::<K>(header) as *const [K::Tail] as *mut [K::Tail];
+            std::ptr::drop_in_place(tail);
+            std::ptr::drop_in_place(cell.as_ptr());
+            let layout = Self::layout_with_tail(len).unwrap_unchecked();
+            alloc::dealloc(cell.as_ptr().cast(), layout);
+        }
+    }
+}
+
+/// A fresh block of `layout` (whose size is never zero: every cell holds its header).
+fn allocate_block(layout: Layout) -> NonNull<u8> {
+    debug_assert!(layout.size() >= size_of::<Header>());
+    // SAFETY: the layout's size is not zero.
+    let p = unsafe { alloc::alloc(layout) };
+    match NonNull::new(p) {
+        Some(p) => p,
+        None => alloc::handle_alloc_error(layout),
+    }
+}
+
+/// The initial count of a cell with its runnable and `handles` handles.
+#[inline(always)]
+pub(crate) const fn initial_refs(handles: u32) -> u32 {
+    RUNNABLE + HANDLE * handles
+}

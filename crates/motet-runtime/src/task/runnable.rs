@@ -1,0 +1,315 @@
+//! The scheduling right of a task: [`Runnable`] (erased to the shared part's type, what models park
+//! and schedule) and [`Running`] (typed by the task kind, what a turn holds).
+
+use std::any::TypeId;
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::ptr::NonNull;
+
+use super::cell::{self, initial_refs, Cell};
+use super::raw::{Header, RawOutcome, TaskRef, HANDLE, RUNNABLE};
+use super::{Task, TaskRc, TaskWithTail};
+use crate::sync::atomic::{fence, Ordering};
+
+/// The right to schedule one task: unique, owned, and counted in the task's cell.
+///
+/// Made with the task ([`Runnable::new`], [`Runnable::with_handle`]), given to the runtime by
+/// [`Handle::schedule`](crate::Handle::schedule) and its siblings, handed back to the task's
+/// [`Task::run`] as a [`Running`], and kept by the task's model between turns (see the [module
+/// docs](super)). `S` is the task's shared part, which the runnable dereferences to, so a model's
+/// shared part can hold the runnable of its own task without naming the task's kind.
+///
+/// Dropping it ends the task: it can never be scheduled again, and its cell is freed once no
+/// [`TaskRc`] is left either.
+pub struct Runnable<S> {
+    header: NonNull<Header>,
+    _shared: PhantomData<S>,
+}
+
+// SAFETY: a runnable gives `&S` (shared, so `S: Sync`) and moves the task's private part to the
+// thread that runs it; `Task` requires `Shared: Send + Sync` and `Private: Send` of every kind a
+// runnable can be made for.
+unsafe impl<S: Send + Sync> Send for Runnable<S> {}
+// SAFETY: `&Runnable<S>` gives only `&S`.
+unsafe impl<S: Sync> Sync for Runnable<S> {}
+
+impl<S: Send + Sync + 'static> Runnable<S> {
+    /// Makes a task of kind `K` from its two parts. The runnable is the only reference to it.
+    pub fn new<K: Task<Shared = S>>(shared: S, private: K::Private) -> Runnable<S> {
+        Runnable {
+            header: Cell::<K>::allocate(shared, private, initial_refs(0)),
+            _shared: PhantomData,
+        }
+    }
+
+    /// Makes a task of kind `K` and one handle to it, without the atomic increment of
+    /// [`handle`](Runnable::handle).
+    pub fn with_handle<K: Task<Shared = S>>(
+        shared: S,
+        private: K::Private,
+    ) -> (Runnable<S>, TaskRc<S>) {
+        let header = Cell::<K>::allocate(shared, private, initial_refs(1));
+        // SAFETY: the count includes the handle made here.
+        let handle = unsafe { TaskRc::from_header(header) };
+        (
+            Runnable {
+                header,
+                _shared: PhantomData,
+            },
+            handle,
+        )
+    }
+
+    /// Makes a task of tail kind `K` whose tail holds `len` values, the `i`-th made by
+    /// `tail(i, shared)` once the shared part is in its place (so that a value may point into
+    /// the task).
+    ///
+    /// # Panics
+    /// If `len` exceeds `u32::MAX` or the cell's size overflows `isize`; a panic in `tail`
+    /// propagates (the partly made task is leaked, never freed).
+    pub fn new_with_tail<K: TaskWithTail<Shared = S>>(
+        shared: S,
+        private: K::Private,
+        len: usize,
+        tail: impl FnMut(usize, &S) -> K::Tail,
+    ) -> Runnable<S> {
+        Runnable {
+            header: Cell::<K>::allocate_with_tail(shared, private, initial_refs(0), len, tail),
+            _shared: PhantomData,
+        }
+    }
+}
+
+impl<S> Runnable<S> {
+    /// A new handle to the task.
+    #[inline]
+    pub fn handle(&self) -> TaskRc<S> {
+        // SAFETY: the runnable's count keeps the cell alive.
+        unsafe { TaskRc::retain(self.header) }
+    }
+
+    /// Whether any [`TaskRc`] to the task is left. Without one, nobody but the task's own model
+    /// can reach it.
+    #[inline]
+    pub fn has_handles(&self) -> bool {
+        has_handles(self.header)
+    }
+
+    /// Whether `self` and `handle` are the same task.
+    #[inline]
+    pub fn is(&self, handle: &TaskRc<S>) -> bool {
+        self.header == handle.header()
+    }
+
+    /// The typed form of this runnable if the task is of kind `K`, for a model that parked it
+    /// (erased) in the middle of a turn and takes it back to go on with that turn.
+    pub fn into_running<K: Task<Shared = S>>(self) -> Result<Running<K>, Runnable<S>> {
+        // SAFETY: the runnable's count keeps the cell alive.
+        let kind = unsafe { self.header.as_ref() }.vtable.kind;
+        if kind() == TypeId::of::<K>() {
+            let header = ManuallyDrop::new(self).header;
+            // SAFETY: the cell is a `Cell<K>` (same kind), and this runnable's count moves over.
+            Ok(unsafe { Running::from_header(header) })
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Runs one turn of the task on this thread, now, as a worker would: for a model that runs a
+    /// chain of tasks itself (a behaviour's successor right after it). Returns the runnable if
+    /// the turn yielded it. A panic in the turn propagates.
+    #[inline]
+    pub fn run_now(self) -> Option<Runnable<S>> {
+        match self.into_task_ref().run() {
+            RawOutcome::Idle => None,
+            // SAFETY: a yielded ref owns a runnable's count of a cell of the same kind of task
+            // (`Cell::run` made it from a `Runnable<K::Shared>`).
+            RawOutcome::Yield(task) => Some(unsafe { Runnable::from_task_ref(task) }),
+        }
+    }
+
+    /// The queued form, which takes over the runnable's count.
+    #[inline]
+    pub(crate) fn into_task_ref(self) -> TaskRef {
+        let header = ManuallyDrop::new(self).header;
+        // SAFETY: the count moves from the runnable to the ref.
+        unsafe { TaskRef::from_raw(header) }
+    }
+
+    /// The runnable a queued ref stands for.
+    ///
+    /// # Safety
+    /// `task` heads a cell whose shared part is an `S`.
+    #[inline]
+    pub(crate) unsafe fn from_task_ref(task: TaskRef) -> Runnable<S> {
+        Runnable {
+            header: ManuallyDrop::new(task).as_ptr(),
+            _shared: PhantomData,
+        }
+    }
+}
+
+impl<S> Deref for Runnable<S> {
+    type Target = S;
+
+    #[inline(always)]
+    fn deref(&self) -> &S {
+        // SAFETY: the runnable's count keeps the cell alive; its shared part is an `S`.
+        unsafe { cell::shared(self.header) }
+    }
+}
+
+impl<S> Drop for Runnable<S> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: this runnable's count, given up here.
+        unsafe { release_runnable(self.header) }
+    }
+}
+
+impl<S> fmt::Debug for Runnable<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Runnable({:p})", self.header)
+    }
+}
+
+/// A task during one of its turns: its runnable, typed by the task's kind, with access to the
+/// private part.
+///
+/// Dropping it ends the task, as dropping its [`Runnable`] does.
+pub struct Running<K: Task> {
+    header: NonNull<Header>,
+    _kind: PhantomData<K>,
+}
+
+// SAFETY: as for `Runnable`: `Task` requires `Shared: Send + Sync` and `Private: Send`.
+unsafe impl<K: Task> Send for Running<K> {}
+// SAFETY: `&Running<K>` gives only `&K::Shared`; the private part needs `&mut`.
+unsafe impl<K: Task> Sync for Running<K> {}
+
+impl<K: Task> Running<K> {
+    /// The running form of the runnable whose count is at `header`.
+    ///
+    /// # Safety
+    /// `header` heads a live `Cell<K>`, and the caller gives up a runnable's count of it.
+    #[inline(always)]
+    pub(crate) unsafe fn from_header(header: NonNull<Header>) -> Running<K> {
+        Running {
+            header,
+            _kind: PhantomData,
+        }
+    }
+
+    /// The private part. Only the holder of the runnable reaches it, so this is exclusive.
+    #[inline(always)]
+    pub fn private(&mut self) -> &mut K::Private {
+        // SAFETY: the count keeps the cell alive, and this is the task's only runnable: no one
+        // else touches the private part while it is borrowed from `self`.
+        unsafe { &mut *cell::private::<K>(self.header) }
+    }
+
+    /// Both parts at once.
+    #[inline(always)]
+    pub fn split(&mut self) -> (&K::Shared, &mut K::Private) {
+        // SAFETY: as for `private` and `deref`: the shared part is only ever shared.
+        unsafe {
+            (
+                cell::shared(self.header),
+                &mut *cell::private::<K>(self.header),
+            )
+        }
+    }
+
+    /// The runnable, to yield, park or schedule. The private part is reachable again only through
+    /// [`Runnable::into_running`].
+    #[inline(always)]
+    pub fn into_runnable(self) -> Runnable<K::Shared> {
+        Runnable {
+            header: ManuallyDrop::new(self).header,
+            _shared: PhantomData,
+        }
+    }
+
+    /// A new handle to the task.
+    #[inline]
+    pub fn handle(&self) -> TaskRc<K::Shared> {
+        // SAFETY: the runnable's count keeps the cell alive.
+        unsafe { TaskRc::retain(self.header) }
+    }
+
+    /// Whether any [`TaskRc`] to the task is left.
+    #[inline]
+    pub fn has_handles(&self) -> bool {
+        has_handles(self.header)
+    }
+}
+
+impl<K: TaskWithTail> Running<K> {
+    /// The tail the task was made with.
+    #[inline(always)]
+    pub fn tail(&self) -> &[K::Tail] {
+        // SAFETY: a tail kind's cells are all made by `new_with_tail`; the count keeps it alive.
+        unsafe { cell::tail::<K>(self.header) }
+    }
+}
+
+impl<K: Task> Deref for Running<K> {
+    type Target = K::Shared;
+
+    #[inline(always)]
+    fn deref(&self) -> &K::Shared {
+        // SAFETY: the runnable's count keeps the cell alive.
+        unsafe { cell::shared(self.header) }
+    }
+}
+
+impl<K: Task> Drop for Running<K> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: this runnable's count, given up here.
+        unsafe { release_runnable(self.header) }
+    }
+}
+
+impl<K: Task> fmt::Debug for Running<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Running({:p})", self.header)
+    }
+}
+
+#[inline]
+fn has_handles(header: NonNull<Header>) -> bool {
+    // Acquire: a caller that finds no handle left goes on to act on it (an actor stops), after
+    // every use the last handle's holder made of the task.
+    // SAFETY: the caller's runnable keeps the cell alive.
+    unsafe { header.as_ref() }.refs.load(Ordering::Acquire) != RUNNABLE
+}
+
+/// Gives up a runnable's count; frees the cell if it was the last.
+///
+/// # Safety
+/// The caller owns a runnable's count of the live cell at `header` and does not use it afterwards.
+#[inline]
+unsafe fn release_runnable(header: NonNull<Header>) {
+    // SAFETY: the caller's count keeps the cell alive until given up.
+    let h = unsafe { header.as_ref() };
+    // The runnable alone: nobody can make a handle (there is none to clone and the runnable is
+    // ours), so the cell is ours to free without a read-modify-write. Acquire: the last handle's
+    // release happened before.
+    if h.refs.load(Ordering::Acquire) == RUNNABLE {
+        // SAFETY: nothing else refers to the cell.
+        unsafe { (h.vtable.drop_cell)(header) };
+        return;
+    }
+    // Release: this thread's uses of the task precede the freeing, by whoever frees it.
+    if h.refs.fetch_sub(RUNNABLE, Ordering::Release) == RUNNABLE {
+        // Acquire: the other holders' uses precede this freeing (as `Arc`'s drop).
+        fence(Ordering::Acquire);
+        // SAFETY: the count reached zero: nothing else refers to the cell.
+        unsafe { (h.vtable.drop_cell)(header) };
+    }
+}
+
+const _: () = assert!(HANDLE > RUNNABLE);
