@@ -69,117 +69,116 @@ pub struct ModeId<S> {
 }
 copy_handle!(ModeId);
 
-/// An input port carrying values of type `T`.
-pub struct Input<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(Input);
-
-/// An output port carrying values of type `T`.
-pub struct Output<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(Output);
-
-/// A multiport of `width` input channels, each an [`Input<T>`].
-pub struct InputMultiport<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) base: u32,
-    pub(crate) width: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(InputMultiport);
-
-/// A multiport of `width` output channels, each an [`Output<T>`].
-pub struct OutputMultiport<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) base: u32,
-    pub(crate) width: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(OutputMultiport);
-
-impl<T> InputMultiport<T> {
-    /// The number of channels.
-    pub fn width(self) -> usize {
-        self.width as usize
-    }
-
-    /// Channel `i` as a port.
-    ///
-    /// # Panics
-    /// If `i` is not below the width.
-    pub fn channel(self, i: usize) -> Input<T> {
-        assert!(
-            i < self.width as usize,
-            "channel {i} of a multiport of width {}",
-            self.width
-        );
-        Input {
-            prog: self.prog,
-            ix: self.base + i as u32,
-            _t: PhantomData,
+/// Declares a handle to an element that carries values of type `T`: the program's id and the
+/// element's index, `Copy` whatever `T` is, made with `at(prog, ix)`.
+macro_rules! value_handle {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        pub struct $name<T> {
+            pub(crate) prog: u32,
+            pub(crate) ix: u32,
+            pub(crate) _t: PhantomData<fn() -> T>,
         }
-    }
+        copy_handle!($name);
 
-    /// The channels, in order.
-    pub fn channels(self) -> impl Iterator<Item = Input<T>> {
-        (0..self.width as usize).map(move |i| self.channel(i))
-    }
-}
-
-impl<T> OutputMultiport<T> {
-    /// The number of channels.
-    pub fn width(self) -> usize {
-        self.width as usize
-    }
-
-    /// Channel `i` as a port.
-    ///
-    /// # Panics
-    /// If `i` is not below the width.
-    pub fn channel(self, i: usize) -> Output<T> {
-        assert!(
-            i < self.width as usize,
-            "channel {i} of a multiport of width {}",
-            self.width
-        );
-        Output {
-            prog: self.prog,
-            ix: self.base + i as u32,
-            _t: PhantomData,
+        impl<T> $name<T> {
+            /// The handle of element `ix` of program `prog`.
+            pub(crate) fn at(prog: u32, ix: u32) -> Self {
+                $name {
+                    prog,
+                    ix,
+                    _t: PhantomData,
+                }
+            }
         }
-    }
-
-    /// The channels, in order.
-    pub fn channels(self) -> impl Iterator<Item = Output<T>> {
-        (0..self.width as usize).map(move |i| self.channel(i))
-    }
+    };
 }
 
-/// A logical action carrying values of type `T` (use `()` for none): scheduled by reactions with a
-/// delay relative to the current tag.
-pub struct LogicalAction<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(LogicalAction);
+/// Declares a multiport handle whose channels are `$channel` handles: the multiport's index, its
+/// first channel's port index and its width, with `width`, `channel` and `channels`.
+macro_rules! multiport_handle {
+    ($(#[$doc:meta])* $name:ident of $channel:ident) => {
+        $(#[$doc])*
+        pub struct $name<T> {
+            pub(crate) prog: u32,
+            pub(crate) ix: u32,
+            pub(crate) base: u32,
+            pub(crate) width: u32,
+            pub(crate) _t: PhantomData<fn() -> T>,
+        }
+        copy_handle!($name);
 
-/// A physical action carrying values of type `T`: scheduled from any thread (through a
-/// [`PhysicalSender`](crate::PhysicalSender)) or from a reaction, tagged from the physical clock.
-pub struct PhysicalAction<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
+        impl<T> $name<T> {
+            /// The handle of multiport `ix` of program `prog`, whose channels are the ports
+            /// `base..base + width`.
+            pub(crate) fn at(prog: u32, ix: u32, base: u32, width: u32) -> Self {
+                $name {
+                    prog,
+                    ix,
+                    base,
+                    width,
+                    _t: PhantomData,
+                }
+            }
+
+            /// The number of channels.
+            pub fn width(self) -> usize {
+                self.width as usize
+            }
+
+            /// Channel `i` as a port.
+            ///
+            /// # Panics
+            /// If `i` is not below the width.
+            pub fn channel(self, i: usize) -> $channel<T> {
+                assert!(
+                    i < self.width as usize,
+                    "channel {i} of a multiport of width {}",
+                    self.width
+                );
+                $channel::at(self.prog, self.base + i as u32)
+            }
+
+            /// The channels, in order.
+            pub fn channels(self) -> impl Iterator<Item = $channel<T>> {
+                (0..self.width as usize).map(move |i| self.channel(i))
+            }
+        }
+    };
 }
-copy_handle!(PhysicalAction);
+
+value_handle!(
+    /// An input port carrying values of type `T`.
+    Input
+);
+
+value_handle!(
+    /// An output port carrying values of type `T`.
+    Output
+);
+
+multiport_handle!(
+    /// A multiport of `width` input channels, each an [`Input<T>`].
+    InputMultiport of Input
+);
+
+multiport_handle!(
+    /// A multiport of `width` output channels, each an [`Output<T>`].
+    OutputMultiport of Output
+);
+
+value_handle!(
+    /// A logical action carrying values of type `T` (use `()` for none): scheduled by reactions
+    /// with a delay relative to the current tag.
+    LogicalAction
+);
+
+value_handle!(
+    /// A physical action carrying values of type `T`: scheduled from any thread (through a
+    /// [`PhysicalSender`](crate::PhysicalSender)) or from a reaction, tagged from the physical
+    /// clock.
+    PhysicalAction
+);
 
 /// A timer: fires at start + offset, then every period (if the period is not zero).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
