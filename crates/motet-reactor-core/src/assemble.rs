@@ -14,8 +14,8 @@ use crate::builder::{Body, ProgramBuilder, ReactionDecl};
 use crate::ctx::Ctx;
 use crate::error::BuildError;
 use crate::graph::{
-    ActionInfo, ConnectionInfo, Graph, ModeInfo, MultiportInfo, PortInfo, PortKind, ReactionInfo,
-    ReactorInfo, TimerInfo,
+    mode_and_enclosing, ActionInfo, ConnectionInfo, Graph, ModeInfo, MultiportInfo, PortInfo,
+    PortKind, ReactionInfo, ReactorInfo, TimerInfo,
 };
 use crate::ids::Element;
 use crate::program::{ActionRt, Clock, PortRt, Program, ReactionCell, Scratch, TagInfo};
@@ -364,10 +364,8 @@ impl ProgramBuilder {
             if r.modes.is_empty() {
                 continue;
             }
-            let mut m = enclosing[i];
-            while let Some(x) = m {
+            for x in mode_and_enclosing(&g.modes, enclosing[i]) {
                 g.mode_reactors[x as usize].push(i as u32);
-                m = g.modes[x as usize].parent;
             }
         }
         for (p, port) in self.ports.iter().enumerate() {
@@ -393,10 +391,8 @@ impl ProgramBuilder {
         let action_mode = |owner: u32, mode: Option<u32>| mode.or(enclosing[owner as usize]);
         for (i, a) in self.actions.iter().enumerate() {
             let mode = action_mode(a.owner, a.mode);
-            let mut m = mode;
-            while let Some(x) = m {
+            for x in mode_and_enclosing(&g.modes, mode) {
                 g.mode_actions[x as usize].push(i as u32);
-                m = g.modes[x as usize].parent;
             }
             g.actions.push(ActionInfo {
                 name: a.name.clone(),
@@ -412,10 +408,8 @@ impl ProgramBuilder {
         }
         for (i, t) in self.timers.iter().enumerate() {
             let mode = action_mode(t.owner, t.mode);
-            let mut m = mode;
-            while let Some(x) = m {
+            for x in mode_and_enclosing(&g.modes, mode) {
                 g.mode_timers[x as usize].push(i as u32);
-                m = g.modes[x as usize].parent;
             }
             g.timers.push(TimerInfo {
                 name: t.name.clone(),
@@ -430,10 +424,8 @@ impl ProgramBuilder {
             match hook.mode {
                 Some(m) => g.mode_hooks[m as usize].push(h as u32),
                 None => {
-                    let mut m = enclosing[hook.reactor as usize];
-                    while let Some(x) = m {
+                    for x in mode_and_enclosing(&g.modes, enclosing[hook.reactor as usize]) {
                         g.mode_hooks[x as usize].push(h as u32);
-                        m = g.modes[x as usize].parent;
                     }
                 }
             }
@@ -469,10 +461,8 @@ impl ProgramBuilder {
                 g.shutdown.push(ri);
             }
             if a.reset {
-                let mut m = mode;
-                while let Some(x) = m {
+                for x in mode_and_enclosing(&g.modes, mode) {
                     g.mode_reset_reactions[x as usize].push(ri);
-                    m = g.modes[x as usize].parent;
                 }
             }
             g.reactions.push(ReactionInfo {
