@@ -40,7 +40,7 @@
 //! workers are woken only for a level of claims long enough to share. A level run so that turns
 //! out long is shared from the claim at which that shows. After enough tags with no level
 //! shared, whoever plays the scheduler runs whole tags with the core's sequential loop, as one
-//! worker does, until a look at the clock says the tags got long (see [`stretch`](super::stretch)).
+//! worker does, until a look at the clock says the tags got long (see [`sequential_tags`](super::sequential_tags)).
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
@@ -53,7 +53,7 @@ use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 use super::chain::NONE;
 use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM_NS};
 use super::ready_queue::ReadyQueue;
-use super::stretch::{run_stretch, Stretches};
+use super::sequential_tags::{run_tags_sequentially, SequentialTags};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -76,15 +76,15 @@ struct Core {
     in_tag: bool,
     /// With [`Sharing::WhenWorthIt`], the levels' last measured costs; `None` for LF's protocol.
     costs: Option<LevelCosts>,
-    /// With [`Sharing::WhenWorthIt`] and no trace, stretches of tags run as on one worker (see
-    /// [`stretch`](super::stretch)); `None` otherwise.
-    stretch: Option<Stretch>,
+    /// With [`Sharing::WhenWorthIt`] and no trace, what running quiet tags sequentially needs
+    /// (see [`sequential_tags`](super::sequential_tags)); `None` otherwise.
+    sequential: Option<Sequential>,
 }
 
-/// What stretches of tags need (see [`stretch`](super::stretch)).
-struct Stretch {
-    when: Stretches,
-    /// The stretch's ready reactions (empty between tags).
+/// What running tags sequentially needs (see [`sequential_tags`](super::sequential_tags)).
+struct Sequential {
+    when: SequentialTags,
+    /// The ready reactions of the sequential loop (empty between tags).
     ready: LevelQueue,
     /// Whether a level of the current tag was shared.
     shared: bool,
@@ -192,10 +192,12 @@ pub(crate) fn run(
             batch: Vec::with_capacity(width),
             in_tag: false,
             costs: (sharing == Sharing::WhenWorthIt).then(|| LevelCosts::new(levels)),
-            stretch: (sharing == Sharing::WhenWorthIt && recorder.is_none()).then(|| Stretch {
-                when: Stretches::new(),
-                ready: LevelQueue::new(prog),
-                shared: false,
+            sequential: (sharing == Sharing::WhenWorthIt && recorder.is_none()).then(|| {
+                Sequential {
+                    when: SequentialTags::new(),
+                    ready: LevelQueue::new(prog),
+                    shared: false,
+                }
             }),
         }),
         queue: ReadyQueue::new(width),
@@ -401,7 +403,7 @@ impl Shared<'_> {
                         },
                         Relaxed,
                     );
-                    if let Some(s) = &mut core.stretch {
+                    if let Some(s) = &mut core.sequential {
                         s.shared = true;
                     }
                     // SAFETY: the previous level is fully claimed and finished (we are its last
@@ -411,14 +413,16 @@ impl Shared<'_> {
                 }
                 core.engine.finish_tag(prog);
                 core.in_tag = false;
-                // After enough tags with no level shared, tags run as on one worker for a while.
-                if let Some(s) = core.stretch.as_mut().filter(|_| when_worth_it) {
+                // After enough tags with no level shared, tags run sequentially for a while.
+                if let Some(s) = core.sequential.as_mut().filter(|_| when_worth_it) {
                     s.when.level_tag_done(std::mem::take(&mut s.shared));
                     if s.when.due() {
                         // SAFETY: between tags: every level published so far was claimed and
                         // finished (we finished the last one, or are the driver between tags),
                         // and none is published before this returns.
-                        unsafe { run_stretch(&mut core.engine, &mut s.ready, prog, &mut s.when) }?;
+                        unsafe {
+                            run_tags_sequentially(&mut core.engine, &mut s.ready, prog, &mut s.when)
+                        }?;
                     }
                 }
                 // A tag run here to its end whose next microstep is all that comes next (as in

@@ -57,7 +57,8 @@
 //! its last measured cost says it pays (claims of a microsecond or more, 20 µs or more in all);
 //! every other level runs on the thread that plays the scheduler, as on one worker
 //! ([`Sharing::WhenWorthIt`](super::level::Sharing::WhenWorthIt)), and where no level was
-//! shared for a while, whole tags run with the one-worker loop ([`stretch`](super::stretch)).
+//! shared for a while, whole tags run sequentially with the one-worker loop
+//! ([`sequential_tags`](super::sequential_tags)).
 //! This module's protocol (one lock round per claim) is kept, and tested,
 //! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
 //! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
