@@ -255,26 +255,6 @@ macro_rules! declare {
     };
 }
 
-declare!(Input<T>, |h| Element::Ports {
-    start: h.ix,
-    len: 1
-});
-declare!(Output<T>, |h| Element::Ports {
-    start: h.ix,
-    len: 1
-});
-declare!(InputMultiport<T>, |h| Element::Ports {
-    start: h.base,
-    len: h.width
-});
-declare!(OutputMultiport<T>, |h| Element::Ports {
-    start: h.base,
-    len: h.width
-});
-declare!(LogicalAction<T>, |h| Element::Action(h.ix));
-declare!(PhysicalAction<T>, |h| Element::Action(h.ix));
-declare!(ModeId<T>, |h| Element::Mode(h.ix));
-
 impl sealed::Sealed for Timer {}
 impl Declare for Timer {
     fn element(&self) -> (Option<u32>, Element) {
@@ -302,34 +282,10 @@ pub trait Port<T>: Copy + sealed::Sealed {
     fn port(&self) -> (u32, u32);
 }
 
-impl<T> Port<T> for Input<T> {
-    fn port(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
-impl<T> Port<T> for Output<T> {
-    fn port(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
 /// A multiport, input or output: what sparse iteration over present channels works on.
 pub trait Multiport<T>: Copy + sealed::Sealed {
     #[doc(hidden)]
     fn multiport(&self) -> (u32, u32, u32, u32);
-}
-
-impl<T> Multiport<T> for InputMultiport<T> {
-    fn multiport(&self) -> (u32, u32, u32, u32) {
-        (self.prog, self.ix, self.base, self.width)
-    }
-}
-
-impl<T> Multiport<T> for OutputMultiport<T> {
-    fn multiport(&self) -> (u32, u32, u32, u32) {
-        (self.prog, self.ix, self.base, self.width)
-    }
 }
 
 /// An action, logical or physical: what reactions schedule and read.
@@ -338,24 +294,8 @@ pub trait Action<T>: Copy + sealed::Sealed {
     fn action(&self) -> (u32, u32);
 }
 
-impl<T> Action<T> for LogicalAction<T> {
-    fn action(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
-impl<T> Action<T> for PhysicalAction<T> {
-    fn action(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
 /// What [`Ctx::is_present`](crate::Ctx::is_present) asks about: any trigger.
 pub trait Presence: Declare {}
-impl<T> Presence for Input<T> {}
-impl<T> Presence for Output<T> {}
-impl<T> Presence for LogicalAction<T> {}
-impl<T> Presence for PhysicalAction<T> {}
 impl Presence for Timer {}
 impl Presence for Startup {}
 impl Presence for Shutdown {}
@@ -375,26 +315,66 @@ pub enum ReadRef {
     Action(u32),
 }
 
-impl<T> Readable<T> for Input<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Port(self.ix))
-    }
+/// The traits of a handle to one port: declared as that port, tested for presence, read and set
+/// as a [`Port`].
+macro_rules! port_traits {
+    ($ty:ident) => {
+        declare!($ty<T>, |h| Element::Ports {
+            start: h.ix,
+            len: 1
+        });
+        impl<T> Presence for $ty<T> {}
+        impl<T> Port<T> for $ty<T> {
+            fn port(&self) -> (u32, u32) {
+                (self.prog, self.ix)
+            }
+        }
+        impl<T> Readable<T> for $ty<T> {
+            fn readable(&self) -> (u32, ReadRef) {
+                (self.prog, ReadRef::Port(self.ix))
+            }
+        }
+    };
 }
 
-impl<T> Readable<T> for Output<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Port(self.ix))
-    }
+/// The traits of a handle to an action: declared as that action, tested for presence, read, and
+/// scheduled as an [`Action`].
+macro_rules! action_traits {
+    ($ty:ident) => {
+        declare!($ty<T>, |h| Element::Action(h.ix));
+        impl<T> Presence for $ty<T> {}
+        impl<T> Action<T> for $ty<T> {
+            fn action(&self) -> (u32, u32) {
+                (self.prog, self.ix)
+            }
+        }
+        impl<T> Readable<T> for $ty<T> {
+            fn readable(&self) -> (u32, ReadRef) {
+                (self.prog, ReadRef::Action(self.ix))
+            }
+        }
+    };
 }
 
-impl<T> Readable<T> for LogicalAction<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Action(self.ix))
-    }
+/// The traits of a multiport handle: declared as all its channels, iterated as a [`Multiport`].
+macro_rules! multiport_traits {
+    ($ty:ident) => {
+        declare!($ty<T>, |h| Element::Ports {
+            start: h.base,
+            len: h.width
+        });
+        impl<T> Multiport<T> for $ty<T> {
+            fn multiport(&self) -> (u32, u32, u32, u32) {
+                (self.prog, self.ix, self.base, self.width)
+            }
+        }
+    };
 }
 
-impl<T> Readable<T> for PhysicalAction<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Action(self.ix))
-    }
-}
+port_traits!(Input);
+port_traits!(Output);
+multiport_traits!(InputMultiport);
+multiport_traits!(OutputMultiport);
+action_traits!(LogicalAction);
+action_traits!(PhysicalAction);
+declare!(ModeId<T>, |h| Element::Mode(h.ix));
