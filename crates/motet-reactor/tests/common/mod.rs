@@ -1,10 +1,13 @@
 //! Shared by the integration tests: an event log that reactions write to, runners for every
-//! configuration, the conformance scenarios ([`scenarios`]) and the pieces of the fan-out
-//! programs that the scheduling tests run for many tags ([`fan`]).
+//! configuration, small reactors to build test programs from ([`reactors`]), the conformance
+//! scenarios ([`scenarios`]), the pieces of the fan-out programs that the scheduling tests run
+//! for many tags ([`fan`]) and the programs of LF's micro benchmarks ([`micro`]).
 
 #![allow(dead_code)]
 
 pub mod fan;
+pub mod micro;
+pub mod reactors;
 pub mod scenarios;
 
 use std::fmt::Display;
