@@ -677,8 +677,10 @@ impl ProgramBuilder {
                         set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
                             .into_boxed_slice(),
                         set_len: 0,
-                        soon_first: u32::MAX,
-                        soon: Vec::with_capacity(a.scheduled_actions.len().saturating_sub(1)),
+                        next_microstep_first: u32::MAX,
+                        next_microstep_rest: Vec::with_capacity(
+                            a.scheduled_actions.len().saturating_sub(1),
+                        ),
                         scheduled: Vec::with_capacity(a.scheduled_actions.len()),
                         stop: false,
                         mode: None,

@@ -1,7 +1,7 @@
 //! Completing a reaction: the ports it set trigger their readers, the events it scheduled join
-//! the queue, and its rarer requests (a stop, a mode switch, a fault) are noted. [`Engine::run_ready`]
-//! is the loop of schedulers that run one reaction at a time: it runs the reactions of a tag in
-//! level order and takes in each completion as it comes.
+//! the queue, and its rarer requests (a stop, a mode switch, a fault) are noted.
+//! [`Engine::run_ready`] is the loop of schedulers that run one reaction at a time: it runs the
+//! reactions of a tag in level order and takes in each completion as it comes.
 
 use super::{Engine, Kind};
 use crate::error::RunError;
@@ -50,10 +50,11 @@ impl Engine {
                 }
             }
         }
-        if scratch.soon_first != u32::MAX {
-            let first = core::mem::replace(&mut scratch.soon_first, u32::MAX);
-            self.metrics.actions_scheduled += 1 + scratch.soon.len() as u64;
-            self.soon.take_from(first, &mut scratch.soon);
+        if scratch.next_microstep_first != u32::MAX {
+            let first = core::mem::replace(&mut scratch.next_microstep_first, u32::MAX);
+            self.metrics.actions_scheduled += 1 + scratch.next_microstep_rest.len() as u64;
+            self.next_microstep
+                .take_from(first, &mut scratch.next_microstep_rest);
         }
     }
 

@@ -18,12 +18,12 @@ impl Engine {
         self.begin(tag);
         self.info.shutdown = self.stop_tag == Some(tag);
         self.extras |= self.info.shutdown;
-        if !self.soon.is_empty() {
-            if self.soon.tag() != tag {
+        if !self.next_microstep.is_empty() {
+            if self.next_microstep.tag() != tag {
                 // Not reached in practice (nothing comes between a tag and its next microstep),
                 // but never lose an event: back into the heap.
-                let at = self.soon.tag();
-                for ix in self.soon.drain() {
+                let at = self.next_microstep.tag();
+                for ix in self.next_microstep.drain() {
                     self.queue.push(Reverse(Event {
                         tag: at,
                         kind: Kind::Action,
@@ -31,7 +31,7 @@ impl Engine {
                     }));
                 }
             } else {
-                self.fire_soon(prog, tag, sink);
+                self.fire_next_microstep(prog, tag, sink);
             }
         }
         while let Some(&Reverse(ev)) = self.queue.peek() {
@@ -41,9 +41,9 @@ impl Engine {
             self.queue.pop();
             self.fire(prog, ev, sink);
         }
-        // `soon` is empty now (fired, or moved into the heap); what this tag's reactions schedule
-        // for the next microstep goes there.
-        self.soon.set_tag(tag.delay_nanos(0));
+        // `next_microstep` is empty now (fired, or moved into the heap); what this tag's reactions
+        // schedule for the next microstep goes there.
+        self.next_microstep.set_tag(tag.delay_nanos(0));
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
         if self.info.shutdown {
@@ -61,10 +61,10 @@ impl Engine {
     /// another, goes through here.
     #[inline]
     pub fn enter_next_microstep(&mut self, prog: &Program, sink: &mut impl FnMut(u32)) -> bool {
-        if self.soon.is_empty() || !self.stepping || !prog.inbox.is_empty() {
+        if self.next_microstep.is_empty() || !self.stepping || !prog.inbox.is_empty() {
             return false;
         }
-        let tag = self.soon.tag();
+        let tag = self.next_microstep.tag();
         if self.stop_tag.is_some_and(|s| s <= tag)
             || self.queue.peek().is_some_and(|e| e.0.tag <= tag)
         {
@@ -73,8 +73,8 @@ impl Engine {
         self.check_program(prog);
         self.begin(tag);
         self.info.shutdown = false;
-        self.fire_soon(prog, tag, sink);
-        self.soon.set_tag(tag.delay_nanos(0));
+        self.fire_next_microstep(prog, tag, sink);
+        self.next_microstep.set_tag(tag.delay_nanos(0));
         // Field by field, from the values at hand: copying the whole record would load the
         // fields `begin` has just stored with one wide load, which the processor cannot forward
         // from those narrower stores (it waits for them to reach the cache, a stall on every tag).
@@ -100,17 +100,17 @@ impl Engine {
         self.metrics.tags += 1;
     }
 
-    /// Fires the events of `soon`, which are at `tag`, the tag being entered.
+    /// Fires the events of `next_microstep`, which are at `tag`, the tag being entered.
     #[inline(always)]
-    fn fire_soon(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
-        // `fire_action` never adds to `soon` (it holds events of the next microstep).
-        let first = self.soon.take_first();
+    fn fire_next_microstep(&mut self, prog: &Program, tag: Tag, sink: &mut impl FnMut(u32)) {
+        // `fire_action` never adds to `next_microstep` (it holds events of the next microstep).
+        let first = self.next_microstep.take_first();
         self.fire_action(prog, first, tag, sink);
-        if let Some(rest) = self.soon.take_rest() {
+        if let Some(rest) = self.next_microstep.take_rest() {
             for &ix in &rest {
                 self.fire_action(prog, ix, tag, sink);
             }
-            self.soon.recycle(rest);
+            self.next_microstep.recycle(rest);
         }
     }
 

@@ -75,7 +75,7 @@ impl Engine {
             self.done = true;
             self.stepping = false;
             self.queue.clear();
-            self.soon.clear();
+            self.next_microstep.clear();
             self.suspended.clear();
         }
     }
@@ -99,8 +99,8 @@ impl Engine {
             Kind::Startup => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
-        let at = self.soon.tag();
-        queued.extend(self.soon.drain().map(|ix| {
+        let at = self.next_microstep.tag();
+        queued.extend(self.next_microstep.drain().map(|ix| {
             Reverse(Event {
                 tag: at,
                 kind: Kind::Action,

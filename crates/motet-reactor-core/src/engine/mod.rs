@@ -32,8 +32,8 @@ use core::time::Duration;
 
 use crate::ctx::Transition;
 use crate::error::RunError;
+use crate::next_microstep::NextMicrostep;
 use crate::program::{Clock, Program, TagInfo};
-use crate::soon::Soon;
 use crate::time::{nanos, Tag};
 
 /// What kind of event; the order only breaks ties between events of one tag.
@@ -113,7 +113,7 @@ pub struct Engine {
     /// Events for the next microstep of the current tag (zero-delay actions, the most common kind
     /// in message-passing programs), kept out of the heap: no tag can come earlier, so they need
     /// no ordering.
-    soon: Soon,
+    next_microstep: NextMicrostep,
     info: TagInfo,
     stop_tag: Option<Tag>,
     done: bool,
@@ -168,7 +168,7 @@ impl Engine {
         let mut e = Engine {
             prog_id: prog.id,
             queue: BinaryHeap::new(),
-            soon: Soon::new(),
+            next_microstep: NextMicrostep::new(),
             info: TagInfo {
                 start: now,
                 ..TagInfo::default()
@@ -330,10 +330,10 @@ impl Engine {
         }
         // Draining never ends the run (a bad value fails it at the end of the next tag).
         self.drain_inbox(prog, clock);
-        let queued = if self.soon.is_empty() {
+        let queued = if self.next_microstep.is_empty() {
             self.queue.peek().map(|e| e.0.tag)
         } else {
-            Some(self.soon.tag())
+            Some(self.next_microstep.tag())
         };
         let next = match (queued, self.stop_tag) {
             (Some(q), Some(s)) => q.min(s),
