@@ -40,7 +40,8 @@
 //! workers are woken only for a level of claims long enough to share. A level run so that turns
 //! out long is shared from the claim at which that shows. After enough tags with no level
 //! shared, whoever plays the scheduler runs whole tags with the core's sequential loop, as one
-//! worker does, until a look at the clock says the tags got long (see [`sequential_tags`](super::sequential_tags)).
+//! worker does, until a look at the clock says the tags got long (see
+//! [`sequential_tags`](super::sequential_tags)).
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};

@@ -234,7 +234,8 @@ mod tests {
         assert!(s.go_on(SHARE_NS));
         assert!(!s.go_on(SHARE_NS));
         quiet(&mut s, 3);
-        s.level_tag_done(true); // a level worth sharing came right after: sequential tags held it up
+        // A level worth sharing came right after: the sequential tags held it up.
+        s.level_tag_done(true);
         quiet(&mut s, QUIET_TAGS);
         assert!(!s.due());
         quiet(&mut s, QUIET_TAGS);
