@@ -3,7 +3,7 @@
 //! delay, dashed when physical), with dotted edges for what triggers a reaction and what it writes.
 //! [`to_dot`] writes Graphviz DOT (`dot -Tsvg`), [`to_mermaid`] a Mermaid flowchart.
 //!
-//! Both walk the program the same way ([`draw`]); a [`Notation`] says how one language writes
+//! Both walk the program the same way (`draw`); a `Notation` says how one language writes
 //! each box, node and edge.
 
 use std::fmt::{self, Write as _};
