@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use common::reactors::relay;
 use common::{configs, run_with, Log};
-use motet_reactor::{BuildError, Program, ProgramBuilder, RunError, Startup};
+use motet_reactor::{BuildError, Ctx, Program, ProgramBuilder, ReactorId, RunError, Startup};
 
 #[test]
 fn causality_cycle_names_the_reactions() {
@@ -126,37 +126,42 @@ fn handle_of_another_program_is_rejected() {
     assert!(matches!(b.build(), Err(BuildError::ForeignHandle(_))));
 }
 
-fn undeclared_schedule(_: &Log) -> Program {
+/// A program whose reactor `r` has a reaction `sneaky`, triggered at startup, with the body that
+/// `declare` returns after declaring an element on `r`: the body uses the element, which the
+/// reaction does not declare.
+fn sneaky<F>(declare: impl FnOnce(&mut ProgramBuilder, ReactorId<()>) -> F) -> Program
+where
+    F: FnMut(&mut (), &Ctx<'_>) + Send + 'static,
+{
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
-    let a = b.logical_action::<(), _>(r, "a", Duration::ZERO);
-    b.reaction(r, "sneaky")
-        .trigger(Startup)
-        .body(move |_, ctx| ctx.schedule(a, (), Duration::ZERO));
-    b.reaction(r, "on_a").trigger(a).body(|_, _| {});
+    let body = declare(&mut b, r);
+    b.reaction(r, "sneaky").trigger(Startup).body(body);
     b.build().unwrap()
+}
+
+fn undeclared_schedule(_: &Log) -> Program {
+    sneaky(|b, r| {
+        let a = b.logical_action::<(), _>(r, "a", Duration::ZERO);
+        b.reaction(r, "on_a").trigger(a).body(|_, _| {});
+        move |_: &mut (), ctx: &Ctx<'_>| ctx.schedule(a, (), Duration::ZERO)
+    })
 }
 
 fn undeclared_set(_: &Log) -> Program {
-    let mut b = ProgramBuilder::new();
-    let r = b.reactor("r", ());
-    let o = b.output::<u32, _>(r, "out");
-    b.reaction(r, "sneaky")
-        .trigger(Startup)
-        .body(move |_, ctx| ctx.set(o, 1));
-    b.build().unwrap()
+    sneaky(|b, r| {
+        let o = b.output::<u32, _>(r, "out");
+        move |_: &mut (), ctx: &Ctx<'_>| ctx.set(o, 1)
+    })
 }
 
 fn undeclared_read(_: &Log) -> Program {
-    let mut b = ProgramBuilder::new();
-    let r = b.reactor("r", ());
-    let i = b.input::<u32, _>(r, "in");
-    b.reaction(r, "sneaky")
-        .trigger(Startup)
-        .body(move |_, ctx| {
+    sneaky(|b, r| {
+        let i = b.input::<u32, _>(r, "in");
+        move |_: &mut (), ctx: &Ctx<'_>| {
             let _ = ctx.get(i);
-        });
-    b.build().unwrap()
+        }
+    })
 }
 
 fn panicking(_: &Log) -> Program {

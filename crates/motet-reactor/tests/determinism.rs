@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::fan::{checksum_sink, looping_source, scramble, worker, workers};
+use common::fan::{checksum_sink, looping_fan, looping_source, scramble, worker};
 use common::{agree_across, configs, run_with, scenarios, Log};
 use motet_reactor::{Ports, ProgramBuilder, Startup};
 
@@ -37,20 +37,15 @@ fn every_scenario_is_deterministic_across_runs_and_workers() {
 #[test]
 fn wide_program_is_deterministic() {
     let build = |log: &Log| {
-        let mut b = ProgramBuilder::new();
-        let (o, back) = looping_source(&mut b, 16, 200, |k, c| Some(k * 31 + c as u64));
-        let (ins, outs) = workers(&mut b, 16, |_| {
+        let emit = |k, c| Some(k * 31 + c as u64);
+        let work = |_| {
             |acc: &mut u64, x| {
                 let x = scramble(x, 50);
                 *acc ^= x;
                 x
             }
-        });
-        let (si, so) = checksum_sink(&mut b, log, 16, |m| m % 50 == 0);
-        b.connect(o, ins);
-        b.connect(outs, si);
-        b.connect(so, back);
-        b.build().unwrap()
+        };
+        looping_fan(log, (16, 200), emit, work, |m| m % 50 == 0)
     };
     let log = agree_across(&[1, 2, 8], runs().min(20), true, None, Some(201), &build);
     assert_eq!(log.len(), 4);
@@ -147,11 +142,8 @@ fn uneven_branches_are_deterministic() {
 fn levels_of_changing_cost_are_deterministic() {
     const TAGS: u64 = 120;
     let build = |log: &Log| {
-        let mut b = ProgramBuilder::new();
-        let (o, back) = looping_source(&mut b, 16, TAGS, |k, c| {
-            (c < 1 + (k as usize * 7) % 16).then_some(k)
-        });
-        let (ins, outs) = workers(&mut b, 16, |i| {
+        let emit = |k, c| (c < 1 + (k as usize * 7) % 16).then_some(k);
+        let work = |i| {
             move |acc: &mut u64, k| {
                 // Long at tags 20-39, 60-79, 100-119; short elsewhere.
                 let rounds = if (k / 20) % 2 == 1 { 20_000 } else { 10 };
@@ -159,12 +151,8 @@ fn levels_of_changing_cost_are_deterministic() {
                 *acc ^= x;
                 x
             }
-        });
-        let (si, so) = checksum_sink(&mut b, log, 16, |m| m % 20 == 19);
-        b.connect(o, ins);
-        b.connect(outs, si);
-        b.connect(so, back);
-        b.build().unwrap()
+        };
+        looping_fan(log, (16, TAGS), emit, work, |m| m % 20 == 19)
     };
     let log = agree_across(
         &[1, 2, 8],

@@ -5,7 +5,7 @@
 //! schedulers must give the same log on every configuration and run.
 
 use motet_reactor::{
-    Input, InputMultiport, Output, OutputMultiport, Ports, ProgramBuilder, Startup,
+    Input, InputMultiport, Output, OutputMultiport, Ports, Program, ProgramBuilder, Startup,
 };
 use std::time::Duration;
 
@@ -123,4 +123,26 @@ pub fn scramble(mut x: u64, rounds: u32) -> u64 {
             .wrapping_add(1442695040888963407);
     }
     x
+}
+
+/// A whole looping fan: a [`looping_source`] of `width` channels and `rounds` rounds, `width`
+/// [`workers`], and a [`checksum_sink`] whose output ends each round.
+pub fn looping_fan<F>(
+    log: &Log,
+    (width, rounds): (usize, u64),
+    emit: fn(u64, usize) -> Option<u64>,
+    work: impl Fn(usize) -> F,
+    log_at: fn(u32) -> bool,
+) -> Program
+where
+    F: FnMut(&mut u64, u64) -> u64 + Send + 'static,
+{
+    let mut b = ProgramBuilder::new();
+    let (o, back) = looping_source(&mut b, width, rounds, emit);
+    let (ins, outs) = workers(&mut b, width, work);
+    let (si, so) = checksum_sink(&mut b, log, width, log_at);
+    b.connect(o, ins);
+    b.connect(outs, si);
+    b.connect(so, back);
+    b.build().unwrap()
 }
