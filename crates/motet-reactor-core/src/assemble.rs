@@ -14,11 +14,38 @@ use crate::builder::{Body, ProgramBuilder, ReactionDecl};
 use crate::ctx::Ctx;
 use crate::error::BuildError;
 use crate::graph::{
-    ActionInfo, ConnectionInfo, Graph, ModeInfo, MultiportInfo, PortInfo, PortKind, ReactionInfo,
-    ReactorInfo, TimerInfo,
+    mode_and_enclosing, ActionInfo, ConnectionInfo, Graph, ModeInfo, MultiportInfo, PortInfo,
+    PortKind, ReactionInfo, ReactorInfo, TimerInfo,
 };
 use crate::ids::Element;
 use crate::program::{ActionRt, Clock, PortRt, Program, ReactionCell, Scratch, TagInfo};
+
+/// Adds `x` to the lists of mode `mode` and of every mode enclosing it (see
+/// [`mode_and_enclosing`]), in `lists`, one list per mode.
+fn add_to_modes(modes: &[ModeInfo], lists: &mut [Vec<u32>], mode: Option<u32>, x: u32) {
+    for m in mode_and_enclosing(modes, mode) {
+        lists[m as usize].push(x);
+    }
+}
+
+/// Files `x`, declared by a reaction in `role` (0: trigger, 1: source, 2: effect), in the lists
+/// of what it reads, what triggers it and what it affects: a trigger is read too.
+fn by_role<T: Copy>(
+    role: u8,
+    x: T,
+    reads: &mut Vec<T>,
+    triggers: &mut Vec<T>,
+    effects: &mut Vec<T>,
+) {
+    match role {
+        0 => {
+            reads.push(x);
+            triggers.push(x);
+        }
+        1 => reads.push(x),
+        _ => effects.push(x),
+    }
+}
 
 /// What one reaction may touch, resolved to indices.
 #[derive(Default)]
@@ -115,14 +142,13 @@ impl ProgramBuilder {
                             }
                         }
                         let range = (start, len);
-                        match role {
-                            0 => {
-                                a.reads.push(range);
-                                a.trigger_ports.push(range);
-                            }
-                            1 => a.reads.push(range),
-                            _ => a.writes.push(range),
-                        }
+                        by_role(
+                            role,
+                            range,
+                            &mut a.reads,
+                            &mut a.trigger_ports,
+                            &mut a.writes,
+                        );
                     }
                     Element::Action(x) => {
                         let act = &self.actions[x as usize];
@@ -132,14 +158,8 @@ impl ProgramBuilder {
                                 "actions belong to their own reactor",
                             ));
                         }
-                        match role {
-                            0 => {
-                                a.read_actions.push(x);
-                                a.trigger_actions.push(x);
-                            }
-                            1 => a.read_actions.push(x),
-                            _ => a.scheduled_actions.push(x),
-                        }
+                        let (reads, triggers) = (&mut a.read_actions, &mut a.trigger_actions);
+                        by_role(role, x, reads, triggers, &mut a.scheduled_actions);
                     }
                     Element::Timer(x) => {
                         let t = &self.timers[x as usize];
@@ -364,11 +384,7 @@ impl ProgramBuilder {
             if r.modes.is_empty() {
                 continue;
             }
-            let mut m = enclosing[i];
-            while let Some(x) = m {
-                g.mode_reactors[x as usize].push(i as u32);
-                m = g.modes[x as usize].parent;
-            }
+            add_to_modes(&g.modes, &mut g.mode_reactors, enclosing[i], i as u32);
         }
         for (p, port) in self.ports.iter().enumerate() {
             g.ports.push(PortInfo {
@@ -393,11 +409,7 @@ impl ProgramBuilder {
         let action_mode = |owner: u32, mode: Option<u32>| mode.or(enclosing[owner as usize]);
         for (i, a) in self.actions.iter().enumerate() {
             let mode = action_mode(a.owner, a.mode);
-            let mut m = mode;
-            while let Some(x) = m {
-                g.mode_actions[x as usize].push(i as u32);
-                m = g.modes[x as usize].parent;
-            }
+            add_to_modes(&g.modes, &mut g.mode_actions, mode, i as u32);
             g.actions.push(ActionInfo {
                 name: a.name.clone(),
                 owner: a.owner,
@@ -412,11 +424,7 @@ impl ProgramBuilder {
         }
         for (i, t) in self.timers.iter().enumerate() {
             let mode = action_mode(t.owner, t.mode);
-            let mut m = mode;
-            while let Some(x) = m {
-                g.mode_timers[x as usize].push(i as u32);
-                m = g.modes[x as usize].parent;
-            }
+            add_to_modes(&g.modes, &mut g.mode_timers, mode, i as u32);
             g.timers.push(TimerInfo {
                 name: t.name.clone(),
                 owner: t.owner,
@@ -430,11 +438,12 @@ impl ProgramBuilder {
             match hook.mode {
                 Some(m) => g.mode_hooks[m as usize].push(h as u32),
                 None => {
-                    let mut m = enclosing[hook.reactor as usize];
-                    while let Some(x) = m {
-                        g.mode_hooks[x as usize].push(h as u32);
-                        m = g.modes[x as usize].parent;
-                    }
+                    add_to_modes(
+                        &g.modes,
+                        &mut g.mode_hooks,
+                        enclosing[hook.reactor as usize],
+                        h as u32,
+                    );
                 }
             }
         }
@@ -469,11 +478,7 @@ impl ProgramBuilder {
                 g.shutdown.push(ri);
             }
             if a.reset {
-                let mut m = mode;
-                while let Some(x) = m {
-                    g.mode_reset_reactions[x as usize].push(ri);
-                    m = g.modes[x as usize].parent;
-                }
+                add_to_modes(&g.modes, &mut g.mode_reset_reactions, mode, ri);
             }
             g.reactions.push(ReactionInfo {
                 name: r.name.clone(),
@@ -672,8 +677,10 @@ impl ProgramBuilder {
                         set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
                             .into_boxed_slice(),
                         set_len: 0,
-                        soon_first: u32::MAX,
-                        soon: Vec::with_capacity(a.scheduled_actions.len().saturating_sub(1)),
+                        next_microstep_first: u32::MAX,
+                        next_microstep_rest: Vec::with_capacity(
+                            a.scheduled_actions.len().saturating_sub(1),
+                        ),
                         scheduled: Vec::with_capacity(a.scheduled_actions.len()),
                         stop: false,
                         mode: None,

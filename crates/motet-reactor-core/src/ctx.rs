@@ -453,10 +453,10 @@ impl<'a> Ctx<'a> {
             unsafe {
                 action_as::<T>(acc.cell).schedule_unspaced(tag, value);
                 let scratch = &mut *self.scratch().get();
-                if scratch.soon_first == u32::MAX {
-                    scratch.soon_first = a;
+                if scratch.next_microstep_first == u32::MAX {
+                    scratch.next_microstep_first = a;
                 } else {
-                    scratch.soon.push(a);
+                    scratch.next_microstep_rest.push(a);
                 }
             }
             return;
@@ -490,12 +490,12 @@ impl<'a> Ctx<'a> {
             if let Some(at) = scheduled {
                 let scratch = &mut *self.scratch().get();
                 // A zero-delay logical action not moved by its spacing: an event of the next
-                // microstep, which needs no tag (see `Scratch::soon`).
+                // microstep, which needs no tag (see `Scratch::next_microstep_rest`).
                 if next_microstep && at == tag {
-                    if scratch.soon_first == u32::MAX {
-                        scratch.soon_first = a;
+                    if scratch.next_microstep_first == u32::MAX {
+                        scratch.next_microstep_first = a;
                     } else {
-                        scratch.soon.push(a);
+                        scratch.next_microstep_rest.push(a);
                     }
                 } else {
                     scratch.scheduled.push((a, at));

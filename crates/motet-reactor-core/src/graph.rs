@@ -273,13 +273,15 @@ impl Graph {
 
     /// Whether `inner`'s chain of enclosing modes contains `outer`.
     pub(crate) fn mode_within(&self, inner: Option<u32>, outer: u32) -> bool {
-        let mut m = inner;
-        while let Some(x) = m {
-            if x == outer {
-                return true;
-            }
-            m = self.modes[x as usize].parent;
-        }
-        false
+        mode_and_enclosing(&self.modes, inner).any(|m| m == outer)
     }
+}
+
+/// Mode `m` and the modes that enclose it, innermost first (nothing for `None`): the modes that
+/// something declared in `m` lies within.
+pub(crate) fn mode_and_enclosing(
+    modes: &[ModeInfo],
+    m: Option<u32>,
+) -> impl Iterator<Item = u32> + '_ {
+    core::iter::successors(m, move |&x| modes[x as usize].parent)
 }

@@ -69,117 +69,116 @@ pub struct ModeId<S> {
 }
 copy_handle!(ModeId);
 
-/// An input port carrying values of type `T`.
-pub struct Input<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(Input);
-
-/// An output port carrying values of type `T`.
-pub struct Output<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(Output);
-
-/// A multiport of `width` input channels, each an [`Input<T>`].
-pub struct InputMultiport<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) base: u32,
-    pub(crate) width: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(InputMultiport);
-
-/// A multiport of `width` output channels, each an [`Output<T>`].
-pub struct OutputMultiport<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) base: u32,
-    pub(crate) width: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(OutputMultiport);
-
-impl<T> InputMultiport<T> {
-    /// The number of channels.
-    pub fn width(self) -> usize {
-        self.width as usize
-    }
-
-    /// Channel `i` as a port.
-    ///
-    /// # Panics
-    /// If `i` is not below the width.
-    pub fn channel(self, i: usize) -> Input<T> {
-        assert!(
-            i < self.width as usize,
-            "channel {i} of a multiport of width {}",
-            self.width
-        );
-        Input {
-            prog: self.prog,
-            ix: self.base + i as u32,
-            _t: PhantomData,
+/// Declares a handle to an element that carries values of type `T`: the program's id and the
+/// element's index, `Copy` whatever `T` is, made with `at(prog, ix)`.
+macro_rules! value_handle {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        pub struct $name<T> {
+            pub(crate) prog: u32,
+            pub(crate) ix: u32,
+            pub(crate) _t: PhantomData<fn() -> T>,
         }
-    }
+        copy_handle!($name);
 
-    /// The channels, in order.
-    pub fn channels(self) -> impl Iterator<Item = Input<T>> {
-        (0..self.width as usize).map(move |i| self.channel(i))
-    }
-}
-
-impl<T> OutputMultiport<T> {
-    /// The number of channels.
-    pub fn width(self) -> usize {
-        self.width as usize
-    }
-
-    /// Channel `i` as a port.
-    ///
-    /// # Panics
-    /// If `i` is not below the width.
-    pub fn channel(self, i: usize) -> Output<T> {
-        assert!(
-            i < self.width as usize,
-            "channel {i} of a multiport of width {}",
-            self.width
-        );
-        Output {
-            prog: self.prog,
-            ix: self.base + i as u32,
-            _t: PhantomData,
+        impl<T> $name<T> {
+            /// The handle of element `ix` of program `prog`.
+            pub(crate) fn at(prog: u32, ix: u32) -> Self {
+                $name {
+                    prog,
+                    ix,
+                    _t: PhantomData,
+                }
+            }
         }
-    }
-
-    /// The channels, in order.
-    pub fn channels(self) -> impl Iterator<Item = Output<T>> {
-        (0..self.width as usize).map(move |i| self.channel(i))
-    }
+    };
 }
 
-/// A logical action carrying values of type `T` (use `()` for none): scheduled by reactions with a
-/// delay relative to the current tag.
-pub struct LogicalAction<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
-}
-copy_handle!(LogicalAction);
+/// Declares a multiport handle whose channels are `$channel` handles: the multiport's index, its
+/// first channel's port index and its width, with `width`, `channel` and `channels`.
+macro_rules! multiport_handle {
+    ($(#[$doc:meta])* $name:ident of $channel:ident) => {
+        $(#[$doc])*
+        pub struct $name<T> {
+            pub(crate) prog: u32,
+            pub(crate) ix: u32,
+            pub(crate) base: u32,
+            pub(crate) width: u32,
+            pub(crate) _t: PhantomData<fn() -> T>,
+        }
+        copy_handle!($name);
 
-/// A physical action carrying values of type `T`: scheduled from any thread (through a
-/// [`PhysicalSender`](crate::PhysicalSender)) or from a reaction, tagged from the physical clock.
-pub struct PhysicalAction<T> {
-    pub(crate) prog: u32,
-    pub(crate) ix: u32,
-    pub(crate) _t: PhantomData<fn() -> T>,
+        impl<T> $name<T> {
+            /// The handle of multiport `ix` of program `prog`, whose channels are the ports
+            /// `base..base + width`.
+            pub(crate) fn at(prog: u32, ix: u32, base: u32, width: u32) -> Self {
+                $name {
+                    prog,
+                    ix,
+                    base,
+                    width,
+                    _t: PhantomData,
+                }
+            }
+
+            /// The number of channels.
+            pub fn width(self) -> usize {
+                self.width as usize
+            }
+
+            /// Channel `i` as a port.
+            ///
+            /// # Panics
+            /// If `i` is not below the width.
+            pub fn channel(self, i: usize) -> $channel<T> {
+                assert!(
+                    i < self.width as usize,
+                    "channel {i} of a multiport of width {}",
+                    self.width
+                );
+                $channel::at(self.prog, self.base + i as u32)
+            }
+
+            /// The channels, in order.
+            pub fn channels(self) -> impl Iterator<Item = $channel<T>> {
+                (0..self.width as usize).map(move |i| self.channel(i))
+            }
+        }
+    };
 }
-copy_handle!(PhysicalAction);
+
+value_handle!(
+    /// An input port carrying values of type `T`.
+    Input
+);
+
+value_handle!(
+    /// An output port carrying values of type `T`.
+    Output
+);
+
+multiport_handle!(
+    /// A multiport of `width` input channels, each an [`Input<T>`].
+    InputMultiport of Input
+);
+
+multiport_handle!(
+    /// A multiport of `width` output channels, each an [`Output<T>`].
+    OutputMultiport of Output
+);
+
+value_handle!(
+    /// A logical action carrying values of type `T` (use `()` for none): scheduled by reactions
+    /// with a delay relative to the current tag.
+    LogicalAction
+);
+
+value_handle!(
+    /// A physical action carrying values of type `T`: scheduled from any thread (through a
+    /// [`PhysicalSender`](crate::PhysicalSender)) or from a reaction, tagged from the physical
+    /// clock.
+    PhysicalAction
+);
 
 /// A timer: fires at start + offset, then every period (if the period is not zero).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -256,26 +255,6 @@ macro_rules! declare {
     };
 }
 
-declare!(Input<T>, |h| Element::Ports {
-    start: h.ix,
-    len: 1
-});
-declare!(Output<T>, |h| Element::Ports {
-    start: h.ix,
-    len: 1
-});
-declare!(InputMultiport<T>, |h| Element::Ports {
-    start: h.base,
-    len: h.width
-});
-declare!(OutputMultiport<T>, |h| Element::Ports {
-    start: h.base,
-    len: h.width
-});
-declare!(LogicalAction<T>, |h| Element::Action(h.ix));
-declare!(PhysicalAction<T>, |h| Element::Action(h.ix));
-declare!(ModeId<T>, |h| Element::Mode(h.ix));
-
 impl sealed::Sealed for Timer {}
 impl Declare for Timer {
     fn element(&self) -> (Option<u32>, Element) {
@@ -303,34 +282,10 @@ pub trait Port<T>: Copy + sealed::Sealed {
     fn port(&self) -> (u32, u32);
 }
 
-impl<T> Port<T> for Input<T> {
-    fn port(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
-impl<T> Port<T> for Output<T> {
-    fn port(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
 /// A multiport, input or output: what sparse iteration over present channels works on.
 pub trait Multiport<T>: Copy + sealed::Sealed {
     #[doc(hidden)]
     fn multiport(&self) -> (u32, u32, u32, u32);
-}
-
-impl<T> Multiport<T> for InputMultiport<T> {
-    fn multiport(&self) -> (u32, u32, u32, u32) {
-        (self.prog, self.ix, self.base, self.width)
-    }
-}
-
-impl<T> Multiport<T> for OutputMultiport<T> {
-    fn multiport(&self) -> (u32, u32, u32, u32) {
-        (self.prog, self.ix, self.base, self.width)
-    }
 }
 
 /// An action, logical or physical: what reactions schedule and read.
@@ -339,24 +294,8 @@ pub trait Action<T>: Copy + sealed::Sealed {
     fn action(&self) -> (u32, u32);
 }
 
-impl<T> Action<T> for LogicalAction<T> {
-    fn action(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
-impl<T> Action<T> for PhysicalAction<T> {
-    fn action(&self) -> (u32, u32) {
-        (self.prog, self.ix)
-    }
-}
-
 /// What [`Ctx::is_present`](crate::Ctx::is_present) asks about: any trigger.
 pub trait Presence: Declare {}
-impl<T> Presence for Input<T> {}
-impl<T> Presence for Output<T> {}
-impl<T> Presence for LogicalAction<T> {}
-impl<T> Presence for PhysicalAction<T> {}
 impl Presence for Timer {}
 impl Presence for Startup {}
 impl Presence for Shutdown {}
@@ -376,26 +315,66 @@ pub enum ReadRef {
     Action(u32),
 }
 
-impl<T> Readable<T> for Input<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Port(self.ix))
-    }
+/// The traits of a handle to one port: declared as that port, tested for presence, read and set
+/// as a [`Port`].
+macro_rules! port_traits {
+    ($ty:ident) => {
+        declare!($ty<T>, |h| Element::Ports {
+            start: h.ix,
+            len: 1
+        });
+        impl<T> Presence for $ty<T> {}
+        impl<T> Port<T> for $ty<T> {
+            fn port(&self) -> (u32, u32) {
+                (self.prog, self.ix)
+            }
+        }
+        impl<T> Readable<T> for $ty<T> {
+            fn readable(&self) -> (u32, ReadRef) {
+                (self.prog, ReadRef::Port(self.ix))
+            }
+        }
+    };
 }
 
-impl<T> Readable<T> for Output<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Port(self.ix))
-    }
+/// The traits of a handle to an action: declared as that action, tested for presence, read, and
+/// scheduled as an [`Action`].
+macro_rules! action_traits {
+    ($ty:ident) => {
+        declare!($ty<T>, |h| Element::Action(h.ix));
+        impl<T> Presence for $ty<T> {}
+        impl<T> Action<T> for $ty<T> {
+            fn action(&self) -> (u32, u32) {
+                (self.prog, self.ix)
+            }
+        }
+        impl<T> Readable<T> for $ty<T> {
+            fn readable(&self) -> (u32, ReadRef) {
+                (self.prog, ReadRef::Action(self.ix))
+            }
+        }
+    };
 }
 
-impl<T> Readable<T> for LogicalAction<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Action(self.ix))
-    }
+/// The traits of a multiport handle: declared as all its channels, iterated as a [`Multiport`].
+macro_rules! multiport_traits {
+    ($ty:ident) => {
+        declare!($ty<T>, |h| Element::Ports {
+            start: h.base,
+            len: h.width
+        });
+        impl<T> Multiport<T> for $ty<T> {
+            fn multiport(&self) -> (u32, u32, u32, u32) {
+                (self.prog, self.ix, self.base, self.width)
+            }
+        }
+    };
 }
 
-impl<T> Readable<T> for PhysicalAction<T> {
-    fn readable(&self) -> (u32, ReadRef) {
-        (self.prog, ReadRef::Action(self.ix))
-    }
-}
+port_traits!(Input);
+port_traits!(Output);
+multiport_traits!(InputMultiport);
+multiport_traits!(OutputMultiport);
+action_traits!(LogicalAction);
+action_traits!(PhysicalAction);
+declare!(ModeId<T>, |h| Element::Mode(h.ix));

@@ -69,11 +69,11 @@ mod error;
 pub mod graph;
 mod ids;
 mod inbox;
+mod next_microstep;
 mod ports;
 mod program;
 mod ready;
 mod sequential;
-mod soon;
 mod sync;
 mod time;
 

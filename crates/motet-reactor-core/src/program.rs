@@ -38,10 +38,10 @@ pub(crate) struct Scratch {
     /// The first event it scheduled for the next microstep (a zero-delay logical action, the most
     /// common kind): its action, or `u32::MAX` when none. A register of its own, so that a
     /// reaction scheduling one such event (the message-passing programs) touches no buffer.
-    pub(crate) soon_first: u32,
-    /// The events it scheduled for the next microstep after `soon_first`, in order; empty while
-    /// `soon_first` is `u32::MAX`.
-    pub(crate) soon: Vec<u32>,
+    pub(crate) next_microstep_first: u32,
+    /// The events it scheduled for the next microstep after `next_microstep_first`, in order;
+    /// empty while `next_microstep_first` is `u32::MAX`.
+    pub(crate) next_microstep_rest: Vec<u32>,
     /// The other events it scheduled: (action, tag). Sets `rare`.
     pub(crate) scheduled: Vec<(u32, Tag)>,
     pub(crate) stop: bool,

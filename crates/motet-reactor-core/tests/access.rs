@@ -19,6 +19,19 @@ fn run(program: &mut motet_reactor_core::Program) -> Result<motet_reactor_core::
     run_sequential(program, &mut Virtual(0), &options, &mut ())
 }
 
+/// Builds the program and runs it: the reaction `r.sneaky` must be refused `access` (as
+/// `RunError::Undeclared` says it: "set r.out", "read r.i", "schedule r.a").
+fn assert_refused(b: ProgramBuilder, access: &str) {
+    let mut p = b.build().unwrap();
+    assert_eq!(
+        run(&mut p),
+        Err(RunError::Undeclared {
+            reaction: "r.sneaky".into(),
+            access: access.into()
+        })
+    );
+}
+
 /// Reaction 2 of a reactor declares the output; reaction 1 of the same reactor sets it without
 /// declaring it. The bit of reaction 2 must not let reaction 1 through.
 #[test]
@@ -33,14 +46,7 @@ fn a_sibling_declaration_does_not_cover_a_reaction() {
         .trigger(Startup)
         .effect(out)
         .body(move |_, ctx| ctx.set(out, 2));
-    let mut p = b.build().unwrap();
-    assert_eq!(
-        run(&mut p),
-        Err(RunError::Undeclared {
-            reaction: "r.sneaky".into(),
-            access: "set r.out".into()
-        })
-    );
+    assert_refused(b, "set r.out");
 }
 
 /// The same for reading an input and scheduling an action.
@@ -57,14 +63,7 @@ fn sibling_reads_and_schedules_are_checked_per_reaction() {
         .effect(a)
         .body(|_, _| {});
     b.reaction(r, "on_a").trigger(a).body(|_, _| {});
-    let mut p = b.build().unwrap();
-    assert_eq!(
-        run(&mut p),
-        Err(RunError::Undeclared {
-            reaction: "r.sneaky".into(),
-            access: "schedule r.a".into()
-        })
-    );
+    assert_refused(b, "schedule r.a");
 
     let mut b = ProgramBuilder::new();
     let src = b.reactor("src", ());
@@ -82,14 +81,7 @@ fn sibling_reads_and_schedules_are_checked_per_reaction() {
         .body(move |_, ctx| {
             let _ = ctx.get(i);
         });
-    let mut p = b.build().unwrap();
-    assert_eq!(
-        run(&mut p),
-        Err(RunError::Undeclared {
-            reaction: "r.sneaky".into(),
-            access: "read r.i".into()
-        })
-    );
+    assert_refused(b, "read r.i");
 }
 
 /// A reactor with 70 reactions: the ones past the 64th have no bit and are checked against their
@@ -145,14 +137,7 @@ fn reactions_past_the_64th_are_checked_one_by_one() {
     b.reaction(r, "sneaky")
         .trigger(Startup)
         .body(move |_, ctx| ctx.set(victim, 1));
-    let mut p = b.build().unwrap();
-    assert_eq!(
-        run(&mut p),
-        Err(RunError::Undeclared {
-            reaction: "r.sneaky".into(),
-            access: "set r.o68".into()
-        })
-    );
+    assert_refused(b, "set r.o68");
 }
 
 /// A value is present only at its tag: at the next microstep the (undropped) old value is absent.

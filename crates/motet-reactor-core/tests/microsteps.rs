@@ -105,25 +105,28 @@ fn by_tag<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<(String, Vec<Stri
     tags
 }
 
+/// What `program(log, 4, None)` logs; with a stop request at tick 3, the first six lines: the
+/// stop tag is (0, 4), where tick 4 still happens.
+const FOUR_TICKS: [&str; 10] = [
+    "(0, 1) tick 1",
+    "(0, 2) tick 2",
+    "(0, 3) tick 3",
+    "(0, 3) other",
+    "(0, 3) echo 3",
+    "(0, 4) tick 4",
+    "(0, 5) other",
+    "(1 ms, 0) later",
+    "(1 ms, 1) tick 100",
+    "(1 ms, 2) other",
+];
+
 #[test]
 fn zero_delay_loops_run_microstep_after_microstep() {
-    let expected = [
-        "(0, 1) tick 1",
-        "(0, 2) tick 2",
-        "(0, 3) tick 3",
-        "(0, 3) other",
-        "(0, 3) echo 3",
-        "(0, 4) tick 4",
-        "(0, 5) other",
-        "(1 ms, 0) later",
-        "(1 ms, 1) tick 100",
-        "(1 ms, 2) other",
-    ];
     for fast in [true, false] {
         let log = Log::default();
         let mut p = program(&log, 4, None);
         let m = run(&mut p, fast, None);
-        assert_eq!(lines(&log), by_tag(expected), "fast: {fast}");
+        assert_eq!(lines(&log), by_tag(FOUR_TICKS), "fast: {fast}");
         // Startup, 5 microsteps at 0, 3 at 1 ms, and the shutdown tag after the queue runs dry.
         assert_eq!(m.tags, 10, "fast: {fast}");
         assert_eq!(m.reactions_executed, 11, "fast: {fast}");
@@ -137,17 +140,7 @@ fn a_stop_request_ends_the_microstep_loop() {
     let mut p = program(&log, 1_000, Some(3));
     let m = run(&mut p, true, None);
     // The stop tag is (0, 4): its events (tick 4) still happen; nothing after it does.
-    assert_eq!(
-        lines(&log),
-        by_tag([
-            "(0, 1) tick 1",
-            "(0, 2) tick 2",
-            "(0, 3) tick 3",
-            "(0, 3) other",
-            "(0, 3) echo 3",
-            "(0, 4) tick 4",
-        ])
-    );
+    assert_eq!(lines(&log), by_tag(FOUR_TICKS[..6].iter().copied()));
     assert_eq!(m.tags, 5);
 }
 

@@ -45,6 +45,7 @@ pub mod clock;
 pub mod diagram;
 mod parallel;
 mod runner;
+mod single_thread;
 mod trace;
 
 pub use motet_reactor_core::graph;

@@ -1,16 +1,16 @@
 //! Running a program: on the calling thread, or in parallel on a motet runtime, with the readiness
 //! or the level scheduler; in real time or fast; with a trace and LF's metrics.
 
-use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions, Tag};
+use motet_reactor_core::{Metrics, Program, RunError, RunOptions};
 use motet_runtime::Handle;
 
-use crate::clock::{StdClock, StdPlatform};
+use crate::clock::StdClock;
 use crate::parallel::level::Sharing;
 use crate::parallel::readiness::Protocol;
+use crate::single_thread::{self, panicked};
 use crate::trace::{Recorder, Trace};
 
 /// Which parallel scheduler runs the reactions of a tag.
@@ -138,7 +138,9 @@ impl Runner {
                     // the cheapest way to follow it; elsewhere LF's lock-free level protocol with
                     // chains run as one (see the readiness module).
                     match crate::parallel::readiness::protocol(program) {
-                        Protocol::Sequential => run_here(program, &self.options, recorder.as_ref()),
+                        Protocol::Sequential => {
+                            single_thread::run(program, &self.options, recorder.as_ref())
+                        }
                         Protocol::Levels(links) => crate::parallel::level::run(
                             program,
                             h,
@@ -161,7 +163,7 @@ impl Runner {
                     Sharing::Always,
                 ),
             },
-            _ => run_here(program, &self.options, recorder.as_ref()),
+            _ => single_thread::run(program, &self.options, recorder.as_ref()),
         }?;
         Ok(Report {
             metrics,
@@ -191,115 +193,5 @@ pub(crate) unsafe fn execute_guarded(
         // SAFETY: still inside the tag.
         rec.span(r as u32, unsafe { prog.current_tag() }, start);
     }
-    outcome.err().map(|payload| RunError::Panicked {
-        reaction: prog.graph().reactions[r].name.clone(),
-        message: panic_message(&*payload),
-    })
-}
-
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(non-string panic payload)".to_string()
-    }
-}
-
-/// The single-threaded path (core's sequential scheduler, with panics contained and tracing).
-///
-/// Panics are caught once per run rather than once per reaction: the whole tag loop runs inside one
-/// `catch_unwind`, and a panic in a body completes that reaction, records the error and resumes the
-/// loop in the middle of its tag, under a fresh `catch_unwind` (the run stops at the end of the
-/// tag, as on the parallel paths).
-fn run_here(
-    program: &mut Program,
-    options: &RunOptions,
-    recorder: Option<&Recorder>,
-) -> Result<Metrics, RunError> {
-    let prog: &Program = program;
-    let mut platform = StdPlatform::new(prog.inbox());
-    let mut engine = Engine::new(prog, crate::clock::now_ns(), options);
-    let mut ready = LevelQueue::new(prog);
-    // The tag entered and not yet finished, and the reaction whose body is running, or
-    // `u32::MAX` if none is (a panic elsewhere is a bug of the scheduler and is not contained;
-    // one store per body on each side, where an `Option` takes two).
-    let mut current: Option<Tag> = None;
-    let mut running: u32 = u32::MAX;
-    loop {
-        let outcome = catch_unwind(AssertUnwindSafe(|| loop {
-            if let Some(tag) = current {
-                // Two loops, so that an untraced run tests nothing per reaction for tracing.
-                match recorder {
-                    // Tag after tag, as long as each next one is the next microstep with only
-                    // zero-delay actions (`Engine::enter_next_microstep`).
-                    // The lone reaction a microstep's events trigger is handed back in a local
-                    // (`LevelQueue::offer`) and runs first, without a trip through the queue.
-                    None => {
-                        let mut hand = u32::MAX;
-                        loop {
-                            engine.run_ready_from(prog, &mut ready, hand, |r| {
-                                running = r;
-                                // SAFETY: reactions run one at a time in level order, so every
-                                // triggered predecessor has completed.
-                                unsafe { prog.execute(r as usize, &StdClock) };
-                                running = u32::MAX;
-                            });
-                            engine.finish_tag(prog);
-                            hand = u32::MAX;
-                            if !engine.enter_next_microstep(prog, &mut |r| {
-                                ready.offer(prog, r, &mut hand)
-                            }) {
-                                break;
-                            }
-                        }
-                    }
-                    Some(rec) => {
-                        engine.run_ready(prog, &mut ready, |r| {
-                            running = r;
-                            let start = rec.now();
-                            // SAFETY: as above.
-                            unsafe { prog.execute(r as usize, &StdClock) };
-                            rec.span(r, tag, start);
-                            running = u32::MAX;
-                        });
-                        engine.finish_tag(prog);
-                    }
-                }
-                current = None;
-            }
-            match engine.next(prog, &StdClock) {
-                Next::Done => return,
-                Next::WaitUntil(t) => {
-                    motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), Some(t))
-                }
-                Next::WaitForInput => {
-                    motet_reactor_core::Platform::wait(&mut platform, prog.inbox(), None)
-                }
-                Next::Tag(tag) => {
-                    if let Some(rec) = recorder {
-                        rec.tag(tag);
-                    }
-                    engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
-                    current = Some(tag);
-                }
-            }
-        }));
-        let body = core::mem::replace(&mut running, u32::MAX);
-        match (outcome, (body != u32::MAX).then_some(body)) {
-            (Ok(()), _) => break,
-            // A body panicked: complete its reaction, fail the run (it stops at the end of this
-            // tag), and go on with the tag's other reactions.
-            (Err(payload), Some(r)) => {
-                engine.complete(prog, r, &mut |s| ready.push(prog, s));
-                engine.fail(RunError::Panicked {
-                    reaction: prog.graph().reactions[r as usize].name.clone(),
-                    message: panic_message(&*payload),
-                });
-            }
-            (Err(payload), None) => std::panic::resume_unwind(payload),
-        }
-    }
-    engine.finish()
+    outcome.err().map(|payload| panicked(prog, r, &*payload))
 }

@@ -4,20 +4,17 @@ mod common;
 
 use std::time::Duration;
 
+use common::reactors::relay;
 use common::{configs, run_with, Log};
-use motet_reactor::{BuildError, ProgramBuilder, RunError, Startup};
+use motet_reactor::{BuildError, Ctx, Program, ProgramBuilder, ReactorId, RunError, Startup};
 
 #[test]
 fn causality_cycle_names_the_reactions() {
     let mut b = ProgramBuilder::new();
     let a = b.reactor("a", ());
-    let ai = b.input::<u32, _>(a, "in");
-    let ao = b.output::<u32, _>(a, "out");
-    b.reaction(a, "fwd").trigger(ai).effect(ao).body(|_, _| {});
+    let (ai, ao) = relay(&mut b, a, "fwd", |v| v);
     let c = b.reactor("c", ());
-    let ci = b.input::<u32, _>(c, "in");
-    let co = b.output::<u32, _>(c, "out");
-    b.reaction(c, "echo").trigger(ci).effect(co).body(|_, _| {});
+    let (ci, co) = relay(&mut b, c, "echo", |v| v);
     b.connect(ao, ci);
     b.connect(co, ai);
     let err = b.build().unwrap_err();
@@ -40,9 +37,7 @@ fn causality_cycle_names_the_reactions() {
 fn cycle_through_a_delay_is_fine() {
     let mut b = ProgramBuilder::new();
     let a = b.reactor("a", ());
-    let ai = b.input::<u32, _>(a, "in");
-    let ao = b.output::<u32, _>(a, "out");
-    b.reaction(a, "fwd").trigger(ai).effect(ao).body(|_, _| {});
+    let (ai, ao) = relay(&mut b, a, "fwd", |v| v);
     b.connect_after(ao, ai, Duration::ZERO);
     assert!(b.build().is_ok());
 }
@@ -131,40 +126,45 @@ fn handle_of_another_program_is_rejected() {
     assert!(matches!(b.build(), Err(BuildError::ForeignHandle(_))));
 }
 
-fn undeclared_schedule(_: &Log) -> motet_reactor::Program {
+/// A program whose reactor `r` has a reaction `sneaky`, triggered at startup, with the body that
+/// `declare` returns after declaring an element on `r`: the body uses the element, which the
+/// reaction does not declare.
+fn sneaky<F>(declare: impl FnOnce(&mut ProgramBuilder, ReactorId<()>) -> F) -> Program
+where
+    F: FnMut(&mut (), &Ctx<'_>) + Send + 'static,
+{
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
-    let a = b.logical_action::<(), _>(r, "a", Duration::ZERO);
-    b.reaction(r, "sneaky")
-        .trigger(Startup)
-        .body(move |_, ctx| ctx.schedule(a, (), Duration::ZERO));
-    b.reaction(r, "on_a").trigger(a).body(|_, _| {});
+    let body = declare(&mut b, r);
+    b.reaction(r, "sneaky").trigger(Startup).body(body);
     b.build().unwrap()
 }
 
-fn undeclared_set(_: &Log) -> motet_reactor::Program {
-    let mut b = ProgramBuilder::new();
-    let r = b.reactor("r", ());
-    let o = b.output::<u32, _>(r, "out");
-    b.reaction(r, "sneaky")
-        .trigger(Startup)
-        .body(move |_, ctx| ctx.set(o, 1));
-    b.build().unwrap()
+fn undeclared_schedule(_: &Log) -> Program {
+    sneaky(|b, r| {
+        let a = b.logical_action::<(), _>(r, "a", Duration::ZERO);
+        b.reaction(r, "on_a").trigger(a).body(|_, _| {});
+        move |_: &mut (), ctx: &Ctx<'_>| ctx.schedule(a, (), Duration::ZERO)
+    })
 }
 
-fn undeclared_read(_: &Log) -> motet_reactor::Program {
-    let mut b = ProgramBuilder::new();
-    let r = b.reactor("r", ());
-    let i = b.input::<u32, _>(r, "in");
-    b.reaction(r, "sneaky")
-        .trigger(Startup)
-        .body(move |_, ctx| {
+fn undeclared_set(_: &Log) -> Program {
+    sneaky(|b, r| {
+        let o = b.output::<u32, _>(r, "out");
+        move |_: &mut (), ctx: &Ctx<'_>| ctx.set(o, 1)
+    })
+}
+
+fn undeclared_read(_: &Log) -> Program {
+    sneaky(|b, r| {
+        let i = b.input::<u32, _>(r, "in");
+        move |_: &mut (), ctx: &Ctx<'_>| {
             let _ = ctx.get(i);
-        });
-    b.build().unwrap()
+        }
+    })
 }
 
-fn panicking(_: &Log) -> motet_reactor::Program {
+fn panicking(_: &Log) -> Program {
     let mut b = ProgramBuilder::new();
     let r = b.reactor("r", ());
     let t = b.timer(r, "t", Duration::ZERO, Duration::from_millis(1));
@@ -176,16 +176,17 @@ fn panicking(_: &Log) -> motet_reactor::Program {
     b.build().unwrap()
 }
 
-#[test]
-fn scheduling_an_undeclared_action_is_an_error_not_a_hang() {
+/// On every runner, the program `build` makes fails with the reaction `r.sneaky` refused
+/// `access` (as the error says it: "schedule r.a"), and the message names the reaction.
+fn assert_undeclared(build: fn(&Log) -> Program, access: &str) {
     for cfg in configs(&[1, 2]) {
-        let (_, report) = run_with(cfg, true, None, &undeclared_schedule);
+        let (_, report) = run_with(cfg, true, None, &build);
         let err = report.unwrap_err();
         assert_eq!(
             err,
             RunError::Undeclared {
                 reaction: "r.sneaky".into(),
-                access: "schedule r.a".into()
+                access: access.into()
             },
             "{cfg:?}"
         );
@@ -194,25 +195,18 @@ fn scheduling_an_undeclared_action_is_an_error_not_a_hang() {
 }
 
 #[test]
+fn scheduling_an_undeclared_action_is_an_error_not_a_hang() {
+    assert_undeclared(undeclared_schedule, "schedule r.a");
+}
+
+#[test]
 fn setting_an_undeclared_port_is_an_error() {
-    for cfg in configs(&[1, 2]) {
-        let (_, report) = run_with(cfg, true, None, &undeclared_set);
-        assert!(
-            matches!(report, Err(RunError::Undeclared { ref access, .. }) if access == "set r.out"),
-            "{cfg:?}: {report:?}"
-        );
-    }
+    assert_undeclared(undeclared_set, "set r.out");
 }
 
 #[test]
 fn reading_an_undeclared_port_is_an_error() {
-    for cfg in configs(&[1, 2]) {
-        let (_, report) = run_with(cfg, true, None, &undeclared_read);
-        assert!(
-            matches!(report, Err(RunError::Undeclared { ref access, .. }) if access == "read r.in"),
-            "{cfg:?}: {report:?}"
-        );
-    }
+    assert_undeclared(undeclared_read, "read r.in");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Conformance: one test per scenario of LF's semantics (see `common/scenarios.rs`), each checking
+//! Conformance: one test per scenario of LF's semantics (see `common/scenarios/`), each checking
 //! the exact log of (tag, reaction, value) events, on one worker and on two workers with both
 //! schedulers.
 

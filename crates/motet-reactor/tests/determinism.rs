@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{agree_with_first, configs, run_with, scenarios};
+use common::fan::{checksum_sink, looping_fan, looping_source, scramble, worker};
+use common::{agree_across, configs, run_with, scenarios, Log};
+use motet_reactor::{Ports, ProgramBuilder, Startup};
 
 fn runs() -> usize {
     std::env::var("MOTET_REACTOR_RUNS")
@@ -34,91 +36,27 @@ fn every_scenario_is_deterministic_across_runs_and_workers() {
 /// every configuration and run.
 #[test]
 fn wide_program_is_deterministic() {
-    use motet_reactor::{Ports, ProgramBuilder, Startup};
-    use std::time::Duration;
-    let build = |log: &common::Log| {
-        let mut b = ProgramBuilder::new();
-        let src = b.reactor("src", 0u64);
-        let o = b.output_multiport::<u64, _>(src, "out", 16);
-        let again = b.logical_action::<(), _>(src, "again", Duration::ZERO);
-        let back = b.input::<u64, _>(src, "back");
-        b.reaction(src, "emit")
-            .trigger(Startup)
-            .trigger(again)
-            .effect(o)
-            .body(move |k, ctx| {
-                for c in 0..16 {
-                    ctx.set(o.channel(c), *k * 31 + c as u64);
-                }
-            });
-        b.reaction(src, "loop")
-            .trigger(back)
-            .effect(again)
-            .body(move |k, ctx| {
-                *k += 1;
-                if *k < 200 {
-                    ctx.schedule(again, (), Duration::ZERO);
-                }
-            });
-        let ws = b.bank(16, |b, i| {
-            let w = b.reactor(&format!("w[{i}]"), 0u64);
-            let inp = b.input::<u64, _>(w, "in");
-            let out = b.output::<u64, _>(w, "out");
-            b.reaction(w, "work")
-                .trigger(inp)
-                .effect(out)
-                .body(move |acc, ctx| {
-                    let mut x = *ctx.get(inp).unwrap();
-                    for _ in 0..50 {
-                        x = x
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                    }
-                    *acc ^= x;
-                    ctx.set(out, x);
-                });
-            (inp, out)
-        });
-        let sink = b.reactor("sink", 0u64);
-        let si = b.input_multiport::<u64, _>(sink, "in", 16);
-        let so = b.output::<u64, _>(sink, "out");
-        let l = log.clone();
-        b.reaction(sink, "join")
-            .trigger(si)
-            .effect(so)
-            .body(move |sum, ctx| {
-                for (c, v) in ctx.present_sorted(si) {
-                    *sum = sum.wrapping_mul(31).wrapping_add(*v ^ c as u64);
-                }
-                if ctx.tag().microstep() % 50 == 0 {
-                    l.record(ctx, *sum);
-                }
-                ctx.set(so, *sum);
-            });
-        b.connect(o, ws.iter().map(|w| w.0).collect::<Ports<u64>>());
-        b.connect(ws.iter().map(|w| w.1).collect::<Ports<u64>>(), si);
-        b.connect(so, back);
-        b.build().unwrap()
+    let build = |log: &Log| {
+        let emit = |k, c| Some(k * 31 + c as u64);
+        let work = |_| {
+            |acc: &mut u64, x| {
+                let x = scramble(x, 50);
+                *acc ^= x;
+                x
+            }
+        };
+        looping_fan(log, (16, 200), emit, work, |m| m % 50 == 0)
     };
-    let mut reference = None;
-    for cfg in configs(&[1, 2, 8]) {
-        for _ in 0..runs().min(20) {
-            let (lines, report) = run_with(cfg, true, None, &build);
-            let report = report.unwrap();
-            assert_eq!(report.metrics.tags, 201);
-            agree_with_first(&mut reference, lines, &cfg);
-        }
-    }
-    assert_eq!(reference.unwrap().len(), 4);
+    let log = agree_across(&[1, 2, 8], runs().min(20), true, None, Some(201), &build);
+    assert_eq!(log.len(), 4);
 }
 
 /// A program above the readiness scheduler's closure limit (4,096 reactions) runs on its level
 /// fallback and still agrees with one worker.
 #[test]
 fn large_program_on_the_level_fallback() {
-    use motet_reactor::{Ports, ProgramBuilder, Startup};
     const N: usize = 2100;
-    let build = |log: &common::Log| {
+    let build = |log: &Log| {
         let mut b = ProgramBuilder::new();
         let src = b.reactor("src", ());
         let o = b.output::<u64, _>(src, "out");
@@ -155,11 +93,8 @@ fn large_program_on_the_level_fallback() {
         p
     };
     let expected = 3 * (1..=N as u64).sum::<u64>();
-    for cfg in configs(&[1, 2]) {
-        let (lines, report) = run_with(cfg, true, None, &build);
-        report.unwrap();
-        assert_eq!(lines, [format!("(0, 0) sink.sum: {expected}")], "{cfg:?}");
-    }
+    let log = agree_across(&[1, 2], 1, true, None, None, &build);
+    assert_eq!(log, [format!("(0, 0) sink.sum: {expected}")]);
 }
 
 /// Branches of uneven depth (a fan-out where one branch is a chain of 6 reactors and the other a
@@ -169,86 +104,33 @@ fn large_program_on_the_level_fallback() {
 /// and every configuration and run agrees.
 #[test]
 fn uneven_branches_are_deterministic() {
-    use motet_reactor::{ProgramBuilder, Startup};
-    use std::time::Duration;
-    let build = |log: &common::Log| {
+    let build = |log: &Log| {
         let mut b = ProgramBuilder::new();
-        let src = b.reactor("src", 0u64);
-        let o = b.output_multiport::<u64, _>(src, "out", 4);
-        let again = b.logical_action::<(), _>(src, "again", Duration::ZERO);
-        let back = b.input::<u64, _>(src, "back");
-        b.reaction(src, "emit")
-            .trigger(Startup)
-            .trigger(again)
-            .effect(o)
-            .body(move |k, ctx| {
-                for c in 0..4 {
-                    ctx.set(o.channel(c), *k * 7 + c as u64);
-                }
-            });
-        b.reaction(src, "loop")
-            .trigger(back)
-            .effect(again)
-            .body(move |k, ctx| {
-                *k += 1;
-                if *k < 300 {
-                    ctx.schedule(again, (), Duration::ZERO);
-                }
-            });
+        let (o, back) = looping_source(&mut b, 4, 300, |k, c| Some(k * 7 + c as u64));
         // Branch c (of 4) is a chain of c + 1 stages.
         let mut ends = Vec::new();
         for c in 0..4 {
             let mut prev = o.channel(c);
             for s in 0..=c {
-                let r = b.reactor(&format!("b{c}s{s}"), 0u64);
-                let i = b.input::<u64, _>(r, "in");
-                let out = b.output::<u64, _>(r, "out");
-                b.reaction(r, "step")
-                    .trigger(i)
-                    .effect(out)
-                    .body(move |acc, ctx| {
-                        let mut x = *ctx.get(i).unwrap();
-                        for _ in 0..20 {
-                            x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(7);
-                        }
-                        *acc ^= x;
-                        ctx.set(out, x);
-                    });
+                let (i, out) = worker(&mut b, &format!("b{c}s{s}"), |acc, mut x| {
+                    for _ in 0..20 {
+                        x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(7);
+                    }
+                    *acc ^= x;
+                    x
+                });
                 b.connect(prev, i);
                 prev = out;
             }
             ends.push(prev);
         }
-        let sink = b.reactor("sink", 0u64);
-        let si = b.input_multiport::<u64, _>(sink, "in", 4);
-        let so = b.output::<u64, _>(sink, "out");
-        let l = log.clone();
-        b.reaction(sink, "join")
-            .trigger(si)
-            .effect(so)
-            .body(move |sum, ctx| {
-                for (c, v) in ctx.present_sorted(si) {
-                    *sum = sum.wrapping_mul(31).wrapping_add(*v ^ c as u64);
-                }
-                if ctx.tag().microstep() % 100 == 0 {
-                    l.record(ctx, *sum);
-                }
-                ctx.set(so, *sum);
-            });
+        let (si, so) = checksum_sink(&mut b, log, 4, |m| m % 100 == 0);
         b.connect(ends, si);
         b.connect(so, back);
         b.build().unwrap()
     };
-    let mut reference = None;
-    for cfg in configs(&[1, 2, 8]) {
-        for _ in 0..runs().min(20) {
-            let (lines, report) = run_with(cfg, true, None, &build);
-            let report = report.unwrap();
-            assert_eq!(report.metrics.tags, 301);
-            agree_with_first(&mut reference, lines, &cfg);
-        }
-    }
-    assert_eq!(reference.unwrap().len(), 3);
+    let log = agree_across(&[1, 2, 8], runs().min(20), true, None, Some(301), &build);
+    assert_eq!(log.len(), 3);
 }
 
 /// Levels whose width and cost change from tag to tag (a fan-out to 1-16 of 16 workers, whose
@@ -258,84 +140,27 @@ fn uneven_branches_are_deterministic() {
 /// agrees.
 #[test]
 fn levels_of_changing_cost_are_deterministic() {
-    use motet_reactor::{Ports, ProgramBuilder, Startup};
-    use std::time::Duration;
     const TAGS: u64 = 120;
-    let build = |log: &common::Log| {
-        let mut b = ProgramBuilder::new();
-        let src = b.reactor("src", 0u64);
-        let o = b.output_multiport::<u64, _>(src, "out", 16);
-        let again = b.logical_action::<(), _>(src, "again", Duration::ZERO);
-        let back = b.input::<u64, _>(src, "back");
-        b.reaction(src, "emit")
-            .trigger(Startup)
-            .trigger(again)
-            .effect(o)
-            .body(move |k, ctx| {
-                for c in 0..1 + (*k as usize * 7) % 16 {
-                    ctx.set(o.channel(c), *k);
-                }
-            });
-        b.reaction(src, "loop")
-            .trigger(back)
-            .effect(again)
-            .body(move |k, ctx| {
-                *k += 1;
-                if *k < TAGS {
-                    ctx.schedule(again, (), Duration::ZERO);
-                }
-            });
-        let ws = b.bank(16, |b, i| {
-            let w = b.reactor(&format!("w[{i}]"), 0u64);
-            let inp = b.input::<u64, _>(w, "in");
-            let out = b.output::<u64, _>(w, "out");
-            b.reaction(w, "work")
-                .trigger(inp)
-                .effect(out)
-                .body(move |acc, ctx| {
-                    let k = *ctx.get(inp).unwrap();
-                    // Long at tags 20-39, 60-79, 100-119; short elsewhere.
-                    let rounds = if (k / 20) % 2 == 1 { 20_000 } else { 10 };
-                    let mut x = k ^ (i as u64) << 32;
-                    for _ in 0..rounds {
-                        x = x
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                    }
-                    *acc ^= x;
-                    ctx.set(out, x);
-                });
-            (inp, out)
-        });
-        let sink = b.reactor("sink", 0u64);
-        let si = b.input_multiport::<u64, _>(sink, "in", 16);
-        let so = b.output::<u64, _>(sink, "out");
-        let l = log.clone();
-        b.reaction(sink, "join")
-            .trigger(si)
-            .effect(so)
-            .body(move |sum, ctx| {
-                for (c, v) in ctx.present_sorted(si) {
-                    *sum = sum.wrapping_mul(31).wrapping_add(*v ^ c as u64);
-                }
-                if ctx.tag().microstep() % 20 == 19 {
-                    l.record(ctx, *sum);
-                }
-                ctx.set(so, *sum);
-            });
-        b.connect(o, ws.iter().map(|w| w.0).collect::<Ports<u64>>());
-        b.connect(ws.iter().map(|w| w.1).collect::<Ports<u64>>(), si);
-        b.connect(so, back);
-        b.build().unwrap()
+    let build = |log: &Log| {
+        let emit = |k, c| (c < 1 + (k as usize * 7) % 16).then_some(k);
+        let work = |i| {
+            move |acc: &mut u64, k| {
+                // Long at tags 20-39, 60-79, 100-119; short elsewhere.
+                let rounds = if (k / 20) % 2 == 1 { 20_000 } else { 10 };
+                let x = scramble(k ^ (i as u64) << 32, rounds);
+                *acc ^= x;
+                x
+            }
+        };
+        looping_fan(log, (16, TAGS), emit, work, |m| m % 20 == 19)
     };
-    let mut reference = None;
-    for cfg in configs(&[1, 2, 8]) {
-        for _ in 0..runs().min(5) {
-            let (lines, report) = run_with(cfg, true, None, &build);
-            let report = report.unwrap();
-            assert_eq!(report.metrics.tags, TAGS + 1);
-            agree_with_first(&mut reference, lines, &cfg);
-        }
-    }
-    assert_eq!(reference.unwrap().len(), 6);
+    let log = agree_across(
+        &[1, 2, 8],
+        runs().min(5),
+        true,
+        None,
+        Some(TAGS + 1),
+        &build,
+    );
+    assert_eq!(log.len(), 6);
 }

@@ -8,8 +8,9 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::reactors::{log_on, startup_source};
 use common::{configs, runner, Config, Log};
-use motet_reactor::{ProgramBuilder, Shutdown, Startup};
+use motet_reactor::{Declare, ProgramBuilder, Readable, Scope, Shutdown, Startup, Tag};
 
 const ZERO: Duration = Duration::ZERO;
 
@@ -17,16 +18,31 @@ fn all_configs() -> Vec<Config> {
     configs(&[1, 2])
 }
 
+/// What a reaction saw: (tag, value) in the order it saw them.
+type Seen<T> = Arc<Mutex<Vec<(Tag, T)>>>;
+
+/// A reaction `recv` of `scope`, triggered by `x`, that records each value of `x` with its tag.
+fn record<S: 'static, T: Clone + Send + 'static>(
+    b: &mut ProgramBuilder,
+    scope: impl Into<Scope<S>>,
+    x: impl Declare + Readable<T> + Send + 'static,
+) -> Seen<T> {
+    let seen = Seen::default();
+    let s = seen.clone();
+    b.reaction(scope, "recv").trigger(x).body(move |_, ctx| {
+        let v = ctx.get(x).unwrap().clone();
+        s.lock().unwrap().push((ctx.tag(), v));
+    });
+    seen
+}
+
 #[test]
 fn physical_actions_from_a_thread_arrive_in_order_and_keepalive_ends_with_the_sender() {
     for cfg in all_configs() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
         let mut b = ProgramBuilder::new();
-        let r = b.reactor("r", seen.clone());
+        let r = b.reactor("r", ());
         let a = b.physical_action::<u32, _>(r, "a", ZERO);
-        b.reaction(r, "recv")
-            .trigger(a)
-            .body(move |s, ctx| s.lock().unwrap().push((ctx.tag(), *ctx.get(a).unwrap())));
+        let seen = record(&mut b, r, a);
         let mut program = b.build().unwrap();
         let tx = program.sender(a);
         let t = std::thread::spawn(move || {
@@ -45,7 +61,7 @@ fn physical_actions_from_a_thread_arrive_in_order_and_keepalive_ends_with_the_se
             seen.windows(2).all(|w| w[0].0 < w[1].0),
             "tags increase: {seen:?}"
         );
-        assert!(seen[0].0 > motet_reactor::Tag::ZERO);
+        assert!(seen[0].0 > Tag::ZERO);
     }
 }
 
@@ -56,10 +72,7 @@ fn without_senders_a_physical_program_ends() {
     let r = b.reactor("r", ());
     let a = b.physical_action::<u32, _>(r, "a", ZERO);
     b.reaction(r, "recv").trigger(a).body(|_, _| {});
-    let l = log.clone();
-    b.reaction(r, "down")
-        .trigger(Shutdown)
-        .body(move |_, ctx| l.record(ctx, "down"));
+    log_on(&mut b, &log, r, "down", Shutdown, "down");
     let mut program = b.build().unwrap();
     drop(program.sender(a));
     runner(all_configs()[0], false, None)
@@ -76,10 +89,7 @@ fn a_physical_action_wakes_a_scheduler_sleeping_toward_a_far_event() {
         let r = b.reactor("r", ());
         let far = b.timer(r, "far", Duration::from_secs(60), ZERO);
         let a = b.physical_action::<u32, _>(r, "a", ZERO);
-        let l = log.clone();
-        b.reaction(r, "far")
-            .trigger(far)
-            .body(move |_, ctx| l.record(ctx, "far timer"));
+        log_on(&mut b, &log, r, "far", far, "far timer");
         let l = log.clone();
         b.reaction(r, "recv").trigger(a).body(move |_, ctx| {
             l.record(ctx, "physical");
@@ -104,13 +114,10 @@ fn many_senders_stress_the_inbox() {
     const SENDERS: u32 = 4;
     const EACH: u32 = 2000;
     for cfg in all_configs() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
         let mut b = ProgramBuilder::new();
-        let r = b.reactor("r", seen.clone());
+        let r = b.reactor("r", ());
         let a = b.physical_action::<(u32, u32), _>(r, "a", ZERO);
-        b.reaction(r, "recv")
-            .trigger(a)
-            .body(move |s, ctx| s.lock().unwrap().push(*ctx.get(a).unwrap()));
+        let seen = record(&mut b, r, a);
         let mut program = b.build().unwrap();
         let threads: Vec<_> = (0..SENDERS)
             .map(|k| {
@@ -126,7 +133,7 @@ fn many_senders_stress_the_inbox() {
         for t in threads {
             t.join().unwrap();
         }
-        let seen = seen.lock().unwrap();
+        let seen: Vec<(u32, u32)> = seen.lock().unwrap().iter().map(|e| e.1).collect();
         // Every value arrives (values stamped with an instant already taken go a microstep
         // later), each sender's in the order sent.
         assert_eq!(seen.len(), (SENDERS * EACH) as usize, "{cfg:?}");
@@ -164,13 +171,10 @@ fn physical_actions_from_an_actor() {
         .workers(2)
         .build()
         .unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
     let mut b = ProgramBuilder::new();
-    let r = b.reactor("r", seen.clone());
+    let r = b.reactor("r", ());
     let a = b.physical_action::<u64, _>(r, "a", ZERO);
-    b.reaction(r, "recv")
-        .trigger(a)
-        .body(move |s, ctx| s.lock().unwrap().push(*ctx.get(a).unwrap()));
+    let seen = record(&mut b, r, a);
     let mut program = b.build().unwrap();
     let actor = spawn(rt.handle(), Forward(Some(program.sender(a))));
     for v in 1..=3 {
@@ -181,33 +185,25 @@ fn physical_actions_from_an_actor() {
     common::runner(configs(&[1])[0], false, None)
         .run(&mut program)
         .unwrap();
-    let seen = seen.lock().unwrap();
+    let seen: Vec<u64> = seen.lock().unwrap().iter().map(|e| e.1).collect();
     assert_eq!(seen.iter().sum::<u64>(), 60, "{seen:?}");
 }
 
 #[test]
 fn physical_connection_tags_from_the_clock() {
     for cfg in all_configs() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
         let mut b = ProgramBuilder::new();
-        let src = b.reactor("src", ());
-        let o = b.output::<u32, _>(src, "out");
-        b.reaction(src, "start")
-            .trigger(Startup)
-            .effect(o)
-            .body(move |_, ctx| ctx.set(o, 5));
-        let sink = b.reactor("sink", seen.clone());
+        let o = startup_source(&mut b, "src", 5);
+        let sink = b.reactor("sink", ());
         let i = b.input::<u32, _>(sink, "in");
-        b.reaction(sink, "recv")
-            .trigger(i)
-            .body(move |s, ctx| s.lock().unwrap().push((ctx.tag(), *ctx.get(i).unwrap())));
+        let seen = record(&mut b, sink, i);
         b.connect_physical(o, i);
         let mut program = b.build().unwrap();
         runner(cfg, false, None).run(&mut program).unwrap();
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 1, "{cfg:?}");
         assert_eq!(seen[0].1, 5);
-        assert!(seen[0].0 > motet_reactor::Tag::ZERO);
+        assert!(seen[0].0 > Tag::ZERO);
     }
 }
 
@@ -245,28 +241,19 @@ fn deadlines_run_the_handler_when_missed() {
                 std::thread::sleep(Duration::from_millis(30));
                 ctx.set(o, 1);
             });
-        let tight = b.reactor("tight", ());
-        let ti = b.input::<u32, _>(tight, "in");
-        let l = log.clone();
-        let l2 = log.clone();
-        b.reaction(tight, "react")
-            .trigger(ti)
-            .deadline(Duration::from_millis(1), move |_, ctx| {
-                l2.record(ctx, "missed")
-            })
-            .body(move |_, ctx| l.record(ctx, "on time"));
-        let loose = b.reactor("loose", ());
-        let li = b.input::<u32, _>(loose, "in");
-        let l = log.clone();
-        let l2 = log.clone();
-        b.reaction(loose, "react")
-            .trigger(li)
-            .deadline(Duration::from_secs(60), move |_, ctx| {
-                l2.record(ctx, "missed")
-            })
-            .body(move |_, ctx| l.record(ctx, "on time"));
-        b.connect(o, ti);
-        b.connect(o, li);
+        for (name, deadline) in [
+            ("tight", Duration::from_millis(1)),
+            ("loose", Duration::from_secs(60)),
+        ] {
+            let r = b.reactor(name, ());
+            let i = b.input::<u32, _>(r, "in");
+            let (l, l2) = (log.clone(), log.clone());
+            b.reaction(r, "react")
+                .trigger(i)
+                .deadline(deadline, move |_, ctx| l2.record(ctx, "missed"))
+                .body(move |_, ctx| l.record(ctx, "on time"));
+            b.connect(o, i);
+        }
         let mut program = b.build().unwrap();
         runner(cfg, false, None).run(&mut program).unwrap();
         assert_eq!(

@@ -4,51 +4,10 @@ mod common;
 
 use std::time::Duration;
 
+use common::micro::pingpong;
 use common::{configs, runner};
 use motet_reactor::diagram::{to_dot, to_mermaid};
-use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
-
-/// Ping and pong: a round trip per tag through a logical action, as LF's Savina port does.
-fn pingpong(n: u64) -> (Program, ReactorId<u64>) {
-    let mut b = ProgramBuilder::new();
-    let ping = b.reactor("ping", n);
-    let serve = b.logical_action::<(), _>(ping, "serve", Duration::ZERO);
-    let send = b.output::<u64, _>(ping, "ping");
-    let recv = b.input::<u64, _>(ping, "pong");
-    b.reaction(ping, "start")
-        .trigger(Startup)
-        .effect(serve)
-        .body(move |_, ctx| ctx.schedule(serve, (), Duration::ZERO));
-    b.reaction(ping, "send")
-        .trigger(serve)
-        .effect(send)
-        .body(move |left, ctx| {
-            ctx.set(send, *left);
-            *left -= 1;
-        });
-    b.reaction(ping, "recv")
-        .trigger(recv)
-        .effect(serve)
-        .body(move |left, ctx| {
-            if *left > 0 {
-                ctx.schedule(serve, (), Duration::ZERO);
-            }
-        });
-    let pong = b.reactor("pong", 0u64);
-    let pin = b.input::<u64, _>(pong, "ping");
-    let pout = b.output::<u64, _>(pong, "pong");
-    b.reaction(pong, "reply")
-        .trigger(pin)
-        .effect(pout)
-        .body(move |count, ctx| {
-            *count += 1;
-            let v = *ctx.get(pin).unwrap();
-            ctx.set(pout, v);
-        });
-    b.connect(send, pin);
-    b.connect(pout, recv);
-    (b.build().unwrap(), pong)
-}
+use motet_reactor::ProgramBuilder;
 
 #[test]
 fn metrics_match_lf_table_1_for_pingpong() {

@@ -231,28 +231,18 @@ impl Bits {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parallel::test_programs::{sink, source, stage};
     use motet_reactor_core::{ProgramBuilder, Startup};
+    use std::time::Duration;
 
     #[test]
     fn level_exactness_per_reaction() {
         // s -> x, s -> y -> z: z's ancestors are s and y, but x is at y's level too.
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
-        let x = b.reactor("x", ());
-        let xi = b.input::<u8, _>(x, "i");
-        b.reaction(x, "r").trigger(xi).body(|_, _| {});
-        let y = b.reactor("y", ());
-        let yi = b.input::<u8, _>(y, "i");
-        let yo = b.output::<u8, _>(y, "o");
-        b.reaction(y, "r").trigger(yi).effect(yo).body(|_, _| {});
-        let z = b.reactor("z", ());
-        let zi = b.input::<u8, _>(z, "i");
-        b.reaction(z, "r").trigger(zi).body(|_, _| {});
+        let o = source(&mut b, "s");
+        let xi = sink(&mut b, "x");
+        let (yi, yo) = stage(&mut b, "y");
+        let zi = sink(&mut b, "z");
         b.connect(o, xi);
         b.connect(o, yi);
         b.connect(yo, zi);
@@ -264,15 +254,8 @@ mod tests {
         );
 
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
-        let x = b.reactor("x", ());
-        let xi = b.input::<u8, _>(x, "i");
-        b.reaction(x, "r").trigger(xi).body(|_, _| {});
+        let o = source(&mut b, "s");
+        let xi = sink(&mut b, "x");
         b.connect(o, xi);
         let p = b.build().unwrap();
         assert_eq!(
@@ -285,15 +268,9 @@ mod tests {
     /// not count.
     #[test]
     fn total_order_after_startup() {
-        use std::time::Duration;
         // s (startup) -> x -> y, with an action that keeps x going: ordered.
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
+        let o = source(&mut b, "s");
         let x = b.reactor("x", ());
         let xi = b.input::<u8, _>(x, "i");
         let xo = b.output::<u8, _>(x, "o");
@@ -304,9 +281,7 @@ mod tests {
             .effect(xo)
             .effect(again)
             .body(|_, _| {});
-        let y = b.reactor("y", ());
-        let yi = b.input::<u8, _>(y, "i");
-        b.reaction(y, "r").trigger(yi).body(|_, _| {});
+        let yi = sink(&mut b, "y");
         b.connect(o, xi);
         b.connect(xo, yi);
         // A second startup reaction, independent of the chain: it runs only once.
@@ -331,9 +306,7 @@ mod tests {
             .effect(again)
             .body(|_, _| {});
         for name in ["x", "y"] {
-            let r = b.reactor(name, ());
-            let i = b.input::<u8, _>(r, "i");
-            b.reaction(r, "r").trigger(i).body(|_, _| {});
+            let i = sink(&mut b, name);
             b.connect(o, i);
         }
         let p = b.build().unwrap();
@@ -347,18 +320,9 @@ mod tests {
     #[test]
     fn chain_and_diamond() {
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
-        let x = b.reactor("x", ());
-        let xi = b.input::<u8, _>(x, "i");
-        b.reaction(x, "r").trigger(xi).body(|_, _| {});
-        let y = b.reactor("y", ());
-        let yi = b.input::<u8, _>(y, "i");
-        b.reaction(y, "r").trigger(yi).body(|_, _| {});
+        let o = source(&mut b, "s");
+        let xi = sink(&mut b, "x");
+        let yi = sink(&mut b, "y");
         b.connect(o, xi);
         b.connect(o, yi);
         let p = b.build().unwrap();

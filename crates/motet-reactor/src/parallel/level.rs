@@ -40,7 +40,8 @@
 //! workers are woken only for a level of claims long enough to share. A level run so that turns
 //! out long is shared from the claim at which that shows. After enough tags with no level
 //! shared, whoever plays the scheduler runs whole tags with the core's sequential loop, as one
-//! worker does, until a look at the clock says the tags got long (see [`stretch`](super::stretch)).
+//! worker does, until a look at the clock says the tags got long (see
+//! [`sequential_tags`](super::sequential_tags)).
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
@@ -54,7 +55,7 @@ use motet_runtime::Handle;
 use super::chain::NONE;
 use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM_NS};
 use super::ready_queue::ReadyQueue;
-use super::stretch::{run_stretch, Stretches};
+use super::sequential_tags::{run_tags_sequentially, SequentialTags};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -68,10 +69,8 @@ const INLINE_BUDGET: u32 = 1024;
 /// the mutex is never contended).
 struct Core {
     engine: Engine,
-    /// Triggered reactions per level.
-    queues: Vec<Vec<u32>>,
-    /// Levels with a non-empty queue, as a bitset.
-    nonempty: Vec<u64>,
+    /// The reactions triggered at this tag and not yet taken, per level.
+    triggered: Triggered,
     /// The level being run, and its reactions.
     level: usize,
     batch: Vec<u32>,
@@ -79,15 +78,15 @@ struct Core {
     in_tag: bool,
     /// With [`Sharing::WhenWorthIt`], the levels' last measured costs; `None` for LF's protocol.
     costs: Option<LevelCosts>,
-    /// With [`Sharing::WhenWorthIt`] and no trace, stretches of tags run as on one worker (see
-    /// [`stretch`](super::stretch)); `None` otherwise.
-    stretch: Option<Stretch>,
+    /// With [`Sharing::WhenWorthIt`] and no trace, what running quiet tags sequentially needs
+    /// (see [`sequential_tags`](super::sequential_tags)); `None` otherwise.
+    sequential: Option<Sequential>,
 }
 
-/// What stretches of tags need (see [`stretch`](super::stretch)).
-struct Stretch {
-    when: Stretches,
-    /// The stretch's ready reactions (empty between tags).
+/// What running tags sequentially needs (see [`sequential_tags`](super::sequential_tags)).
+struct Sequential {
+    when: SequentialTags,
+    /// The ready reactions of the sequential loop (empty between tags).
     ready: LevelQueue,
     /// Whether a level of the current tag was shared.
     shared: bool,
@@ -183,20 +182,24 @@ pub(crate) fn run(
         driver: Driver::new(),
         core: Mutex::new(Core {
             engine: Engine::new(prog, now_ns(), options),
-            queues: g
-                .level_widths
-                .iter()
-                .map(|&w| Vec::with_capacity(w as usize))
-                .collect(),
-            nonempty: vec![0; levels.div_ceil(64).max(1)],
+            triggered: Triggered {
+                queues: g
+                    .level_widths
+                    .iter()
+                    .map(|&w| Vec::with_capacity(w as usize))
+                    .collect(),
+                nonempty: vec![0; levels.div_ceil(64).max(1)],
+            },
             level: 0,
             batch: Vec::with_capacity(width),
             in_tag: false,
             costs: (sharing == Sharing::WhenWorthIt).then(|| LevelCosts::new(levels)),
-            stretch: (sharing == Sharing::WhenWorthIt && recorder.is_none()).then(|| Stretch {
-                when: Stretches::new(),
-                ready: LevelQueue::new(prog),
-                shared: false,
+            sequential: (sharing == Sharing::WhenWorthIt && recorder.is_none()).then(|| {
+                Sequential {
+                    when: SequentialTags::new(),
+                    ready: LevelQueue::new(prog),
+                    shared: false,
+                }
             }),
         }),
         queue: ReadyQueue::new(width),
@@ -241,14 +244,36 @@ pub(crate) fn run(
     core.engine.finish()
 }
 
-impl Core {
-    /// The lowest non-empty level at or above `from`.
-    fn next_level(&self, from: usize) -> Option<usize> {
+/// The reactions triggered at the current tag and not yet taken, in a queue per level, with a
+/// bitset of the non-empty levels: the next level to run is found with a scan of a few words.
+/// (The core's `LevelQueue` hands out one reaction at a time; the level scheduler takes a whole
+/// level at once.)
+struct Triggered {
+    /// Triggered reactions per level.
+    queues: Vec<Vec<u32>>,
+    /// Levels with a non-empty queue, as a bitset.
+    nonempty: Vec<u64>,
+}
+
+impl Triggered {
+    /// Adds reaction `r` of `prog` to its level's queue.
+    #[inline(always)]
+    fn push(&mut self, prog: &Program, r: u32) {
+        let l = prog.level(r as usize) as usize;
+        self.queues[l].push(r);
+        self.nonempty[l / 64] |= 1 << (l % 64);
+    }
+
+    /// The lowest non-empty level at or above `from`, marked empty: the caller takes its queue
+    /// (`queues[l]`).
+    fn take_next(&mut self, from: usize) -> Option<usize> {
         let mut w = from / 64;
         let mut bits = self.nonempty.get(w)? & (!0u64 << (from % 64));
         loop {
             if bits != 0 {
-                return Some(w * 64 + bits.trailing_zeros() as usize);
+                let l = w * 64 + bits.trailing_zeros() as usize;
+                self.nonempty[l / 64] &= !(1 << (l % 64));
+                return Some(l);
             }
             w += 1;
             bits = *self.nonempty.get(w)?;
@@ -283,8 +308,7 @@ impl Shared<'_> {
         {
             let Core {
                 engine,
-                queues,
-                nonempty,
+                triggered,
                 batch,
                 ..
             } = &mut *core;
@@ -300,7 +324,7 @@ impl Shared<'_> {
                         Some(c) if after > 0 => c.links[cur as usize],
                         _ => NONE,
                     };
-                    complete_into(engine, prog, cur, ran, queues, nonempty);
+                    complete_into(engine, prog, cur, ran, triggered);
                     if ran == NONE {
                         break;
                     }
@@ -324,14 +348,13 @@ impl Shared<'_> {
         };
         loop {
             if core.in_tag {
-                if let Some(l) = core.next_level(from) {
-                    core.nonempty[l / 64] &= !(1 << (l % 64));
-                    if budget > 0 && core.queues[l].len() == 1 {
+                if let Some(l) = core.triggered.take_next(from) {
+                    if budget > 0 && core.triggered.queues[l].len() == 1 {
                         if !when_worth_it {
                             budget -= 1;
                         }
-                        let r = core.queues[l][0];
-                        core.queues[l].clear();
+                        let r = core.triggered.queues[l][0];
+                        core.triggered.queues[l].clear();
                         core.level = l;
                         // SAFETY: every lower level of this tag has finished, and `r` is the only
                         // reaction of its level: nothing else runs.
@@ -340,21 +363,16 @@ impl Shared<'_> {
                             core.engine.fail(e);
                         }
                         let Core {
-                            engine,
-                            queues,
-                            nonempty,
-                            ..
+                            engine, triggered, ..
                         } = &mut *core;
-                        engine.complete(prog, r, &mut |t| {
-                            let l = prog.level(t as usize) as usize;
-                            queues[l].push(t);
-                            nonempty[l / 64] |= 1 << (l % 64);
-                        });
+                        engine.complete(prog, r, &mut |t| triggered.push(prog, t));
                         from = l + 1;
                         continue;
                     }
-                    let Core { batch, queues, .. } = &mut *core;
-                    std::mem::swap(batch, &mut queues[l]);
+                    let Core {
+                        batch, triggered, ..
+                    } = &mut *core;
+                    std::mem::swap(batch, &mut triggered.queues[l]);
                     core.level = l;
                     // `costed`: the level costs decide, so a level published below is worth sharing
                     // (by its estimate, or by its claims run so far here).
@@ -387,7 +405,7 @@ impl Shared<'_> {
                         },
                         Relaxed,
                     );
-                    if let Some(s) = &mut core.stretch {
+                    if let Some(s) = &mut core.sequential {
                         s.shared = true;
                     }
                     // SAFETY: the previous level is fully claimed and finished (we are its last
@@ -397,30 +415,25 @@ impl Shared<'_> {
                 }
                 core.engine.finish_tag(prog);
                 core.in_tag = false;
-                // After enough tags with no level shared, tags run as on one worker for a while.
-                if let Some(s) = core.stretch.as_mut().filter(|_| when_worth_it) {
+                // After enough tags with no level shared, tags run sequentially for a while.
+                if let Some(s) = core.sequential.as_mut().filter(|_| when_worth_it) {
                     s.when.level_tag_done(std::mem::take(&mut s.shared));
                     if s.when.due() {
                         // SAFETY: between tags: every level published so far was claimed and
                         // finished (we finished the last one, or are the driver between tags),
                         // and none is published before this returns.
-                        unsafe { run_stretch(&mut core.engine, &mut s.ready, prog, &mut s.when) }?;
+                        unsafe {
+                            run_tags_sequentially(&mut core.engine, &mut s.ready, prog, &mut s.when)
+                        }?;
                     }
                 }
                 // A tag run here to its end whose next microstep is all that comes next (as in
                 // the core's sequential path): entered on the spot, without `next`.
                 if when_worth_it && self.recorder.is_none() {
                     let Core {
-                        engine,
-                        queues,
-                        nonempty,
-                        ..
+                        engine, triggered, ..
                     } = &mut *core;
-                    if engine.enter_next_microstep(prog, &mut |r| {
-                        let l = prog.level(r as usize) as usize;
-                        queues[l].push(r);
-                        nonempty[l / 64] |= 1 << (l % 64);
-                    }) {
+                    if engine.enter_next_microstep(prog, &mut |r| triggered.push(prog, r)) {
                         core.in_tag = true;
                         from = 0;
                         continue;
@@ -433,16 +446,9 @@ impl Shared<'_> {
                         rec.tag(tag);
                     }
                     let Core {
-                        engine,
-                        queues,
-                        nonempty,
-                        ..
+                        engine, triggered, ..
                     } = &mut *core;
-                    engine.enter_tag(prog, tag, &mut |r| {
-                        let l = prog.level(r as usize) as usize;
-                        queues[l].push(r);
-                        nonempty[l / 64] |= 1 << (l % 64);
-                    });
+                    engine.enter_tag(prog, tag, &mut |r| triggered.push(prog, r));
                     core.in_tag = true;
                     from = 0;
                 }
@@ -462,8 +468,7 @@ impl Shared<'_> {
         let prog = self.prog;
         let Core {
             engine,
-            queues,
-            nonempty,
+            triggered,
             batch,
             costs,
             ..
@@ -504,7 +509,7 @@ impl Shared<'_> {
                 }
                 // A reaction triggers only reactions of higher levels, never one of this level;
                 // the one that follows it in its chain runs next, here.
-                complete_into(engine, prog, r, next, queues, nonempty);
+                complete_into(engine, prog, r, next, triggered);
                 if next == NONE {
                     break;
                 }
@@ -632,14 +637,11 @@ fn complete_into(
     prog: &Program,
     r: u32,
     skip: u32,
-    queues: &mut [Vec<u32>],
-    nonempty: &mut [u64],
+    triggered: &mut Triggered,
 ) {
     engine.complete(prog, r, &mut |t| {
         if t != skip {
-            let l = prog.level(t as usize) as usize;
-            queues[l].push(t);
-            nonempty[l / 64] |= 1 << (l % 64);
+            triggered.push(prog, t);
         }
     });
 }

@@ -27,7 +27,9 @@ pub(crate) mod level;
 pub(crate) mod level_cost;
 pub(crate) mod readiness;
 pub(crate) mod ready_queue;
-pub(crate) mod stretch;
+pub(crate) mod sequential_tags;
+#[cfg(test)]
+pub(crate) mod test_programs;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex};

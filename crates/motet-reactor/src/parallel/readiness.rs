@@ -57,7 +57,8 @@
 //! its last measured cost says it pays (claims of a microsecond or more, 20 µs or more in all);
 //! every other level runs on the thread that plays the scheduler, as on one worker
 //! ([`Sharing::WhenWorthIt`](super::level::Sharing::WhenWorthIt)), and where no level was
-//! shared for a while, whole tags run with the one-worker loop ([`stretch`](super::stretch)).
+//! shared for a while, whole tags run sequentially with the one-worker loop
+//! ([`sequential_tags`](super::sequential_tags)).
 //! This module's protocol (one lock round per claim) is kept, and tested,
 //! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
 //! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
@@ -562,54 +563,35 @@ unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
 #[cfg(test)]
 mod tests {
     use super::{protocol, Protocol};
-    use motet_reactor_core::{ProgramBuilder, Startup};
+    use crate::parallel::test_programs::{sink, source, stage};
+    use motet_reactor_core::ProgramBuilder;
 
     /// A chain runs sequentially; a fan-out into branches of uneven depth, and a ring opened at
     /// startup whose nodes are independent, take the level protocol.
     #[test]
     fn protocol_by_program_shape() {
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
-        let x = b.reactor("x", ());
-        let xi = b.input::<u8, _>(x, "i");
-        let xo = b.output::<u8, _>(x, "o");
-        b.reaction(x, "r").trigger(xi).effect(xo).body(|_, _| {});
+        let o = source(&mut b, "s");
+        let (xi, _) = stage(&mut b, "x");
         b.connect(o, xi);
         let chain = b.build().unwrap();
         assert_eq!(protocol(&chain), Protocol::Sequential);
 
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
-        let mut prev = None;
+        let o = source(&mut b, "s");
+        let mut prev = o;
         for k in 0..2 {
-            let r = b.reactor(&format!("long{k}"), ());
-            let i = b.input::<u8, _>(r, "i");
-            let out = b.output::<u8, _>(r, "o");
-            b.reaction(r, "r").trigger(i).effect(out).body(|_, _| {});
-            b.connect(prev.unwrap_or(o), i);
-            prev = Some(out);
+            let (i, out) = stage(&mut b, &format!("long{k}"));
+            b.connect(prev, i);
+            prev = out;
         }
-        let short = b.reactor("short", ());
-        let si = b.input::<u8, _>(short, "i");
-        b.reaction(short, "r").trigger(si).body(|_, _| {});
+        let si = sink(&mut b, "short");
         b.connect(o, si);
         // Two sinks read the long branch: neither follows it in a chain, and neither has the
         // short branch as an ancestor.
         for name in ["sink", "sink2"] {
-            let sink = b.reactor(name, ());
-            let ki = b.input::<u8, _>(sink, "i");
-            b.reaction(sink, "r").trigger(ki).body(|_, _| {});
-            b.connect(prev.unwrap(), ki);
+            let ki = sink(&mut b, name);
+            b.connect(prev, ki);
         }
         let uneven = b.build().unwrap();
         assert!(matches!(protocol(&uneven), Protocol::Levels(_)));
@@ -617,21 +599,14 @@ mod tests {
         // A ring opened by a startup reaction that feeds only its first node (as in the thread
         // ring): the startup reaction is no ancestor of the later nodes, but it runs only once.
         let mut b = ProgramBuilder::new();
-        let s = b.reactor("s", ());
-        let o = b.output::<u8, _>(s, "o");
-        b.reaction(s, "r")
-            .trigger(Startup)
-            .effect(o)
-            .body(|_, _| {});
+        let o = source(&mut b, "s");
         let a = b.reactor("a", ());
         let ai = b.input::<u8, _>(a, "i");
         let ao = b.output::<u8, _>(a, "o");
         let tick = b.logical_action::<(), _>(a, "tick", std::time::Duration::ZERO);
         b.reaction(a, "t").trigger(tick).effect(ao).body(|_, _| {});
         b.reaction(a, "i").trigger(ai).effect(tick).body(|_, _| {});
-        let c = b.reactor("c", ());
-        let ci = b.input::<u8, _>(c, "i");
-        b.reaction(c, "r").trigger(ci).body(|_, _| {});
+        let ci = sink(&mut b, "c");
         b.connect(o, ai);
         b.connect(ao, ci);
         let ring = b.build().unwrap();

@@ -1,8 +1,13 @@
-//! Shared by the conformance, determinism and bad-program tests: an event log that reactions write
-//! to, and runners for every configuration.
+//! Shared by the integration tests: an event log that reactions write to, runners for every
+//! configuration, small reactors to build test programs from ([`reactors`]), the conformance
+//! scenarios ([`scenarios`]), the pieces of the fan-out programs that the scheduling tests run
+//! for many tags ([`fan`]) and the programs of LF's micro benchmarks ([`micro`]).
 
 #![allow(dead_code)]
 
+pub mod fan;
+pub mod micro;
+pub mod reactors;
 pub mod scenarios;
 
 use std::fmt::Display;
@@ -130,13 +135,33 @@ pub fn run_with(
 /// Runs on one worker and on two workers with both schedulers (fast mode); asserts that all agree
 /// and returns the log.
 pub fn run_all(timeout: Option<Duration>, build: &dyn Fn(&Log) -> Program) -> Vec<String> {
+    agree_across(&[1, 2], 1, true, timeout, None, build)
+}
+
+/// Runs the program `build` makes `runs` times on each configuration of `workers` (see
+/// [`configs`]), in fast mode or chasing physical time, with `timeout`; asserts that every run
+/// succeeds, processes `tags` tags (when given) and logs what the first run logged, and returns
+/// that log.
+pub fn agree_across(
+    workers: &[usize],
+    runs: usize,
+    fast: bool,
+    timeout: Option<Duration>,
+    tags: Option<u64>,
+    build: &dyn Fn(&Log) -> Program,
+) -> Vec<String> {
     let mut first: Option<Vec<String>> = None;
-    for cfg in configs(&[1, 2]) {
-        let (lines, report) = run_with(cfg, true, timeout, build);
-        report.unwrap_or_else(|e| panic!("{cfg:?}: {e}"));
-        agree_with_first(&mut first, lines, &cfg);
+    for cfg in configs(workers) {
+        for run in 0..runs {
+            let (lines, report) = run_with(cfg, fast, timeout, build);
+            let report = report.unwrap_or_else(|e| panic!("{cfg:?}, run {run}: {e}"));
+            if let Some(tags) = tags {
+                assert_eq!(report.metrics.tags, tags, "{cfg:?}, run {run}");
+            }
+            agree_with_first(&mut first, lines, &cfg);
+        }
     }
-    first.unwrap()
+    first.expect("at least one run")
 }
 
 /// Keeps the first run's log in `first`, and asserts that every later run's `lines` (run with

@@ -1,4 +1,4 @@
-//! [`Soon`]: the events of the next microstep, kept out of the event queue.
+//! [`NextMicrostep`]: the events of the next microstep, kept out of the event queue.
 //!
 //! A zero-delay logical action scheduled at tag (t, m) is an event of (t, m + 1), and no event can
 //! come before it: the engine keeps such events apart, in the order they were scheduled, with no
@@ -12,7 +12,7 @@ use crate::time::Tag;
 
 /// The actions with an event at the next microstep (see the module docs).
 #[derive(Debug)]
-pub(crate) struct Soon {
+pub(crate) struct NextMicrostep {
     /// The first action scheduled, or `u32::MAX` when none is.
     first: u32,
     /// The actions scheduled after `first`, in order; empty while `first` is `u32::MAX`.
@@ -21,10 +21,10 @@ pub(crate) struct Soon {
     tag: Tag,
 }
 
-impl Soon {
+impl NextMicrostep {
     /// None scheduled.
-    pub(crate) fn new() -> Soon {
-        Soon {
+    pub(crate) fn new() -> NextMicrostep {
+        NextMicrostep {
             first: u32::MAX,
             rest: Vec::new(),
             tag: Tag::ZERO,
@@ -73,14 +73,15 @@ impl Soon {
     }
 
     /// Takes the first action held (the caller checked that one is); the others, if any, wait for
-    /// [`Soon::take_rest`].
+    /// [`NextMicrostep::take_rest`].
     #[inline(always)]
     pub(crate) fn take_first(&mut self) -> u32 {
         debug_assert!(!self.is_empty());
         core::mem::replace(&mut self.first, u32::MAX)
     }
 
-    /// The actions held after the first, moved out (the buffer comes back with [`Soon::recycle`]).
+    /// The actions held after the first, moved out (the buffer comes back with
+    /// [`NextMicrostep::recycle`]).
     #[inline(always)]
     pub(crate) fn take_rest(&mut self) -> Option<Vec<u32>> {
         if self.rest.is_empty() {
@@ -90,7 +91,7 @@ impl Soon {
         }
     }
 
-    /// Gives back the buffer of [`Soon::take_rest`], emptied, to keep its capacity.
+    /// Gives back the buffer of [`NextMicrostep::take_rest`], emptied, to keep its capacity.
     pub(crate) fn recycle(&mut self, mut rest: Vec<u32>) {
         rest.clear();
         if self.rest.is_empty() {
@@ -118,7 +119,7 @@ mod tests {
 
     #[test]
     fn keeps_the_order_scheduled() {
-        let mut s = Soon::new();
+        let mut s = NextMicrostep::new();
         assert!(s.is_empty());
         let at = Tag::from_nanos(5, 1);
         s.set_tag(at);

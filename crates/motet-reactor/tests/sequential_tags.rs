@@ -1,13 +1,15 @@
-//! Long runs of fine-grained tags, which the readiness scheduler on two or more workers runs in
-//! stretches as on one worker (`parallel::stretch`): every configuration agrees with one worker,
-//! with a panic late in the run, and in real time (where a stretch hands the waits to the driver).
+//! Long runs of fine-grained tags, which the readiness scheduler on two or more workers runs
+//! sequentially on one thread, as one worker does (`parallel::sequential_tags`): every
+//! configuration agrees with one worker, with a panic late in the run, and in real time (where
+//! the sequential loop hands the waits to the driver).
 
 mod common;
 
 use std::time::Duration;
 
-use common::{agree_with_first, configs, run_with, Log};
-use motet_reactor::{Ports, Program, ProgramBuilder, RunError, Startup};
+use common::fan::{checksum_sink, workers};
+use common::{agree_across, agree_with_first, configs, run_with, Log};
+use motet_reactor::{Program, ProgramBuilder, RunError, Startup};
 
 /// A source that fans out to `WIDTH` tiny reactions and gathers them, `tags` times: one
 /// microstep after another (fast mode), or every `period` of a timer (real time). The gathering
@@ -34,51 +36,26 @@ fn fan(log: &Log, tags: u64, period: Option<Duration>, panic_at: Option<u64>) ->
             ctx.schedule(again, (), Duration::ZERO);
         }
     });
-    let ws = b.bank(WIDTH, |b, i| {
-        let w = b.reactor(&format!("w[{i}]"), 0u64);
-        let inp = b.input::<u64, _>(w, "in");
-        let out = b.output::<u64, _>(w, "out");
-        b.reaction(w, "work")
-            .trigger(inp)
-            .effect(out)
-            .body(move |acc, ctx| {
-                let x = *ctx.get(inp).unwrap();
-                if i == 3 && Some(x / 13) == panic_at {
-                    panic!("worker 3 at tag {}", x / 13);
-                }
-                *acc = acc.wrapping_mul(31).wrapping_add(x);
-                ctx.set(out, *acc);
-            });
-        (inp, out)
-    });
-    let sink = b.reactor("sink", 0u64);
-    let si = b.input_multiport::<u64, _>(sink, "in", WIDTH);
-    let l = log.clone();
-    b.reaction(sink, "join").trigger(si).body(move |sum, ctx| {
-        for (c, v) in ctx.present_sorted(si) {
-            *sum = sum.wrapping_mul(31).wrapping_add(*v ^ c as u64);
-        }
-        if ctx.tag().microstep() % 100 == 0 || ctx.tag().microstep() == 0 {
-            l.record(ctx, *sum);
+    let (ins, outs) = workers(&mut b, WIDTH, |i| {
+        move |acc: &mut u64, x| {
+            if i == 3 && Some(x / 13) == panic_at {
+                panic!("worker 3 at tag {}", x / 13);
+            }
+            *acc = acc.wrapping_mul(31).wrapping_add(x);
+            *acc
         }
     });
-    b.connect(o, ws.iter().map(|w| w.0).collect::<Ports<u64>>());
-    b.connect(ws.iter().map(|w| w.1).collect::<Ports<u64>>(), si);
+    let (si, _) = checksum_sink(&mut b, log, WIDTH, |m| m % 100 == 0);
+    b.connect(o, ins);
+    b.connect(outs, si);
     b.build().unwrap()
 }
 
 #[test]
 fn long_fine_grained_runs_agree_with_one_worker() {
     let build = |log: &Log| fan(log, 3_000, None, None);
-    let mut reference = None;
-    for cfg in configs(&[1, 2, 8]) {
-        for _ in 0..3 {
-            let (lines, report) = run_with(cfg, true, None, &build);
-            assert_eq!(report.unwrap().metrics.tags, 3_001, "{cfg:?}");
-            agree_with_first(&mut reference, lines, &cfg);
-        }
-    }
-    assert_eq!(reference.unwrap().len(), 30);
+    let log = agree_across(&[1, 2, 8], 3, true, None, Some(3_001), &build);
+    assert_eq!(log.len(), 30);
 }
 
 #[test]
@@ -106,10 +83,6 @@ fn long_runs_in_real_time_agree_with_one_worker() {
     // A timer every 20 us for 6 ms: 300 tags, each waited for.
     let period = Duration::from_micros(20);
     let build = |log: &Log| fan(log, 0, Some(period), None);
-    let mut reference = None;
-    for cfg in configs(&[1, 2]) {
-        let (lines, report) = run_with(cfg, false, Some(Duration::from_millis(6)), &build);
-        assert_eq!(report.unwrap().metrics.tags, 301, "{cfg:?}");
-        agree_with_first(&mut reference, lines, &cfg);
-    }
+    let timeout = Some(Duration::from_millis(6));
+    agree_across(&[1, 2], 1, false, timeout, Some(301), &build);
 }

@@ -1,0 +1,242 @@
+//! The builder API: declare reactors, ports, actions, timers, modes and reactions, connect ports,
+//! then [`build`](ProgramBuilder::build) a checked [`Program`](crate::Program).
+//!
+//! Everything is declared on one [`ProgramBuilder`], which hands out typed handles. A reusable
+//! reactor "class" is a plain Rust function that declares a reactor with its ports and reactions and
+//! returns the handles its users need; a bank is a loop over such a function
+//! ([`ProgramBuilder::bank`]). Mistakes that types cannot catch (a connection across levels of the
+//! hierarchy that LF would reject, a reaction declaring a port outside its scope, a handle of another
+//! program) are collected and reported by `build`, so declaring never fails half-way.
+//!
+//! This module holds the builder itself and the reactors and modes it declares; the other
+//! declarations have a file each: [`elements`] (ports, multiports, timers, actions), [`reaction`]
+//! (the [`ReactionBuilder`]) and [`connect`] (connections, with the reactors generated for
+//! delayed ones). What they record is in [`decl`], which `assemble` turns into the program.
+
+mod connect;
+mod decl;
+mod elements;
+mod reaction;
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::marker::PhantomData;
+
+use crate::cells::StateBox;
+use crate::error::{BuildError, Warning};
+use crate::ids::{next_program_id, ModeId, ReactorId};
+use crate::inbox::Inbox;
+
+pub use connect::Connection;
+pub(crate) use decl::{
+    ActionDecl, Body, ConnectionDecl, HookDecl, ModeDecl, MultiportDecl, PortDecl, ReactionDecl,
+    ReactorDecl, ResetHook, TimerDecl,
+};
+pub use elements::ActionSpec;
+pub use reaction::ReactionBuilder;
+
+/// Where an element is declared: a reactor, or one of its modes.
+pub struct Scope<S> {
+    pub(crate) prog: u32,
+    pub(crate) reactor: u32,
+    pub(crate) mode: Option<u32>,
+    _s: PhantomData<fn() -> S>,
+}
+
+impl<S> From<ReactorId<S>> for Scope<S> {
+    fn from(r: ReactorId<S>) -> Scope<S> {
+        Scope {
+            prog: r.prog,
+            reactor: r.ix,
+            mode: None,
+            _s: PhantomData,
+        }
+    }
+}
+
+impl<S> From<ModeId<S>> for Scope<S> {
+    fn from(m: ModeId<S>) -> Scope<S> {
+        Scope {
+            prog: m.prog,
+            reactor: m.reactor,
+            mode: Some(m.ix),
+            _s: PhantomData,
+        }
+    }
+}
+
+/// Declares a program (see the module docs and the crate example).
+pub struct ProgramBuilder {
+    pub(crate) prog: u32,
+    pub(crate) reactors: Vec<ReactorDecl>,
+    pub(crate) ports: Vec<PortDecl>,
+    pub(crate) multiports: Vec<MultiportDecl>,
+    pub(crate) actions: Vec<ActionDecl>,
+    pub(crate) timers: Vec<TimerDecl>,
+    pub(crate) modes: Vec<ModeDecl>,
+    pub(crate) reactions: Vec<ReactionDecl>,
+    pub(crate) hooks: Vec<HookDecl>,
+    pub(crate) connections: Vec<ConnectionDecl>,
+    pub(crate) errors: Vec<BuildError>,
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) inbox: Arc<Inbox>,
+}
+
+impl Default for ProgramBuilder {
+    fn default() -> Self {
+        ProgramBuilder::new()
+    }
+}
+
+impl core::fmt::Debug for ProgramBuilder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ProgramBuilder")
+            .field("reactors", &self.reactors.len())
+            .field("reactions", &self.reactions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProgramBuilder {
+    /// An empty program.
+    pub fn new() -> ProgramBuilder {
+        ProgramBuilder {
+            prog: next_program_id(),
+            reactors: Vec::new(),
+            ports: Vec::new(),
+            multiports: Vec::new(),
+            actions: Vec::new(),
+            timers: Vec::new(),
+            modes: Vec::new(),
+            reactions: Vec::new(),
+            hooks: Vec::new(),
+            connections: Vec::new(),
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            inbox: Arc::new(Inbox::new()),
+        }
+    }
+
+    fn check(&mut self, prog: u32, what: &str) -> bool {
+        if prog == self.prog {
+            true
+        } else {
+            self.errors.push(BuildError::ForeignHandle(what.into()));
+            false
+        }
+    }
+
+    fn add_reactor<S: Send + 'static>(
+        &mut self,
+        name: &str,
+        parent: Option<u32>,
+        mode: Option<u32>,
+        hidden: bool,
+        state: S,
+    ) -> ReactorId<S> {
+        let full = match parent {
+            Some(p) => format!("{}.{}", self.reactors[p as usize].name, name),
+            None => name.into(),
+        };
+        let ix = self.reactors.len() as u32;
+        self.reactors.push(ReactorDecl {
+            name: full,
+            parent,
+            mode,
+            hidden,
+            state: StateBox::new(state),
+            modes: Vec::new(),
+            reactions: 0,
+        });
+        ReactorId {
+            prog: self.prog,
+            ix,
+            _s: PhantomData,
+        }
+    }
+
+    /// Declares a top-level reactor with state `state`.
+    pub fn reactor<S: Send + 'static>(&mut self, name: &str, state: S) -> ReactorId<S> {
+        self.add_reactor(name, None, None, false, state)
+    }
+
+    /// Declares a reactor contained in `parent` (a reactor, or a mode of one: then the child is
+    /// active only while that mode is, and is reset when it is entered by a reset transition).
+    pub fn child<S: Send + 'static, P>(
+        &mut self,
+        parent: impl Into<Scope<P>>,
+        name: &str,
+        state: S,
+    ) -> ReactorId<S> {
+        let scope = parent.into();
+        if !self.check(scope.prog, name) {
+            return self.add_reactor(name, None, None, false, state);
+        }
+        self.add_reactor(name, Some(scope.reactor), scope.mode, false, state)
+    }
+
+    /// Calls `f(builder, index)` for `index` in `0..width` and collects the results: a bank. `f`
+    /// typically declares one reactor named `name[index]` and returns its handles; `index` is LF's
+    /// `bank_index`.
+    pub fn bank<X>(&mut self, width: usize, mut f: impl FnMut(&mut Self, usize) -> X) -> Vec<X> {
+        (0..width).map(|i| f(self, i)).collect()
+    }
+
+    /// Declares a mode of `reactor`; the first mode declared is the initial one.
+    pub fn mode<S>(&mut self, reactor: ReactorId<S>, name: &str) -> ModeId<S> {
+        self.check(reactor.prog, name);
+        let ix = self.modes.len() as u32;
+        let r = reactor.ix.min(self.reactors.len().saturating_sub(1) as u32);
+        let full = match self.reactors.get(r as usize) {
+            Some(decl) => format!("{}.{}", decl.name, name),
+            None => name.into(),
+        };
+        self.modes.push(ModeDecl {
+            name: full,
+            reactor: r,
+        });
+        if let Some(decl) = self.reactors.get_mut(r as usize) {
+            decl.modes.push(ix);
+        }
+        ModeId {
+            prog: self.prog,
+            ix,
+            reactor: r,
+            _s: PhantomData,
+        }
+    }
+
+    /// Runs `f` on the reactor's state when `scope` is reset: for a mode, when it is entered by a
+    /// reset transition; for a reactor, when a mode containing it is. This is how LF's `reset state`
+    /// variables get their initial values back.
+    pub fn on_reset<S: 'static>(
+        &mut self,
+        scope: impl Into<Scope<S>>,
+        mut f: impl FnMut(&mut S) + Send + 'static,
+    ) {
+        let scope = scope.into();
+        if !self.check(scope.prog, "reset hook") {
+            return;
+        }
+        self.hooks.push(HookDecl {
+            reactor: scope.reactor,
+            mode: scope.mode,
+            hook: Box::new(move |p| {
+                // SAFETY: the scheduler passes the state of `scope.reactor`, whose type is `S`
+                // (the scope's type), between tags when no reaction of it runs.
+                f(unsafe { &mut *p.cast::<S>() })
+            }),
+        });
+    }
+
+    /// The full name of `name` declared in `scope`: its reactor's name, a dot, then `name`.
+    fn scoped_name<S>(&self, scope: &Scope<S>, name: &str) -> String {
+        match self.reactors.get(scope.reactor as usize) {
+            Some(r) if scope.prog == self.prog => format!("{}.{}", r.name, name),
+            _ => name.into(),
+        }
+    }
+}
