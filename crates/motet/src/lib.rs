@@ -10,6 +10,17 @@
 //! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
 //!   session types after Effpi.
 //!
+//! # Which actors?
+//!
+//! There are two ways to write an actor, for two kinds of program. [`actor`] is the actor model
+//! proper, after CAF: an actor is a state and a handler, reached through a typed [`actor::Addr`],
+//! with request/response, links, monitors, exit propagation and supervision, and the cheapest
+//! message send motet has; write actor programs with it. [`process::actor`] is Effpi's actor DSL:
+//! an actor is a process that owns one mailbox channel, so it can `await` other channels, `select`
+//! over several, follow a session type, or read its mailbox only when it wants to; use it inside a
+//! process program, where the rest of the code already speaks channels. Both run on the same
+//! runtime and can hold each other's addresses in messages.
+//!
 //! ```
 //! use motet::actor::{spawn, Actor, Context};
 //! use motet::Runtime;
