@@ -5,6 +5,72 @@
 //! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
 //! validation of the result (`check`), so that every model is checked identically.
 
+/// Declares a benchmark's `variants` function (the [`Benchmark::variants`](crate::bench::Benchmark)
+/// table) from the names of its model modules, in listing order.
+///
+/// Each module follows one convention, so that its entry can be derived from its name:
+/// `actor`, `boc`, `process` and `floor` export `prepare(params, threads)`; `reactor` exports
+/// `prepare(params, threads, model)` and gives two variants, `reactor` (the readiness scheduler)
+/// and `reactor-level` (LF's level scheduler); `peers` exports `variants()`, the actix, ractor
+/// and kameo programs, and is listed only with the `peers` feature.
+macro_rules! variants {
+    (@entries actor) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Actor,
+            prepare: actor::prepare,
+        }]
+    };
+    (@entries boc) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Boc,
+            prepare: boc::prepare,
+        }]
+    };
+    (@entries process) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Process,
+            prepare: process::prepare,
+        }]
+    };
+    (@entries floor) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Floor,
+            prepare: floor::prepare,
+        }]
+    };
+    (@entries reactor) => {
+        [
+            $crate::bench::Variant {
+                model: $crate::bench::Model::Reactor,
+                prepare: |params, threads| {
+                    reactor::prepare(params, threads, $crate::bench::Model::Reactor)
+                },
+            },
+            $crate::bench::Variant {
+                model: $crate::bench::Model::ReactorLevel,
+                prepare: |params, threads| {
+                    reactor::prepare(params, threads, $crate::bench::Model::ReactorLevel)
+                },
+            },
+        ]
+    };
+    (@entries peers) => {{
+        #[cfg(feature = "peers")]
+        let peers = peers::variants();
+        #[cfg(not(feature = "peers"))]
+        let peers = Vec::<$crate::bench::Variant>::new();
+        peers
+    }};
+    ($($module:ident),+ $(,)?) => {
+        /// The implementations, in listing order.
+        fn variants() -> Vec<$crate::bench::Variant> {
+            let mut variants = Vec::new();
+            $(variants.extend(variants!(@entries $module));)+
+            variants
+        }
+    };
+}
+
 pub mod actorcreation;
 pub mod apsp;
 pub mod astar;

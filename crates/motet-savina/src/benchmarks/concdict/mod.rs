@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -61,27 +61,7 @@ const PARAMS: &[ParamSpec] = &[
 /// Savina's `DATA_LIMIT`: `Integer.MAX_VALUE / 4096`, the number of keys.
 pub(crate) const DATA_LIMIT: i32 = i32::MAX / 4_096;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The dictionary's hash for integer keys, laid out as Java's `HashMap<Integer, _>` lays them out:
 /// key k lands in bucket k mod capacity (Java's `Integer.hashCode` is the value itself), so the

@@ -12,19 +12,13 @@ use crate::bench::{Iteration, Model, Outcome};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(
+    params: &Params,
+    threads: usize,
+    model: Model,
+) -> Result<Box<dyn Iteration>, String> {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// A worker's range: left and right end points and the piece width.
