@@ -22,9 +22,9 @@ mod peers;
 mod actor;
 mod floor;
 
-use crate::bench::{Benchmark, Outcome};
 #[cfg(test)]
 use crate::bench::Model;
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Mixed load (CAF 5.4; id 0: beyond Savina).

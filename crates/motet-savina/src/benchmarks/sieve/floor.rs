@@ -9,20 +9,24 @@ use super::{check, expected, is_locally_prime, Config, Prime, Report};
 /// Builds the floor program and the expected counts (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(SieveFloor {
-        cfg,
-        expected: expected(&cfg),
-    }))
+    crate::floor::program(
+        SieveFloor {
+            cfg,
+            expected: expected(&cfg),
+        },
+        SieveFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct SieveFloor {
     cfg: Config,
     expected: Report,
 }
 
-impl Iteration for SieveFloor {
-    fn run(&mut self) -> Outcome {
+impl SieveFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut sys = System::new();
         let producer = sys.spawn(Node::Producer { cfg: self.cfg });
         let first = sys.spawn(Node::Filter(Filter::new(1, self.cfg.m, 2)));
