@@ -165,7 +165,10 @@ pub trait Iteration {
 }
 
 /// Builds the program of one variant; called once per thread count, untimed.
-pub type Prepare = fn(&Params, usize) -> Result<Box<dyn Iteration>, String>;
+pub type Prepare = fn(&Params, usize) -> Prepared;
+
+/// What a variant's `prepare` gives: the program, or why the parameters are rejected.
+pub type Prepared = Result<Box<dyn Iteration>, String>;
 
 /// One model's implementation of a benchmark.
 #[derive(Clone, Copy)]

@@ -23,7 +23,7 @@
 
 use std::collections::VecDeque;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Iteration, Outcome, Prepared};
 
 /// How many messages an actor handles per scheduling before it yields to the next one.
 pub const BATCH: usize = 32;
@@ -389,7 +389,7 @@ mod tests {
 ///
 /// `run` is a type parameter rather than a function pointer, so that each program calls its
 /// iteration directly.
-pub(crate) fn program<P, F>(prepared: P, run: F) -> Result<Box<dyn Iteration>, String>
+pub(crate) fn program<P, F>(prepared: P, run: F) -> Prepared
 where
     P: 'static,
     F: Fn(&P) -> Outcome + 'static,

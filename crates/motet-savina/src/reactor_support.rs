@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use motet_reactor::{Program, RunError, Runner, SchedulerKind, Trace};
 use motet_runtime::Runtime;
 
-use crate::bench::{Iteration, Model, Outcome, ReactorMetrics};
+use crate::bench::{Iteration, Model, Outcome, Prepared, ReactorMetrics};
 use crate::motet_support::runtime;
 
 /// A built reactor program: the program and what reads its result after the run.
@@ -55,7 +55,7 @@ pub(crate) fn prepare<C: 'static, B: Built + 'static>(
     threads: usize,
     model: Model,
     build: fn(&C) -> B,
-) -> Result<Box<dyn Iteration>, String> {
+) -> Prepared {
     let rt = runtime(threads)?;
     let runner = Runner::on(rt.handle())
         .scheduler(scheduler(model))

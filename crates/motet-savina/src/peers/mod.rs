@@ -42,7 +42,7 @@ use std::thread;
 use actix_rt::{Arbiter, ArbiterHandle, System};
 use tokio::sync::mpsc;
 
-use crate::bench::{Iteration, Model, Outcome, Prepare, Variant};
+use crate::bench::{Iteration, Model, Outcome, Prepare, Prepared, Variant};
 
 /// A benchmark's actix, ractor and kameo variants, in that order, from their `prepare` functions.
 pub fn variants(actix: Prepare, ractor: Prepare, kameo: Prepare) -> Vec<Variant> {
@@ -75,7 +75,7 @@ pub fn tokio_program<C, T, F>(
     threads: usize,
     start: fn(C, Reporter<T>) -> F,
     outcome: fn(C, &[T]) -> Outcome,
-) -> Result<Box<dyn Iteration>, String>
+) -> Prepared
 where
     C: Copy + 'static,
     T: 'static,
@@ -122,7 +122,7 @@ pub fn actix_program<C, T, K>(
     threads: usize,
     start: fn(C, Placement, Reporter<T>) -> K,
     outcome: fn(C, &[T]) -> Outcome,
-) -> Result<Box<dyn Iteration>, String>
+) -> Prepared
 where
     C: Copy + 'static,
     T: 'static,

@@ -17,33 +17,15 @@ use motet_reactor::{InputMultiport, Output, Ports, Program, ProgramBuilder, Reac
 
 use super::blocks::relax;
 use super::{check, Block, Config, Dist, Graph};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, model, build)
-}
-
-/// The parameters and the graph (generated once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    graph: Arc<Graph>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            graph: Arc::new(Graph::new(&cfg)),
-        })
-    }
+/// The parameters and the graph are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Arc::new(Graph::new(&cfg))), threads, model, build)
 }
 
 /// A block's state.
@@ -76,8 +58,7 @@ type Handles = (
 );
 
 /// Builds the program for the `(n/b)²` blocks.
-pub(super) fn build(prep: &Prepared) -> Apsp {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> Apsp {
     let layout = cfg.layout();
     let (n, per_dim) = (cfg.n, cfg.n / cfg.b);
     let mut b = ProgramBuilder::new();
@@ -85,7 +66,7 @@ pub(super) fn build(prep: &Prepared) -> Apsp {
         let r = b.reactor(
             &format!("block[{id}]"),
             BlockState {
-                current: layout.cut(&prep.graph.weights, id).into(),
+                current: layout.cut(&graph.weights, id).into(),
                 k: 0,
                 column: Vec::new(),
                 spare: None,
@@ -153,7 +134,7 @@ pub(super) fn build(prep: &Prepared) -> Apsp {
     Apsp {
         program: b.build().expect("the apsp program is well formed"),
         cfg,
-        graph: Arc::clone(&prep.graph),
+        graph: Arc::clone(graph),
         blocks: blocks.into_iter().map(|x| x.0).collect(),
     }
 }

@@ -8,12 +8,12 @@ use super::graph::Graph;
 use super::java_random::JavaRandom;
 use super::search::{expand, Ledger, Next, Proposal, Work};
 use super::{check, Config, Found};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 /// Builds the graph (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         AstarFloor {

@@ -22,33 +22,15 @@ use super::graph::Graph;
 use super::java_random::JavaRandom;
 use super::search::{expand, Ledger, Next, Proposal, Work};
 use super::{check, Config, Found};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, model, build)
-}
-
-/// The parameters and the graph (built once, untimed, shared read-only).
-pub(super) struct Prepared {
-    cfg: Config,
-    graph: Arc<Graph>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            graph: Arc::new(Graph::new(cfg.grid)),
-        })
-    }
+/// The parameters and the graph are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Arc::new(Graph::new(cfg.grid))), threads, model, build)
 }
 
 /// The Manager's state.
@@ -75,15 +57,14 @@ pub(super) struct AStar {
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(prep: &Prepared) -> AStar {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> AStar {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor(
         "manager",
         Some(Manager {
-            graph: Arc::clone(&prep.graph),
-            ledger: Ledger::new(&prep.graph, cfg.threshold, w),
+            graph: Arc::clone(graph),
+            ledger: Ledger::new(graph, cfg.threshold, w),
             outbox: Vec::new(),
         }),
     );
@@ -134,7 +115,7 @@ pub(super) fn build(prep: &Prepared) -> AStar {
         let r = b.reactor(
             &format!("worker[{i}]"),
             Worker {
-                graph: Arc::clone(&prep.graph),
+                graph: Arc::clone(graph),
                 random: JavaRandom::new(i as i64),
                 expanded: 0,
             },
@@ -161,7 +142,7 @@ pub(super) fn build(prep: &Prepared) -> AStar {
     b.connect(workers.iter().map(|x| x.2).collect::<Ports<_>>(), answers);
     AStar {
         program: b.build().expect("the astar program is well formed"),
-        graph: Arc::clone(&prep.graph),
+        graph: Arc::clone(graph),
         manager,
         workers: workers.into_iter().map(|x| x.0).collect(),
     }

@@ -12,13 +12,13 @@ use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, AccountReport, Workload, INITIAL_BALANCE};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::boc_driver::{failed, read};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Workload::from_params(params)?, threads, run)
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
@@ -10,7 +10,7 @@ use crate::params::Params;
 use super::{check, Config, Draws, Tally, BUSY_SEED};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     crate::floor::program(Config::from_params(params)?, run)
 }
 

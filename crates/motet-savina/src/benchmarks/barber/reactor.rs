@@ -18,17 +18,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
     reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 

@@ -3,12 +3,12 @@
 
 use super::network::{After, Kind, Msg, Net, Report};
 use super::{check, Config, Expected};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 /// Computes the expected sum and checksum (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         BitonicFloor {

@@ -1,6 +1,6 @@
 //! Cigarette Smokers on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
@@ -8,7 +8,7 @@ use crate::params::Params;
 use super::{check, Config, Picks, BUSY_SEED};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     crate::floor::program(Config::from_params(params)?, run)
 }
 

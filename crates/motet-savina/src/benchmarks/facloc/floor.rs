@@ -1,13 +1,13 @@
 //! Online Facility Location on the sequential floor: the same actors and messages.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, opposite, Config, Point, Points, Quadrant, Report};
 
 /// Builds the floor program and the reference facility count (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         FacLocFloor {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
@@ -11,7 +11,7 @@ use super::{
 };
 
 /// Builds the coefficients and the expected totals (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let coef = Coefficients::new(&cfg);
     let expected = expected(&cfg, &coef);

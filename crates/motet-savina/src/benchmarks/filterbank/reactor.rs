@@ -15,37 +15,17 @@ use std::time::Duration;
 use motet_reactor::{Input, Output, Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, combine, expected, Coefficients, Config, Delay, Fir, Sample, SinkTotals};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, model, build)
-}
-
-/// The parameters, the coefficients and the expected totals (made once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    coef: Arc<Coefficients>,
-    expected: SinkTotals,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        let coef = Coefficients::new(&cfg);
-        let expected = expected(&cfg, &coef);
-        Ok(Prepared {
-            cfg,
-            coef,
-            expected,
-        })
-    }
+/// The parameters and the coefficients and the expected totals are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    let coef = Coefficients::new(&cfg);
+    let expected = expected(&cfg, &coef);
+    reactor_support::prepare((cfg, coef, expected), threads, model, build)
 }
 
 /// The built program and the Sink.
@@ -56,8 +36,7 @@ pub(super) struct FilterBank {
 }
 
 /// Builds the program for `cfg.chan` banks.
-pub(super) fn build(prep: &Prepared) -> FilterBank {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref coef, expected): &(Config, Arc<Coefficients>, SinkTotals)) -> FilterBank {
     let mut b = ProgramBuilder::new();
     let source = b.reactor("source", 0u64);
     let out = b.output::<f64, _>(source, "value");
@@ -87,7 +66,7 @@ pub(super) fn build(prep: &Prepared) -> FilterBank {
         let (fir1_in, fir1) = stage(
             b,
             &format!("bank[{j}].fir1"),
-            Fir::new(Arc::clone(&prep.coef.h[j])),
+            Fir::new(Arc::clone(&coef.h[j])),
             Fir::push,
         );
         let (sample_in, sample) = stage(
@@ -105,7 +84,7 @@ pub(super) fn build(prep: &Prepared) -> FilterBank {
         let (fir2_in, fir2) = stage(
             b,
             &format!("bank[{j}].fir2"),
-            Fir::new(Arc::clone(&prep.coef.f[j])),
+            Fir::new(Arc::clone(&coef.f[j])),
             Fir::push,
         );
         b.connect(delay1, fir1_in);
@@ -143,7 +122,7 @@ pub(super) fn build(prep: &Prepared) -> FilterBank {
     b.connect(sum, input);
     FilterBank {
         program: b.build().expect("the filterbank program is well formed"),
-        expected: prep.expected,
+        expected: expected,
         sink,
     }
 }

@@ -1,18 +1,18 @@
 //! Mixed load on the sequential floor: the same rings, workers and collector on one thread.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, factorize, Config, Tally};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn program(cfg: Config, _threads: usize) -> Prepared {
     crate::floor::program(cfg, run)
 }
 

@@ -213,7 +213,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
 
 #[cfg(test)]
 /// A program built from a [`Config`] directly (so that the tests can factor a smaller number).
-type Program = fn(Config, usize) -> Result<Box<dyn crate::bench::Iteration>, String>;
+type Program = fn(Config, usize) -> crate::bench::Prepared;
 
 /// Every model's program, by model.
 #[cfg(test)]

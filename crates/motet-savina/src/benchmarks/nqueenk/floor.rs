@@ -4,11 +4,11 @@
 //! accepts any count from the limit to the number of solutions).
 
 use super::{check, expected_work_items, Board, Config, Counts};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Counts the expected Work items (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         NQueensFloor {

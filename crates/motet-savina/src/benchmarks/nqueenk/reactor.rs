@@ -14,33 +14,15 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, expected_work_items, Board, Config, Counts};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, model, build)
-}
-
-/// The parameters and the expected count of Work items (made once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    expected_items: u64,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            expected_items: expected_work_items(&cfg),
-        })
-    }
+/// The parameters and the expected count of Work items are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, expected_work_items(&cfg)), threads, model, build)
 }
 
 /// The Manager's state.
@@ -61,8 +43,7 @@ pub(super) struct NQueens {
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(prep: &Prepared) -> NQueens {
-    let cfg = prep.cfg;
+fn build(&(cfg, expected_items): &(Config, u64)) -> NQueens {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor(
@@ -127,7 +108,7 @@ pub(super) fn build(prep: &Prepared) -> NQueens {
     NQueens {
         program: b.build().expect("the nqueenk program is well formed"),
         cfg,
-        expected_items: prep.expected_items,
+        expected_items: expected_items,
         manager,
     }
 }

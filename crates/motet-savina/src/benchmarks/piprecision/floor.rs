@@ -6,11 +6,11 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 
 use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Builds the numerators and the reference π (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         PiFloor {

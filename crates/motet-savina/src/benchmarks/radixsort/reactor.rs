@@ -13,34 +13,16 @@ use std::time::Duration;
 use motet_reactor::{Input, Output, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Expected, Seen};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::random::PseudoRandom;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, model, build)
-}
-
-/// The parameters and the expected result (computed once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    expected: Expected,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            expected: Expected::of(&cfg),
-        })
-    }
+/// The parameters and the expected result are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Expected::of(&cfg)), threads, model, build)
 }
 
 /// The Source's state: the generator and the values left to send.
@@ -67,8 +49,7 @@ pub(super) struct RadixSort {
 }
 
 /// Builds the pipeline for `cfg.n` values below `cfg.m`.
-pub(super) fn build(prep: &Prepared) -> RadixSort {
-    let cfg = prep.cfg;
+fn build(&(cfg, expected): &(Config, Expected)) -> RadixSort {
     let (n, m) = (cfg.n, cfg.m);
     let mut b = ProgramBuilder::new();
     let source = b.reactor(
@@ -116,7 +97,7 @@ pub(super) fn build(prep: &Prepared) -> RadixSort {
     RadixSort {
         program: b.build().expect("the radixsort program is well formed"),
         n,
-        expected: prep.expected,
+        expected: expected,
         validation,
     }
 }

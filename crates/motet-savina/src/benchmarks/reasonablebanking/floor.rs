@@ -2,11 +2,11 @@
 //! each Teller in turn, with no protocol: what any model's run costs beyond the transfers.
 
 use super::{check, Config, Ledger, Transfers};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     crate::floor::program(Config::from_params(params)?, run)
 }
 

@@ -16,33 +16,15 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, CBlocks, Config, Inputs, Work};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-pub(super) fn prepare(
-    params: &Params,
-    threads: usize,
-    model: Model,
-) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, model, build)
-}
-
-/// The parameters and the matrices A and B (built once, untimed, shared read-only).
-pub(super) struct Prepared {
-    cfg: Config,
-    inputs: Arc<Inputs>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            inputs: Arc::new(Inputs::new(cfg.n)),
-        })
-    }
+/// The parameters and the matrices A and B are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Arc::new(Inputs::new(cfg.n))), threads, model, build)
 }
 
 /// A worker's state: the inputs and the blocks of C it owns.
@@ -59,8 +41,7 @@ pub(super) struct MatMul {
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(prep: &Prepared) -> MatMul {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref inputs): &(Config, Arc<Inputs>)) -> MatMul {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor("manager", VecDeque::<Work>::new());
@@ -102,7 +83,7 @@ pub(super) fn build(prep: &Prepared) -> MatMul {
         let r = b.reactor(
             &format!("worker[{i}]"),
             Worker {
-                inputs: Arc::clone(&prep.inputs),
+                inputs: Arc::clone(inputs),
                 c: CBlocks::new(&cfg),
             },
         );

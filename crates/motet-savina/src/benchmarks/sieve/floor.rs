@@ -1,13 +1,13 @@
 //! Sieve of Eratosthenes on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, expected, is_locally_prime, Config, Prime, Report};
 
 /// Builds the floor program and the expected counts (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         SieveFloor {

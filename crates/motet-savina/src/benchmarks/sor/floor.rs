@@ -6,12 +6,12 @@
 use std::rc::Rc;
 
 use super::{check, neighbours, CellState, Config, Grid, Update};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 /// Draws the grid and computes the reference total (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         SorFloor {

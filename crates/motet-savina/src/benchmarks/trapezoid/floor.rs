@@ -1,13 +1,13 @@
 //! Trapezoidal Approximation on the sequential floor: the workers' sums, one after the other, added
 //! in worker order (the plain sequential algorithm; no messages).
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 use super::{area, check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     crate::floor::program(Config::from_params(params)?, run)
 }
 

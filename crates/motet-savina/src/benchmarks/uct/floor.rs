@@ -1,14 +1,14 @@
 //! Unbalanced Cobwebbed Tree on the sequential floor: the same actors and messages, nodes spawned
 //! from handlers.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, replay, Config, Decision, Report, RootState};
 
 /// Replays the Root's decisions (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         UctFloor {

@@ -6,7 +6,7 @@ use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::actorcreation::Config;
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -80,7 +80,7 @@ impl Message<Leaves> for Testee {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -112,7 +112,7 @@ impl Handler<Exit> for Sink {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -124,7 +124,7 @@ impl Actor for Sink {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -7,7 +7,7 @@ use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::chameneos::{Color, Config};
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -131,7 +131,7 @@ impl Message<Exit> for Creature {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -5,7 +5,7 @@
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 use tokio::sync::oneshot;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
@@ -71,7 +71,7 @@ impl Handler<Start> for Driver {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -6,7 +6,7 @@ use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mailbox::{Config, Numbered, Tally};
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -57,7 +57,7 @@ impl Message<Go> for Sender {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -2,7 +2,7 @@
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mailbox::{Config, Numbered, Tally};
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -87,7 +87,7 @@ impl Actor for Sender {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

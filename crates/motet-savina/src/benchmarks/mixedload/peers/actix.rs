@@ -4,7 +4,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -205,12 +205,12 @@ impl Handler<Done> for Collector {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
     actix_program(cfg, threads, start, super::outcome)
 }
 

@@ -6,7 +6,7 @@ use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -88,7 +88,7 @@ impl Message<Stop> for Pong {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(super::config(params)?, threads, start, super::outcome)
 }
 

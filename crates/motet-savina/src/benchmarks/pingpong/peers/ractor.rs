@@ -2,7 +2,7 @@
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -119,7 +119,7 @@ impl Actor for Pong {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(super::config(params)?, threads, start, super::outcome)
 }
 
