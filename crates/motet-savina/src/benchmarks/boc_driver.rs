@@ -45,26 +45,3 @@ pub(crate) fn failed(error: String) -> Outcome {
         check: Err(error),
     }
 }
-
-/// Runs the BoC variant of `bench` on one and on two workers (two iterations each, on the same
-/// prepared program), asserts that every outcome validates, and returns the outcomes.
-#[cfg(test)]
-pub(crate) fn validates(bench: &crate::bench::Benchmark, sets: &[(&str, f64)]) -> Vec<Outcome> {
-    use crate::bench::Model;
-    use crate::benchmarks::testing::{params, run_iterations as run};
-
-    let params = params(bench, sets);
-    let mut outcomes = Vec::new();
-    for threads in [1, 2] {
-        for outcome in run(bench, Model::Boc, threads, &params, 2) {
-            assert_eq!(
-                outcome.check,
-                Ok(()),
-                "{} boc threads={threads} ({params})",
-                bench.name
-            );
-            outcomes.push(outcome);
-        }
-    }
-    outcomes
-}

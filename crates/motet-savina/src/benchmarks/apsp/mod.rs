@@ -280,10 +280,8 @@ mod tests {
             let direct = dijkstra_all(cfg.n, &generate(&cfg));
             assert_eq!(Graph::new(&cfg).reference, direct, "{sets:?}");
             let sum: i64 = direct.iter().map(|&d| i64::from(d)).sum();
-            for (model, threads) in [(Model::Actor, 1), (Model::Actor, 2), (Model::Floor, 1)] {
-                let outcome = testing::run(&BENCHMARK, model, threads, &sets);
-                assert_eq!(outcome.result, serde_json::json!(sum), "{model} {sets:?}");
-            }
+            let cells = testing::on_one_and_two(&[Model::Actor, Model::Floor], 1);
+            testing::expect_result(&BENCHMARK, &cells, &sets, serde_json::json!(sum));
         }
     }
 

@@ -242,8 +242,7 @@ fn check_balances(expected: &Expected, accounts: &[AccountReport]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::{check, AccountReport, Config, Workload, BENCHMARK, INITIAL_BALANCE};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn workload(a: f64, n: f64) -> Workload {
         Workload::from_params(&params(&BENCHMARK, &[("a", a), ("n", n)])).unwrap()
@@ -299,18 +298,24 @@ mod tests {
 
     #[test]
     fn every_model_validates_at_a_reduced_size() {
-        for outcome in validates(&BENCHMARK, &[("a", 50.0), ("n", 2_000.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(2_000));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &[("a", 50.0), ("n", 2_000.0)],
+            serde_json::json!(2_000),
+        );
         validates(&BENCHMARK, &[("a", 10.0), ("n", 500.0)]);
     }
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        for outcome in boc_driver::validates(&BENCHMARK, &[("a", 50.0), ("n", 2_000.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(2_000));
-        }
-        boc_driver::validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0)]);
+        testing::expect_result(
+            &BENCHMARK,
+            testing::BOC,
+            &[("a", 50.0), ("n", 2_000.0)],
+            serde_json::json!(2_000),
+        );
+        testing::boc_validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0)]);
     }
 
     #[test]

@@ -184,8 +184,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Tally, BENCHMARK};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
@@ -250,14 +249,14 @@ mod tests {
     #[test]
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 300.0), ("w", 20.0), ("pr", 50.0), ("hr", 80.0)];
-        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+        for outcome in testing::boc_validates(&BENCHMARK, &sets) {
             assert_eq!(outcome.result["haircuts"], serde_json::json!(300));
         }
-        boc_driver::validates(
+        testing::boc_validates(
             &BENCHMARK,
             &[("n", 50.0), ("w", 1.0), ("pr", 5.0), ("hr", 5.0)],
         );
-        boc_driver::validates(&BENCHMARK, &[("n", 0.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 0.0)]);
     }
 
     #[test]

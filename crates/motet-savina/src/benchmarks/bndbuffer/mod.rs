@@ -224,7 +224,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, process, Config, Tally, BENCHMARK};
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     /// SPEC.md: K(25) = −11482.378824363414 (Java's `Math.log`; glibc's may differ in a last bit).
     #[test]
@@ -277,9 +277,12 @@ mod tests {
             ("pc", 1.0),
             ("cc", 2.0),
         ];
-        for outcome in validates(&BENCHMARK, &sets) {
-            assert_eq!(outcome.result, serde_json::json!(200));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &sets,
+            serde_json::json!(200),
+        );
         // One free slot: the Manager parks a producer as soon as one item is pending.
         validates(
             &BENCHMARK,

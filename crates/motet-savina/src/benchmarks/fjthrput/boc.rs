@@ -68,35 +68,18 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::super::BENCHMARK;
-    use crate::bench::Model;
-    use crate::benchmarks::testing::{params, run_iterations as run};
+    use crate::benchmarks::testing::{self, BOC};
 
-    /// Two iterations on one prepared program, on one and on two workers, and an edge size: each
-    /// validates with the expected result.
+    /// Two iterations on one prepared program, on one and on two workers, at a reduced size and
+    /// at an edge size: each validates, the first with the expected result.
     #[test]
     fn boc_validates() {
-        for (sets, threads) in [
-            (&[("n", 50.0), ("a", 7.0)][..], 1),
-            (&[("n", 50.0), ("a", 7.0)][..], 2),
-            (&[("n", 1.0), ("a", 1.0)][..], 2),
-        ] {
-            for outcome in run(
-                &BENCHMARK,
-                Model::Boc,
-                threads,
-                &params(&BENCHMARK, sets),
-                2,
-            ) {
-                assert_eq!(outcome.check, Ok(()), "threads={threads} {sets:?}");
-            }
-        }
-        let outcome = run(
+        testing::expect_result(
             &BENCHMARK,
-            Model::Boc,
-            2,
-            &params(&BENCHMARK, &[("n", 50.0), ("a", 7.0)]),
-            1,
+            BOC,
+            &[("n", 50.0), ("a", 7.0)],
+            serde_json::json!(350),
         );
-        assert_eq!(outcome[0].result, serde_json::json!(350));
+        testing::boc_validates(&BENCHMARK, &[("n", 1.0), ("a", 1.0)]);
     }
 }

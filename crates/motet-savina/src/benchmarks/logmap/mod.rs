@@ -217,8 +217,7 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, direct_sum, Config, SendOrder, BENCHMARK};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
@@ -282,10 +281,10 @@ mod tests {
     #[test]
     fn boc_validates_at_a_reduced_size() {
         let cfg = config(&[("t", 300.0), ("s", 4.0)]);
-        for outcome in boc_driver::validates(&BENCHMARK, &[("t", 300.0), ("s", 4.0)]) {
+        for outcome in testing::boc_validates(&BENCHMARK, &[("t", 300.0), ("s", 4.0)]) {
             assert_eq!(outcome.result.as_f64(), Some(cfg.expected));
         }
-        boc_driver::validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
-        boc_driver::validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
+        testing::boc_validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
+        testing::boc_validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
     }
 }

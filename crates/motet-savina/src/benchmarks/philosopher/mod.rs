@@ -185,8 +185,7 @@ pub(crate) fn check(cfg: &Config, meals: u64, denials: u64, forks: Option<&Forks
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Forks, BENCHMARK};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, rejects_alike as rejects, validates};
 
     /// The last philosopher's right fork is the first one.
     #[test]
@@ -247,11 +246,11 @@ mod tests {
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        for outcome in boc_driver::validates(&BENCHMARK, &[("n", 5.0), ("m", 300.0)]) {
+        for outcome in testing::boc_validates(&BENCHMARK, &[("n", 5.0), ("m", 300.0)]) {
             assert_eq!(outcome.result["meals"], serde_json::json!(1_500));
             assert_eq!(outcome.result["denials"], serde_json::json!(0));
         }
-        boc_driver::validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
     }
 
     #[test]

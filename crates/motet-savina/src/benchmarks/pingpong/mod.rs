@@ -196,17 +196,12 @@ mod tests {
 
     #[test]
     fn every_model_runs_many_pairs() {
-        for (model, threads) in [
-            (Model::Actor, 1),
-            (Model::Actor, 2),
-            (Model::Process, 1),
-            (Model::Process, 2),
-            (Model::Boc, 1),
-            (Model::Boc, 2),
-            (Model::Floor, 1),
-        ] {
-            let outcome = testing::run(&BENCHMARK, model, threads, &[("n", 200.0), ("p", 37.0)]);
-            assert_eq!(outcome.result, serde_json::json!(200 * 37), "{model}");
-        }
+        let models = [Model::Actor, Model::Process, Model::Boc, Model::Floor];
+        testing::expect_result(
+            &BENCHMARK,
+            &testing::on_one_and_two(&models, 1),
+            &[("n", 200.0), ("p", 37.0)],
+            serde_json::json!(200 * 37),
+        );
     }
 }

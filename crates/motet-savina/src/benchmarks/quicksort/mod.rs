@@ -228,8 +228,7 @@ pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u6
 #[cfg(test)]
 mod tests {
     use super::{check, merge, partition, quicksort_seq, Config, Position, BENCHMARK, DEFAULTS};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::validates;
+    use crate::benchmarks::testing::{self, validates};
 
     #[test]
     fn default_input_has_savinas_sum() {
@@ -295,10 +294,10 @@ mod tests {
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 20_000.0), ("t", 500.0)];
         let actor = &validates(&BENCHMARK, &sets)[0].result["sorters"];
-        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+        for outcome in testing::boc_validates(&BENCHMARK, &sets) {
             assert_eq!(&outcome.result["sorters"], actor);
         }
-        boc_driver::validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
-        boc_driver::validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
     }
 }

@@ -272,9 +272,8 @@ fn check_ledgers(
 mod tests {
     use super::{check, Config, Ledger, BENCHMARK, INITIAL_BALANCE};
     use crate::bench::Model;
-    use crate::benchmarks::boc_driver;
     use crate::benchmarks::testing::{
-        params, rejects_alike as rejects, run_iterations as run, validates,
+        self, params, rejects_alike as rejects, run_iterations as run, validates,
     };
 
     fn cfg() -> Config {
@@ -354,9 +353,9 @@ mod tests {
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        boc_driver::validates(&BENCHMARK, &[("a", 20.0), ("n", 2_000.0), ("t", 3.0)]);
-        boc_driver::validates(&BENCHMARK, &[("a", 2.0), ("n", 300.0), ("t", 2.0)]);
-        boc_driver::validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0), ("t", 4.0)]);
+        testing::boc_validates(&BENCHMARK, &[("a", 20.0), ("n", 2_000.0), ("t", 3.0)]);
+        testing::boc_validates(&BENCHMARK, &[("a", 2.0), ("n", 300.0), ("t", 2.0)]);
+        testing::boc_validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0), ("t", 4.0)]);
     }
 
     #[test]

@@ -173,9 +173,8 @@ pub(crate) fn check(cfg: &Config, area: Option<f64>) -> Outcome {
 mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
-    use crate::benchmarks::boc_driver;
     use crate::benchmarks::testing::{
-        params, rejects_alike as rejects, run_iterations as run, validates,
+        self, params, rejects_alike as rejects, run_iterations as run, validates,
     };
 
     /// The composite trapezoid rule over the whole interval, written independently of the workers:
@@ -246,10 +245,10 @@ mod tests {
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 20_000.0), ("w", 7.0)];
         let cfg = Config::from_params(&params(&BENCHMARK, &sets)).unwrap();
-        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+        for outcome in testing::boc_validates(&BENCHMARK, &sets) {
             assert_eq!(outcome.result.as_f64(), Some(cfg.expected));
         }
-        boc_driver::validates(
+        testing::boc_validates(
             &BENCHMARK,
             &[("n", 3.0), ("w", 1.0), ("l", 0.0), ("r", 0.5)],
         );
