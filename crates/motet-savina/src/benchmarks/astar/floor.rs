@@ -5,12 +5,12 @@
 use std::rc::Rc;
 
 use super::graph::Graph;
-use super::java_random::JavaRandom;
 use super::search::{expand, Ledger, Next, Proposal, Work};
 use super::{check, Config, Found};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
+use crate::random::JavaRandom;
 
 /// Builds the graph (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {

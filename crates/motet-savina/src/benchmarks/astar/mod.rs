@@ -24,7 +24,6 @@
 mod actor;
 mod floor;
 pub(crate) mod graph;
-mod java_random;
 mod reactor;
 pub(crate) mod search;
 

@@ -23,12 +23,11 @@
 
 mod actor;
 mod floor;
-mod java_random;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
-pub(crate) use java_random::JavaRandom;
+use crate::random::JavaRandom;
 
 /// Unbalanced Cobwebbed Tree (Savina 19).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -187,7 +186,7 @@ impl RootState {
             };
         }
         let comp_size = self.next_normal();
-        let r = self.rng.next_int(100);
+        let r = self.rng.next_int_below(100);
         let current_id = self.size;
         let decision = if r > self.cfg.urgent {
             Decision::Generate {
@@ -197,7 +196,7 @@ impl RootState {
         } else {
             self.counts[1] += 1;
             Decision::Urgent {
-                urgent_child: self.rng.next_int(b),
+                urgent_child: self.rng.next_int_below(b),
                 current_id,
                 comp_size,
             }
