@@ -91,6 +91,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// An outcome that failed before the program had a result to check: no result, and `what`
+    /// went wrong as the check's error.
+    pub fn failed(what: impl Into<String>) -> Outcome {
+        Outcome {
+            result: serde_json::Value::Null,
+            check: Err(what.into()),
+        }
+    }
+
     /// An outcome whose validity is `expected == actual`, recording `actual`.
     pub fn expect_eq<T>(what: &str, expected: T, actual: T) -> Outcome
     where

@@ -55,19 +55,12 @@ pub(crate) fn finish(system: &ProcessSystem, check: impl FnOnce() -> Outcome) ->
     let live = system.live();
     if live > 0 {
         system.shutdown();
-        return failed(format!(
+        return Outcome::failed(format!(
             "{live} processes were still parked when the runtime went quiescent"
         ));
     }
     match system.wait() {
         Ok(()) => check(),
-        Err(e) => failed(e.to_string()),
-    }
-}
-
-fn failed(what: String) -> Outcome {
-    Outcome {
-        result: serde_json::Value::Null,
-        check: Err(what),
+        Err(e) => Outcome::failed(e.to_string()),
     }
 }

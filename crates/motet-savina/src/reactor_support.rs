@@ -10,7 +10,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use motet_reactor::{Program, RunError, Runner, SchedulerKind, Trace};
+use motet_reactor::{Program, Runner, SchedulerKind, Trace};
 use motet_runtime::Runtime;
 
 use crate::bench::{Iteration, Model, Outcome, Prepared, ReactorMetrics};
@@ -108,19 +108,11 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
                 });
                 built.outcome()
             }
-            Err(e) => failed(e),
+            Err(e) => Outcome::failed(format!("the reactor program failed: {e}")),
         }
     }
 
     fn metrics(&self) -> Option<ReactorMetrics> {
         self.metrics
-    }
-}
-
-/// The outcome of a run that stopped with an error.
-fn failed(e: RunError) -> Outcome {
-    Outcome {
-        result: serde_json::Value::Null,
-        check: Err(format!("the reactor program failed: {e}")),
     }
 }

@@ -9,8 +9,6 @@
 use motet_boc::{when, Cown, WhenError};
 use motet_runtime::{Handle, Runtime};
 
-use crate::bench::Outcome;
-
 /// Runs `start` as a behaviour on a fresh driver cown of `rt` and waits for what it returns.
 pub(crate) fn start<R, F>(rt: &Runtime, start: F) -> Result<R, String>
 where
@@ -36,12 +34,4 @@ where
     when(cown, f)
         .wait()
         .map_err(|e: WhenError| format!("reading the result failed: {e}"))
-}
-
-/// An outcome that failed before the program could report anything to check.
-pub(crate) fn failed(error: String) -> Outcome {
-    Outcome {
-        result: serde_json::Value::Null,
-        check: Err(error),
-    }
 }

@@ -125,10 +125,7 @@ pub(crate) struct Found {
 /// expanded.
 pub(crate) fn check(graph: &Graph, found: Option<&Found>) -> Outcome {
     let Some(found) = found else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the Master reported no search".into()),
-        };
+        return Outcome::failed("the Master reported no search");
     };
     let mut outcome = Outcome::expect_eq(
         "nodes expanded (nodes sent in Work items)",

@@ -18,7 +18,6 @@ use motet_runtime::Runtime;
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::boc_driver::failed;
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::motet_support;
 use crate::params::Params;
@@ -141,6 +140,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     .wait();
     match tally {
         Ok(tally) => check(cfg, Some(tally)),
-        Err(e) => failed(format!("reading the tally failed: {e}")),
+        Err(e) => Outcome::failed(format!("reading the tally failed: {e}")),
     }
 }

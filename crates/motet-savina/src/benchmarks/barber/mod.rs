@@ -151,10 +151,7 @@ pub(crate) struct Tally {
 /// attempts.
 pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
     let Some(t) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the factory did not finish".into()),
-        };
+        return Outcome::failed("the factory did not finish");
     };
     let mut outcome = Outcome::expect_eq("haircuts", cfg.haircuts, t.haircuts);
     outcome.result = serde_json::json!({ "haircuts": t.haircuts, "attempts": t.attempts });

@@ -124,10 +124,7 @@ fn checksum(values: &[i64]) -> u64 {
 /// Validates the validation actor's report. The result is the sum.
 pub(crate) fn check(cfg: &Config, expected: &Expected, report: Option<Report>) -> Outcome {
     let Some(report) = report else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the validation actor reported nothing".into()),
-        };
+        return Outcome::failed("the validation actor reported nothing");
     };
     let check = if report.count != cfg.n as u64 {
         Err(format!(

@@ -179,10 +179,7 @@ fn close(got: f64, want: f64) -> bool {
 /// Validates a run (None if the Manager never finished). The result is the items consumed.
 pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
     let Some(t) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the manager did not finish".into()),
-        };
+        return Outcome::failed("the manager did not finish");
     };
     let np = cfg.producers as f64;
     let ipp = cfg.items as f64;

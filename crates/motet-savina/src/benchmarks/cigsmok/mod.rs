@@ -108,10 +108,7 @@ impl Picks {
 /// `draws` busy-wait draws. The result is the rounds.
 pub(crate) fn check(cfg: &Config, rounds: Option<u64>, draws: u64) -> Outcome {
     let Some(rounds) = rounds else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the arbiter did not finish".into()),
-        };
+        return Outcome::failed("the arbiter did not finish");
     };
     let mut outcome = Outcome::expect_eq("rounds", cfg.rounds, rounds);
     if outcome.check.is_ok() && draws != cfg.expected_draws {

@@ -219,10 +219,7 @@ pub(crate) struct Tally {
 /// Validates a run (None if the Dictionary never reported). The result is the number of results.
 pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
     let Some(t) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the dictionary did not report".into()),
-        };
+        return Outcome::failed("the dictionary did not report");
     };
     let mut outcome = Outcome::expect_eq(
         "results received",

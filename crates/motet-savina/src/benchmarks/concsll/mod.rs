@@ -214,10 +214,7 @@ impl SortedList {
 /// never got `EndWork`). The result is the final size.
 pub(crate) fn check(cfg: &Config, results: u64, list: Option<&SortedList>) -> Outcome {
     let Some(list) = list else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the list actor did not finish".into()),
-        };
+        return Outcome::failed("the list actor did not finish");
     };
     let mut outcome = Outcome::expect_eq("final list size", cfg.expected_size, list.len());
     if outcome.check.is_ok() {

@@ -27,10 +27,7 @@ fn run(cfg: &Config) -> Outcome {
     };
     match result {
         Some(count) => check(cfg.n, count),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the producer received no result".into()),
-        },
+        None => Outcome::failed("the producer received no result"),
     }
 }
 

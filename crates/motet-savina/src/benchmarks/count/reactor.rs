@@ -97,10 +97,7 @@ impl Built for Counting {
     fn outcome(&mut self) -> Outcome {
         match self.program.state_mut(self.producer).result {
             Some(count) => check(self.n, count),
-            None => Outcome {
-                result: serde_json::Value::Null,
-                check: Err("the counter never answered".into()),
-            },
+            None => Outcome::failed("the counter never answered"),
         }
     }
 }

@@ -386,10 +386,7 @@ const FACILITY_SLACK: u64 = 2;
 /// `sequential` (the count of the same program run in order). The result is the facility count.
 pub(crate) fn check(cfg: &Config, sequential: u64, got: Option<Report>) -> Outcome {
     let Some(report) = got else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root quadrant did not report".into()),
-        };
+        return Outcome::failed("the root quadrant did not report");
     };
     let check = if report.customers < cfg.n {
         Err(format!(

@@ -13,7 +13,7 @@ use motet_runtime::{Handle, Runtime};
 
 use super::{check, Config};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
@@ -40,6 +40,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     match result {
         Ok(value) => check(cfg, Some(value)),
-        Err(e) => failed(e),
+        Err(e) => Outcome::failed(e),
     }
 }

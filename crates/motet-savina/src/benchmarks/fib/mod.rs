@@ -69,10 +69,7 @@ impl Config {
 pub(crate) fn check(cfg: &Config, result: Option<u64>) -> Outcome {
     match result {
         Some(value) => Outcome::expect_eq("fib(n)", cfg.expected, value),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root actor reported no result".into()),
-        },
+        None => Outcome::failed("the root actor reported no result"),
     }
 }
 

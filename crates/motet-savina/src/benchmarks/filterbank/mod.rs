@@ -376,10 +376,7 @@ pub(crate) fn expected(cfg: &Config, coef: &Coefficients) -> SinkTotals {
 /// Validates a run: the Sink's totals against `expected`. The result is the Sink's sum.
 pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>) -> Outcome {
     let Some(got) = got else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the sink did not finish".into()),
-        };
+        return Outcome::failed("the sink did not finish");
     };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
     let check = if got.count != expected.count {

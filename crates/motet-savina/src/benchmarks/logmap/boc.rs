@@ -12,7 +12,7 @@ use motet_runtime::{Handle, Runtime};
 
 use super::{check, next_term, Config};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
@@ -74,6 +74,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     match result {
         Ok(sum) => check(cfg, Some(sum)),
-        Err(e) => failed(e),
+        Err(e) => Outcome::failed(e),
     }
 }

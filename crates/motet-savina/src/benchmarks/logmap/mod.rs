@@ -198,10 +198,7 @@ const TOLERANCE: f64 = 1e-12;
 /// result is the sum.
 pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
     let Some(sum) = sum else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the master received no sum".into()),
-        };
+        return Outcome::failed("the master received no sum");
     };
     let check = if (sum - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1.0) {
         Ok(())

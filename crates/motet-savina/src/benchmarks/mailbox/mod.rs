@@ -122,10 +122,7 @@ impl Tally {
 /// of messages received (null if none).
 pub(crate) fn check(cfg: Config, tally: Option<&Tally>) -> Outcome {
     let Some(tally) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the receiver did not finish".into()),
-        };
+        return Outcome::failed("the receiver did not finish");
     };
     let mut outcome = Outcome::expect_eq("messages received", cfg.total(), tally.received);
     if outcome.check.is_ok() {

@@ -172,10 +172,7 @@ impl Tally {
 /// `{"factors", "factorizations", "masters_done", "tokens"}`.
 pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
     let Some(tally) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the collector did not finish".into()),
-        };
+        return Outcome::failed("the collector did not finish");
     };
     let result = serde_json::json!({
         "factors": tally.first,

@@ -178,10 +178,7 @@ pub(crate) fn check(cfg: &Config, expected_items: u64, counts: Option<Counts>) -
         work_items,
     }) = counts
     else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the Master reported no count".into()),
-        };
+        return Outcome::failed("the Master reported no count");
     };
     let all = cfg.solutions();
     let check = if cfg.limit > all {

@@ -217,10 +217,7 @@ impl Expected {
 /// is the number of correct decimal places.
 pub(crate) fn check(expected: &Expected, sum: Option<Sum>) -> Outcome {
     let Some(sum) = sum else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the master did not finish".into()),
-        };
+        return Outcome::failed("the master did not finish");
     };
     let error = if sum.value >= expected.pi {
         &sum.value - &expected.pi

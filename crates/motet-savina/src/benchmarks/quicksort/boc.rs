@@ -15,7 +15,7 @@ use motet_runtime::{Handle, Runtime};
 
 use super::{check, partition, quicksort_seq, Config};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
@@ -62,6 +62,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     match sorted {
         Ok((sorted, sorters)) => check(cfg, sum, Some(&sorted), sorters),
-        Err(e) => failed(e),
+        Err(e) => Outcome::failed(e),
     }
 }

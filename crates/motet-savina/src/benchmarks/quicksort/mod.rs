@@ -194,10 +194,7 @@ pub(crate) fn merge(mine: &mut Vec<i64>, mut theirs: Vec<i64>, position: Positio
 /// length and the sorter count.
 pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u64) -> Outcome {
     let Some(sorted) = sorted else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root sorter reported no result".into()),
-        };
+        return Outcome::failed("the root sorter reported no result");
     };
     let result = serde_json::json!({ "length": sorted.len(), "sorters": sorters });
     let check = if sorted.len() != cfg.n {

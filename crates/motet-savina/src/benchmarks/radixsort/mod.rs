@@ -159,10 +159,7 @@ impl Seen {
 /// Validates a run: `seen` must be in order and match `expected`. The result is the sum.
 pub(crate) fn check(expected: &Expected, seen: Option<Seen>) -> Outcome {
     let Some(seen) = seen else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the validation stage did not finish".into()),
-        };
+        return Outcome::failed("the validation stage did not finish");
     };
     let mut outcome = Outcome::expect_eq("sum", expected.sum, seen.sum);
     let problem = if let Some((v, i)) = seen.out_of_place {

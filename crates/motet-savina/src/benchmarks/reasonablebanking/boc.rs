@@ -12,7 +12,6 @@ use motet_runtime::Runtime;
 
 use super::{check, Config, Ledger};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::boc_driver::failed;
 use crate::motet_support;
 use crate::params::Params;
 
@@ -76,6 +75,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     .wait();
     match (counts, ledgers) {
         (Ok((committed, refused)), Ok(ledgers)) => check(cfg, committed, refused, &ledgers),
-        (Err(e), _) | (_, Err(e)) => failed(format!("reading the results failed: {e}")),
+        (Err(e), _) | (_, Err(e)) => Outcome::failed(format!("reading the results failed: {e}")),
     }
 }

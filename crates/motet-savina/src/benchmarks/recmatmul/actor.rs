@@ -35,10 +35,7 @@ impl Program {
 fn run(program: &Program, rt: &Runtime) -> Outcome {
     match multiply(program, rt) {
         Ok(c) => check(&program.cfg, Some(&c)),
-        Err(e) => Outcome {
-            result: serde_json::Value::Null,
-            check: Err(e),
-        },
+        Err(e) => Outcome::failed(e),
     }
 }
 

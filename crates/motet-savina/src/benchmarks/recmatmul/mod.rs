@@ -137,10 +137,7 @@ impl Config {
 /// variant.
 pub(crate) fn check(cfg: &Config, c: Option<&CBlocks>) -> Outcome {
     let Some(c) = c else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the Master reported no C".into()),
-        };
+        return Outcome::failed("the Master reported no C");
     };
     let n = cfg.n as f64;
     // Column indices as floats, so the expected row is one multiplication per entry.

@@ -127,10 +127,7 @@ impl Built for MatMul {
         for &r in &self.workers {
             let blocks = std::mem::replace(&mut self.program.state_mut(r).c, CBlocks::empty());
             if let Err(e) = c.absorb(blocks) {
-                return Outcome {
-                    result: serde_json::Value::Null,
-                    check: Err(e),
-                };
+                return Outcome::failed(e);
             }
         }
         check(&self.cfg, Some(&c))

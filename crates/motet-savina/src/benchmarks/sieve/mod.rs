@@ -145,10 +145,7 @@ pub(crate) fn expected(cfg: &Config) -> Report {
 /// Validates a run: the last filter's report must equal `expected`. The result is the prime count.
 pub(crate) fn check(expected: Report, got: Option<Report>) -> Outcome {
     let Some(got) = got else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the last filter did not report".into()),
-        };
+        return Outcome::failed("the last filter did not report");
     };
     let mut outcome = Outcome::expect_eq("primes", expected.primes, got.primes);
     if outcome.check.is_ok() && got.filters != expected.filters {

@@ -143,10 +143,7 @@ pub(crate) fn direct_total(cfg: &Config, initial: &[f64]) -> f64 {
 /// total, and every cell counted once. The result is the total.
 pub(crate) fn check(cfg: &Config, reference: f64, total: Option<(f64, usize)>) -> Outcome {
     let Some((total, cells)) = total else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the runner reported no total".into()),
-        };
+        return Outcome::failed("the runner reported no total");
     };
     let check = if cells != cfg.s * cfg.s {
         Err(format!(

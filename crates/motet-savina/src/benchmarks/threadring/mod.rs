@@ -71,10 +71,7 @@ pub(crate) fn check(n: usize, r: u64, zero_at: Option<usize>) -> Outcome {
     let expected = (r % n as u64) as usize;
     match zero_at {
         Some(at) => Outcome::expect_eq("actor receiving the zero ping", expected as u64, at as u64),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("no actor received the zero ping".into()),
-        },
+        None => Outcome::failed("no actor received the zero ping"),
     }
 }
 

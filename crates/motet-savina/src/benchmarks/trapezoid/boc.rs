@@ -12,7 +12,7 @@ use motet_runtime::{Handle, Runtime};
 
 use super::{area, check, Config};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
@@ -46,6 +46,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     match result {
         Ok(total) => check(cfg, Some(total)),
-        Err(e) => failed(e),
+        Err(e) => Outcome::failed(e),
     }
 }

@@ -153,10 +153,7 @@ const TOLERANCE: f64 = 1e-12;
 /// result is the area.
 pub(crate) fn check(cfg: &Config, area: Option<f64>) -> Outcome {
     let Some(area) = area else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the master reported no area".into()),
-        };
+        return Outcome::failed("the master reported no area");
     };
     let check = if (area - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1e-300) {
         Ok(())
