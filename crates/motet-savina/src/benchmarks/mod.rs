@@ -106,10 +106,33 @@ pub mod threadring;
 pub mod trapezoid;
 pub mod uct;
 
+use crate::params::ParamSpec;
+
 mod boc_driver;
 mod busy_wait;
 #[cfg(test)]
 mod testing;
+
+/// `-w`: the worker actors of Savina's parallelism benchmarks (astar, nqueenk, piprecision,
+/// recmatmul), 20 at both sizes.
+pub(crate) const WORKERS: ParamSpec = ParamSpec {
+    name: "w",
+    default: 20.0,
+    small: 20.0,
+    help: "worker actors",
+};
+
+/// `-p`: the message priorities of Savina's priority-mailbox variants (astar, nqueenk,
+/// recmatmul), `default` at both sizes. Accepted so that Savina's command lines run, and unused.
+pub(crate) const fn priorities(default: f64) -> ParamSpec {
+    ParamSpec {
+        name: "p",
+        default,
+        small: default,
+        help:
+            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
+    }
+}
 
 /// The argument Savina's fork-join benchmarks pass to [`perform_computation`].
 pub(crate) const FJ_THETA: f64 = 37.2;

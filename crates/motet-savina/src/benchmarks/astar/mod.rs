@@ -44,12 +44,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 
 /// `-w`, `-t`, `-g`, `-p`. "small" uses grid 16 (4,096 nodes, about a tenth of the work).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "t",
         default: 1024.0,
@@ -62,13 +57,7 @@ const PARAMS: &[ParamSpec] = &[
         small: 16.0,
         help: "grid size (g³ nodes, at most 248)",
     },
-    ParamSpec {
-        name: "p",
-        default: 30.0,
-        small: 30.0,
-        help:
-            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
-    },
+    super::priorities(30.0),
 ];
 
 /// The largest grid Savina accepts (31 priorities × granularity 8).

@@ -36,12 +36,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 /// `-w`, `-n`, `-t`, `-p`, `-s`. "small" is a 10-queens board (724 solutions, about a thirtieth of
 /// the work: 11 queens, a sixth, takes seconds in unoptimised test builds).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "n",
         default: 12.0,
@@ -54,13 +49,7 @@ const PARAMS: &[ParamSpec] = &[
         small: 4.0,
         help: "depth from which a worker searches sequentially",
     },
-    ParamSpec {
-        name: "p",
-        default: 10.0,
-        small: 10.0,
-        help:
-            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
-    },
+    super::priorities(10.0),
     ParamSpec {
         name: "s",
         default: 1_500_000.0,

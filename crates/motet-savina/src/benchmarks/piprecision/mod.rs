@@ -43,12 +43,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 
 /// `-w` workers and `-p` decimal places; "small" is LF's small size (4,250 places).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "p",
         default: 5000.0,

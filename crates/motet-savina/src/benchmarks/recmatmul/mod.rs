@@ -41,12 +41,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 
 /// `-w`, `-n`, `-t`, `-p`; "small" is LF's small size (`n = 512`).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "n",
         default: 1024.0,
@@ -59,13 +54,7 @@ const PARAMS: &[ParamSpec] = &[
         small: 16384.0,
         help: "largest block (elements) a worker multiplies without splitting",
     },
-    ParamSpec {
-        name: "p",
-        default: 10.0,
-        small: 10.0,
-        help:
-            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
-    },
+    super::priorities(10.0),
 ];
 
 variants!(actor, reactor, floor);
