@@ -158,7 +158,44 @@ pub(crate) fn perform_computation(theta: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{perform_computation, FJ_THETA};
+    use super::testing::{self, BOC};
+    use super::{chameneos, count, fjcreate, fjthrput, perform_computation, pingpong, FJ_THETA};
+    use crate::bench::Benchmark;
+
+    type Sets = &'static [(&'static str, f64)];
+
+    /// The BoC versions of the micro benchmarks: two iterations on one prepared program, on one
+    /// and on two workers, at a reduced size (where each gives the expected result) and at an edge
+    /// size.
+    #[test]
+    fn micro_benchmarks_boc_validate() {
+        let cases: [(&Benchmark, Sets, u64, Sets); 5] = [
+            (
+                &pingpong::BENCHMARK,
+                &[("n", 1_000.0)],
+                1_000,
+                &[("n", 1.0)],
+            ),
+            (&count::BENCHMARK, &[("n", 1_000.0)], 1_000, &[("n", 0.0)]),
+            (
+                &fjthrput::BENCHMARK,
+                &[("n", 50.0), ("a", 7.0)],
+                350,
+                &[("n", 1.0), ("a", 1.0)],
+            ),
+            (&fjcreate::BENCHMARK, &[("n", 500.0)], 500, &[("n", 0.0)]),
+            (
+                &chameneos::BENCHMARK,
+                &[("c", 7.0), ("m", 1_000.0)],
+                2_000,
+                &[("c", 2.0), ("m", 0.0)],
+            ),
+        ];
+        for (bench, sets, result, edge) in cases {
+            testing::expect_result(bench, BOC, sets, serde_json::json!(result));
+            testing::boc_validates(bench, edge);
+        }
+    }
 
     #[test]
     fn fork_join_work_is_positive() {

@@ -96,22 +96,3 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     check(cfg.m, result.take().unwrap_or(0))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::BENCHMARK;
-    use crate::benchmarks::testing::{self, BOC};
-
-    /// Two iterations on one prepared program, on one and on two workers, at a reduced size and
-    /// at an edge size: each validates, the first with the expected result.
-    #[test]
-    fn boc_validates() {
-        testing::expect_result(
-            &BENCHMARK,
-            BOC,
-            &[("c", 7.0), ("m", 1_000.0)],
-            serde_json::json!(2_000),
-        );
-        testing::boc_validates(&BENCHMARK, &[("c", 2.0), ("m", 0.0)]);
-    }
-}

@@ -37,17 +37,3 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     check(cfg.n, result.take().unwrap_or(0))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::BENCHMARK;
-    use crate::benchmarks::testing::{self, BOC};
-
-    /// Two iterations on one prepared program, on one and on two workers, at a reduced size and
-    /// at an edge size: each validates, the first with the expected result.
-    #[test]
-    fn boc_validates() {
-        testing::expect_result(&BENCHMARK, BOC, &[("n", 1_000.0)], serde_json::json!(1_000));
-        testing::boc_validates(&BENCHMARK, &[("n", 0.0)]);
-    }
-}

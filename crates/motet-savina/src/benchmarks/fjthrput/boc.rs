@@ -64,22 +64,3 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     check(n, a, &result.take().unwrap_or_default())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::BENCHMARK;
-    use crate::benchmarks::testing::{self, BOC};
-
-    /// Two iterations on one prepared program, on one and on two workers, at a reduced size and
-    /// at an edge size: each validates, the first with the expected result.
-    #[test]
-    fn boc_validates() {
-        testing::expect_result(
-            &BENCHMARK,
-            BOC,
-            &[("n", 50.0), ("a", 7.0)],
-            serde_json::json!(350),
-        );
-        testing::boc_validates(&BENCHMARK, &[("n", 1.0), ("a", 1.0)]);
-    }
-}

@@ -109,17 +109,3 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             .map(|(count, pongs)| (count.take().unwrap_or(0), pongs.take().unwrap_or(0))),
     )
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::BENCHMARK;
-    use crate::benchmarks::testing::{self, BOC};
-
-    /// Two iterations on one prepared program, on one and on two workers, at a reduced size and
-    /// at an edge size: each validates, the first with the expected result.
-    #[test]
-    fn boc_validates() {
-        testing::expect_result(&BENCHMARK, BOC, &[("n", 1_000.0)], serde_json::json!(1_000));
-        testing::boc_validates(&BENCHMARK, &[("n", 1.0)]);
-    }
-}
