@@ -41,9 +41,8 @@ struct BlockState {
     spare: Option<Block>,
 }
 
-/// The built program and the blocks.
+/// What reads the result of a built program: the blocks.
 pub(super) struct Apsp {
-    program: Program,
     cfg: Config,
     graph: Arc<Graph>,
     blocks: Vec<ReactorId<BlockState>>,
@@ -58,7 +57,7 @@ type Handles = (
 );
 
 /// Builds the program for the `(n/b)²` blocks.
-fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> Apsp {
+fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> (Program, Apsp) {
     let layout = cfg.layout();
     let (n, per_dim) = (cfg.n, cfg.n / cfg.b);
     let mut b = ProgramBuilder::new();
@@ -131,26 +130,24 @@ fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> Apsp {
             column.iter().map(|x| x.3).collect::<Ports<Block>>(),
         );
     }
-    Apsp {
-        program: b.build().expect("the apsp program is well formed"),
-        cfg,
-        graph: Arc::clone(graph),
-        blocks: blocks.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the apsp program is well formed"),
+        Apsp {
+            cfg,
+            graph: Arc::clone(graph),
+            blocks: blocks.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for Apsp {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let n = self.cfg.n;
         let finals: Vec<Option<Block>> = self
             .blocks
             .iter()
             .map(|&r| {
-                let s = self.program.state_mut(r);
+                let s = program.state_mut(r);
                 (s.k == n).then(|| Arc::clone(&s.current))
             })
             .collect();

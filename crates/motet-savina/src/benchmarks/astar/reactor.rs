@@ -48,16 +48,15 @@ struct Worker {
     expanded: u64,
 }
 
-/// The built program, the Manager and the workers.
+/// What reads the result of a built program: the Manager and the workers.
 pub(super) struct AStar {
-    program: Program,
     graph: Arc<Graph>,
     manager: ReactorId<Option<Manager>>,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> AStar {
+fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> (Program, AStar) {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor(
@@ -140,26 +139,24 @@ fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> AStar {
     });
     b.connect(work, workers.iter().map(|x| x.1).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.2).collect::<Ports<_>>(), answers);
-    AStar {
-        program: b.build().expect("the astar program is well formed"),
-        graph: Arc::clone(graph),
-        manager,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the astar program is well formed"),
+        AStar {
+            graph: Arc::clone(graph),
+            manager,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for AStar {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let expanded: u64 = self
             .workers
             .iter()
-            .map(|&r| self.program.state_mut(r).expanded)
+            .map(|&r| program.state_mut(r).expanded)
             .sum();
-        let found = self.program.state_mut(self.manager).take().map(|m| Found {
+        let found = program.state_mut(self.manager).take().map(|m| Found {
             nodes_sent: m.ledger.nodes_sent(),
             tree: m.ledger.into_tree(),
             nodes_expanded: expanded,

@@ -47,16 +47,15 @@ struct Barber {
     busy: BusyWait,
 }
 
-/// The built program, the factory and the Barber.
+/// What reads the result of a built program: the factory and the Barber.
 pub(super) struct SleepingBarber {
-    program: Program,
     cfg: Config,
     factory: ReactorId<Factory>,
     barber: ReactorId<Barber>,
 }
 
 /// Builds the program for `cfg.haircuts` customers.
-pub(super) fn build(cfg: &Config) -> SleepingBarber {
+pub(super) fn build(cfg: &Config) -> (Program, SleepingBarber) {
     let c = *cfg;
     let n = c.haircuts as usize;
     let mut b = ProgramBuilder::new();
@@ -204,22 +203,20 @@ pub(super) fn build(cfg: &Config) -> SleepingBarber {
         returned,
     );
     b.connect(customers.iter().map(|x| x.3).collect::<Ports<()>>(), served);
-    SleepingBarber {
-        program: b.build().expect("the barber program is well formed"),
-        cfg: c,
-        factory,
-        barber,
-    }
+    (
+        b.build().expect("the barber program is well formed"),
+        SleepingBarber {
+            cfg: c,
+            factory,
+            barber,
+        },
+    )
 }
 
 impl Built for SleepingBarber {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let barber_draws = self.program.state_mut(self.barber).busy.draws();
-        let f = self.program.state_mut(self.factory);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let barber_draws = program.state_mut(self.barber).busy.draws();
+        let f = program.state_mut(self.factory);
         let done = f.tally.haircuts == self.cfg.haircuts;
         let tally = Tally {
             barber_draws,

@@ -34,16 +34,15 @@ struct Worker {
     unexpected: u64,
 }
 
-/// The built program, the Sink (its state counts finished workers) and the workers.
+/// What reads the result of a built program: the Sink (its state counts finished workers) and the workers.
 pub(super) struct Big {
-    program: Program,
     cfg: Config,
     sink: ReactorId<u64>,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.w` workers of `cfg.n` pings each.
-pub(super) fn build(cfg: &Config) -> Big {
+pub(super) fn build(cfg: &Config) -> (Program, Big) {
     let Config { n, w } = *cfg;
     let mut b = ProgramBuilder::new();
     let sink = b.reactor("sink", 0u64);
@@ -119,25 +118,23 @@ pub(super) fn build(cfg: &Config) -> Big {
     b.connect(out_pongs, Ports::interleaved(workers.iter().map(|x| x.2)));
     let finished: Ports<()> = workers.iter().map(|x| x.5).collect();
     b.connect(finished, finished_in);
-    Big {
-        program: b.build().expect("the big program is well formed"),
-        cfg: *cfg,
-        sink,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the big program is well formed"),
+        Big {
+            cfg: *cfg,
+            sink,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for Big {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let exits = *self.program.state_mut(self.sink);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let exits = *program.state_mut(self.sink);
         let unexpected: u64 = self
             .workers
             .iter()
-            .map(|&r| self.program.state_mut(r).unexpected)
+            .map(|&r| program.state_mut(r).unexpected)
             .sum();
         check(self.cfg.w, exits, unexpected)
     }

@@ -57,15 +57,14 @@ struct Creature {
     meetings: u64,
 }
 
-/// The built program and the Mall, which holds the result.
+/// What reads the result of a built program: the Mall, which holds the result.
 pub(super) struct Chameneos {
-    program: Program,
     cfg: Config,
     mall: ReactorId<Mall>,
 }
 
 /// Builds the program for `cfg.c` creatures and `cfg.m` meetings.
-pub(super) fn build(cfg: &Config) -> Chameneos {
+pub(super) fn build(cfg: &Config) -> (Program, Chameneos) {
     let c = cfg.c;
     let mut b = ProgramBuilder::new();
     let mall = b.reactor(
@@ -193,20 +192,15 @@ pub(super) fn build(cfg: &Config) -> Chameneos {
     b.connect(to_creatures, from_mall);
     b.connect(to_mall, from_creatures);
     b.connect(outs, Ports::interleaved(creatures.iter().map(|x| x.3)));
-    Chameneos {
-        program: b.build().expect("the chameneos program is well formed"),
-        cfg: *cfg,
-        mall,
-    }
+    (
+        b.build().expect("the chameneos program is well formed"),
+        Chameneos { cfg: *cfg, mall },
+    )
 }
 
 impl Built for Chameneos {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let mall = self.program.state_mut(self.mall);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let mall = program.state_mut(self.mall);
         if mall.faded != self.cfg.c {
             return Outcome {
                 result: mall.sum_meetings.into(),

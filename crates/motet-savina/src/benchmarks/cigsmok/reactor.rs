@@ -29,16 +29,15 @@ struct Arbiter {
     rounds: u64,
 }
 
-/// The built program, the Arbiter and the smokers.
+/// What reads the result of a built program: the Arbiter and the smokers.
 pub(super) struct CigSmok {
-    program: Program,
     cfg: Config,
     arbiter: ReactorId<Arbiter>,
     smokers: Vec<ReactorId<BusyWait>>,
 }
 
 /// Builds the program for `cfg.smokers` smokers.
-pub(super) fn build(cfg: &Config) -> CigSmok {
+pub(super) fn build(cfg: &Config) -> (Program, CigSmok) {
     let c = *cfg;
     let mut b = ProgramBuilder::new();
     let arbiter = b.reactor(
@@ -76,26 +75,24 @@ pub(super) fn build(cfg: &Config) -> CigSmok {
         (r, input)
     });
     b.connect(start, smokers.iter().map(|x| x.1).collect::<Ports<u32>>());
-    CigSmok {
-        program: b.build().expect("the cigsmok program is well formed"),
-        cfg: c,
-        arbiter,
-        smokers: smokers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the cigsmok program is well formed"),
+        CigSmok {
+            cfg: c,
+            arbiter,
+            smokers: smokers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for CigSmok {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let draws: u64 = self
             .smokers
             .iter()
-            .map(|&r| self.program.state_mut(r).draws())
+            .map(|&r| program.state_mut(r).draws())
             .sum();
-        let rounds = self.program.state_mut(self.arbiter).rounds;
+        let rounds = program.state_mut(self.arbiter).rounds;
         check(&self.cfg, Some(rounds), draws)
     }
 }

@@ -25,15 +25,14 @@ struct Producer {
     result: Option<u64>,
 }
 
-/// The built program and the Producer, which holds the result.
+/// What reads the result of a built program: the Producer, which holds the result.
 pub(super) struct Counting {
-    program: Program,
     n: u64,
     producer: ReactorId<Producer>,
 }
 
 /// Builds the program for `cfg.n` increments.
-pub(super) fn build(cfg: &Config) -> Counting {
+pub(super) fn build(cfg: &Config) -> (Program, Counting) {
     let n = cfg.n;
     let mut b = ProgramBuilder::new();
     let producer = b.reactor(
@@ -82,20 +81,15 @@ pub(super) fn build(cfg: &Config) -> Counting {
     b.connect(increment, increment_in);
     b.connect(retrieve, retrieve_in);
     b.connect(result_out, result);
-    Counting {
-        program: b.build().expect("the counting program is well formed"),
-        n,
-        producer,
-    }
+    (
+        b.build().expect("the counting program is well formed"),
+        Counting { n, producer },
+    )
 }
 
 impl Built for Counting {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        match self.program.state_mut(self.producer).result {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        match program.state_mut(self.producer).result {
             Some(count) => check(self.n, count),
             None => Outcome::failed("the counter never answered"),
         }

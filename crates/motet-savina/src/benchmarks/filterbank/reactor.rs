@@ -28,15 +28,16 @@ pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared
     reactor_support::prepare((cfg, coef, expected), threads, model, build)
 }
 
-/// The built program and the Sink.
+/// What reads the result of a built program: the Sink.
 pub(super) struct FilterBank {
-    program: Program,
     expected: SinkTotals,
     sink: ReactorId<SinkTotals>,
 }
 
 /// Builds the program for `cfg.chan` banks.
-fn build(&(cfg, ref coef, expected): &(Config, Arc<Coefficients>, SinkTotals)) -> FilterBank {
+fn build(
+    &(cfg, ref coef, expected): &(Config, Arc<Coefficients>, SinkTotals),
+) -> (Program, FilterBank) {
     let mut b = ProgramBuilder::new();
     let source = b.reactor("source", 0u64);
     let out = b.output::<f64, _>(source, "value");
@@ -120,11 +121,13 @@ fn build(&(cfg, ref coef, expected): &(Config, Arc<Coefficients>, SinkTotals)) -
             }
         });
     b.connect(sum, input);
-    FilterBank {
-        program: b.build().expect("the filterbank program is well formed"),
-        expected: expected,
-        sink,
-    }
+    (
+        b.build().expect("the filterbank program is well formed"),
+        FilterBank {
+            expected: expected,
+            sink,
+        },
+    )
 }
 
 /// Declares a one-reaction filter stage with state `state`: `f` maps an input to the output, if any.
@@ -149,12 +152,8 @@ fn stage<S: Send + 'static>(
 }
 
 impl Built for FilterBank {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let totals = *self.program.state_mut(self.sink);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let totals = *program.state_mut(self.sink);
         check(&self.expected, Some(totals))
     }
 }

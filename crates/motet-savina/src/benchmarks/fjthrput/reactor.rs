@@ -21,15 +21,14 @@ pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared
     reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
-/// The built program and the workers, whose state is their message count.
+/// What reads the result of a built program: the workers, whose state is their message count.
 pub(super) struct Throughput {
-    program: Program,
     cfg: Config,
     workers: Vec<ReactorId<u64>>,
 }
 
 /// Builds the program for `cfg.n` messages to each of `cfg.a` workers.
-pub(super) fn build(cfg: &Config) -> Throughput {
+pub(super) fn build(cfg: &Config) -> (Program, Throughput) {
     let n = cfg.n;
     let mut b = ProgramBuilder::new();
     let producer = b.reactor("producer", 0u64);
@@ -61,23 +60,21 @@ pub(super) fn build(cfg: &Config) -> Throughput {
     });
     let inputs: Ports<()> = bank.iter().map(|&(_, input)| input).collect();
     b.connect_broadcast(message, inputs);
-    Throughput {
-        program: b.build().expect("the throughput program is well formed"),
-        cfg: *cfg,
-        workers: bank.into_iter().map(|(w, _)| w).collect(),
-    }
+    (
+        b.build().expect("the throughput program is well formed"),
+        Throughput {
+            cfg: *cfg,
+            workers: bank.into_iter().map(|(w, _)| w).collect(),
+        },
+    )
 }
 
 impl Built for Throughput {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let counts: Vec<u64> = self
             .workers
             .iter()
-            .map(|&w| *self.program.state_mut(w))
+            .map(|&w| *program.state_mut(w))
             .collect();
         check(self.cfg.n, self.cfg.a, &counts)
     }

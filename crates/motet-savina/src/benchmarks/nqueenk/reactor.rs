@@ -34,16 +34,15 @@ struct Manager {
 /// What a worker reports for one Work item: solutions found and new Work items.
 type Report = (u64, Vec<Board>);
 
-/// The built program and the Manager.
+/// What reads the result of a built program: the Manager.
 pub(super) struct NQueens {
-    program: Program,
     cfg: Config,
     expected_items: u64,
     manager: ReactorId<Manager>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-fn build(&(cfg, expected_items): &(Config, u64)) -> NQueens {
+fn build(&(cfg, expected_items): &(Config, u64)) -> (Program, NQueens) {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor(
@@ -105,12 +104,14 @@ fn build(&(cfg, expected_items): &(Config, u64)) -> NQueens {
     });
     b.connect(work, workers.iter().map(|x| x.0).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.1).collect::<Ports<_>>(), reports);
-    NQueens {
-        program: b.build().expect("the nqueenk program is well formed"),
-        cfg,
-        expected_items: expected_items,
-        manager,
-    }
+    (
+        b.build().expect("the nqueenk program is well formed"),
+        NQueens {
+            cfg,
+            expected_items: expected_items,
+            manager,
+        },
+    )
 }
 
 /// A worker's answer to one Work item.
@@ -131,12 +132,8 @@ fn explore(cfg: &Config, mut board: Board) -> Report {
 }
 
 impl Built for NQueens {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let counts = self.program.state_mut(self.manager).counts;
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let counts = program.state_mut(self.manager).counts;
         check(&self.cfg, self.expected_items, Some(counts))
     }
 }

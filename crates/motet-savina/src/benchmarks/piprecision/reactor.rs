@@ -46,15 +46,16 @@ struct Master {
     round: Vec<(u32, BigUint)>,
 }
 
-/// The built program and the Master, whose state holds the sum.
+/// What reads the result of a built program: the Master, whose state holds the sum.
 pub(super) struct PiPrecision {
-    program: Program,
     expected: Arc<Expected>,
     master: ReactorId<Master>,
 }
 
 /// Builds the program for `w` workers at scale `p`.
-fn build((cfg, numerators, expected): &(Config, Arc<Numerators>, Arc<Expected>)) -> PiPrecision {
+fn build(
+    (cfg, numerators, expected): &(Config, Arc<Numerators>, Arc<Expected>),
+) -> (Program, PiPrecision) {
     let w = cfg.w;
     let mut b = ProgramBuilder::new();
     let master = b.reactor(
@@ -128,20 +129,18 @@ fn build((cfg, numerators, expected): &(Config, Arc<Numerators>, Arc<Expected>))
     });
     b.connect(work, workers.iter().map(|x| x.0).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.1).collect::<Ports<_>>(), results);
-    PiPrecision {
-        program: b.build().expect("the piprecision program is well formed"),
-        expected: Arc::clone(expected),
-        master,
-    }
+    (
+        b.build().expect("the piprecision program is well formed"),
+        PiPrecision {
+            expected: Arc::clone(expected),
+            master,
+        },
+    )
 }
 
 impl Built for PiPrecision {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let m = self.program.state_mut(self.master);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let m = program.state_mut(self.master);
         let sum = Sum {
             value: std::mem::take(&mut m.sum),
             terms: m.terms,

@@ -40,16 +40,15 @@ struct Stage {
     sent: usize,
 }
 
-/// The built program and the Validation stage.
+/// What reads the result of a built program: the Validation stage.
 pub(super) struct RadixSort {
-    program: Program,
     n: u64,
     expected: Expected,
     validation: ReactorId<Seen>,
 }
 
 /// Builds the pipeline for `cfg.n` values below `cfg.m`.
-fn build(&(cfg, expected): &(Config, Expected)) -> RadixSort {
+fn build(&(cfg, expected): &(Config, Expected)) -> (Program, RadixSort) {
     let (n, m) = (cfg.n, cfg.m);
     let mut b = ProgramBuilder::new();
     let source = b.reactor(
@@ -94,12 +93,14 @@ fn build(&(cfg, expected): &(Config, Expected)) -> RadixSort {
             }
         });
     b.connect(upstream, input);
-    RadixSort {
-        program: b.build().expect("the radixsort program is well formed"),
-        n,
-        expected: expected,
-        validation,
-    }
+    (
+        b.build().expect("the radixsort program is well formed"),
+        RadixSort {
+            n,
+            expected: expected,
+            validation,
+        },
+    )
 }
 
 /// Declares the sort stage for `radix` and returns its input and output.
@@ -147,12 +148,8 @@ fn stage(b: &mut ProgramBuilder, radix: u64, n: u64) -> (Input<u64>, Output<u64>
 }
 
 impl Built for RadixSort {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let seen = *self.program.state_mut(self.validation);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let seen = *program.state_mut(self.validation);
         check(&self.expected, (seen.count == self.n).then_some(seen))
     }
 }

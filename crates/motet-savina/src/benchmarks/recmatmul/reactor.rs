@@ -33,15 +33,14 @@ struct Worker {
     c: CBlocks,
 }
 
-/// The built program, the Manager (its state is its queue) and the workers.
+/// What reads the result of a built program: the Manager (its state is its queue) and the workers.
 pub(super) struct MatMul {
-    program: Program,
     cfg: Config,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-fn build(&(cfg, ref inputs): &(Config, Arc<Inputs>)) -> MatMul {
+fn build(&(cfg, ref inputs): &(Config, Arc<Inputs>)) -> (Program, MatMul) {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor("manager", VecDeque::<Work>::new());
@@ -110,22 +109,20 @@ fn build(&(cfg, ref inputs): &(Config, Arc<Inputs>)) -> MatMul {
     });
     b.connect(work, workers.iter().map(|x| x.1).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.2).collect::<Ports<_>>(), more);
-    MatMul {
-        program: b.build().expect("the recmatmul program is well formed"),
-        cfg,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the recmatmul program is well formed"),
+        MatMul {
+            cfg,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for MatMul {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let mut c = CBlocks::new(&self.cfg);
         for &r in &self.workers {
-            let blocks = std::mem::replace(&mut self.program.state_mut(r).c, CBlocks::empty());
+            let blocks = std::mem::replace(&mut program.state_mut(r).c, CBlocks::empty());
             if let Err(e) = c.absorb(blocks) {
                 return Outcome::failed(e);
             }
