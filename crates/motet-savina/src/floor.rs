@@ -246,6 +246,32 @@ impl<A: Actor> System<A> {
     }
 }
 
+/// Builds a floor variant's program: an [`Iteration`] whose timed `run` calls `run` with
+/// `prepared`, what the variant's `prepare` made once, untimed (the decoded parameters and any
+/// data every iteration reads). The floor is sequential, so no runtime is built.
+///
+/// `run` is a type parameter rather than a function pointer, so that each program calls its
+/// iteration directly.
+pub(crate) fn program<P, F>(prepared: P, run: F) -> Prepared
+where
+    P: 'static,
+    F: Fn(&P) -> Outcome + 'static,
+{
+    Ok(Box::new(Program { prepared, run }))
+}
+
+/// A floor variant's program (see [`program`]).
+struct Program<P, F> {
+    prepared: P,
+    run: F,
+}
+
+impl<P, F: Fn(&P) -> Outcome> Iteration for Program<P, F> {
+    fn run(&mut self) -> Outcome {
+        (self.run)(&self.prepared)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Actor, ActorId, Context, System, BATCH};
@@ -380,31 +406,5 @@ mod tests {
         assert_eq!(sys.actor(p).seen, [100]);
         assert_eq!(sys.actors()[1].seen, [5]);
         assert_eq!(sys.actors()[2].seen, [7]);
-    }
-}
-
-/// Builds a floor variant's program: an [`Iteration`] whose timed `run` calls `run` with
-/// `prepared`, what the variant's `prepare` made once, untimed (the decoded parameters and any
-/// data every iteration reads). The floor is sequential, so no runtime is built.
-///
-/// `run` is a type parameter rather than a function pointer, so that each program calls its
-/// iteration directly.
-pub(crate) fn program<P, F>(prepared: P, run: F) -> Prepared
-where
-    P: 'static,
-    F: Fn(&P) -> Outcome + 'static,
-{
-    Ok(Box::new(Program { prepared, run }))
-}
-
-/// A floor variant's program (see [`program`]).
-struct Program<P, F> {
-    prepared: P,
-    run: F,
-}
-
-impl<P, F: Fn(&P) -> Outcome> Iteration for Program<P, F> {
-    fn run(&mut self) -> Outcome {
-        (self.run)(&self.prepared)
     }
 }

@@ -51,7 +51,7 @@ fn run(work: &Workload) -> Outcome {
             Node::Teller(_) => unreachable!("accounts are spawned first"),
         })
         .collect();
-    check(&work, replies, &reports)
+    check(work, replies, &reports)
 }
 
 /// The messages of Bank Transaction.

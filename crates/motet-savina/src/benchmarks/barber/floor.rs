@@ -45,7 +45,7 @@ fn run(cfg: &Config) -> Outcome {
         barber_draws: b.busy.draws(),
         ..f.tally
     });
-    check(&cfg, tally)
+    check(cfg, tally)
 }
 
 /// The messages of Sleeping Barber.

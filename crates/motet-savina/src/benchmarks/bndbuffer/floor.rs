@@ -64,7 +64,7 @@ fn run(cfg: &Config) -> Outcome {
             Node::Consumer(c) => tally.consumers.push((c.consumed, c.value)),
         }
     }
-    check(&cfg, done.then_some(&tally))
+    check(cfg, done.then_some(&tally))
 }
 
 /// The messages of Producer–Consumer with bounded buffer.

@@ -19,7 +19,7 @@ fn run(cfg: &Config) -> Outcome {
     sys.run();
     let root = sys.actor(root);
     check(
-        &cfg,
+        cfg,
         (root.responses == 2 || root.result == 1).then_some(root.result),
     )
 }

@@ -123,10 +123,7 @@ fn build(
     b.connect(sum, input);
     (
         b.build().expect("the filterbank program is well formed"),
-        FilterBank {
-            expected: expected,
-            sink,
-        },
+        FilterBank { expected, sink },
     )
 }
 

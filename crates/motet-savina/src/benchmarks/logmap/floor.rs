@@ -45,7 +45,7 @@ fn run(cfg: &Config) -> Outcome {
     let Node::Master(m) = sys.actor(master) else {
         unreachable!("actor 0 is the master")
     };
-    check(&cfg, (m.received == cfg.series).then_some(m.sum))
+    check(cfg, (m.received == cfg.series).then_some(m.sum))
 }
 
 /// The messages of Logistic Map Series.

@@ -108,7 +108,7 @@ fn build(&(cfg, expected_items): &(Config, u64)) -> (Program, NQueens) {
         b.build().expect("the nqueenk program is well formed"),
         NQueens {
             cfg,
-            expected_items: expected_items,
+            expected_items,
             manager,
         },
     )

@@ -48,7 +48,7 @@ fn run(cfg: &Config) -> Outcome {
             }
         }
     }
-    check(&cfg, meals, denials, forks)
+    check(cfg, meals, denials, forks)
 }
 
 /// The messages of Dining Philosophers.

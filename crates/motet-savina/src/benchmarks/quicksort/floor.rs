@@ -20,7 +20,7 @@ fn run(cfg: &Config) -> Outcome {
     sys.run();
     let root = sys.actor(root);
     let sorted = root.done.then_some(root.result.as_slice());
-    check(&cfg, sum, sorted, root.sorters)
+    check(cfg, sum, sorted, root.sorters)
 }
 
 /// The messages of Quicksort.

@@ -97,7 +97,7 @@ fn build(&(cfg, expected): &(Config, Expected)) -> (Program, RadixSort) {
         b.build().expect("the radixsort program is well formed"),
         RadixSort {
             n,
-            expected: expected,
+            expected,
             validation,
         },
     )

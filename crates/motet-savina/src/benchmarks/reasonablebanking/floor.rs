@@ -33,5 +33,5 @@ fn run(cfg: &Config) -> Outcome {
             }
         }
     }
-    check(&cfg, committed, refused, &ledgers)
+    check(cfg, committed, refused, &ledgers)
 }
