@@ -34,12 +34,18 @@
 //!   [`Iteration`] from its decoded parameters and two functions: one that creates the first actors
 //!   and sends the kick-off messages (the only per-benchmark part of an iteration), and one that
 //!   checks the reports. [`variants`] lists a benchmark's three programs.
+//! - **ractor actors.** Most ractor actors are spawned with their initial state: they implement
+//!   [`RactorState`] on that state, and [`ractor_spawn`] runs them as a [`StateActor`], whose
+//!   `pre_start` hands the state back. Actors that build their state in `pre_start` (Chameneos'
+//!   mall, actorcreation's nodes) implement ractor's `Actor` themselves.
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::thread;
 
 use actix_rt::{Arbiter, ArbiterHandle, System};
+use ractor::{ActorProcessingErr, ActorRef, SpawnErr};
 use tokio::sync::mpsc;
 
 use crate::bench::{Iteration, Model, Outcome, Prepare, Prepared, Variant};
@@ -321,4 +327,52 @@ impl<T> Reports<T> {
         }
         out
     }
+}
+
+/// A ractor actor's state that handles the actor's messages itself, for actors spawned with their
+/// initial state (see [`ractor_spawn`]).
+pub trait RactorState: ractor::State {
+    /// The messages the actor handles.
+    type Msg: ractor::Message;
+
+    /// Handles one message, as ractor's `Actor::handle` does; an error stops the actor.
+    fn handle(
+        &mut self,
+        myself: ActorRef<Self::Msg>,
+        msg: Self::Msg,
+    ) -> impl Future<Output = Result<(), ActorProcessingErr>> + Send;
+}
+
+/// The ractor actor of a [`RactorState`]: its arguments are its initial state, and its handler is
+/// the state's. Generic over the state, so every message reaches the state's `handle` directly.
+pub struct StateActor<S>(PhantomData<fn() -> S>);
+
+impl<S: RactorState> ractor::Actor for StateActor<S> {
+    type Msg = S::Msg;
+    type State = S;
+    type Arguments = S;
+
+    async fn pre_start(&self, _: ActorRef<S::Msg>, state: S) -> Result<S, ActorProcessingErr> {
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<S::Msg>,
+        msg: S::Msg,
+        state: &mut S,
+    ) -> Result<(), ActorProcessingErr> {
+        state.handle(myself, msg).await
+    }
+}
+
+/// Spawns an unnamed ractor actor with initial state `state` (see [`RactorState`]), as
+/// `Actor::spawn` does.
+///
+/// # Errors
+/// If ractor cannot start the actor.
+pub async fn ractor_spawn<S: RactorState>(
+    state: S,
+) -> Result<(ActorRef<S::Msg>, tokio::task::JoinHandle<()>), SpawnErr> {
+    ractor::Actor::spawn(None, StateActor(PhantomData), state).await
 }
