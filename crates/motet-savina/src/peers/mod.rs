@@ -44,6 +44,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::thread;
 
+use actix::Addr;
 use actix_rt::{Arbiter, ArbiterHandle, System};
 use ractor::{ActorProcessingErr, ActorRef, SpawnErr};
 use tokio::sync::mpsc;
@@ -277,6 +278,16 @@ impl Placement {
         self.next = (i + 1) % self.handles.len();
         &self.handles[i]
     }
+
+    /// Starts the actor `make` builds on the next arbiter and returns its address. `make` runs on
+    /// that arbiter, as with actix's `start_in_arbiter`.
+    pub fn start<A, F>(&mut self, make: F) -> Addr<A>
+    where
+        A: actix::Actor<Context = actix::Context<A>>,
+        F: FnOnce() -> A + Send + 'static,
+    {
+        A::start_in_arbiter(self.next_arbiter(), move |_| make())
+    }
 }
 
 /// Creates the completion channel of one iteration: the [`Reporter`] goes to the actors (cloned,
@@ -327,6 +338,16 @@ impl<T> Reports<T> {
         }
         out
     }
+}
+
+/// Spawns `actor` on the tokio runtime with an unbounded mailbox (see the module documentation)
+/// and returns its reference.
+pub fn kameo_spawn<A>(actor: A) -> kameo::actor::ActorRef<A>
+where
+    A: kameo::Actor<Args = A>,
+{
+    use kameo::actor::Spawn;
+    A::spawn_with_mailbox(actor, kameo::mailbox::unbounded())
 }
 
 /// A ractor actor's state that handles the actor's messages itself, for actors spawned with their

@@ -63,9 +63,7 @@ impl Handler<Spread> for Testee {
         }
         for slot in &mut self.children {
             let (me, place, done) = (ctx.address(), self.place.clone(), self.done.clone());
-            let child = Testee::start_in_arbiter(self.place.next_arbiter(), move |_| {
-                Testee::new(Some(me), place, done)
-            });
+            let child = self.place.start(move || Testee::new(Some(me), place, done));
             child.do_send(Spread(depth - 1));
             *slot = Some(child);
         }

@@ -124,7 +124,7 @@ fn start(
     reporter: Reporter<Report>,
 ) -> (Addr<Sink>, Arc<[Addr<BigActor>]>) {
     let done = reporter.clone();
-    let sink = Sink::start_in_arbiter(place.next_arbiter(), move |_| Sink {
+    let sink = place.start(move || Sink {
         exits: 0,
         neighbors: Arc::from([]),
         done,
@@ -133,7 +133,7 @@ fn start(
         .map(|id| {
             let sink = sink.clone();
             let done = reporter.clone();
-            BigActor::start_in_arbiter(place.next_arbiter(), move |_| BigActor {
+            place.start(move || BigActor {
                 pinger: Pinger::new(id, n),
                 neighbors: Arc::from([]),
                 sink,

@@ -45,13 +45,12 @@ impl Actor for Mall {
         for i in 0..self.state.creatures {
             let mall = ctx.address();
             let done = self.done.clone();
-            let creature =
-                Creature::start_in_arbiter(self.place.next_arbiter(), move |_| Creature {
-                    color: Color::initial(i),
-                    meetings: 0,
-                    mall,
-                    _done: done,
-                });
+            let creature = self.place.start(move || Creature {
+                color: Color::initial(i),
+                meetings: 0,
+                mall,
+                _done: done,
+            });
             self.creatures.push(creature);
         }
     }

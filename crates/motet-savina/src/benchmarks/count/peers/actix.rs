@@ -91,12 +91,12 @@ fn start(
     reporter: Reporter<u64>,
 ) -> (Addr<Producer>, Addr<Counter>) {
     let done = reporter.clone();
-    let counter = Counter::start_in_arbiter(place.next_arbiter(), move |_| Counter {
+    let counter = place.start(move || Counter {
         count: 0,
         _done: done,
     });
     let producer_counter = counter.clone();
-    let producer = Producer::start_in_arbiter(place.next_arbiter(), move |_| Producer {
+    let producer = place.start(move || Producer {
         n,
         counter: producer_counter,
         done: reporter,

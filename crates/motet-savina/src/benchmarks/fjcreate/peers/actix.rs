@@ -58,8 +58,7 @@ impl Handler<Start> for Driver {
         let mut workers = Vec::with_capacity(self.n as usize);
         for _ in 0..self.n {
             let done = self.done.clone();
-            let worker =
-                Worker::start_in_arbiter(self.place.next_arbiter(), move |_| Worker { done });
+            let worker = self.place.start(move || Worker { done });
             worker.do_send(Work);
             workers.push(worker);
         }

@@ -81,7 +81,7 @@ fn start(
     let workers: Vec<_> = (0..a)
         .map(|_| {
             let done = reporter.clone();
-            Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker {
+            place.start(move || Worker {
                 n,
                 processed: 0,
                 done,
@@ -89,7 +89,7 @@ fn start(
         })
         .collect();
     let driver_workers = workers.clone();
-    let driver = Driver::start_in_arbiter(place.next_arbiter(), move |_| Driver {
+    let driver = place.start(move || Driver {
         n,
         workers: driver_workers,
         _done: reporter,

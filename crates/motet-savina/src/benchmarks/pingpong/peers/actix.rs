@@ -110,9 +110,9 @@ fn start(
     reporter: Reporter<Report>,
 ) -> (Addr<Ping>, Addr<Pong>) {
     let done = reporter.clone();
-    let pong = Pong::start_in_arbiter(place.next_arbiter(), move |_| Pong { count: 0, done });
+    let pong = place.start(move || Pong { count: 0, done });
     let ping_pong = pong.clone();
-    let ping = Ping::start_in_arbiter(place.next_arbiter(), move |_| Ping {
+    let ping = place.start(move || Ping {
         pings_left: n,
         pongs: 0,
         pong: ping_pong,

@@ -88,7 +88,7 @@ fn start(
     let members: Vec<_> = (0..n)
         .map(|id| {
             let done = reporter.clone();
-            Member::start_in_arbiter(place.next_arbiter(), move |_| Member {
+            place.start(move || Member {
                 id,
                 ring_size: n,
                 next: None,
