@@ -13,7 +13,19 @@ use crate::params::Params;
 /// # Panics
 /// If `sets` names a parameter the benchmark does not declare.
 pub(crate) fn params(bench: &Benchmark, sets: &[(&str, f64)]) -> Params {
-    let mut params = Params::small(bench.params);
+    with_sets(bench, Params::small(bench.params), sets)
+}
+
+/// Savina's default parameters of the benchmark with `sets` applied.
+///
+/// # Panics
+/// If `sets` names a parameter the benchmark does not declare.
+pub(crate) fn defaults(bench: &Benchmark, sets: &[(&str, f64)]) -> Params {
+    with_sets(bench, Params::defaults(bench.params), sets)
+}
+
+/// `params` with `sets` applied.
+fn with_sets(bench: &Benchmark, mut params: Params, sets: &[(&str, f64)]) -> Params {
     for &(name, value) in sets {
         params
             .set(name, value)

@@ -207,14 +207,9 @@ mod tests {
     use super::{generate, Config, Dist, Graph, BENCHMARK, SPEC_DEFAULTS};
     use crate::bench::Model;
     use crate::benchmarks::testing;
-    use crate::params::Params;
 
     fn config(sets: &[(&str, f64)]) -> Config {
-        let mut params = Params::defaults(BENCHMARK.params);
-        for &(name, value) in sets {
-            params.set(name, value).unwrap();
-        }
-        Config::from_params(&params).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
     /// Shortest distances from every node by Dijkstra's algorithm (O(n²) per source on the dense

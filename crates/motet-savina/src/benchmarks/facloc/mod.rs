@@ -410,13 +410,10 @@ pub(crate) fn check(cfg: &Config, sequential: u64, got: Option<Report>) -> Outco
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Point, Points, Rect, Report, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(n: f64) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        p.set("n", n).unwrap();
-        Config::from_params(&p).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, &[("n", n)])).unwrap()
     }
 
     #[test]

@@ -406,15 +406,10 @@ pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, dot, expected, Coefficients, Config, Integrator, SinkTotals, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(sets: &[(&str, f64)]) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        for &(n, v) in sets {
-            p.set(n, v).unwrap();
-        }
-        Config::from_params(&p).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
     /// At the defaults the Sink gets 2,050 values of 9,408 (see the module docs).

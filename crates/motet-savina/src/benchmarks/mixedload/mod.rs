@@ -230,7 +230,6 @@ mod tests {
     use super::{check, factorize, Config, Tally, BENCHMARK, FACTORS, NUMBER};
     use crate::bench::Model;
     use crate::benchmarks::testing;
-    use crate::params::Params;
 
     /// A quick configuration: a semiprime whose trial division takes a millisecond.
     pub(super) fn quick(r: u64, l: u64, t: u64, k: u64) -> Config {
@@ -296,7 +295,7 @@ mod tests {
 
     #[test]
     fn the_parameters_are_the_papers() {
-        let cfg = Config::from_params(&Params::defaults(BENCHMARK.params)).unwrap();
+        let cfg = Config::from_params(&testing::defaults(&BENCHMARK, &[])).unwrap();
         assert_eq!((cfg.r, cfg.l, cfg.t, cfg.k), (20, 49, 1000, 20));
         assert_eq!(cfg.factorizations(), 400);
         assert_eq!(cfg.number, NUMBER);

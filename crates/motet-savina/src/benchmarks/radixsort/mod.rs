@@ -186,21 +186,17 @@ pub(crate) fn check(expected: &Expected, seen: Option<Seen>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Expected, Seen, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(n: f64, m: f64, s: f64) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        p.set("n", n).unwrap();
-        p.set("m", m).unwrap();
-        p.set("s", s).unwrap();
-        Config::from_params(&p).unwrap()
+        let sets = [("n", n), ("m", m), ("s", s)];
+        Config::from_params(&testing::defaults(&BENCHMARK, &sets)).unwrap()
     }
 
     /// SPEC.md: the LCG-era sum at the defaults is 3,275,789,328; 60 stages.
     #[test]
     fn defaults_have_savinas_sum_and_sixty_stages() {
-        let cfg = Config::from_params(&Params::defaults(BENCHMARK.params)).unwrap();
+        let cfg = Config::from_params(&testing::defaults(&BENCHMARK, &[])).unwrap();
         assert_eq!(Expected::of(&cfg).sum, 3_275_789_328);
         assert_eq!(cfg.radices().count(), 60);
         assert_eq!(cfg.radices().last(), Some(1));

@@ -183,14 +183,9 @@ fn row_sum_and_mismatch(ni: f64, columns: &[f64], row: &[f64]) -> (f64, bool) {
 mod tests {
     use super::{check, row_sum_and_mismatch, CBlocks, Config, BENCHMARK, LANES};
     use crate::benchmarks::testing;
-    use crate::params::Params;
 
     fn config(sets: &[(&str, f64)]) -> Result<Config, String> {
-        let mut params = Params::defaults(BENCHMARK.params);
-        for &(name, value) in sets {
-            params.set(name, value)?;
-        }
-        Config::from_params(&params)
+        Config::from_params(&testing::defaults(&BENCHMARK, sets))
     }
 
     #[test]

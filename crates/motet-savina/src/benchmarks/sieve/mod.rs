@@ -160,13 +160,12 @@ pub(crate) fn check(expected: Report, got: Option<Report>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, expected, Config, Report, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     /// SPEC.md: 9,592 primes and 10 filters at the defaults.
     #[test]
     fn defaults_have_savinas_counts() {
-        let cfg = Config::from_params(&Params::defaults(BENCHMARK.params)).unwrap();
+        let cfg = Config::from_params(&testing::defaults(&BENCHMARK, &[])).unwrap();
         assert_eq!(
             expected(&cfg),
             Report {

@@ -250,15 +250,10 @@ pub(crate) fn check(expected_size: i32, got: Option<Report>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, replay, Config, Report, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(sets: &[(&str, f64)]) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        for &(n, v) in sets {
-            p.set(n, v).unwrap();
-        }
-        Config::from_params(&p).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
     /// SPEC.md: final size 199,991; 19,998 grants, 10,203 urgent, 19,938 denials.
