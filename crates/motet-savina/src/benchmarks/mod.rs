@@ -4,6 +4,13 @@
 //! name and id, its parameters with Savina's defaults and the "small" size, and its variants, one per
 //! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
 //! validation of the result (`check`), so that every model is checked identically.
+//!
+//! Each model lives in a submodule of the same name (`actor`, `boc`, `process`, `reactor`,
+//! `floor`, `peers`), from which the `variants!` macro derives the table. A variant's `prepare` decodes the
+//! parameters, makes what every iteration reads (untimed), and hands it with the iteration's
+//! function to the frame of its model: `motet_support::prepare` (actors, BoC),
+//! `process_support::prepare`, `reactor_support::prepare`, [`crate::floor`]'s `program`, and
+//! the peers' `tokio_program` and `actix_program`. The unit tests share `testing`.
 
 /// Declares a benchmark's `variants` function (the [`Benchmark::variants`](crate::bench::Benchmark)
 /// table) from the names of its model modules, in listing order.
