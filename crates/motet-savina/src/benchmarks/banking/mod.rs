@@ -77,10 +77,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let accounts = params.integer("a", 10)?;
-        if accounts > i32::MAX as u64 {
-            return Err(format!("parameter `a` must be at most {}", i32::MAX));
-        }
+        let accounts = params.integer_as::<i32>("a", 10)?;
         Ok(Config {
             accounts: accounts as usize,
             transactions: params.integer("n", 0)?,

@@ -88,10 +88,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters, and derives the busy-wait totals.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let rate = |name| -> Result<i32, String> {
-            let v = params.integer(name, 1)?;
-            i32::try_from(v).map_err(|_| format!("parameter `{name}` must be at most {}", i32::MAX))
-        };
+        let rate = |name| params.integer_as::<i32>(name, 1);
         let haircuts = params.integer("n", 0)?;
         let (production, haircut) = (rate("pr")?, rate("hr")?);
         Ok(Config {

@@ -63,10 +63,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let w = params.integer("w", 1)?;
-        if w > i32::MAX as u64 {
-            return Err(format!("parameter `w` must be at most {}", i32::MAX));
-        }
+        let w = params.integer_as::<i32>("w", 1)?;
         Ok(Config {
             n: params.integer("n", 0)?,
             w: w as usize,

@@ -110,16 +110,8 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters, and computes K for both costs.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let count = |name| -> Result<usize, String> {
-            let v = params.integer(name, 1)?;
-            u32::try_from(v)
-                .map(|v| v as usize)
-                .map_err(|_| format!("parameter `{name}` must be at most {}", u32::MAX))
-        };
-        let cost = |name| -> Result<u32, String> {
-            u32::try_from(params.integer(name, 0)?)
-                .map_err(|_| format!("parameter `{name}` must be at most {}", u32::MAX))
-        };
+        let count = |name| params.integer_as::<u32>(name, 1).map(|v| v as usize);
+        let cost = |name| params.integer_as::<u32>(name, 0);
         params.integer("nm", 0)?;
         let (producer_cost, consumer_cost) = (cost("pc")?, cost("cc")?);
         let (buffer, producers) = (count("bb")?, count("np")?);

@@ -63,10 +63,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters, and adds up the periods.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let smokers = params.integer("s", 1)?;
-        if smokers > i32::MAX as u64 {
-            return Err(format!("parameter `s` must be at most {}", i32::MAX));
-        }
+        let smokers = params.integer_as::<i32>("s", 1)?;
         let mut cfg = Config {
             rounds: params.integer("r", 1)?,
             smokers: smokers as usize,

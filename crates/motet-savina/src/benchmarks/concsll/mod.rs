@@ -80,10 +80,7 @@ impl Config {
     /// Reads and checks the parameters (Savina's limits: w < 50 and 2w + s < 100), and counts the
     /// writes.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let workers = params.integer("e", 1)?;
-        if workers > u32::MAX as u64 {
-            return Err(format!("parameter `e` must be at most {}", u32::MAX));
-        }
+        let workers = params.integer_as::<u32>("e", 1)?;
         let write = params.integer("w", 0)?;
         let size = params.integer("s", 0)?;
         if write >= 50 {

@@ -86,10 +86,7 @@ impl Config {
     /// Reads and checks the parameters, and derives the expected sum.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
         let terms = params.integer("t", 0)?;
-        let series = params.integer("s", 1)?;
-        if series > u32::MAX as u64 {
-            return Err(format!("parameter `s` must be at most {}", u32::MAX));
-        }
+        let series = params.integer_as::<u32>("s", 1)?;
         let rate = params.f64("r");
         let order = match params.integer("rr", 0)? {
             0 => SendOrder::SeriesMajor,

@@ -58,10 +58,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let small = |name: &str| -> Result<u32, String> {
-            let v = params.integer(name, 1)?;
-            u32::try_from(v).map_err(|_| format!("parameter `{name}` must be at most {}", u32::MAX))
-        };
+        let small = |name| params.integer_as::<u32>(name, 1);
         Ok(Config {
             s: small("s")?,
             m: small("m")?,

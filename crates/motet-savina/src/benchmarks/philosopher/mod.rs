@@ -72,10 +72,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 2)?;
-        if n > u32::MAX as u64 {
-            return Err(format!("parameter `n` must be at most {}", u32::MAX));
-        }
+        let n = params.integer_as::<u32>("n", 2)?;
         params.integer("c", 0)?;
         Ok(Config {
             n: n as usize,

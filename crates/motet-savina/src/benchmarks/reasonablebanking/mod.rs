@@ -94,14 +94,8 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let accounts = params.integer("a", 2)?;
-        if accounts > i32::MAX as u64 {
-            return Err(format!("parameter `a` must be at most {}", i32::MAX));
-        }
-        let tellers = params.integer("t", 1)?;
-        if tellers > u32::MAX as u64 {
-            return Err(format!("parameter `t` must be at most {}", u32::MAX));
-        }
+        let accounts = params.integer_as::<i32>("a", 2)?;
+        let tellers = params.integer_as::<u32>("t", 1)?;
         Ok(Config {
             accounts: accounts as usize,
             transfers: params.integer("n", 0)?,
