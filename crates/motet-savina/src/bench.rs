@@ -91,6 +91,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// An outcome that failed before the program had a result to check: no result, and `what`
+    /// went wrong as the check's error.
+    pub fn failed(what: impl Into<String>) -> Outcome {
+        Outcome {
+            result: serde_json::Value::Null,
+            check: Err(what.into()),
+        }
+    }
+
     /// An outcome whose validity is `expected == actual`, recording `actual`.
     pub fn expect_eq<T>(what: &str, expected: T, actual: T) -> Outcome
     where
@@ -165,7 +174,10 @@ pub trait Iteration {
 }
 
 /// Builds the program of one variant; called once per thread count, untimed.
-pub type Prepare = fn(&Params, usize) -> Result<Box<dyn Iteration>, String>;
+pub type Prepare = fn(&Params, usize) -> Prepared;
+
+/// What a variant's `prepare` gives: the program, or why the parameters are rejected.
+pub type Prepared = Result<Box<dyn Iteration>, String>;
 
 /// One model's implementation of a benchmark.
 #[derive(Clone, Copy)]

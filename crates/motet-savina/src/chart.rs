@@ -290,21 +290,10 @@ fn legend(root: &Area<'_>, data: &Data) -> Result<(), Box<dyn std::error::Error>
 mod tests {
     use super::{ratio_label, shade, svg, Data};
     use crate::bench::Model;
-    use crate::machine::Machine;
-    use crate::report::{test_record as rec, Setting};
+    use crate::report::{test_record as rec, test_setting, Setting};
 
     fn setting() -> Setting {
-        Setting {
-            machine: Machine {
-                cpu: "Test CPU".into(),
-                cores: 2,
-                memory_kib: None,
-                os: "linux x86_64".into(),
-                rustc: "rustc 1.95.0".into(),
-                date: "2026-01-02".into(),
-            },
-            command: String::new(),
-        }
+        test_setting(None, "")
     }
 
     #[test]

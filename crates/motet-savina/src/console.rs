@@ -16,20 +16,24 @@ pub struct Console {
     header_printed: bool,
 }
 
+/// The progress bar of the run and sweep consoles: iterations done out of those planned, drawn
+/// only if stderr is a terminal.
+pub(crate) fn progress_bar() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    let style =
+        ProgressStyle::with_template("{bar:30} {pos}/{len} iterations, {elapsed} elapsed, {msg}")
+            .expect("the template is valid");
+    bar.set_style(style);
+    bar
+}
+
 impl Console {
     /// A console; the progress bar is drawn only if stderr is a terminal.
     pub fn new() -> Console {
-        let bar = if std::io::stderr().is_terminal() {
-            let bar = ProgressBar::new(0);
-            let style = ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} iterations, {elapsed} elapsed, {msg}",
-            )
-            .expect("the template is valid");
-            bar.set_style(style);
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
+        let bar = progress_bar();
         Console {
             bar,
             header_printed: false,

@@ -23,6 +23,8 @@
 
 use std::collections::VecDeque;
 
+use crate::bench::{Iteration, Outcome, Prepared};
+
 /// How many messages an actor handles per scheduling before it yields to the next one.
 pub const BATCH: usize = 32;
 
@@ -241,6 +243,32 @@ impl<A: Actor> System<A> {
     /// How many messages were dropped because their receiver had exited.
     pub fn dropped(&self) -> u64 {
         self.cx.dropped
+    }
+}
+
+/// Builds a floor variant's program: an [`Iteration`] whose timed `run` calls `run` with
+/// `prepared`, what the variant's `prepare` made once, untimed (the decoded parameters and any
+/// data every iteration reads). The floor is sequential, so no runtime is built.
+///
+/// `run` is a type parameter rather than a function pointer, so that each program calls its
+/// iteration directly.
+pub(crate) fn program<P, F>(prepared: P, run: F) -> Prepared
+where
+    P: 'static,
+    F: Fn(&P) -> Outcome + 'static,
+{
+    Ok(Box::new(Program { prepared, run }))
+}
+
+/// A floor variant's program (see [`program`]).
+struct Program<P, F> {
+    prepared: P,
+    run: F,
+}
+
+impl<P, F: Fn(&P) -> Outcome> Iteration for Program<P, F> {
+    fn run(&mut self) -> Outcome {
+        (self.run)(&self.prepared)
     }
 }
 

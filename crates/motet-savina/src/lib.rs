@@ -14,7 +14,8 @@
 //! # Layout
 //! - [`bench`](mod@bench), [`params`]: the contract between the harness and a benchmark program.
 //! - [`benchmarks`]: the programs; [`registry`]: the list of them.
-//! - [`floor`]: the sequential actor system the floor variants run on; [`random`]: Savina's LCG.
+//! - [`floor`]: the sequential actor system the floor variants run on; [`random`]: Savina's LCG and
+//!   `java.util.Random`.
 //! - [`cli`], [`sizes`]: the command line; [`runner`]: timing and validation; [`cell`]: each cell
 //!   (benchmark, model, threads) in a child process, with its peak memory; [`record`]: the measured
 //!   records and their JSON; [`priority`]: a real-time policy kept for the cells, not the relay.

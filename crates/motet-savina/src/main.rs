@@ -9,7 +9,7 @@ use clap::Parser;
 
 use motet_savina::cli::{Cli, Command, RunArgs};
 use motet_savina::console::Console;
-use motet_savina::record::write_json;
+use motet_savina::record::{write_json, Record};
 use motet_savina::report::{self, Summary};
 use motet_savina::runner::Isolation;
 use motet_savina::sweep::{self, SweepArgs, SweepConsole};
@@ -56,17 +56,8 @@ fn run(args: &RunArgs) -> ExitCode {
         println!("\nsummary (median ms)");
         print!("{}", Summary::new(&summary.records).to_text());
     }
-    let mut ok = summary.failures == 0;
-    if let Some(path) = &args.json {
-        if let Err(e) = write_json(path, &summary.records) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            ok = false;
-        }
-    }
-    let setting = report::Setting {
-        machine: machine::Machine::detect(),
-        command: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
-    };
+    let mut ok = write_records(args.json.as_deref(), &summary.records);
+    let setting = setting();
     if let Some(path) = &args.plot {
         ok &= write(path, &chart::svg(&summary.records, &setting));
     }
@@ -75,17 +66,7 @@ fn run(args: &RunArgs) -> ExitCode {
         let text = report::markdown(&summary.records, &plan, &setting, chart.as_deref());
         ok &= write(path, &text);
     }
-    if summary.failures > 0 {
-        eprintln!(
-            "FAILED: {} run(s) did not prepare or validate (see above)",
-            summary.failures
-        );
-    }
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    exit_code(summary.failures, "run(s)", ok)
 }
 
 /// Runs a sweep; status 2 for a usage error, 1 if any cell failed or an output could not be
@@ -112,17 +93,8 @@ fn run_sweep(args: &SweepArgs) -> ExitCode {
         sweep.benchmark.name, sweep.param
     );
     println!("\n{title}\n{table}");
-    let mut ok = result.failures == 0;
-    if let Some(path) = &args.json {
-        if let Err(e) = write_json(path, &result.records) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            ok = false;
-        }
-    }
-    let setting = report::Setting {
-        machine: machine::Machine::detect(),
-        command: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
-    };
+    let mut ok = write_records(args.json.as_deref(), &result.records);
+    let setting = setting();
     if let Some(path) = &args.plot {
         ok &= write(path, &sweep::svg(&sweep, &result.records, &setting));
     }
@@ -142,13 +114,39 @@ fn run_sweep(args: &SweepArgs) -> ExitCode {
         }
         ok &= write(path, &text);
     }
-    if result.failures > 0 {
-        eprintln!(
-            "FAILED: {} cell(s) did not prepare or validate (see above)",
-            result.failures
-        );
+    exit_code(result.failures, "cell(s)", ok)
+}
+
+/// Writes the records as JSON to `path`, if one is given; false (and a message) if they cannot
+/// be written.
+fn write_records(path: Option<&Path>, records: &[Record]) -> bool {
+    let Some(path) = path else {
+        return true;
+    };
+    match write_json(path, records) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            false
+        }
     }
-    if ok {
+}
+
+/// The machine and the command line, which the reports name.
+fn setting() -> report::Setting {
+    report::Setting {
+        machine: machine::Machine::detect(),
+        command: std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// Status 1 if any of the `failures` (counted in `units`) happened, said on stderr, or an output
+/// could not be written (`ok` is false); status 0 otherwise.
+fn exit_code(failures: usize, units: &str, ok: bool) -> ExitCode {
+    if failures > 0 {
+        eprintln!("FAILED: {failures} {units} did not prepare or validate (see above)");
+    }
+    if ok && failures == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

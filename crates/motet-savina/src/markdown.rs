@@ -391,24 +391,13 @@ fn ratio_cell(num: Option<f64>, den: Option<f64>) -> String {
 mod tests {
     use super::{markdown, ms_fmt, spread};
     use crate::bench::Model;
-    use crate::machine::Machine;
     use crate::params::Params;
     use crate::registry::find;
-    use crate::report::{test_record as rec, Setting};
+    use crate::report::{test_record as rec, test_setting, Setting};
     use crate::runner::{Isolation, Plan};
 
     fn setting() -> Setting {
-        Setting {
-            machine: Machine {
-                cpu: "Test CPU".into(),
-                cores: 2,
-                memory_kib: Some(8 * 1024 * 1024),
-                os: "linux x86_64".into(),
-                rustc: "rustc 1.95.0".into(),
-                date: "2026-01-02".into(),
-            },
-            command: "run count --markdown r.md".into(),
-        }
+        test_setting(Some(8 * 1024 * 1024), "run count --markdown r.md")
     }
 
     fn plan() -> Plan {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use motet_runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Iteration, Outcome, Prepared};
 
 /// Builds a motet variant: the runtime with `threads` workers (untimed), and an [`Iteration`] whose
 /// timed `run` calls `run` with the decoded parameters `cfg` and that runtime.
@@ -14,7 +14,7 @@ pub(crate) fn prepare<C: 'static>(
     cfg: C,
     threads: usize,
     run: fn(&C, &Runtime) -> Outcome,
-) -> Result<Box<dyn Iteration>, String> {
+) -> Prepared {
     Ok(Box::new(Program {
         cfg,
         rt: runtime(threads)?,

@@ -16,6 +16,20 @@ pub struct ParamSpec {
     pub help: &'static str,
 }
 
+/// An integer type a parameter can be decoded into with [`Params::integer_as`].
+pub trait ParamInt: TryFrom<u64> {
+    /// The largest value, named in the error for a larger one.
+    const MAX: u64;
+}
+
+impl ParamInt for i32 {
+    const MAX: u64 = i32::MAX as u64;
+}
+
+impl ParamInt for u32 {
+    const MAX: u64 = u32::MAX as u64;
+}
+
 /// Concrete parameter values for one run, in the benchmark's declaration order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
@@ -91,6 +105,13 @@ impl Params {
         Ok(v as u64)
     }
 
+    /// The value of `name` as a whole number of at least `min` that fits in `T` (the `int` or
+    /// unsigned `int` Savina's programs hold it in), or an error a user can act on.
+    pub fn integer_as<T: ParamInt>(&self, name: &str, min: u64) -> Result<T, String> {
+        let v = self.integer(name, min)?;
+        T::try_from(v).map_err(|_| format!("parameter `{name}` must be at most {}", T::MAX))
+    }
+
     /// The parameter names, in declaration order.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.values.iter().map(|(n, _)| *n)
@@ -126,5 +147,31 @@ impl fmt::Display for Params {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ParamSpec, Params};
+
+    const SPECS: &[ParamSpec] = &[ParamSpec {
+        name: "n",
+        default: 5.0,
+        small: 1.0,
+        help: "",
+    }];
+
+    #[test]
+    fn integer_as_checks_the_minimum_and_the_type_range() {
+        let mut p = Params::defaults(SPECS);
+        assert_eq!(p.integer_as::<i32>("n", 1), Ok(5));
+        assert!(p
+            .integer_as::<i32>("n", 6)
+            .unwrap_err()
+            .contains("at least 6"));
+        p.set("n", 3e9).unwrap();
+        assert_eq!(p.integer_as::<u32>("n", 0), Ok(3_000_000_000));
+        let err = p.integer_as::<i32>("n", 0).unwrap_err();
+        assert_eq!(err, "parameter `n` must be at most 2147483647");
     }
 }

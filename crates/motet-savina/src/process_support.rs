@@ -12,7 +12,7 @@
 use motet_process::ProcessSystem;
 use motet_runtime::Runtime;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Iteration, Outcome, Prepared};
 use crate::motet_support;
 
 /// Builds a process variant: a runtime with `threads` workers and a process system on it
@@ -22,7 +22,7 @@ pub(crate) fn prepare<C: 'static>(
     cfg: C,
     threads: usize,
     run: fn(&C, &ProcessSystem) -> Outcome,
-) -> Result<Box<dyn Iteration>, String> {
+) -> Prepared {
     let rt = motet_support::runtime(threads)?;
     let system = ProcessSystem::new(rt.handle());
     Ok(Box::new(Program {
@@ -55,19 +55,12 @@ pub(crate) fn finish(system: &ProcessSystem, check: impl FnOnce() -> Outcome) ->
     let live = system.live();
     if live > 0 {
         system.shutdown();
-        return failed(format!(
+        return Outcome::failed(format!(
             "{live} processes were still parked when the runtime went quiescent"
         ));
     }
     match system.wait() {
         Ok(()) => check(),
-        Err(e) => failed(e.to_string()),
-    }
-}
-
-fn failed(what: String) -> Outcome {
-    Outcome {
-        result: serde_json::Value::Null,
-        check: Err(what),
+        Err(e) => Outcome::failed(e.to_string()),
     }
 }

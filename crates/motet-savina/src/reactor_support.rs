@@ -10,19 +10,17 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use motet_reactor::{Program, RunError, Runner, SchedulerKind, Trace};
+use motet_reactor::{Program, Runner, SchedulerKind, Trace};
 use motet_runtime::Runtime;
 
-use crate::bench::{Iteration, Model, Outcome, ReactorMetrics};
+use crate::bench::{Iteration, Model, Outcome, Prepared, ReactorMetrics};
 use crate::motet_support::runtime;
 
-/// A built reactor program: the program and what reads its result after the run.
+/// What reads a built reactor program's result after the run: the handles of the reactors whose
+/// state holds it. A variant's `build` returns the program with its `Built`.
 pub(crate) trait Built {
-    /// The program to run.
-    fn program(&mut self) -> &mut Program;
-
-    /// The checked result, read from the program's state after the run.
-    fn outcome(&mut self) -> Outcome;
+    /// The checked result, read from `program`'s state after the run.
+    fn outcome(&mut self, program: &mut Program) -> Outcome;
 }
 
 /// The scheduler of a reactor model.
@@ -54,8 +52,8 @@ pub(crate) fn prepare<C: 'static, B: Built + 'static>(
     cfg: C,
     threads: usize,
     model: Model,
-    build: fn(&C) -> B,
-) -> Result<Box<dyn Iteration>, String> {
+    build: fn(&C) -> (Program, B),
+) -> Prepared {
     let rt = runtime(threads)?;
     let runner = Runner::on(rt.handle())
         .scheduler(scheduler(model))
@@ -76,9 +74,9 @@ struct ReactorIteration<C, B> {
     /// Kept alive for `runner`, which holds a handle to it.
     _rt: Runtime,
     runner: Runner,
-    build: fn(&C) -> B,
+    build: fn(&C) -> (Program, B),
     /// The program built by `setup` for the next `run`.
-    next: Option<B>,
+    next: Option<(Program, B)>,
     metrics: Option<ReactorMetrics>,
 }
 
@@ -89,8 +87,8 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
 
     fn run(&mut self) -> Outcome {
         let build = self.build;
-        let mut built = self.next.take().unwrap_or_else(|| build(&self.cfg));
-        match self.runner.run(built.program()) {
+        let (mut program, mut built) = self.next.take().unwrap_or_else(|| build(&self.cfg));
+        match self.runner.run(&mut program) {
             Ok(report) => {
                 let m = report.metrics;
                 self.metrics = Some(ReactorMetrics {
@@ -106,21 +104,13 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
                     ns_per_reaction: None,
                     tag_trace: report.trace.as_ref().map(tag_digest),
                 });
-                built.outcome()
+                built.outcome(&mut program)
             }
-            Err(e) => failed(e),
+            Err(e) => Outcome::failed(format!("the reactor program failed: {e}")),
         }
     }
 
     fn metrics(&self) -> Option<ReactorMetrics> {
         self.metrics
-    }
-}
-
-/// The outcome of a run that stopped with an error.
-fn failed(e: RunError) -> Outcome {
-    Outcome {
-        result: serde_json::Value::Null,
-        check: Err(format!("the reactor program failed: {e}")),
     }
 }

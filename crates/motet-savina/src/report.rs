@@ -224,6 +224,23 @@ fn ratio(num: Option<f64>, den: Option<f64>) -> String {
     }
 }
 
+/// The setting of a report for the tests of its parts: a two-core test machine with
+/// `memory_kib`, and the arguments `command`.
+#[cfg(test)]
+pub(crate) fn test_setting(memory_kib: Option<u64>, command: &str) -> Setting {
+    Setting {
+        machine: Machine {
+            cpu: "Test CPU".into(),
+            cores: 2,
+            memory_kib,
+            os: "linux x86_64".into(),
+            rustc: "rustc 1.95.0".into(),
+            date: "2026-01-02".into(),
+        },
+        command: command.into(),
+    }
+}
+
 /// A validated record with the given median, for the tests of the report's parts.
 #[cfg(test)]
 pub(crate) fn test_record(

@@ -389,7 +389,7 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
 #[cfg(test)]
 mod tests {
     use super::{run, Isolation, Job, Observer, Plan};
-    use crate::bench::{Benchmark, Iteration, Model, Outcome, Variant};
+    use crate::bench::{Benchmark, Iteration, Model, Outcome, Prepared, Variant};
     use crate::params::{ParamSpec, Params};
     use crate::record::Record;
 
@@ -420,7 +420,7 @@ mod tests {
         }
     }
 
-    fn prepare_floor(p: &Params, _: usize) -> Result<Box<dyn Iteration>, String> {
+    fn prepare_floor(p: &Params, _: usize) -> Prepared {
         Ok(Box::new(Toy {
             n: p.u64("n"),
             runs: 0,
@@ -429,7 +429,7 @@ mod tests {
         }))
     }
 
-    fn prepare_actor(p: &Params, _: usize) -> Result<Box<dyn Iteration>, String> {
+    fn prepare_actor(p: &Params, _: usize) -> Prepared {
         Ok(Box::new(Toy {
             n: p.u64("n"),
             runs: 0,
@@ -438,7 +438,7 @@ mod tests {
         }))
     }
 
-    fn prepare_boc(_: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+    fn prepare_boc(_: &Params, threads: usize) -> Prepared {
         Err(format!("no pool of {threads}"))
     }
 

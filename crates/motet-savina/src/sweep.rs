@@ -22,14 +22,14 @@ mod plot;
 #[cfg(test)]
 mod tests;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::bench::{Benchmark, Model};
 use crate::cli::{parse_models, parse_threads};
+use crate::console::progress_bar;
 use crate::params::Params;
 use crate::record::Record;
 use crate::registry;
@@ -466,17 +466,7 @@ pub struct SweepConsole {
 impl SweepConsole {
     /// A console for a sweep over `param`.
     pub fn new(param: &'static str) -> SweepConsole {
-        let bar = if std::io::stderr().is_terminal() {
-            let bar = ProgressBar::new(0);
-            let style = ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} iterations, {elapsed} elapsed, {msg}",
-            )
-            .expect("the template is valid");
-            bar.set_style(style);
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
+        let bar = progress_bar();
         SweepConsole {
             param,
             bar,

@@ -1,62 +1,40 @@
 //! The `motet-savina` binary end to end: each cell in a child process with its peak memory, the
 //! JSON, Markdown and SVG reports, `list`, and the hidden `cell` subcommand's usage errors.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn binary() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_motet-savina"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("motet-savina-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{binary, run_writing_reports, scratch};
 
 #[test]
 fn a_run_writes_records_with_peak_memory_a_report_and_a_chart() {
     let dir = scratch("run");
-    let out = binary()
-        .args([
-            "run",
-            "count",
-            "threadring",
-            "--model",
-            "actor,floor",
-            "--threads",
-            "1",
-        ])
-        .args([
-            "--size",
-            "small",
-            "--size",
-            "n=1000",
-            "--iterations",
-            "2",
-            "--warmup",
-            "0",
-        ])
-        .arg("--json")
-        .arg(dir.join("r.json"))
-        .arg("--markdown")
-        .arg(dir.join("r.md"))
-        .arg("--plot")
-        .arg(dir.join("r.svg"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (stdout, records) = run_writing_reports(
+        binary()
+            .args([
+                "run",
+                "count",
+                "threadring",
+                "--model",
+                "actor,floor",
+                "--threads",
+                "1",
+            ])
+            .args([
+                "--size",
+                "small",
+                "--size",
+                "n=1000",
+                "--iterations",
+                "2",
+                "--warmup",
+                "0",
+            ]),
+        &dir,
+        "r",
     );
     assert!(stdout.contains("peak MiB"), "{stdout}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
-    let records = json.as_array().unwrap();
     assert_eq!(records.len(), 4);
-    for r in records {
+    for r in &records {
         assert_eq!(r["validated"], true, "{r}");
         assert_eq!(r["iterations"], 2, "{r}");
         if cfg!(unix) {

@@ -1,23 +1,14 @@
 //! Every benchmark's sequential floor validates at the small size, and rejects bad sizes cleanly.
 
+mod common;
+
 use motet_savina::bench::Model;
-use motet_savina::params::Params;
 use motet_savina::registry;
 
 #[test]
 fn every_floor_variant_validates_at_the_small_size() {
     for b in registry::all() {
-        let variant = b
-            .variant(Model::Floor)
-            .expect("every benchmark has a floor");
-        let params = Params::small(b.params);
-        let mut program = (variant.prepare)(&params, 1).expect("small sizes are valid");
-        for _ in 0..2 {
-            program.setup();
-            let outcome = program.run();
-            assert_eq!(outcome.check, Ok(()), "{} ({params})", b.name);
-            assert!(!outcome.result.is_null(), "{} has no result", b.name);
-        }
+        common::runs(b.name, Model::Floor, 1, &common::params(b.name, &[]), 2);
     }
 }
 
@@ -33,10 +24,8 @@ fn floor_results_are_the_spec_values() {
         ("big", serde_json::json!(120)),
     ];
     for (name, value) in expect {
-        let b = registry::find(name).unwrap();
-        let variant = b.variant(Model::Floor).unwrap();
-        let mut program = (variant.prepare)(&Params::small(b.params), 1).unwrap();
-        assert_eq!(program.run().result, value, "{name}");
+        let floor = common::floor_result(name, &common::params(name, &[]));
+        assert_eq!(floor, value, "{name}");
     }
 }
 
@@ -50,13 +39,7 @@ fn floor_validates_odd_sizes() {
         ("pingpong", &[("n", 1.0)]),
     ];
     for (name, sets) in cases {
-        let b = registry::find(name).unwrap();
-        let mut params = Params::small(b.params);
-        for &(p, v) in sets {
-            params.set(p, v).unwrap();
-        }
-        let mut program = (b.variant(Model::Floor).unwrap().prepare)(&params, 1).unwrap();
-        assert_eq!(program.run().check, Ok(()), "{name} {params}");
+        common::floor_result(name, &common::params(name, sets));
     }
 }
 
@@ -69,12 +52,7 @@ fn bad_sizes_fail_in_prepare() {
         ("fjthrput", "n", 2.5),
     ];
     for (name, p, v) in cases {
-        let b = registry::find(name).unwrap();
-        let mut params = Params::small(b.params);
-        params.set(p, v).unwrap();
-        let err = (b.variant(Model::Floor).unwrap().prepare)(&params, 1)
-            .err()
-            .unwrap_or_else(|| panic!("{name} accepted {p}={v}"));
+        let err = common::rejected(name, Model::Floor, &common::params(name, &[(p, v)]));
         assert!(err.contains(&format!("`{p}`")), "{err}");
     }
 }

@@ -2,8 +2,9 @@
 //! and on two threads, several iterations in a row on the same prepared program.
 #![cfg(feature = "peers")]
 
+mod common;
+
 use motet_savina::bench::Model;
-use motet_savina::params::Params;
 use motet_savina::registry;
 
 /// The peer models.
@@ -35,10 +36,7 @@ fn every_peer_variant_validates_on_one_and_two_threads() {
         if PEERS.iter().all(|&m| b.variant(m).is_none()) {
             continue; // a benchmark without peer versions
         }
-        let mut params = Params::small(b.params);
-        for &(p, v) in tiny(b.name) {
-            params.set(p, v).unwrap();
-        }
+        let params = common::params(b.name, tiny(b.name));
         for model in PEERS {
             // Not every Savina benchmark has peer versions; the CAF paper's programs all do.
             let Some(variant) = b.variant(model) else {
@@ -46,23 +44,7 @@ fn every_peer_variant_validates_on_one_and_two_threads() {
                 continue;
             };
             for threads in [1, 2] {
-                let mut program = (variant.prepare)(&params, threads)
-                    .unwrap_or_else(|e| panic!("{} {model} t={threads}: {e}", b.name));
-                for _ in 0..3 {
-                    program.setup();
-                    let outcome = program.run();
-                    assert_eq!(
-                        outcome.check,
-                        Ok(()),
-                        "{} {model} t={threads} ({params})",
-                        b.name
-                    );
-                    assert!(
-                        !outcome.result.is_null(),
-                        "{} {model} has no result",
-                        b.name
-                    );
-                }
+                common::runs(b.name, variant.model, threads, &params, 3);
             }
         }
     }
@@ -70,27 +52,17 @@ fn every_peer_variant_validates_on_one_and_two_threads() {
 
 #[test]
 fn peer_variants_reject_bad_sizes() {
-    let b = registry::find("pingpong").unwrap();
-    let mut params = Params::small(b.params);
-    params.set("n", 0.0).unwrap();
+    let params = common::params("pingpong", &[("n", 0.0)]);
     for model in PEERS {
-        let variant = b.variant(model).unwrap();
-        assert!(
-            (variant.prepare)(&params, 1).is_err(),
-            "{model} accepted n=0"
-        );
+        common::rejected("pingpong", model, &params);
     }
 }
 
 #[test]
 fn peer_pingpong_runs_one_pair_only() {
-    let b = registry::find("pingpong").unwrap();
-    let mut params = Params::small(b.params);
-    params.set("p", 2.0).unwrap();
+    let params = common::params("pingpong", &[("p", 2.0)]);
     for model in PEERS {
-        let err = (b.variant(model).unwrap().prepare)(&params, 1)
-            .err()
-            .unwrap_or_else(|| panic!("{model} accepted p=2"));
+        let err = common::rejected("pingpong", model, &params);
         assert!(err.contains("`p`"), "{model}: {err}");
     }
 }

@@ -4,6 +4,8 @@
 
 use std::sync::Mutex;
 
+mod common;
+
 use motet_savina::bench::Model;
 use motet_savina::params::Params;
 use motet_savina::registry;
@@ -19,15 +21,6 @@ const PROCESS_BENCHMARKS: [&str; 7] = [
     "big",
 ];
 
-fn params(name: &str, sets: &[(&str, f64)]) -> Params {
-    let b = registry::find(name).unwrap();
-    let mut params = Params::small(b.params);
-    for &(p, v) in sets {
-        params.set(p, v).unwrap();
-    }
-    params
-}
-
 /// One program at a time: fjcreate counts its completions in statics (in every motet version), so
 /// two of its runs must not overlap.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -42,24 +35,8 @@ fn run(
     iterations: usize,
 ) -> serde_json::Value {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let b = registry::find(name).unwrap();
-    let variant = b
-        .variant(model)
-        .unwrap_or_else(|| panic!("{name} has no {model} variant"));
-    let mut program = (variant.prepare)(params, threads)
-        .unwrap_or_else(|e| panic!("{name} {model} t={threads} ({params}): {e}"));
-    let mut result = serde_json::Value::Null;
-    for _ in 0..iterations {
-        program.setup();
-        let outcome = program.run();
-        assert_eq!(
-            outcome.check,
-            Ok(()),
-            "{name} {model} t={threads} ({params})"
-        );
-        result = outcome.result;
-    }
-    result
+    let mut runs = common::runs(name, model, threads, params, iterations);
+    runs.pop().expect("at least one iteration").0
 }
 
 #[test]
@@ -81,7 +58,7 @@ fn the_process_versions_are_registered() {
 #[test]
 fn every_process_version_validates_with_the_floors_result() {
     for name in PROCESS_BENCHMARKS {
-        let params = params(name, &[]);
+        let params = common::params(name, &[]);
         let floor = run(name, Model::Floor, 1, &params, 1);
         for threads in [1, 2] {
             let result = run(name, Model::Process, threads, &params, 3);
@@ -107,7 +84,7 @@ fn process_versions_validate_odd_sizes() {
         ("big", &[("n", 10.0), ("w", 1.0)]),
     ];
     for (name, sets) in cases {
-        let params = params(name, sets);
+        let params = common::params(name, sets);
         let floor = run(name, Model::Floor, 1, &params, 1);
         for threads in [1, 2] {
             assert_eq!(
@@ -127,11 +104,7 @@ fn bad_sizes_fail_in_prepare() {
         ("chameneos", "c", 1.0),
         ("fjthrput", "a", 0.0),
     ] {
-        let b = registry::find(name).unwrap();
-        let params = params(name, &[(p, v)]);
-        let err = (b.variant(Model::Process).unwrap().prepare)(&params, 1)
-            .err()
-            .unwrap_or_else(|| panic!("{name} accepted {p}={v}"));
+        let err = common::rejected(name, Model::Process, &common::params(name, &[(p, v)]));
         assert!(err.contains(&format!("`{p}`")), "{err}");
     }
 }

@@ -3,9 +3,9 @@
 //! the same result and the same figures (tags, reactions executed, ports set, actions scheduled)
 //! on every run, scheduler and worker count.
 
+mod common;
+
 use motet_savina::bench::{Model, ReactorMetrics};
-use motet_savina::params::Params;
-use motet_savina::registry;
 
 /// The micro benchmarks that have reactor programs.
 const REACTOR_BENCHMARKS: [&str; 6] = [
@@ -18,8 +18,8 @@ const REACTOR_BENCHMARKS: [&str; 6] = [
 ];
 
 /// Runs `model`'s variant of `name` on `threads` workers with `sets` over the small sizes, `runs`
-/// times on one prepared program; asserts that each run validates and returns the result and the
-/// metrics of each.
+/// times on one prepared program (see [`common::runs`]); returns the result and the metrics of
+/// each.
 fn run(
     name: &str,
     model: Model,
@@ -27,40 +27,19 @@ fn run(
     sets: &[(&str, f64)],
     runs: usize,
 ) -> Vec<(serde_json::Value, ReactorMetrics)> {
-    let b = registry::find(name).unwrap();
-    let mut params = Params::small(b.params);
-    for &(p, v) in sets {
-        params.set(p, v).unwrap();
-    }
-    let variant = b
-        .variant(model)
-        .unwrap_or_else(|| panic!("{name} has no {model} variant"));
-    let mut program = (variant.prepare)(&params, threads).unwrap();
-    (0..runs)
-        .map(|i| {
-            program.setup();
-            let outcome = program.run();
-            assert_eq!(
-                outcome.check,
-                Ok(()),
-                "{name} {model} t={threads} ({params}) run {i}"
-            );
-            let metrics = program
-                .metrics()
-                .unwrap_or_else(|| panic!("{name} {model}: no metrics"));
-            (outcome.result, metrics)
+    common::runs(name, model, threads, &common::params(name, sets), runs)
+        .into_iter()
+        .map(|(result, metrics)| {
+            (
+                result,
+                metrics.unwrap_or_else(|| panic!("{name} {model}: no metrics")),
+            )
         })
         .collect()
 }
 
 fn floor_result(name: &str, sets: &[(&str, f64)]) -> serde_json::Value {
-    let b = registry::find(name).unwrap();
-    let mut params = Params::small(b.params);
-    for &(p, v) in sets {
-        params.set(p, v).unwrap();
-    }
-    let mut program = (b.variant(Model::Floor).unwrap().prepare)(&params, 1).unwrap();
-    program.run().result
+    common::floor_result(name, &common::params(name, sets))
 }
 
 #[test]

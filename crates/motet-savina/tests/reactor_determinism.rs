@@ -5,9 +5,9 @@
 //! Its own test binary, since turning tag traces on is process-wide. `MOTET_SAVINA_RUNS=n` changes
 //! the number of runs (100 by default).
 
+mod common;
+
 use motet_savina::bench::{record_tag_traces, Model};
-use motet_savina::params::Params;
-use motet_savina::registry;
 
 fn runs() -> usize {
     std::env::var("MOTET_SAVINA_RUNS")
@@ -17,7 +17,8 @@ fn runs() -> usize {
 }
 
 /// Runs `model`'s variant of `name` `runs` times on `threads` workers and returns each run's
-/// result and digest of its tag trace, asserting that every run validates.
+/// result and digest of its tag trace, asserting that every run validates (see
+/// [`common::runs`]).
 fn traced(
     name: &str,
     model: Model,
@@ -25,23 +26,13 @@ fn traced(
     sets: &[(&str, f64)],
     runs: usize,
 ) -> Vec<(serde_json::Value, u64)> {
-    let b = registry::find(name).unwrap();
-    let mut params = Params::small(b.params);
-    for &(p, v) in sets {
-        params.set(p, v).unwrap();
-    }
-    let variant = b.variant(model).unwrap();
-    let mut program = (variant.prepare)(&params, threads).unwrap();
-    (0..runs)
-        .map(|i| {
-            program.setup();
-            let outcome = program.run();
-            assert_eq!(outcome.check, Ok(()), "{name} {model} t={threads} run {i}");
-            let digest = program
-                .metrics()
+    common::runs(name, model, threads, &common::params(name, sets), runs)
+        .into_iter()
+        .map(|(result, metrics)| {
+            let digest = metrics
                 .and_then(|m| m.tag_trace)
                 .unwrap_or_else(|| panic!("{name} {model}: no tag trace"));
-            (outcome.result, digest)
+            (result, digest)
         })
         .collect()
 }

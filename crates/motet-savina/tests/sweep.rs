@@ -1,48 +1,26 @@
 //! `motet-savina sweep` end to end: every point a cell in a child process, the table on stdout, the
 //! JSON records, the Markdown table and the log-log plot; usage errors exit with status 2.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn binary() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_motet-savina"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("motet-savina-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{binary, run_writing_reports, scratch};
 
 #[test]
 fn a_sweep_writes_the_table_the_records_and_the_plot() {
     let dir = scratch("sweep");
-    let out = binary()
-        .args(["sweep", "pingpong", "--points", "1,4", "--size", "n=50"])
-        .args(["--model", "process,actor,floor", "--threads", "1,2"])
-        .args(["--iterations", "2", "--warmup", "0"])
-        .arg("--json")
-        .arg(dir.join("s.json"))
-        .arg("--markdown")
-        .arg(dir.join("s.md"))
-        .arg("--plot")
-        .arg(dir.join("s.svg"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (stdout, records) = run_writing_reports(
+        binary()
+            .args(["sweep", "pingpong", "--points", "1,4", "--size", "n=50"])
+            .args(["--model", "process,actor,floor", "--threads", "1,2"])
+            .args(["--iterations", "2", "--warmup", "0"]),
+        &dir,
+        "s",
     );
     assert!(stdout.contains("pingpong over p (n=50)"), "{stdout}");
     assert!(stdout.contains("process/actor (2)"), "{stdout}");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("s.json")).unwrap()).unwrap();
-    let records = json.as_array().unwrap();
     // Two points, each: process and actor on 1 and 2 workers, the floor once.
     assert_eq!(records.len(), 10);
-    for r in records {
+    for r in &records {
         assert_eq!(r["validated"], true, "{r}");
         assert_eq!(r["params"]["n"], 50, "{r}");
         let p = r["params"]["p"].as_u64().unwrap();

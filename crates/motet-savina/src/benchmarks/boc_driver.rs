@@ -9,8 +9,6 @@
 use motet_boc::{when, Cown, WhenError};
 use motet_runtime::{Handle, Runtime};
 
-use crate::bench::Outcome;
-
 /// Runs `start` as a behaviour on a fresh driver cown of `rt` and waits for what it returns.
 pub(crate) fn start<R, F>(rt: &Runtime, start: F) -> Result<R, String>
 where
@@ -36,35 +34,4 @@ where
     when(cown, f)
         .wait()
         .map_err(|e: WhenError| format!("reading the result failed: {e}"))
-}
-
-/// An outcome that failed before the program could report anything to check.
-pub(crate) fn failed(error: String) -> Outcome {
-    Outcome {
-        result: serde_json::Value::Null,
-        check: Err(error),
-    }
-}
-
-/// Runs the BoC variant of `bench` on one and on two workers (two iterations each, on the same
-/// prepared program), asserts that every outcome validates, and returns the outcomes.
-#[cfg(test)]
-pub(crate) fn validates(bench: &crate::bench::Benchmark, sets: &[(&str, f64)]) -> Vec<Outcome> {
-    use crate::bench::Model;
-    use crate::benchmarks::testing::{params, run_iterations as run};
-
-    let params = params(bench, sets);
-    let mut outcomes = Vec::new();
-    for threads in [1, 2] {
-        for outcome in run(bench, Model::Boc, threads, &params, 2) {
-            assert_eq!(
-                outcome.check,
-                Ok(()),
-                "{} boc threads={threads} ({params})",
-                bench.name
-            );
-            outcomes.push(outcome);
-        }
-    }
-    outcomes
 }

@@ -4,6 +4,79 @@
 //! name and id, its parameters with Savina's defaults and the "small" size, and its variants, one per
 //! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
 //! validation of the result (`check`), so that every model is checked identically.
+//!
+//! Each model lives in a submodule of the same name (`actor`, `boc`, `process`, `reactor`,
+//! `floor`, `peers`), from which the `variants!` macro derives the table. A variant's `prepare` decodes the
+//! parameters, makes what every iteration reads (untimed), and hands it with the iteration's
+//! function to the frame of its model: `motet_support::prepare` (actors, BoC),
+//! `process_support::prepare`, `reactor_support::prepare`, [`crate::floor`]'s `program`, and
+//! the peers' `tokio_program` and `actix_program`. The unit tests share `testing`.
+
+/// Declares a benchmark's `variants` function (the [`Benchmark::variants`](crate::bench::Benchmark)
+/// table) from the names of its model modules, in listing order.
+///
+/// Each module follows one convention, so that its entry can be derived from its name:
+/// `actor`, `boc`, `process` and `floor` export `prepare(params, threads)`; `reactor` exports
+/// `prepare(params, threads, model)` and gives two variants, `reactor` (the readiness scheduler)
+/// and `reactor-level` (LF's level scheduler); `peers` exports `variants()`, the actix, ractor
+/// and kameo programs, and is listed only with the `peers` feature.
+macro_rules! variants {
+    (@entries actor) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Actor,
+            prepare: actor::prepare,
+        }]
+    };
+    (@entries boc) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Boc,
+            prepare: boc::prepare,
+        }]
+    };
+    (@entries process) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Process,
+            prepare: process::prepare,
+        }]
+    };
+    (@entries floor) => {
+        [$crate::bench::Variant {
+            model: $crate::bench::Model::Floor,
+            prepare: floor::prepare,
+        }]
+    };
+    (@entries reactor) => {
+        [
+            $crate::bench::Variant {
+                model: $crate::bench::Model::Reactor,
+                prepare: |params, threads| {
+                    reactor::prepare(params, threads, $crate::bench::Model::Reactor)
+                },
+            },
+            $crate::bench::Variant {
+                model: $crate::bench::Model::ReactorLevel,
+                prepare: |params, threads| {
+                    reactor::prepare(params, threads, $crate::bench::Model::ReactorLevel)
+                },
+            },
+        ]
+    };
+    (@entries peers) => {{
+        #[cfg(feature = "peers")]
+        let peers = peers::variants();
+        #[cfg(not(feature = "peers"))]
+        let peers = Vec::<$crate::bench::Variant>::new();
+        peers
+    }};
+    ($($module:ident),+ $(,)?) => {
+        /// The implementations, in listing order.
+        fn variants() -> Vec<$crate::bench::Variant> {
+            let mut variants = Vec::new();
+            $(variants.extend(variants!(@entries $module));)+
+            variants
+        }
+    };
+}
 
 pub mod actorcreation;
 pub mod apsp;
@@ -40,10 +113,33 @@ pub mod threadring;
 pub mod trapezoid;
 pub mod uct;
 
+use crate::params::ParamSpec;
+
 mod boc_driver;
 mod busy_wait;
 #[cfg(test)]
 mod testing;
+
+/// `-w`: the worker actors of Savina's parallelism benchmarks (astar, nqueenk, piprecision,
+/// recmatmul), 20 at both sizes.
+pub(crate) const WORKERS: ParamSpec = ParamSpec {
+    name: "w",
+    default: 20.0,
+    small: 20.0,
+    help: "worker actors",
+};
+
+/// `-p`: the message priorities of Savina's priority-mailbox variants (astar, nqueenk,
+/// recmatmul), `default` at both sizes. Accepted so that Savina's command lines run, and unused.
+pub(crate) const fn priorities(default: f64) -> ParamSpec {
+    ParamSpec {
+        name: "p",
+        default,
+        small: default,
+        help:
+            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
+    }
+}
 
 /// The argument Savina's fork-join benchmarks pass to [`perform_computation`].
 pub(crate) const FJ_THETA: f64 = 37.2;
@@ -69,7 +165,44 @@ pub(crate) fn perform_computation(theta: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{perform_computation, FJ_THETA};
+    use super::testing::{self, BOC};
+    use super::{chameneos, count, fjcreate, fjthrput, perform_computation, pingpong, FJ_THETA};
+    use crate::bench::Benchmark;
+
+    type Sets = &'static [(&'static str, f64)];
+
+    /// The BoC versions of the micro benchmarks: two iterations on one prepared program, on one
+    /// and on two workers, at a reduced size (where each gives the expected result) and at an edge
+    /// size.
+    #[test]
+    fn micro_benchmarks_boc_validate() {
+        let cases: [(&Benchmark, Sets, u64, Sets); 5] = [
+            (
+                &pingpong::BENCHMARK,
+                &[("n", 1_000.0)],
+                1_000,
+                &[("n", 1.0)],
+            ),
+            (&count::BENCHMARK, &[("n", 1_000.0)], 1_000, &[("n", 0.0)]),
+            (
+                &fjthrput::BENCHMARK,
+                &[("n", 50.0), ("a", 7.0)],
+                350,
+                &[("n", 1.0), ("a", 1.0)],
+            ),
+            (&fjcreate::BENCHMARK, &[("n", 500.0)], 500, &[("n", 0.0)]),
+            (
+                &chameneos::BENCHMARK,
+                &[("c", 7.0), ("m", 1_000.0)],
+                2_000,
+                &[("c", 2.0), ("m", 0.0)],
+            ),
+        ];
+        for (bench, sets, result, edge) in cases {
+            testing::expect_result(bench, BOC, sets, serde_json::json!(result));
+            testing::boc_validates(bench, edge);
+        }
+    }
 
     #[test]
     fn fork_join_work_is_positive() {

@@ -39,6 +39,13 @@ fn count() -> &'static Benchmark {
 
 /// Runs `script` with `sh -c` as the child of a count/floor job of 4 iterations.
 fn run_script(script: &str) -> (CellResult, Log) {
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(script);
+    run_child(command, 4)
+}
+
+/// Runs `command` as the child of a count/floor job of `iterations` iterations.
+fn run_child(command: Command, iterations: usize) -> (CellResult, Log) {
     let b = count();
     let params = Params::small(b.params);
     let job = Job {
@@ -47,10 +54,8 @@ fn run_script(script: &str) -> (CellResult, Log) {
         variant: b.variant(Model::Floor).unwrap(),
         threads: 1,
     };
-    let mut command = Command::new("sh");
-    command.arg("-c").arg(script);
     let mut log = Log::default();
-    let result = run_command(command, &job, 4, &mut log);
+    let result = run_command(command, &job, iterations, &mut log);
     (result, log)
 }
 
@@ -142,16 +147,7 @@ fn a_prepare_failure_is_reported_without_a_record() {
 
 #[test]
 fn a_child_that_cannot_start_is_a_failed_cell() {
-    let b = count();
-    let params = Params::small(b.params);
-    let job = Job {
-        benchmark: b,
-        params: &params,
-        variant: b.variant(Model::Floor).unwrap(),
-        threads: 1,
-    };
-    let mut log = Log::default();
-    let result = run_command(Command::new("/nonexistent/motet-savina"), &job, 2, &mut log);
+    let (result, log) = run_child(Command::new("/nonexistent/motet-savina"), 2);
     assert!(result
         .measured
         .unwrap()

@@ -34,15 +34,22 @@
 //!   [`Iteration`] from its decoded parameters and two functions: one that creates the first actors
 //!   and sends the kick-off messages (the only per-benchmark part of an iteration), and one that
 //!   checks the reports. [`variants`] lists a benchmark's three programs.
+//! - **ractor actors.** Most ractor actors are spawned with their initial state: they implement
+//!   [`RactorState`] on that state, and [`ractor_spawn`] runs them as a [`StateActor`], whose
+//!   `pre_start` hands the state back. Actors that build their state in `pre_start` (Chameneos'
+//!   mall, actorcreation's nodes) implement ractor's `Actor` themselves.
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::thread;
 
+use actix::Addr;
 use actix_rt::{Arbiter, ArbiterHandle, System};
+use ractor::{ActorProcessingErr, ActorRef, SpawnErr};
 use tokio::sync::mpsc;
 
-use crate::bench::{Iteration, Model, Outcome, Prepare, Variant};
+use crate::bench::{Iteration, Model, Outcome, Prepare, Prepared, Variant};
 
 /// A benchmark's actix, ractor and kameo variants, in that order, from their `prepare` functions.
 pub fn variants(actix: Prepare, ractor: Prepare, kameo: Prepare) -> Vec<Variant> {
@@ -75,7 +82,7 @@ pub fn tokio_program<C, T, F>(
     threads: usize,
     start: fn(C, Reporter<T>) -> F,
     outcome: fn(C, &[T]) -> Outcome,
-) -> Result<Box<dyn Iteration>, String>
+) -> Prepared
 where
     C: Copy + 'static,
     T: 'static,
@@ -122,7 +129,7 @@ pub fn actix_program<C, T, K>(
     threads: usize,
     start: fn(C, Placement, Reporter<T>) -> K,
     outcome: fn(C, &[T]) -> Outcome,
-) -> Result<Box<dyn Iteration>, String>
+) -> Prepared
 where
     C: Copy + 'static,
     T: 'static,
@@ -271,6 +278,16 @@ impl Placement {
         self.next = (i + 1) % self.handles.len();
         &self.handles[i]
     }
+
+    /// Starts the actor `make` builds on the next arbiter and returns its address. `make` runs on
+    /// that arbiter, as with actix's `start_in_arbiter`.
+    pub fn start<A, F>(&mut self, make: F) -> Addr<A>
+    where
+        A: actix::Actor<Context = actix::Context<A>>,
+        F: FnOnce() -> A + Send + 'static,
+    {
+        A::start_in_arbiter(self.next_arbiter(), move |_| make())
+    }
 }
 
 /// Creates the completion channel of one iteration: the [`Reporter`] goes to the actors (cloned,
@@ -321,4 +338,62 @@ impl<T> Reports<T> {
         }
         out
     }
+}
+
+/// Spawns `actor` on the tokio runtime with an unbounded mailbox (see the module documentation)
+/// and returns its reference.
+pub fn kameo_spawn<A>(actor: A) -> kameo::actor::ActorRef<A>
+where
+    A: kameo::Actor<Args = A>,
+{
+    use kameo::actor::Spawn;
+    A::spawn_with_mailbox(actor, kameo::mailbox::unbounded())
+}
+
+/// A ractor actor's state that handles the actor's messages itself, for actors spawned with their
+/// initial state (see [`ractor_spawn`]).
+pub trait RactorState: ractor::State {
+    /// The messages the actor handles.
+    type Msg: ractor::Message;
+
+    /// Handles one message, as ractor's `Actor::handle` does; an error stops the actor.
+    fn handle(
+        &mut self,
+        myself: ActorRef<Self::Msg>,
+        msg: Self::Msg,
+    ) -> impl Future<Output = Result<(), ActorProcessingErr>> + Send;
+}
+
+/// The ractor actor of a [`RactorState`]: its arguments are its initial state, and its handler is
+/// the state's. Generic over the state, so every message reaches the state's `handle` directly.
+pub struct StateActor<S>(PhantomData<fn() -> S>);
+
+impl<S: RactorState> ractor::Actor for StateActor<S> {
+    type Msg = S::Msg;
+    type State = S;
+    type Arguments = S;
+
+    async fn pre_start(&self, _: ActorRef<S::Msg>, state: S) -> Result<S, ActorProcessingErr> {
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<S::Msg>,
+        msg: S::Msg,
+        state: &mut S,
+    ) -> Result<(), ActorProcessingErr> {
+        state.handle(myself, msg).await
+    }
+}
+
+/// Spawns an unnamed ractor actor with initial state `state` (see [`RactorState`]), as
+/// `Actor::spawn` does.
+///
+/// # Errors
+/// If ractor cannot start the actor.
+pub async fn ractor_spawn<S: RactorState>(
+    state: S,
+) -> Result<(ActorRef<S::Msg>, tokio::task::JoinHandle<()>), SpawnErr> {
+    ractor::Actor::spawn(None, StateActor(PhantomData), state).await
 }

@@ -5,9 +5,8 @@ use clap::Parser;
 use super::{preset, run, svg, Sweep, PRESETS};
 use crate::bench::Model;
 use crate::cli::{Cli, Command};
-use crate::machine::Machine;
 use crate::registry;
-use crate::report::Setting;
+use crate::report::{test_setting, Setting};
 use crate::runner::{Isolation, Quiet};
 
 fn sweep_of(args: &[&str]) -> Result<Sweep, String> {
@@ -21,17 +20,7 @@ fn sweep_of(args: &[&str]) -> Result<Sweep, String> {
 }
 
 fn setting() -> Setting {
-    Setting {
-        machine: Machine {
-            cpu: "Test CPU".into(),
-            cores: 2,
-            memory_kib: None,
-            os: "linux x86_64".into(),
-            rustc: "rustc 1.95.0".into(),
-            date: "2026-01-02".into(),
-        },
-        command: String::new(),
-    }
+    test_setting(None, "")
 }
 
 #[test]

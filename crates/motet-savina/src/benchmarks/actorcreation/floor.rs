@@ -1,32 +1,24 @@
 //! Actor creation on the sequential floor: the same spawn tree on one thread.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config, Msg};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(CreationFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct CreationFloor {
-    cfg: Config,
-}
-
-impl Iteration for CreationFloor {
-    fn run(&mut self) -> Outcome {
-        let mut sys = System::new();
-        let root = sys.spawn(Testee::new(None));
-        sys.send(root, Msg::Spread(self.cfg.n));
-        sys.run();
-        let root = sys.actor(root);
-        check(self.cfg.n, root.done.then_some(root.leaves))
-    }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let root = sys.spawn(Testee::new(None));
+    sys.send(root, Msg::Spread(cfg.n));
+    sys.run();
+    let root = sys.actor(root);
+    check(cfg.n, root.done.then_some(root.leaves))
 }
 
 /// A node of the tree (the root has no parent: its result stays in its state).

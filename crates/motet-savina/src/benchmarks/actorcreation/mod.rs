@@ -16,7 +16,7 @@ mod peers;
 mod actor;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Actor creation (CAF 5.2; id 0: beyond Savina).
@@ -39,23 +39,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
 /// The deepest tree accepted: 2^31 actors would not fit in memory anyway.
 const MAX_DEPTH: u64 = 30;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -91,10 +75,7 @@ pub(crate) enum Msg {
 pub(crate) fn check(n: u32, leaves: Option<u64>) -> Outcome {
     match leaves {
         Some(leaves) => Outcome::expect_eq("leaves counted by the root", 1u64 << n, leaves),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root reported no result".into()),
-        },
+        None => Outcome::failed("the root reported no result"),
     }
 }
 

@@ -29,12 +29,12 @@ use motet_runtime::Runtime;
 
 use super::blocks::relax_in_place;
 use super::{check, Block, Config, Dist, Graph, Layout};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the graph, its reference distances and the runtime (untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let program = Program {
         cfg,

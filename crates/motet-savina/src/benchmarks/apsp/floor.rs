@@ -3,26 +3,30 @@
 
 use super::blocks::relax_in_place;
 use super::{check, Config, Dist, Graph};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Builds the graph and its reference distances (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(ApspFloor {
-        cfg,
-        graph: Graph::new(&cfg),
-    }))
+    crate::floor::program(
+        ApspFloor {
+            cfg,
+            graph: Graph::new(&cfg),
+        },
+        ApspFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct ApspFloor {
     cfg: Config,
     graph: Graph,
 }
 
-impl Iteration for ApspFloor {
-    fn run(&mut self) -> Outcome {
+impl ApspFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let layout = self.cfg.layout();
         let mut blocks: Vec<Vec<Dist>> = (0..layout.blocks())
             .map(|id| layout.cut(&self.graph.weights, id))

@@ -26,7 +26,7 @@ mod blocks;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -63,27 +63,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -227,14 +207,9 @@ mod tests {
     use super::{generate, Config, Dist, Graph, BENCHMARK, SPEC_DEFAULTS};
     use crate::bench::Model;
     use crate::benchmarks::testing;
-    use crate::params::Params;
 
     fn config(sets: &[(&str, f64)]) -> Config {
-        let mut params = Params::defaults(BENCHMARK.params);
-        for &(name, value) in sets {
-            params.set(name, value).unwrap();
-        }
-        Config::from_params(&params).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
     /// Shortest distances from every node by Dijkstra's algorithm (O(n²) per source on the dense
@@ -300,10 +275,8 @@ mod tests {
             let direct = dijkstra_all(cfg.n, &generate(&cfg));
             assert_eq!(Graph::new(&cfg).reference, direct, "{sets:?}");
             let sum: i64 = direct.iter().map(|&d| i64::from(d)).sum();
-            for (model, threads) in [(Model::Actor, 1), (Model::Actor, 2), (Model::Floor, 1)] {
-                let outcome = testing::run(&BENCHMARK, model, threads, &sets);
-                assert_eq!(outcome.result, serde_json::json!(sum), "{model} {sets:?}");
-            }
+            let cells = testing::on_one_and_two(&[Model::Actor, Model::Floor], 1);
+            testing::expect_result(&BENCHMARK, &cells, &sets, serde_json::json!(sum));
         }
     }
 

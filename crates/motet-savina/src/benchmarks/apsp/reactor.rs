@@ -17,34 +17,15 @@ use motet_reactor::{InputMultiport, Output, Ports, Program, ProgramBuilder, Reac
 
 use super::blocks::relax;
 use super::{check, Block, Config, Dist, Graph};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// The parameters and the graph (generated once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    graph: Arc<Graph>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            graph: Arc::new(Graph::new(&cfg)),
-        })
-    }
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the graph are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Arc::new(Graph::new(&cfg))), threads, model, build)
 }
 
 /// A block's state.
@@ -60,9 +41,8 @@ struct BlockState {
     spare: Option<Block>,
 }
 
-/// The built program and the blocks.
+/// What reads the result of a built program: the blocks.
 pub(super) struct Apsp {
-    program: Program,
     cfg: Config,
     graph: Arc<Graph>,
     blocks: Vec<ReactorId<BlockState>>,
@@ -77,8 +57,7 @@ type Handles = (
 );
 
 /// Builds the program for the `(n/b)²` blocks.
-pub(super) fn build(prep: &Prepared) -> Apsp {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> (Program, Apsp) {
     let layout = cfg.layout();
     let (n, per_dim) = (cfg.n, cfg.n / cfg.b);
     let mut b = ProgramBuilder::new();
@@ -86,7 +65,7 @@ pub(super) fn build(prep: &Prepared) -> Apsp {
         let r = b.reactor(
             &format!("block[{id}]"),
             BlockState {
-                current: layout.cut(&prep.graph.weights, id).into(),
+                current: layout.cut(&graph.weights, id).into(),
                 k: 0,
                 column: Vec::new(),
                 spare: None,
@@ -151,26 +130,24 @@ pub(super) fn build(prep: &Prepared) -> Apsp {
             column.iter().map(|x| x.3).collect::<Ports<Block>>(),
         );
     }
-    Apsp {
-        program: b.build().expect("the apsp program is well formed"),
-        cfg,
-        graph: Arc::clone(&prep.graph),
-        blocks: blocks.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the apsp program is well formed"),
+        Apsp {
+            cfg,
+            graph: Arc::clone(graph),
+            blocks: blocks.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for Apsp {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let n = self.cfg.n;
         let finals: Vec<Option<Block>> = self
             .blocks
             .iter()
             .map(|&r| {
-                let s = self.program.state_mut(r);
+                let s = program.state_mut(r);
                 (s.k == n).then(|| Arc::clone(&s.current))
             })
             .collect();

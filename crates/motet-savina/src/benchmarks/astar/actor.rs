@@ -7,15 +7,15 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::graph::Graph;
-use super::java_random::JavaRandom;
 use super::search::{expand, Ledger, Next, Proposal, Work};
 use super::{check, Config, Found};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
+use crate::random::JavaRandom;
 
 /// Builds the graph and the runtime (untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let program = Program {
         cfg,

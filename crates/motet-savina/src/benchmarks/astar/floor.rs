@@ -5,30 +5,34 @@
 use std::rc::Rc;
 
 use super::graph::Graph;
-use super::java_random::JavaRandom;
 use super::search::{expand, Ledger, Next, Proposal, Work};
 use super::{check, Config, Found};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
+use crate::random::JavaRandom;
 
 /// Builds the graph (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(AstarFloor {
-        cfg,
-        graph: Rc::new(Graph::new(cfg.grid)),
-    }))
+    crate::floor::program(
+        AstarFloor {
+            cfg,
+            graph: Rc::new(Graph::new(cfg.grid)),
+        },
+        AstarFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct AstarFloor {
     cfg: Config,
     graph: Rc<Graph>,
 }
 
-impl Iteration for AstarFloor {
-    fn run(&mut self) -> Outcome {
+impl AstarFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut sys = System::new();
         let master = sys.spawn(Node::Master(Box::new(Master {
             workers_wanted: self.cfg.workers,

@@ -1,6 +1,6 @@
 //! Savina's A* grid graph: `g³` nodes, each linked forward to some of its neighbours in {0, 1}³.
 
-use super::java_random::JavaRandom;
+use crate::random::JavaRandom;
 
 /// The seed of Savina's graph (`new Random(123456)`).
 const SEED: i64 = 123_456;

@@ -24,11 +24,10 @@
 mod actor;
 mod floor;
 pub(crate) mod graph;
-mod java_random;
 mod reactor;
 pub(crate) mod search;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 use graph::Graph;
@@ -45,12 +44,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 
 /// `-w`, `-t`, `-g`, `-p`. "small" uses grid 16 (4,096 nodes, about a tenth of the work).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "t",
         default: 1024.0,
@@ -63,39 +57,13 @@ const PARAMS: &[ParamSpec] = &[
         small: 16.0,
         help: "grid size (g³ nodes, at most 248)",
     },
-    ParamSpec {
-        name: "p",
-        default: 30.0,
-        small: 30.0,
-        help:
-            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
-    },
+    super::priorities(30.0),
 ];
 
 /// The largest grid Savina accepts (31 priorities × granularity 8).
 const MAX_GRID: u64 = 248;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -146,10 +114,7 @@ pub(crate) struct Found {
 /// expanded.
 pub(crate) fn check(graph: &Graph, found: Option<&Found>) -> Outcome {
     let Some(found) = found else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the Master reported no search".into()),
-        };
+        return Outcome::failed("the Master reported no search");
     };
     let mut outcome = Outcome::expect_eq(
         "nodes expanded (nodes sent in Work items)",

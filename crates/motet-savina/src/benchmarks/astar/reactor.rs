@@ -19,37 +19,18 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::graph::Graph;
-use super::java_random::JavaRandom;
 use super::search::{expand, Ledger, Next, Proposal, Work};
 use super::{check, Config, Found};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
+use crate::random::JavaRandom;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// The parameters and the graph (built once, untimed, shared read-only).
-pub(super) struct Prepared {
-    cfg: Config,
-    graph: Arc<Graph>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            graph: Arc::new(Graph::new(cfg.grid)),
-        })
-    }
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the graph are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Arc::new(Graph::new(cfg.grid))), threads, model, build)
 }
 
 /// The Manager's state.
@@ -67,24 +48,22 @@ struct Worker {
     expanded: u64,
 }
 
-/// The built program, the Manager and the workers.
+/// What reads the result of a built program: the Manager and the workers.
 pub(super) struct AStar {
-    program: Program,
     graph: Arc<Graph>,
     manager: ReactorId<Option<Manager>>,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(prep: &Prepared) -> AStar {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> (Program, AStar) {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor(
         "manager",
         Some(Manager {
-            graph: Arc::clone(&prep.graph),
-            ledger: Ledger::new(&prep.graph, cfg.threshold, w),
+            graph: Arc::clone(graph),
+            ledger: Ledger::new(graph, cfg.threshold, w),
             outbox: Vec::new(),
         }),
     );
@@ -135,7 +114,7 @@ pub(super) fn build(prep: &Prepared) -> AStar {
         let r = b.reactor(
             &format!("worker[{i}]"),
             Worker {
-                graph: Arc::clone(&prep.graph),
+                graph: Arc::clone(graph),
                 random: JavaRandom::new(i as i64),
                 expanded: 0,
             },
@@ -160,26 +139,24 @@ pub(super) fn build(prep: &Prepared) -> AStar {
     });
     b.connect(work, workers.iter().map(|x| x.1).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.2).collect::<Ports<_>>(), answers);
-    AStar {
-        program: b.build().expect("the astar program is well formed"),
-        graph: Arc::clone(&prep.graph),
-        manager,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the astar program is well formed"),
+        AStar {
+            graph: Arc::clone(graph),
+            manager,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for AStar {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let expanded: u64 = self
             .workers
             .iter()
-            .map(|&r| self.program.state_mut(r).expanded)
+            .map(|&r| program.state_mut(r).expanded)
             .sum();
-        let found = self.program.state_mut(self.manager).take().map(|m| Found {
+        let found = program.state_mut(self.manager).take().map(|m| Found {
             nodes_sent: m.ledger.nodes_sent(),
             tree: m.ledger.into_tree(),
             nodes_expanded: expanded,

@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use super::graph::Graph;
-use super::java_random::JavaRandom;
+use crate::random::JavaRandom;
 
 /// "No parent yet".
 const NONE: u32 = u32::MAX;

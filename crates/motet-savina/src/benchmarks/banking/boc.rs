@@ -12,13 +12,13 @@ use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, AccountReport, Workload, INITIAL_BALANCE};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::{failed, read};
+use crate::bench::{Outcome, Prepared};
+use crate::benchmarks::boc_driver::read;
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Workload::from_params(params)?, threads, run)
 }
 
@@ -70,7 +70,7 @@ fn run(work: &Workload, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     let replies = match read(&teller, |t| t.replies) {
         Ok(r) => r,
-        Err(e) => return failed(e),
+        Err(e) => return Outcome::failed(e),
     };
     let reports = when(&accounts[..], |accounts| {
         accounts
@@ -84,6 +84,6 @@ fn run(work: &Workload, rt: &Runtime) -> Outcome {
     .wait();
     match reports {
         Ok(reports) => check(work, replies, &reports),
-        Err(e) => failed(format!("reading the balances failed: {e}")),
+        Err(e) => Outcome::failed(format!("reading the balances failed: {e}")),
     }
 }

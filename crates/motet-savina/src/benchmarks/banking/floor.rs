@@ -3,63 +3,55 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, AccountReport, Workload, INITIAL_BALANCE};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(BankingFloor {
-        work: Workload::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Workload::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct BankingFloor {
-    work: Workload,
-}
-
-impl Iteration for BankingFloor {
-    fn run(&mut self) -> Outcome {
-        let mut sys = System::new();
-        let accounts: Rc<[ActorId]> = (0..self.work.cfg.accounts)
-            .map(|_| {
-                sys.spawn(Node::Account(Account {
-                    balance: INITIAL_BALANCE,
-                    lowest: INITIAL_BALANCE,
-                    teller: None,
-                    in_reply_mode: false,
-                    stash: VecDeque::new(),
-                }))
-            })
-            .collect();
-        let teller = sys.spawn(Node::Teller(Teller {
-            work: self.work.clone(),
-            accounts: accounts.clone(),
-            replies: 0,
-        }));
-        for &account in accounts.iter() {
-            sys.send(account, Msg::Init(teller));
-        }
-        sys.send(teller, Msg::Start);
-        sys.run();
-        let Node::Teller(Teller { replies, .. }) = *sys.actor(teller) else {
-            unreachable!("the teller is spawned last")
-        };
-        let reports: Vec<AccountReport> = accounts
-            .iter()
-            .map(|&id| match sys.actor(id) {
-                Node::Account(a) => AccountReport {
-                    balance: a.balance,
-                    lowest: a.lowest,
-                },
-                Node::Teller(_) => unreachable!("accounts are spawned first"),
-            })
-            .collect();
-        check(&self.work, replies, &reports)
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(work: &Workload) -> Outcome {
+    let mut sys = System::new();
+    let accounts: Rc<[ActorId]> = (0..work.cfg.accounts)
+        .map(|_| {
+            sys.spawn(Node::Account(Account {
+                balance: INITIAL_BALANCE,
+                lowest: INITIAL_BALANCE,
+                teller: None,
+                in_reply_mode: false,
+                stash: VecDeque::new(),
+            }))
+        })
+        .collect();
+    let teller = sys.spawn(Node::Teller(Teller {
+        work: work.clone(),
+        accounts: accounts.clone(),
+        replies: 0,
+    }));
+    for &account in accounts.iter() {
+        sys.send(account, Msg::Init(teller));
     }
+    sys.send(teller, Msg::Start);
+    sys.run();
+    let Node::Teller(Teller { replies, .. }) = *sys.actor(teller) else {
+        unreachable!("the teller is spawned last")
+    };
+    let reports: Vec<AccountReport> = accounts
+        .iter()
+        .map(|&id| match sys.actor(id) {
+            Node::Account(a) => AccountReport {
+                balance: a.balance,
+                lowest: a.lowest,
+            },
+            Node::Teller(_) => unreachable!("accounts are spawned first"),
+        })
+        .collect();
+    check(work, replies, &reports)
 }
 
 /// The messages of Bank Transaction.

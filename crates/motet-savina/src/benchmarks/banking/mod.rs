@@ -27,7 +27,7 @@ mod reactor;
 
 use std::sync::Arc;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -63,31 +63,7 @@ pub(crate) const INITIAL_BALANCE: f64 = 10_000.0;
 /// Savina's seed for the Teller's generator.
 const TELLER_SEED: i64 = 123_456;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -101,10 +77,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let accounts = params.integer("a", 10)?;
-        if accounts > i32::MAX as u64 {
-            return Err(format!("parameter `a` must be at most {}", i32::MAX));
-        }
+        let accounts = params.integer_as::<i32>("a", 10)?;
         Ok(Config {
             accounts: accounts as usize,
             transactions: params.integer("n", 0)?,
@@ -266,8 +239,7 @@ fn check_balances(expected: &Expected, accounts: &[AccountReport]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::{check, AccountReport, Config, Workload, BENCHMARK, INITIAL_BALANCE};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn workload(a: f64, n: f64) -> Workload {
         Workload::from_params(&params(&BENCHMARK, &[("a", a), ("n", n)])).unwrap()
@@ -323,18 +295,24 @@ mod tests {
 
     #[test]
     fn every_model_validates_at_a_reduced_size() {
-        for outcome in validates(&BENCHMARK, &[("a", 50.0), ("n", 2_000.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(2_000));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &[("a", 50.0), ("n", 2_000.0)],
+            serde_json::json!(2_000),
+        );
         validates(&BENCHMARK, &[("a", 10.0), ("n", 500.0)]);
     }
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        for outcome in boc_driver::validates(&BENCHMARK, &[("a", 50.0), ("n", 2_000.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(2_000));
-        }
-        boc_driver::validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0)]);
+        testing::expect_result(
+            &BENCHMARK,
+            testing::BOC,
+            &[("a", 50.0), ("n", 2_000.0)],
+            serde_json::json!(2_000),
+        );
+        testing::boc_validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0)]);
     }
 
     #[test]

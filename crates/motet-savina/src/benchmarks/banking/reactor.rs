@@ -24,28 +24,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, AccountReport, Workload, INITIAL_BALANCE};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Workload::from_params(params)?,
-        threads,
-        Model::Reactor,
-        build,
-    )
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Workload::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Workload::from_params(params)?, threads, model, build)
 }
 
 /// A transfer as the source account sees it (and the Teller routes it): the destination and the
@@ -64,16 +49,15 @@ struct Teller {
     replies: u64,
 }
 
-/// The built program, the Teller and the accounts.
+/// What reads the result of a built program: the Teller and the accounts.
 pub(super) struct Banking {
-    program: Program,
     work: Workload,
     teller: ReactorId<Teller>,
     accounts: Vec<ReactorId<AccountReport>>,
 }
 
 /// Builds the program for `work.cfg.accounts` accounts.
-pub(super) fn build(work: &Workload) -> Banking {
+pub(super) fn build(work: &Workload) -> (Program, Banking) {
     let cfg = work.cfg;
     let a = cfg.accounts;
     let mut b = ProgramBuilder::new();
@@ -177,25 +161,23 @@ pub(super) fn build(work: &Workload) -> Banking {
     b.connect(accounts.iter().map(|x| x.2).collect::<Ports<_>>(), debits);
     b.connect(deliver, accounts.iter().map(|x| x.3).collect::<Ports<_>>());
     b.connect(accounts.iter().map(|x| x.4).collect::<Ports<_>>(), replies);
-    Banking {
-        program: b.build().expect("the banking program is well formed"),
-        work: work.clone(),
-        teller,
-        accounts: accounts.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the banking program is well formed"),
+        Banking {
+            work: work.clone(),
+            teller,
+            accounts: accounts.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for Banking {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let replies = self.program.state_mut(self.teller).replies;
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let replies = program.state_mut(self.teller).replies;
         let reports: Vec<AccountReport> = self
             .accounts
             .iter()
-            .map(|&r| *self.program.state_mut(r))
+            .map(|&r| *program.state_mut(r))
             .collect();
         check(&self.work, replies, &reports)
     }

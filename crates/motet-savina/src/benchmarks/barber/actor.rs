@@ -7,13 +7,13 @@ use motet_actor::{spawn, Actor, Addr, Context, Spawn};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 

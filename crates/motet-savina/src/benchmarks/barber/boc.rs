@@ -17,14 +17,13 @@ use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::failed;
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -141,6 +140,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     .wait();
     match tally {
         Ok(tally) => check(cfg, Some(tally)),
-        Err(e) => failed(format!("reading the tally failed: {e}")),
+        Err(e) => Outcome::failed(format!("reading the tally failed: {e}")),
     }
 }

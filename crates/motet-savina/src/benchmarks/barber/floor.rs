@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
@@ -10,51 +10,42 @@ use crate::params::Params;
 use super::{check, Config, Draws, Tally, BUSY_SEED};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(BarberFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct BarberFloor {
-    cfg: Config,
-}
-
-impl Iteration for BarberFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = self.cfg;
-        let mut sys = System::new();
-        let barber = sys.spawn(Node::Barber(Barber {
-            draws: Draws::new(cfg.haircut),
-            busy: BusyWait::new(BUSY_SEED),
-            exited: false,
-        }));
-        let room = sys.spawn(Node::Room(Room {
-            seats: cfg.seats,
-            waiting: VecDeque::new(),
-            barber,
-            barber_asleep: true,
-        }));
-        let factory = sys.spawn(Node::Factory(Factory {
-            cfg,
-            room,
-            draws: Draws::new(cfg.production),
-            busy: BusyWait::new(BUSY_SEED),
-            tally: Tally::default(),
-            finished: false,
-        }));
-        sys.send(factory, Msg::Start);
-        sys.run();
-        let (Node::Factory(f), Node::Barber(b)) = (sys.actor(factory), sys.actor(barber)) else {
-            unreachable!("the factory and the barber are where they were spawned")
-        };
-        let tally = (f.finished && b.exited).then_some(Tally {
-            barber_draws: b.busy.draws(),
-            ..f.tally
-        });
-        check(&cfg, tally)
-    }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let barber = sys.spawn(Node::Barber(Barber {
+        draws: Draws::new(cfg.haircut),
+        busy: BusyWait::new(BUSY_SEED),
+        exited: false,
+    }));
+    let room = sys.spawn(Node::Room(Room {
+        seats: cfg.seats,
+        waiting: VecDeque::new(),
+        barber,
+        barber_asleep: true,
+    }));
+    let factory = sys.spawn(Node::Factory(Factory {
+        cfg: *cfg,
+        room,
+        draws: Draws::new(cfg.production),
+        busy: BusyWait::new(BUSY_SEED),
+        tally: Tally::default(),
+        finished: false,
+    }));
+    sys.send(factory, Msg::Start);
+    sys.run();
+    let (Node::Factory(f), Node::Barber(b)) = (sys.actor(factory), sys.actor(barber)) else {
+        unreachable!("the factory and the barber are where they were spawned")
+    };
+    let tally = (f.finished && b.exited).then_some(Tally {
+        barber_draws: b.busy.draws(),
+        ..f.tally
+    });
+    check(cfg, tally)
 }
 
 /// The messages of Sleeping Barber.

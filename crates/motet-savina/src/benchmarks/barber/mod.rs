@@ -22,7 +22,7 @@ mod boc;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -63,31 +63,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, reactor, floor);
 
 /// The busy-wait generators' seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 74_755;
@@ -112,10 +88,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters, and derives the busy-wait totals.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let rate = |name| -> Result<i32, String> {
-            let v = params.integer(name, 1)?;
-            i32::try_from(v).map_err(|_| format!("parameter `{name}` must be at most {}", i32::MAX))
-        };
+        let rate = |name| params.integer_as::<i32>(name, 1);
         let haircuts = params.integer("n", 0)?;
         let (production, haircut) = (rate("pr")?, rate("hr")?);
         Ok(Config {
@@ -175,10 +148,7 @@ pub(crate) struct Tally {
 /// attempts.
 pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
     let Some(t) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the factory did not finish".into()),
-        };
+        return Outcome::failed("the factory did not finish");
     };
     let mut outcome = Outcome::expect_eq("haircuts", cfg.haircuts, t.haircuts);
     outcome.result = serde_json::json!({ "haircuts": t.haircuts, "attempts": t.attempts });
@@ -208,8 +178,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Tally, BENCHMARK};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
@@ -274,14 +243,14 @@ mod tests {
     #[test]
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 300.0), ("w", 20.0), ("pr", 50.0), ("hr", 80.0)];
-        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+        for outcome in testing::boc_validates(&BENCHMARK, &sets) {
             assert_eq!(outcome.result["haircuts"], serde_json::json!(300));
         }
-        boc_driver::validates(
+        testing::boc_validates(
             &BENCHMARK,
             &[("n", 50.0), ("w", 1.0), ("pr", 5.0), ("hr", 5.0)],
         );
-        boc_driver::validates(&BENCHMARK, &[("n", 0.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 0.0)]);
     }
 
     #[test]

@@ -18,24 +18,14 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The factory's state.
@@ -57,16 +47,15 @@ struct Barber {
     busy: BusyWait,
 }
 
-/// The built program, the factory and the Barber.
+/// What reads the result of a built program: the factory and the Barber.
 pub(super) struct SleepingBarber {
-    program: Program,
     cfg: Config,
     factory: ReactorId<Factory>,
     barber: ReactorId<Barber>,
 }
 
 /// Builds the program for `cfg.haircuts` customers.
-pub(super) fn build(cfg: &Config) -> SleepingBarber {
+pub(super) fn build(cfg: &Config) -> (Program, SleepingBarber) {
     let c = *cfg;
     let n = c.haircuts as usize;
     let mut b = ProgramBuilder::new();
@@ -214,22 +203,20 @@ pub(super) fn build(cfg: &Config) -> SleepingBarber {
         returned,
     );
     b.connect(customers.iter().map(|x| x.3).collect::<Ports<()>>(), served);
-    SleepingBarber {
-        program: b.build().expect("the barber program is well formed"),
-        cfg: c,
-        factory,
-        barber,
-    }
+    (
+        b.build().expect("the barber program is well formed"),
+        SleepingBarber {
+            cfg: c,
+            factory,
+            barber,
+        },
+    )
 }
 
 impl Built for SleepingBarber {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let barber_draws = self.program.state_mut(self.barber).busy.draws();
-        let f = self.program.state_mut(self.factory);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let barber_draws = program.state_mut(self.barber).busy.draws();
+        let f = program.state_mut(self.factory);
         let done = f.tally.haircuts == self.cfg.haircuts;
         let tally = Tally {
             barber_draws,

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 use crate::random::PseudoRandom;
@@ -10,58 +10,50 @@ use crate::random::PseudoRandom;
 use super::{check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(BigFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct BigFloor {
-    cfg: Config,
-}
-
-impl Iteration for BigFloor {
-    fn run(&mut self) -> Outcome {
-        let Config { n, w } = self.cfg;
-        let mut sys = System::new();
-        let sink = sys.spawn(Node::Sink(Sink {
-            workers: w as u64,
-            exits: 0,
-            neighbors: None,
-        }));
-        let bigs: Rc<[ActorId]> = (0..w)
-            .map(|id| {
-                sys.spawn(Node::Big(Big {
-                    id: id as i32,
-                    n,
-                    sink,
-                    pings: 0,
-                    exp_pinger: -1,
-                    rng: PseudoRandom::new(id as i64),
-                    neighbors: None,
-                    unexpected_pongs: 0,
-                }))
-            })
-            .collect();
-        sys.send(sink, Msg::Neighbors(bigs.clone()));
-        for &big in bigs.iter() {
-            sys.send(big, Msg::Neighbors(bigs.clone()));
-        }
-        for &big in bigs.iter() {
-            sys.send(big, Msg::Pong(-1));
-        }
-        sys.run();
-        let mut sink_exits = 0;
-        let mut unexpected_pongs = 0;
-        for node in sys.actors() {
-            match node {
-                Node::Sink(s) => sink_exits = s.exits,
-                Node::Big(b) => unexpected_pongs += b.unexpected_pongs,
-            }
-        }
-        check(w, sink_exits, unexpected_pongs)
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let Config { n, w } = *cfg;
+    let mut sys = System::new();
+    let sink = sys.spawn(Node::Sink(Sink {
+        workers: w as u64,
+        exits: 0,
+        neighbors: None,
+    }));
+    let bigs: Rc<[ActorId]> = (0..w)
+        .map(|id| {
+            sys.spawn(Node::Big(Big {
+                id: id as i32,
+                n,
+                sink,
+                pings: 0,
+                exp_pinger: -1,
+                rng: PseudoRandom::new(id as i64),
+                neighbors: None,
+                unexpected_pongs: 0,
+            }))
+        })
+        .collect();
+    sys.send(sink, Msg::Neighbors(bigs.clone()));
+    for &big in bigs.iter() {
+        sys.send(big, Msg::Neighbors(bigs.clone()));
     }
+    for &big in bigs.iter() {
+        sys.send(big, Msg::Pong(-1));
+    }
+    sys.run();
+    let mut sink_exits = 0;
+    let mut unexpected_pongs = 0;
+    for node in sys.actors() {
+        match node {
+            Node::Sink(s) => sink_exits = s.exits,
+            Node::Big(b) => unexpected_pongs += b.unexpected_pongs,
+        }
+    }
+    check(w, sink_exits, unexpected_pongs)
 }
 
 /// The messages of Big.

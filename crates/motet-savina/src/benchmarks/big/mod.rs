@@ -21,7 +21,7 @@ mod floor;
 mod process;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Big (Savina 7).
@@ -49,35 +49,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Process,
-            prepare: process::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, process, reactor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -91,10 +63,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let w = params.integer("w", 1)?;
-        if w > i32::MAX as u64 {
-            return Err(format!("parameter `w` must be at most {}", i32::MAX));
-        }
+        let w = params.integer_as::<i32>("w", 1)?;
         Ok(Config {
             n: params.integer("n", 0)?,
             w: w as usize,

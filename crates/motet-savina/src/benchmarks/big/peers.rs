@@ -90,12 +90,9 @@ fn outcome(Config { w, .. }: Config, reports: &[Report]) -> Outcome {
     }
     match exits {
         Some(exits) if bigs == w => super::check(w, exits, errors),
-        _ => Outcome {
-            result: serde_json::Value::Null,
-            check: Err(format!(
-                "expected one report from the sink and {w} from the Big actors, got {} and {bigs}",
-                u8::from(exits.is_some())
-            )),
-        },
+        _ => Outcome::failed(format!(
+            "expected one report from the sink and {w} from the Big actors, got {} and {bigs}",
+            u8::from(exits.is_some())
+        )),
     }
 }

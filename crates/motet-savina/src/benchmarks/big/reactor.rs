@@ -14,24 +14,14 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::random::PseudoRandom;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// A worker's state.
@@ -44,16 +34,15 @@ struct Worker {
     unexpected: u64,
 }
 
-/// The built program, the Sink (its state counts finished workers) and the workers.
+/// What reads the result of a built program: the Sink (its state counts finished workers) and the workers.
 pub(super) struct Big {
-    program: Program,
     cfg: Config,
     sink: ReactorId<u64>,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.w` workers of `cfg.n` pings each.
-pub(super) fn build(cfg: &Config) -> Big {
+pub(super) fn build(cfg: &Config) -> (Program, Big) {
     let Config { n, w } = *cfg;
     let mut b = ProgramBuilder::new();
     let sink = b.reactor("sink", 0u64);
@@ -129,25 +118,23 @@ pub(super) fn build(cfg: &Config) -> Big {
     b.connect(out_pongs, Ports::interleaved(workers.iter().map(|x| x.2)));
     let finished: Ports<()> = workers.iter().map(|x| x.5).collect();
     b.connect(finished, finished_in);
-    Big {
-        program: b.build().expect("the big program is well formed"),
-        cfg: *cfg,
-        sink,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the big program is well formed"),
+        Big {
+            cfg: *cfg,
+            sink,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for Big {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let exits = *self.program.state_mut(self.sink);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let exits = *program.state_mut(self.sink);
         let unexpected: u64 = self
             .workers
             .iter()
-            .map(|&r| self.program.state_mut(r).unexpected)
+            .map(|&r| program.state_mut(r).unexpected)
             .sum();
         check(self.cfg.w, exits, unexpected)
     }

@@ -6,12 +6,12 @@ use motet_runtime::Runtime;
 
 use super::network::{After, Kind, Msg, Net, Report};
 use super::{check, Config, Expected};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Computes the expected sum and checksum and builds the runtime (untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let program = Program {
         cfg,

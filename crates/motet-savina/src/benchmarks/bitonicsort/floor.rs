@@ -3,27 +3,31 @@
 
 use super::network::{After, Kind, Msg, Net, Report};
 use super::{check, Config, Expected};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 /// Computes the expected sum and checksum (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(BitonicFloor {
-        cfg,
-        expected: Expected::new(&cfg),
-    }))
+    crate::floor::program(
+        BitonicFloor {
+            cfg,
+            expected: Expected::new(&cfg),
+        },
+        BitonicFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct BitonicFloor {
     cfg: Config,
     expected: Expected,
 }
 
-impl Iteration for BitonicFloor {
-    fn run(&mut self) -> Outcome {
+impl BitonicFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut sys = System::new();
         let validation = sys.spawn(Node {
             kind: Kind::Validation {

@@ -17,7 +17,7 @@ mod actor;
 mod floor;
 pub(crate) mod network;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -57,19 +57,7 @@ const PARAMS: &[ParamSpec] = &[
 /// The most values: the network grows as n·log²n actors.
 const MAX_N: u64 = 1 << 20;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -136,10 +124,7 @@ fn checksum(values: &[i64]) -> u64 {
 /// Validates the validation actor's report. The result is the sum.
 pub(crate) fn check(cfg: &Config, expected: &Expected, report: Option<Report>) -> Outcome {
     let Some(report) = report else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the validation actor reported nothing".into()),
-        };
+        return Outcome::failed("the validation actor reported nothing");
     };
     let check = if report.count != cfg.n as u64 {
         Err(format!(

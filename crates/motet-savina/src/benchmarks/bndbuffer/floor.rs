@@ -2,78 +2,69 @@
 
 use std::collections::VecDeque;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, process, Config, Tally};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(BndbufferFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct BndbufferFloor {
-    cfg: Config,
-}
-
-impl Iteration for BndbufferFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = self.cfg;
-        let mut sys = System::new();
-        let manager = sys.spawn(Node::Manager(Manager {
-            cfg,
-            producers: Vec::new(),
-            consumers: Vec::new(),
-            available_producers: VecDeque::new(),
-            available_consumers: VecDeque::new(),
-            pending: VecDeque::new(),
-            exited_producers: 0,
-            done: false,
-        }));
-        let producers: Vec<ActorId> = (0..cfg.producers)
-            .map(|_| {
-                sys.spawn(Node::Producer(Producer {
-                    items: cfg.items,
-                    cost: cfg.producer_cost,
-                    made: 0,
-                    item: 0.0,
-                    manager,
-                }))
-            })
-            .collect();
-        let consumers: Vec<ActorId> = (0..cfg.consumers)
-            .map(|_| {
-                sys.spawn(Node::Consumer(Consumer {
-                    cost: cfg.consumer_cost,
-                    consumed: 0,
-                    value: 0.0,
-                    manager,
-                }))
-            })
-            .collect();
-        sys.send(
-            manager,
-            Msg::Start {
-                producers,
-                consumers,
-            },
-        );
-        sys.run();
-        let mut tally = Tally::default();
-        let mut done = false;
-        for node in sys.actors() {
-            match node {
-                Node::Manager(m) => done = m.done,
-                Node::Producer(p) => tally.producers.push((p.made, p.item)),
-                Node::Consumer(c) => tally.consumers.push((c.consumed, c.value)),
-            }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let manager = sys.spawn(Node::Manager(Manager {
+        cfg: *cfg,
+        producers: Vec::new(),
+        consumers: Vec::new(),
+        available_producers: VecDeque::new(),
+        available_consumers: VecDeque::new(),
+        pending: VecDeque::new(),
+        exited_producers: 0,
+        done: false,
+    }));
+    let producers: Vec<ActorId> = (0..cfg.producers)
+        .map(|_| {
+            sys.spawn(Node::Producer(Producer {
+                items: cfg.items,
+                cost: cfg.producer_cost,
+                made: 0,
+                item: 0.0,
+                manager,
+            }))
+        })
+        .collect();
+    let consumers: Vec<ActorId> = (0..cfg.consumers)
+        .map(|_| {
+            sys.spawn(Node::Consumer(Consumer {
+                cost: cfg.consumer_cost,
+                consumed: 0,
+                value: 0.0,
+                manager,
+            }))
+        })
+        .collect();
+    sys.send(
+        manager,
+        Msg::Start {
+            producers,
+            consumers,
+        },
+    );
+    sys.run();
+    let mut tally = Tally::default();
+    let mut done = false;
+    for node in sys.actors() {
+        match node {
+            Node::Manager(m) => done = m.done,
+            Node::Producer(p) => tally.producers.push((p.made, p.item)),
+            Node::Consumer(c) => tally.consumers.push((c.consumed, c.value)),
         }
-        check(&cfg, done.then_some(&tally))
     }
+    check(cfg, done.then_some(&tally))
 }
 
 /// The messages of Producer–Consumer with bounded buffer.

@@ -25,7 +25,7 @@ mod actor;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -84,27 +84,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -130,16 +110,8 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters, and computes K for both costs.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let count = |name| -> Result<usize, String> {
-            let v = params.integer(name, 1)?;
-            u32::try_from(v)
-                .map(|v| v as usize)
-                .map_err(|_| format!("parameter `{name}` must be at most {}", u32::MAX))
-        };
-        let cost = |name| -> Result<u32, String> {
-            u32::try_from(params.integer(name, 0)?)
-                .map_err(|_| format!("parameter `{name}` must be at most {}", u32::MAX))
-        };
+        let count = |name| params.integer_as::<u32>(name, 1).map(|v| v as usize);
+        let cost = |name| params.integer_as::<u32>(name, 0);
         params.integer("nm", 0)?;
         let (producer_cost, consumer_cost) = (cost("pc")?, cost("cc")?);
         let (buffer, producers) = (count("bb")?, count("np")?);
@@ -199,10 +171,7 @@ fn close(got: f64, want: f64) -> bool {
 /// Validates a run (None if the Manager never finished). The result is the items consumed.
 pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
     let Some(t) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the manager did not finish".into()),
-        };
+        return Outcome::failed("the manager did not finish");
     };
     let np = cfg.producers as f64;
     let ipp = cfg.items as f64;
@@ -244,7 +213,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, process, Config, Tally, BENCHMARK};
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     /// SPEC.md: K(25) = −11482.378824363414 (Java's `Math.log`; glibc's may differ in a last bit).
     #[test]
@@ -297,9 +266,12 @@ mod tests {
             ("pc", 1.0),
             ("cc", 2.0),
         ];
-        for outcome in validates(&BENCHMARK, &sets) {
-            assert_eq!(outcome.result, serde_json::json!(200));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &sets,
+            serde_json::json!(200),
+        );
         // One free slot: the Manager parks a producer as soon as one item is pending.
         validates(
             &BENCHMARK,

@@ -19,23 +19,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, process, Config, Tally};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The Manager's state.
@@ -51,10 +41,9 @@ struct Manager {
     finished: usize,
 }
 
-/// The built program, the Manager, the producers and the consumers (each state: items made or
+/// What reads the result of a built program: the Manager, the producers and the consumers (each state: items made or
 /// consumed, and the last value).
 pub(super) struct BndBuffer {
-    program: Program,
     cfg: Config,
     manager: ReactorId<Manager>,
     producers: Vec<ReactorId<(u64, f64)>>,
@@ -62,7 +51,7 @@ pub(super) struct BndBuffer {
 }
 
 /// Builds the program for `cfg.producers` producers and `cfg.consumers` consumers.
-pub(super) fn build(cfg: &Config) -> BndBuffer {
+pub(super) fn build(cfg: &Config) -> (Program, BndBuffer) {
     let c = *cfg;
     let (np, nc) = (c.producers, c.consumers);
     let mut b = ProgramBuilder::new();
@@ -173,33 +162,31 @@ pub(super) fn build(cfg: &Config) -> BndBuffer {
     b.connect(producers.iter().map(|x| x.2).collect::<Ports<_>>(), items);
     b.connect(deal, consumers.iter().map(|x| x.1).collect::<Ports<_>>());
     b.connect(consumers.iter().map(|x| x.2).collect::<Ports<_>>(), ready);
-    BndBuffer {
-        program: b.build().expect("the bndbuffer program is well formed"),
-        cfg: c,
-        manager,
-        producers: producers.into_iter().map(|x| x.0).collect(),
-        consumers: consumers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the bndbuffer program is well formed"),
+        BndBuffer {
+            cfg: c,
+            manager,
+            producers: producers.into_iter().map(|x| x.0).collect(),
+            consumers: consumers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for BndBuffer {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let m = self.program.state_mut(self.manager);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let m = program.state_mut(self.manager);
         let done = m.finished == self.cfg.producers && m.pending.is_empty();
         let tally = Tally {
             producers: self
                 .producers
                 .iter()
-                .map(|&r| *self.program.state_mut(r))
+                .map(|&r| *program.state_mut(r))
                 .collect(),
             consumers: self
                 .consumers
                 .iter()
-                .map(|&r| *self.program.state_mut(r))
+                .map(|&r| *program.state_mut(r))
                 .collect(),
         };
         check(&self.cfg, done.then_some(&tally))

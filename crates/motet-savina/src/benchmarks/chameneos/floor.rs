@@ -1,48 +1,37 @@
 //! Chameneos on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Color, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(ChameneosFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct ChameneosFloor {
-    cfg: Config,
-}
-
-impl Iteration for ChameneosFloor {
-    fn run(&mut self) -> Outcome {
-        let mut sys = System::new();
-        let mall = sys.spawn(Node::Mall(Mall {
-            meetings_left: self.cfg.m,
-            creatures: self.cfg.c,
-            waiting: None,
-            sum_meetings: 0,
-            faded: 0,
-        }));
-        sys.run();
-        let Node::Mall(mall) = sys.actor(mall) else {
-            unreachable!("actor 0 is the mall")
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let mall = sys.spawn(Node::Mall(Mall {
+        meetings_left: cfg.m,
+        creatures: cfg.c,
+        waiting: None,
+        sum_meetings: 0,
+        faded: 0,
+    }));
+    sys.run();
+    let Node::Mall(mall) = sys.actor(mall) else {
+        unreachable!("actor 0 is the mall")
+    };
+    if mall.faded != cfg.c {
+        return Outcome {
+            result: mall.sum_meetings.into(),
+            check: Err(format!("{} of {} creatures reported", mall.faded, cfg.c)),
         };
-        if mall.faded != self.cfg.c {
-            return Outcome {
-                result: mall.sum_meetings.into(),
-                check: Err(format!(
-                    "{} of {} creatures reported",
-                    mall.faded, self.cfg.c
-                )),
-            };
-        }
-        check(self.cfg.m, mall.sum_meetings)
     }
+    check(cfg.m, mall.sum_meetings)
 }
 
 /// The messages of Chameneos.

@@ -12,13 +12,13 @@ use motet_process::channel::{self, Sender};
 use motet_process::ProcessSystem;
 
 use super::{check, Color, Config};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::ResultSlot;
 use crate::params::Params;
 use crate::process_support;
 
 /// Builds the runtime and the process system; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     process_support::prepare(Config::from_params(params)?, threads, run)
 }
 

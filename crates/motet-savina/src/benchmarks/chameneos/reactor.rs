@@ -17,23 +17,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Color, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// What travels between the Mall and the creatures.
@@ -67,15 +57,14 @@ struct Creature {
     meetings: u64,
 }
 
-/// The built program and the Mall, which holds the result.
+/// What reads the result of a built program: the Mall, which holds the result.
 pub(super) struct Chameneos {
-    program: Program,
     cfg: Config,
     mall: ReactorId<Mall>,
 }
 
 /// Builds the program for `cfg.c` creatures and `cfg.m` meetings.
-pub(super) fn build(cfg: &Config) -> Chameneos {
+pub(super) fn build(cfg: &Config) -> (Program, Chameneos) {
     let c = cfg.c;
     let mut b = ProgramBuilder::new();
     let mall = b.reactor(
@@ -203,20 +192,15 @@ pub(super) fn build(cfg: &Config) -> Chameneos {
     b.connect(to_creatures, from_mall);
     b.connect(to_mall, from_creatures);
     b.connect(outs, Ports::interleaved(creatures.iter().map(|x| x.3)));
-    Chameneos {
-        program: b.build().expect("the chameneos program is well formed"),
-        cfg: *cfg,
-        mall,
-    }
+    (
+        b.build().expect("the chameneos program is well formed"),
+        Chameneos { cfg: *cfg, mall },
+    )
 }
 
 impl Built for Chameneos {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let mall = self.program.state_mut(self.mall);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let mall = program.state_mut(self.mall);
         if mall.faded != self.cfg.c {
             return Outcome {
                 result: mall.sum_meetings.into(),

@@ -1,6 +1,6 @@
 //! Cigarette Smokers on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
@@ -8,48 +8,40 @@ use crate::params::Params;
 use super::{check, Config, Picks, BUSY_SEED};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(CigsmokFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct CigsmokFloor {
-    cfg: Config,
-}
-
-impl Iteration for CigsmokFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = &self.cfg;
-        let mut sys = System::new();
-        let arbiter = sys.spawn(Node::Arbiter(Arbiter {
-            rounds: cfg.rounds,
-            played: 0,
-            picks: cfg.picks(),
-            smokers: Vec::new(),
-            done: false,
-        }));
-        let smokers: Vec<ActorId> = (0..cfg.smokers)
-            .map(|_| {
-                sys.spawn(Node::Smoker {
-                    arbiter,
-                    busy: BusyWait::new(BUSY_SEED),
-                })
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let cfg = &cfg;
+    let mut sys = System::new();
+    let arbiter = sys.spawn(Node::Arbiter(Arbiter {
+        rounds: cfg.rounds,
+        played: 0,
+        picks: cfg.picks(),
+        smokers: Vec::new(),
+        done: false,
+    }));
+    let smokers: Vec<ActorId> = (0..cfg.smokers)
+        .map(|_| {
+            sys.spawn(Node::Smoker {
+                arbiter,
+                busy: BusyWait::new(BUSY_SEED),
             })
-            .collect();
-        sys.send(arbiter, Msg::Start(smokers));
-        sys.run();
-        let mut rounds = None;
-        let mut draws = 0;
-        for node in sys.actors() {
-            match node {
-                Node::Arbiter(a) => rounds = a.done.then_some(a.played),
-                Node::Smoker { busy, .. } => draws += busy.draws(),
-            }
+        })
+        .collect();
+    sys.send(arbiter, Msg::Start(smokers));
+    sys.run();
+    let mut rounds = None;
+    let mut draws = 0;
+    for node in sys.actors() {
+        match node {
+            Node::Arbiter(a) => rounds = a.done.then_some(a.played),
+            Node::Smoker { busy, .. } => draws += busy.draws(),
         }
-        check(cfg, rounds, draws)
     }
+    check(cfg, rounds, draws)
 }
 
 /// The messages of Cigarette Smokers.

@@ -15,7 +15,7 @@ mod actor;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -47,27 +47,7 @@ const PARAMS: &[ParamSpec] = &[
 /// The smokers' busy-wait seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 200_000;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -83,10 +63,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters, and adds up the periods.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let smokers = params.integer("s", 1)?;
-        if smokers > i32::MAX as u64 {
-            return Err(format!("parameter `s` must be at most {}", i32::MAX));
-        }
+        let smokers = params.integer_as::<i32>("s", 1)?;
         let mut cfg = Config {
             rounds: params.integer("r", 1)?,
             smokers: smokers as usize,
@@ -128,10 +105,7 @@ impl Picks {
 /// `draws` busy-wait draws. The result is the rounds.
 pub(crate) fn check(cfg: &Config, rounds: Option<u64>, draws: u64) -> Outcome {
     let Some(rounds) = rounds else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the arbiter did not finish".into()),
-        };
+        return Outcome::failed("the arbiter did not finish");
     };
     let mut outcome = Outcome::expect_eq("rounds", cfg.rounds, rounds);
     if outcome.check.is_ok() && draws != cfg.expected_draws {
@@ -146,7 +120,7 @@ pub(crate) fn check(cfg: &Config, rounds: Option<u64>, draws: u64) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, BENCHMARK};
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     /// SPEC.md: 494,000 busy-wait calls, only the 100 odd smokers, at most 21 rounds each.
     #[test]
@@ -174,9 +148,12 @@ mod tests {
 
     #[test]
     fn every_model_validates_at_a_reduced_size() {
-        for outcome in validates(&BENCHMARK, &[("r", 150.0), ("s", 7.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(150));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &[("r", 150.0), ("s", 7.0)],
+            serde_json::json!(150),
+        );
         validates(&BENCHMARK, &[("r", 1.0), ("s", 1.0)]);
     }
 

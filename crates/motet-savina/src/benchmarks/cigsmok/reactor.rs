@@ -13,24 +13,14 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Picks, BUSY_SEED};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::benchmarks::busy_wait::BusyWait;
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The Arbiter's state.
@@ -39,16 +29,15 @@ struct Arbiter {
     rounds: u64,
 }
 
-/// The built program, the Arbiter and the smokers.
+/// What reads the result of a built program: the Arbiter and the smokers.
 pub(super) struct CigSmok {
-    program: Program,
     cfg: Config,
     arbiter: ReactorId<Arbiter>,
     smokers: Vec<ReactorId<BusyWait>>,
 }
 
 /// Builds the program for `cfg.smokers` smokers.
-pub(super) fn build(cfg: &Config) -> CigSmok {
+pub(super) fn build(cfg: &Config) -> (Program, CigSmok) {
     let c = *cfg;
     let mut b = ProgramBuilder::new();
     let arbiter = b.reactor(
@@ -86,26 +75,24 @@ pub(super) fn build(cfg: &Config) -> CigSmok {
         (r, input)
     });
     b.connect(start, smokers.iter().map(|x| x.1).collect::<Ports<u32>>());
-    CigSmok {
-        program: b.build().expect("the cigsmok program is well formed"),
-        cfg: c,
-        arbiter,
-        smokers: smokers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the cigsmok program is well formed"),
+        CigSmok {
+            cfg: c,
+            arbiter,
+            smokers: smokers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for CigSmok {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let draws: u64 = self
             .smokers
             .iter()
-            .map(|&r| self.program.state_mut(r).draws())
+            .map(|&r| program.state_mut(r).draws())
             .sum();
-        let rounds = self.program.state_mut(self.arbiter).rounds;
+        let rounds = program.state_mut(self.arbiter).rounds;
         check(&self.cfg, Some(rounds), draws)
     }
 }

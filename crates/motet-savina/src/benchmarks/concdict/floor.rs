@@ -1,81 +1,73 @@
 //! Concurrent Dictionary on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, serve, Config, Map, Request, Requests, Tally};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(ConcdictFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct ConcdictFloor {
-    cfg: Config,
-}
-
-impl Iteration for ConcdictFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = &self.cfg;
-        let mut sys = System::new();
-        let dictionary = sys.spawn(Node::Dictionary(Dictionary {
-            map: (*cfg.data).clone(),
-            writes: 0,
-            size: None,
-        }));
-        let master = sys.spawn(Node::Master {
-            workers: cfg.workers,
-            ended: 0,
-            dictionary,
-        });
-        let workers: Vec<ActorId> = (0..cfg.workers)
-            .map(|id| {
-                sys.spawn(Node::Worker(Worker {
-                    requests: cfg.requests_of(id),
-                    limit: cfg.requests,
-                    count: 0,
-                    misses: 0,
-                    dictionary,
-                    master,
-                }))
-            })
-            .collect();
-        for &worker in &workers {
-            sys.send(worker, Msg::DoWork);
-        }
-        sys.run();
-        let (mut results, mut misses) = (0, 0);
-        let mut tally = None;
-        for node in sys.actors() {
-            match node {
-                Node::Dictionary(d) => {
-                    tally = d.size.map(|size| Tally {
-                        results: 0,
-                        misses: 0,
-                        writes: d.writes,
-                        size,
-                    });
-                }
-                Node::Worker(w) => {
-                    results += w.count.saturating_sub(1);
-                    misses += w.misses;
-                }
-                Node::Master { .. } => {}
-            }
-        }
-        check(
-            cfg,
-            tally.map(|t| Tally {
-                results,
-                misses,
-                ..t
-            }),
-        )
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let cfg = &cfg;
+    let mut sys = System::new();
+    let dictionary = sys.spawn(Node::Dictionary(Dictionary {
+        map: (*cfg.data).clone(),
+        writes: 0,
+        size: None,
+    }));
+    let master = sys.spawn(Node::Master {
+        workers: cfg.workers,
+        ended: 0,
+        dictionary,
+    });
+    let workers: Vec<ActorId> = (0..cfg.workers)
+        .map(|id| {
+            sys.spawn(Node::Worker(Worker {
+                requests: cfg.requests_of(id),
+                limit: cfg.requests,
+                count: 0,
+                misses: 0,
+                dictionary,
+                master,
+            }))
+        })
+        .collect();
+    for &worker in &workers {
+        sys.send(worker, Msg::DoWork);
     }
+    sys.run();
+    let (mut results, mut misses) = (0, 0);
+    let mut tally = None;
+    for node in sys.actors() {
+        match node {
+            Node::Dictionary(d) => {
+                tally = d.size.map(|size| Tally {
+                    results: 0,
+                    misses: 0,
+                    writes: d.writes,
+                    size,
+                });
+            }
+            Node::Worker(w) => {
+                results += w.count.saturating_sub(1);
+                misses += w.misses;
+            }
+            Node::Master { .. } => {}
+        }
+    }
+    check(
+        cfg,
+        tally.map(|t| Tally {
+            results,
+            misses,
+            ..t
+        }),
+    )
 }
 
 /// The messages of Concurrent Dictionary.

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -61,27 +61,7 @@ const PARAMS: &[ParamSpec] = &[
 /// Savina's `DATA_LIMIT`: `Integer.MAX_VALUE / 4096`, the number of keys.
 pub(crate) const DATA_LIMIT: i32 = i32::MAX / 4_096;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The dictionary's hash for integer keys, laid out as Java's `HashMap<Integer, _>` lays them out:
 /// key k lands in bucket k mod capacity (Java's `Integer.hashCode` is the value itself), so the
@@ -239,10 +219,7 @@ pub(crate) struct Tally {
 /// Validates a run (None if the Dictionary never reported). The result is the number of results.
 pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
     let Some(t) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the dictionary did not report".into()),
-        };
+        return Outcome::failed("the dictionary did not report");
     };
     let mut outcome = Outcome::expect_eq(
         "results received",
@@ -269,7 +246,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, serve, Config, Request, Tally, BENCHMARK, DATA_LIMIT};
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
@@ -331,9 +308,12 @@ mod tests {
 
     #[test]
     fn every_model_validates_at_a_reduced_size() {
-        for outcome in validates(&BENCHMARK, &[("e", 5.0), ("m", 400.0), ("w", 30.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(2_000));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &[("e", 5.0), ("m", 400.0), ("w", 30.0)],
+            serde_json::json!(2_000),
+        );
         validates(&BENCHMARK, &[("e", 1.0), ("m", 0.0)]);
     }
 

@@ -14,23 +14,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, serve, Config, Map, Request, Requests, Tally};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The Dictionary's state.
@@ -50,16 +40,15 @@ struct Worker {
     misses: u64,
 }
 
-/// The built program, the Dictionary and the workers.
+/// What reads the result of a built program: the Dictionary and the workers.
 pub(super) struct ConcDict {
-    program: Program,
     cfg: Config,
     dictionary: ReactorId<Dictionary>,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(cfg: &Config) -> ConcDict {
+pub(super) fn build(cfg: &Config) -> (Program, ConcDict) {
     let e = cfg.workers;
     let limit = cfg.requests;
     let mut b = ProgramBuilder::new();
@@ -158,27 +147,25 @@ pub(super) fn build(cfg: &Config) -> ConcDict {
     b.connect(responses, workers.iter().map(|x| x.2).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.3).collect::<Ports<_>>(), requests);
     b.connect(workers.iter().map(|x| x.4).collect::<Ports<_>>(), finished);
-    ConcDict {
-        program: b.build().expect("the concdict program is well formed"),
-        cfg: cfg.clone(),
-        dictionary,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the concdict program is well formed"),
+        ConcDict {
+            cfg: cfg.clone(),
+            dictionary,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for ConcDict {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let (mut results, mut misses) = (0, 0);
         for &r in &self.workers {
-            let w = self.program.state_mut(r);
+            let w = program.state_mut(r);
             results += w.count.saturating_sub(1);
             misses += w.misses;
         }
-        let d = self.program.state_mut(self.dictionary);
+        let d = program.state_mut(self.dictionary);
         let tally = d.size.map(|size| Tally {
             results,
             misses,

@@ -1,62 +1,54 @@
 //! Concurrent Sorted Linked List on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config, Request, Requests, SortedList};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(ConcsllFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct ConcsllFloor {
-    cfg: Config,
-}
-
-impl Iteration for ConcsllFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = &self.cfg;
-        let mut sys = System::new();
-        let list = sys.spawn(Node::List {
-            list: SortedList::default(),
-            done: false,
-        });
-        let master = sys.spawn(Node::Master {
-            workers: cfg.workers,
-            ended: 0,
-            list,
-        });
-        let workers: Vec<ActorId> = (0..cfg.workers)
-            .map(|id| {
-                sys.spawn(Node::Worker(Worker {
-                    requests: cfg.requests_of(id),
-                    limit: cfg.requests,
-                    count: 0,
-                    list,
-                    master,
-                }))
-            })
-            .collect();
-        for &worker in &workers {
-            sys.send(worker, Msg::DoWork);
-        }
-        sys.run();
-        let mut results = 0;
-        let mut final_list = None;
-        for node in sys.actors() {
-            match node {
-                Node::List { list, done: true } => final_list = Some(list),
-                Node::Worker(w) => results += w.count.saturating_sub(1),
-                Node::List { .. } | Node::Master { .. } => {}
-            }
-        }
-        check(cfg, results, final_list)
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let cfg = &cfg;
+    let mut sys = System::new();
+    let list = sys.spawn(Node::List {
+        list: SortedList::default(),
+        done: false,
+    });
+    let master = sys.spawn(Node::Master {
+        workers: cfg.workers,
+        ended: 0,
+        list,
+    });
+    let workers: Vec<ActorId> = (0..cfg.workers)
+        .map(|id| {
+            sys.spawn(Node::Worker(Worker {
+                requests: cfg.requests_of(id),
+                limit: cfg.requests,
+                count: 0,
+                list,
+                master,
+            }))
+        })
+        .collect();
+    for &worker in &workers {
+        sys.send(worker, Msg::DoWork);
     }
+    sys.run();
+    let mut results = 0;
+    let mut final_list = None;
+    for node in sys.actors() {
+        match node {
+            Node::List { list, done: true } => final_list = Some(list),
+            Node::Worker(w) => results += w.count.saturating_sub(1),
+            Node::List { .. } | Node::Master { .. } => {}
+        }
+    }
+    check(cfg, results, final_list)
 }
 
 /// The messages of Concurrent Sorted Linked List.

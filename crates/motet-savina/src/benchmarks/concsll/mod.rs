@@ -17,7 +17,7 @@ mod actor;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -59,27 +59,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -100,10 +80,7 @@ impl Config {
     /// Reads and checks the parameters (Savina's limits: w < 50 and 2w + s < 100), and counts the
     /// writes.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let workers = params.integer("e", 1)?;
-        if workers > u32::MAX as u64 {
-            return Err(format!("parameter `e` must be at most {}", u32::MAX));
-        }
+        let workers = params.integer_as::<u32>("e", 1)?;
         let write = params.integer("w", 0)?;
         let size = params.integer("s", 0)?;
         if write >= 50 {
@@ -234,10 +211,7 @@ impl SortedList {
 /// never got `EndWork`). The result is the final size.
 pub(crate) fn check(cfg: &Config, results: u64, list: Option<&SortedList>) -> Outcome {
     let Some(list) = list else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the list actor did not finish".into()),
-        };
+        return Outcome::failed("the list actor did not finish");
     };
     let mut outcome = Outcome::expect_eq("final list size", cfg.expected_size, list.len());
     if outcome.check.is_ok() {
@@ -256,7 +230,7 @@ pub(crate) fn check(cfg: &Config, results: u64, list: Option<&SortedList>) -> Ou
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Request, SortedList, BENCHMARK};
-    use crate::benchmarks::testing::{params, rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     /// SPEC.md (LCG era): 16,126 writes, 10 `Size` and 143,864 `Contains` requests at the defaults.
     #[test]
@@ -317,12 +291,12 @@ mod tests {
             &[("e", 4.0), ("m", 300.0), ("w", 30.0), ("s", 5.0)],
         ))
         .unwrap();
-        for outcome in validates(
+        testing::expect_result(
             &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
             &[("e", 4.0), ("m", 300.0), ("w", 30.0), ("s", 5.0)],
-        ) {
-            assert_eq!(outcome.result, serde_json::json!(cfg.expected_size));
-        }
+            serde_json::json!(cfg.expected_size),
+        );
         validates(&BENCHMARK, &[("e", 1.0), ("m", 0.0)]);
     }
 

@@ -13,23 +13,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Request, Requests, SortedList};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The List's state.
@@ -47,16 +37,15 @@ struct Worker {
     count: u64,
 }
 
-/// The built program, the List and the workers.
+/// What reads the result of a built program: the List and the workers.
 pub(super) struct ConcSll {
-    program: Program,
     cfg: Config,
     list: ReactorId<List>,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(cfg: &Config) -> ConcSll {
+pub(super) fn build(cfg: &Config) -> (Program, ConcSll) {
     let e = cfg.workers;
     let limit = cfg.requests;
     let mut b = ProgramBuilder::new();
@@ -143,26 +132,24 @@ pub(super) fn build(cfg: &Config) -> ConcSll {
     b.connect(responses, workers.iter().map(|x| x.2).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.3).collect::<Ports<_>>(), requests);
     b.connect(workers.iter().map(|x| x.4).collect::<Ports<_>>(), finished);
-    ConcSll {
-        program: b.build().expect("the concsll program is well formed"),
-        cfg: *cfg,
-        list,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the concsll program is well formed"),
+        ConcSll {
+            cfg: *cfg,
+            list,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for ConcSll {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let results: u64 = self
             .workers
             .iter()
-            .map(|&r| self.program.state_mut(r).count.saturating_sub(1))
+            .map(|&r| program.state_mut(r).count.saturating_sub(1))
             .sum();
-        let l = self.program.state_mut(self.list);
+        let l = program.state_mut(self.list);
         let list = l.done.then_some(&l.list);
         check(&self.cfg, results, list)
     }

@@ -8,12 +8,12 @@ use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -36,40 +36,4 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     drop(producer);
     rt.wait_quiescent();
     check(cfg.n, result.take().unwrap_or(0))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::BENCHMARK;
-    use crate::bench::Model;
-    use crate::benchmarks::testing::{params, run_iterations as run};
-
-    /// Two iterations on one prepared program, on one and on two workers, and an edge size: each
-    /// validates with the expected result.
-    #[test]
-    fn boc_validates() {
-        for (sets, threads) in [
-            (&[("n", 1_000.0)][..], 1),
-            (&[("n", 1_000.0)][..], 2),
-            (&[("n", 0.0)][..], 2),
-        ] {
-            for outcome in run(
-                &BENCHMARK,
-                Model::Boc,
-                threads,
-                &params(&BENCHMARK, sets),
-                2,
-            ) {
-                assert_eq!(outcome.check, Ok(()), "threads={threads} {sets:?}");
-            }
-        }
-        let outcome = run(
-            &BENCHMARK,
-            Model::Boc,
-            2,
-            &params(&BENCHMARK, &[("n", 1_000.0)]),
-            1,
-        );
-        assert_eq!(outcome[0].result, serde_json::json!(1_000));
-    }
 }

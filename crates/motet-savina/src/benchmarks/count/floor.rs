@@ -1,44 +1,33 @@
 //! Counting Actor on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(CountFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct CountFloor {
-    cfg: Config,
-}
-
-impl Iteration for CountFloor {
-    fn run(&mut self) -> Outcome {
-        let mut sys = System::new();
-        let counter = sys.spawn(Node::Counter { count: 0 });
-        let producer = sys.spawn(Node::Producer {
-            counter,
-            n: self.cfg.n,
-            result: None,
-        });
-        sys.send(producer, Msg::Increment);
-        sys.run();
-        let Node::Producer { result, .. } = *sys.actor(producer) else {
-            unreachable!("actor 1 is the producer")
-        };
-        match result {
-            Some(count) => check(self.cfg.n, count),
-            None => Outcome {
-                result: serde_json::Value::Null,
-                check: Err("the producer received no result".into()),
-            },
-        }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let counter = sys.spawn(Node::Counter { count: 0 });
+    let producer = sys.spawn(Node::Producer {
+        counter,
+        n: cfg.n,
+        result: None,
+    });
+    sys.send(producer, Msg::Increment);
+    sys.run();
+    let Node::Producer { result, .. } = *sys.actor(producer) else {
+        unreachable!("actor 1 is the producer")
+    };
+    match result {
+        Some(count) => check(cfg.n, count),
+        None => Outcome::failed("the producer received no result"),
     }
 }
 

@@ -18,11 +18,8 @@ pub(super) fn variants() -> Vec<Variant> {
 fn outcome(Config { n }: Config, reports: &[u64]) -> Outcome {
     match reports {
         [count] => super::check(n, *count),
-        _ => Outcome {
-            result: serde_json::Value::Null,
-            check: Err(format!(
-                "expected one result from the producer, got {reports:?}"
-            )),
-        },
+        _ => Outcome::failed(format!(
+            "expected one result from the producer, got {reports:?}"
+        )),
     }
 }

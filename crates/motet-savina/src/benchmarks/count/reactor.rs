@@ -10,23 +10,13 @@ use std::time::Duration;
 use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The Producer's state.
@@ -35,15 +25,14 @@ struct Producer {
     result: Option<u64>,
 }
 
-/// The built program and the Producer, which holds the result.
+/// What reads the result of a built program: the Producer, which holds the result.
 pub(super) struct Counting {
-    program: Program,
     n: u64,
     producer: ReactorId<Producer>,
 }
 
 /// Builds the program for `cfg.n` increments.
-pub(super) fn build(cfg: &Config) -> Counting {
+pub(super) fn build(cfg: &Config) -> (Program, Counting) {
     let n = cfg.n;
     let mut b = ProgramBuilder::new();
     let producer = b.reactor(
@@ -92,25 +81,17 @@ pub(super) fn build(cfg: &Config) -> Counting {
     b.connect(increment, increment_in);
     b.connect(retrieve, retrieve_in);
     b.connect(result_out, result);
-    Counting {
-        program: b.build().expect("the counting program is well formed"),
-        n,
-        producer,
-    }
+    (
+        b.build().expect("the counting program is well formed"),
+        Counting { n, producer },
+    )
 }
 
 impl Built for Counting {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        match self.program.state_mut(self.producer).result {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        match program.state_mut(self.producer).result {
             Some(count) => check(self.n, count),
-            None => Outcome {
-                result: serde_json::Value::Null,
-                check: Err("the counter never answered".into()),
-            },
+            None => Outcome::failed("the counter never answered"),
         }
     }
 }

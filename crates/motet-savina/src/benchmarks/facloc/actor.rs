@@ -5,12 +5,12 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, opposite, Config, Point, Points, Quadrant, Report};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime and the reference facility count (both untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let sequential = super::floor::sequential_facilities(&cfg);
     motet_support::prepare((cfg, sequential), threads, run)

@@ -1,28 +1,32 @@
 //! Online Facility Location on the sequential floor: the same actors and messages.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, opposite, Config, Point, Points, Quadrant, Report};
 
 /// Builds the floor program and the reference facility count (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(FacLocFloor {
-        cfg,
-        sequential: sequential_facilities(&cfg),
-    }))
+    crate::floor::program(
+        FacLocFloor {
+            cfg,
+            sequential: sequential_facilities(&cfg),
+        },
+        FacLocFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct FacLocFloor {
     cfg: Config,
     sequential: u64,
 }
 
-impl Iteration for FacLocFloor {
-    fn run(&mut self) -> Outcome {
+impl FacLocFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         check(&self.cfg, self.sequential, simulate(&self.cfg))
     }
 }

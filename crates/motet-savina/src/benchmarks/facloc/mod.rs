@@ -22,7 +22,7 @@
 mod actor;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -70,19 +70,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -398,10 +386,7 @@ const FACILITY_SLACK: u64 = 2;
 /// `sequential` (the count of the same program run in order). The result is the facility count.
 pub(crate) fn check(cfg: &Config, sequential: u64, got: Option<Report>) -> Outcome {
     let Some(report) = got else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root quadrant did not report".into()),
-        };
+        return Outcome::failed("the root quadrant did not report");
     };
     let check = if report.customers < cfg.n {
         Err(format!(
@@ -425,13 +410,10 @@ pub(crate) fn check(cfg: &Config, sequential: u64, got: Option<Report>) -> Outco
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Point, Points, Rect, Report, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(n: f64) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        p.set("n", n).unwrap();
-        Config::from_params(&p).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, &[("n", n)])).unwrap()
     }
 
     #[test]

@@ -1,35 +1,27 @@
 //! Fibonacci on the sequential floor: the same tree of actors, spawned while the system runs.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(FibFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct FibFloor {
-    cfg: Config,
-}
-
-impl Iteration for FibFloor {
-    fn run(&mut self) -> Outcome {
-        let mut sys = System::new();
-        let root = sys.spawn(Fib::new(None));
-        sys.send(root, Msg::Request(self.cfg.n));
-        sys.run();
-        let root = sys.actor(root);
-        check(
-            &self.cfg,
-            (root.responses == 2 || root.result == 1).then_some(root.result),
-        )
-    }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let root = sys.spawn(Fib::new(None));
+    sys.send(root, Msg::Request(cfg.n));
+    sys.run();
+    let root = sys.actor(root);
+    check(
+        cfg,
+        (root.responses == 2 || root.result == 1).then_some(root.result),
+    )
 }
 
 /// The messages of Fibonacci.

@@ -12,7 +12,7 @@ mod actor;
 mod boc;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Fibonacci (Savina 29).
@@ -35,23 +35,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
 /// The largest N accepted: the tree has 2 fib(N) − 1 actors, 25 billion at 50.
 const MAX_N: u64 = 50;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -85,10 +69,7 @@ impl Config {
 pub(crate) fn check(cfg: &Config, result: Option<u64>) -> Outcome {
     match result {
         Some(value) => Outcome::expect_eq("fib(n)", cfg.expected, value),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root actor reported no result".into()),
-        },
+        None => Outcome::failed("the root actor reported no result"),
     }
 }
 
@@ -96,10 +77,7 @@ pub(crate) fn check(cfg: &Config, result: Option<u64>) -> Outcome {
 mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{
-        params, rejects_alike as rejects, run_iterations as run, validates,
-    };
+    use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     /// fib by the closed form (Binet), rounded: independent of the recursion and of the iteration in
     /// `Config`.
@@ -119,9 +97,12 @@ mod tests {
 
     #[test]
     fn every_model_validates_at_a_reduced_size() {
-        for outcome in validates(&BENCHMARK, &[("n", 12.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(144));
-        }
+        testing::expect_result(
+            &BENCHMARK,
+            testing::ACTOR_AND_FLOOR,
+            &[("n", 12.0)],
+            serde_json::json!(144),
+        );
         validates(&BENCHMARK, &[("n", 1.0)]);
         validates(&BENCHMARK, &[("n", 2.0)]);
     }
@@ -131,26 +112,25 @@ mod tests {
     #[test]
     fn actor_and_boc_results_match_a_direct_computation() {
         for n in [15u32, 18] {
-            let p = params(&BENCHMARK, &[("n", n as f64)]);
-            for (model, threads) in [
-                (Model::Actor, 1),
-                (Model::Actor, 2),
-                (Model::Boc, 1),
-                (Model::Boc, 2),
-            ] {
-                let outcome = &run(&BENCHMARK, model, threads, &p, 1)[0];
-                assert_eq!(outcome.result, serde_json::json!(binet(n)), "{model} n={n}");
-            }
+            testing::expect_result(
+                &BENCHMARK,
+                &testing::on_one_and_two(&[Model::Actor, Model::Boc], 1),
+                &[("n", n as f64)],
+                serde_json::json!(binet(n)),
+            );
         }
     }
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        for outcome in boc_driver::validates(&BENCHMARK, &[("n", 12.0)]) {
-            assert_eq!(outcome.result, serde_json::json!(144));
-        }
-        boc_driver::validates(&BENCHMARK, &[("n", 1.0)]);
-        boc_driver::validates(&BENCHMARK, &[("n", 3.0)]);
+        testing::expect_result(
+            &BENCHMARK,
+            testing::BOC,
+            &[("n", 12.0)],
+            serde_json::json!(144),
+        );
+        testing::boc_validates(&BENCHMARK, &[("n", 1.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 3.0)]);
     }
 
     #[test]

@@ -9,12 +9,12 @@ use motet_runtime::Runtime;
 use super::{
     check, combine, expected, Coefficients, Config, Delay, Fir, Integrator, Sample, SinkTotals,
 };
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime, the coefficients and the expected totals (all untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let coef = Coefficients::new(&cfg);
     let expected = expected(&cfg, &coef);

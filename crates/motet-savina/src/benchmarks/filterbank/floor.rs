@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
@@ -11,26 +11,30 @@ use super::{
 };
 
 /// Builds the coefficients and the expected totals (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let coef = Coefficients::new(&cfg);
     let expected = expected(&cfg, &coef);
-    Ok(Box::new(FilterBankFloor {
-        cfg,
-        coef,
-        expected,
-    }))
+    crate::floor::program(
+        FilterBankFloor {
+            cfg,
+            coef,
+            expected,
+        },
+        FilterBankFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct FilterBankFloor {
     cfg: Config,
     coef: Arc<Coefficients>,
     expected: SinkTotals,
 }
 
-impl Iteration for FilterBankFloor {
-    fn run(&mut self) -> Outcome {
+impl FilterBankFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let cfg = self.cfg;
         let mut sys = System::new();
         let sink = sys.spawn(Node::Sink {

@@ -32,7 +32,7 @@ mod reactor;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Filter Bank (Savina 17).
@@ -67,27 +67,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// Savina's channel limit (its `MessageChannel` enum has 34 usable values).
 const MAX_CHANNELS: u64 = 34;
@@ -396,10 +376,7 @@ pub(crate) fn expected(cfg: &Config, coef: &Coefficients) -> SinkTotals {
 /// Validates a run: the Sink's totals against `expected`. The result is the Sink's sum.
 pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>) -> Outcome {
     let Some(got) = got else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the sink did not finish".into()),
-        };
+        return Outcome::failed("the sink did not finish");
     };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
     let check = if got.count != expected.count {
@@ -429,15 +406,10 @@ pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, dot, expected, Coefficients, Config, Integrator, SinkTotals, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(sets: &[(&str, f64)]) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        for &(n, v) in sets {
-            p.set(n, v).unwrap();
-        }
-        Config::from_params(&p).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
     /// At the defaults the Sink gets 2,050 values of 9,408 (see the module docs).

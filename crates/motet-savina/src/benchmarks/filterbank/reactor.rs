@@ -15,50 +15,29 @@ use std::time::Duration;
 use motet_reactor::{Input, Output, Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, combine, expected, Coefficients, Config, Delay, Fir, Sample, SinkTotals};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the coefficients and the expected totals are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    let coef = Coefficients::new(&cfg);
+    let expected = expected(&cfg, &coef);
+    reactor_support::prepare((cfg, coef, expected), threads, model, build)
 }
 
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// The parameters, the coefficients and the expected totals (made once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    coef: Arc<Coefficients>,
-    expected: SinkTotals,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        let coef = Coefficients::new(&cfg);
-        let expected = expected(&cfg, &coef);
-        Ok(Prepared {
-            cfg,
-            coef,
-            expected,
-        })
-    }
-}
-
-/// The built program and the Sink.
+/// What reads the result of a built program: the Sink.
 pub(super) struct FilterBank {
-    program: Program,
     expected: SinkTotals,
     sink: ReactorId<SinkTotals>,
 }
 
 /// Builds the program for `cfg.chan` banks.
-pub(super) fn build(prep: &Prepared) -> FilterBank {
-    let cfg = prep.cfg;
+fn build(
+    &(cfg, ref coef, expected): &(Config, Arc<Coefficients>, SinkTotals),
+) -> (Program, FilterBank) {
     let mut b = ProgramBuilder::new();
     let source = b.reactor("source", 0u64);
     let out = b.output::<f64, _>(source, "value");
@@ -88,7 +67,7 @@ pub(super) fn build(prep: &Prepared) -> FilterBank {
         let (fir1_in, fir1) = stage(
             b,
             &format!("bank[{j}].fir1"),
-            Fir::new(Arc::clone(&prep.coef.h[j])),
+            Fir::new(Arc::clone(&coef.h[j])),
             Fir::push,
         );
         let (sample_in, sample) = stage(
@@ -106,7 +85,7 @@ pub(super) fn build(prep: &Prepared) -> FilterBank {
         let (fir2_in, fir2) = stage(
             b,
             &format!("bank[{j}].fir2"),
-            Fir::new(Arc::clone(&prep.coef.f[j])),
+            Fir::new(Arc::clone(&coef.f[j])),
             Fir::push,
         );
         b.connect(delay1, fir1_in);
@@ -142,11 +121,10 @@ pub(super) fn build(prep: &Prepared) -> FilterBank {
             }
         });
     b.connect(sum, input);
-    FilterBank {
-        program: b.build().expect("the filterbank program is well formed"),
-        expected: prep.expected,
-        sink,
-    }
+    (
+        b.build().expect("the filterbank program is well formed"),
+        FilterBank { expected, sink },
+    )
 }
 
 /// Declares a one-reaction filter stage with state `state`: `f` maps an input to the output, if any.
@@ -171,12 +149,8 @@ fn stage<S: Send + 'static>(
 }
 
 impl Built for FilterBank {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let totals = *self.program.state_mut(self.sink);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let totals = *program.state_mut(self.sink);
         check(&self.expected, Some(totals))
     }
 }

@@ -1,6 +1,6 @@
 //! Fork Join (actor creation) on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::floor::{Actor, Context, System};
 use crate::params::Params;
@@ -8,28 +8,20 @@ use crate::params::Params;
 use super::{check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(CreationFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct CreationFloor {
-    cfg: Config,
-}
-
-impl Iteration for CreationFloor {
-    fn run(&mut self) -> Outcome {
-        let mut sys = System::new();
-        for _ in 0..self.cfg.n {
-            let worker = sys.spawn(Worker { done: false });
-            sys.send(worker, Compute);
-        }
-        sys.run();
-        let completions = sys.actors().iter().filter(|w| w.done).count() as u64;
-        check(self.cfg.n, completions)
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    for _ in 0..cfg.n {
+        let worker = sys.spawn(Worker { done: false });
+        sys.send(worker, Compute);
     }
+    sys.run();
+    let completions = sys.actors().iter().filter(|w| w.done).count() as u64;
+    check(cfg.n, completions)
 }
 
 /// The one message: do a unit of fork-join work.

@@ -14,7 +14,7 @@ mod boc;
 mod floor;
 mod process;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Fork Join, actor creation (Savina 4).
@@ -34,31 +34,7 @@ const PARAMS: &[ParamSpec] = &[ParamSpec {
     help: "actors created",
 }];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Process,
-            prepare: process::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, process, boc, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]

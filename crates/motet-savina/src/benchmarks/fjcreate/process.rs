@@ -11,13 +11,13 @@ use motet_process::channel::{self, Receiver};
 use motet_process::ProcessSystem;
 
 use super::{check, Config};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
 use crate::process_support;
 
 /// Builds the runtime and the process system; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     process_support::prepare(Config::from_params(params)?, threads, run)
 }
 

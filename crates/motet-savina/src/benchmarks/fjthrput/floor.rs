@@ -1,6 +1,6 @@
 //! Fork Join (throughput) on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::floor::{Actor, Context, System};
 use crate::params::Params;
@@ -8,33 +8,25 @@ use crate::params::Params;
 use super::{check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(ThroughputFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct ThroughputFloor {
-    cfg: Config,
-}
-
-impl Iteration for ThroughputFloor {
-    fn run(&mut self) -> Outcome {
-        let Config { n, a } = self.cfg;
-        let mut sys = System::new();
-        let workers: Vec<_> = (0..a)
-            .map(|_| sys.spawn(Worker { n, handled: 0 }))
-            .collect();
-        for _ in 0..n {
-            for &w in &workers {
-                sys.send(w, Compute);
-            }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let Config { n, a } = *cfg;
+    let mut sys = System::new();
+    let workers: Vec<_> = (0..a)
+        .map(|_| sys.spawn(Worker { n, handled: 0 }))
+        .collect();
+    for _ in 0..n {
+        for &w in &workers {
+            sys.send(w, Compute);
         }
-        sys.run();
-        let counts: Vec<u64> = sys.actors().iter().map(|w| w.handled).collect();
-        check(n, a, &counts)
     }
+    sys.run();
+    let counts: Vec<u64> = sys.actors().iter().map(|w| w.handled).collect();
+    check(n, a, &counts)
 }
 
 /// The one message: do a unit of fork-join work.

@@ -16,7 +16,7 @@ mod floor;
 mod process;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Fork Join, throughput (Savina 3).
@@ -44,39 +44,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Process,
-            prepare: process::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, process, boc, reactor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]

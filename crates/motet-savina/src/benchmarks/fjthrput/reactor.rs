@@ -11,35 +11,24 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
-}
-
-/// The built program and the workers, whose state is their message count.
+/// What reads the result of a built program: the workers, whose state is their message count.
 pub(super) struct Throughput {
-    program: Program,
     cfg: Config,
     workers: Vec<ReactorId<u64>>,
 }
 
 /// Builds the program for `cfg.n` messages to each of `cfg.a` workers.
-pub(super) fn build(cfg: &Config) -> Throughput {
+pub(super) fn build(cfg: &Config) -> (Program, Throughput) {
     let n = cfg.n;
     let mut b = ProgramBuilder::new();
     let producer = b.reactor("producer", 0u64);
@@ -71,23 +60,21 @@ pub(super) fn build(cfg: &Config) -> Throughput {
     });
     let inputs: Ports<()> = bank.iter().map(|&(_, input)| input).collect();
     b.connect_broadcast(message, inputs);
-    Throughput {
-        program: b.build().expect("the throughput program is well formed"),
-        cfg: *cfg,
-        workers: bank.into_iter().map(|(w, _)| w).collect(),
-    }
+    (
+        b.build().expect("the throughput program is well formed"),
+        Throughput {
+            cfg: *cfg,
+            workers: bank.into_iter().map(|(w, _)| w).collect(),
+        },
+    )
 }
 
 impl Built for Throughput {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let counts: Vec<u64> = self
             .workers
             .iter()
-            .map(|&w| *self.program.state_mut(w))
+            .map(|&w| *program.state_mut(w))
             .collect();
         check(self.cfg.n, self.cfg.a, &counts)
     }

@@ -11,13 +11,13 @@ use motet_boc::{when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{check, next_term, Config};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::bench::{Outcome, Prepared};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -74,6 +74,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     match result {
         Ok(sum) => check(cfg, Some(sum)),
-        Err(e) => failed(e),
+        Err(e) => Outcome::failed(e),
     }
 }

@@ -2,59 +2,50 @@
 
 use std::collections::VecDeque;
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, next_term, Config, SendOrder};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(LogmapFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct LogmapFloor {
-    cfg: Config,
-}
-
-impl Iteration for LogmapFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = self.cfg;
-        let mut sys = System::new();
-        let master = sys.spawn(Node::Master(Master {
-            terms: cfg.terms,
-            order: cfg.order,
-            workers: Vec::new(),
-            computers: Vec::new(),
-            received: 0,
-            sum: 0.0,
-        }));
-        let computers: Vec<ActorId> = (0..cfg.series)
-            .map(|i| sys.spawn(Node::Computer(cfg.rate_of(i))))
-            .collect();
-        let workers: Vec<ActorId> = computers
-            .iter()
-            .enumerate()
-            .map(|(i, &computer)| {
-                sys.spawn(Node::Worker(Worker {
-                    term: Config::start_of(i),
-                    master,
-                    computer,
-                    in_reply_mode: false,
-                    stash: VecDeque::new(),
-                }))
-            })
-            .collect();
-        sys.send(master, Msg::Start { workers, computers });
-        sys.run();
-        let Node::Master(m) = sys.actor(master) else {
-            unreachable!("actor 0 is the master")
-        };
-        check(&cfg, (m.received == cfg.series).then_some(m.sum))
-    }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let master = sys.spawn(Node::Master(Master {
+        terms: cfg.terms,
+        order: cfg.order,
+        workers: Vec::new(),
+        computers: Vec::new(),
+        received: 0,
+        sum: 0.0,
+    }));
+    let computers: Vec<ActorId> = (0..cfg.series)
+        .map(|i| sys.spawn(Node::Computer(cfg.rate_of(i))))
+        .collect();
+    let workers: Vec<ActorId> = computers
+        .iter()
+        .enumerate()
+        .map(|(i, &computer)| {
+            sys.spawn(Node::Worker(Worker {
+                term: Config::start_of(i),
+                master,
+                computer,
+                in_reply_mode: false,
+                stash: VecDeque::new(),
+            }))
+        })
+        .collect();
+    sys.send(master, Msg::Start { workers, computers });
+    sys.run();
+    let Node::Master(m) = sys.actor(master) else {
+        unreachable!("actor 0 is the master")
+    };
+    check(cfg, (m.received == cfg.series).then_some(m.sum))
 }
 
 /// The messages of Logistic Map Series.

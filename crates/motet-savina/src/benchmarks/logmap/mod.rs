@@ -22,7 +22,7 @@ mod boc;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Logistic Map Series (Savina 14).
@@ -65,31 +65,7 @@ const PARAMS: &[ParamSpec] = &[
 /// The step between the series' start terms and between their rates (Savina's `increment`).
 pub(crate) const INCREMENT: f64 = 0.0025;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -110,10 +86,7 @@ impl Config {
     /// Reads and checks the parameters, and derives the expected sum.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
         let terms = params.integer("t", 0)?;
-        let series = params.integer("s", 1)?;
-        if series > u32::MAX as u64 {
-            return Err(format!("parameter `s` must be at most {}", u32::MAX));
-        }
+        let series = params.integer_as::<u32>("s", 1)?;
         let rate = params.f64("r");
         let order = match params.integer("rr", 0)? {
             0 => SendOrder::SeriesMajor,
@@ -222,10 +195,7 @@ const TOLERANCE: f64 = 1e-12;
 /// result is the sum.
 pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
     let Some(sum) = sum else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the master received no sum".into()),
-        };
+        return Outcome::failed("the master received no sum");
     };
     let check = if (sum - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1.0) {
         Ok(())
@@ -241,8 +211,7 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, direct_sum, Config, SendOrder, BENCHMARK};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{params, rejects, validates};
+    use crate::benchmarks::testing::{self, params, rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
@@ -306,10 +275,10 @@ mod tests {
     #[test]
     fn boc_validates_at_a_reduced_size() {
         let cfg = config(&[("t", 300.0), ("s", 4.0)]);
-        for outcome in boc_driver::validates(&BENCHMARK, &[("t", 300.0), ("s", 4.0)]) {
+        for outcome in testing::boc_validates(&BENCHMARK, &[("t", 300.0), ("s", 4.0)]) {
             assert_eq!(outcome.result.as_f64(), Some(cfg.expected));
         }
-        boc_driver::validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
-        boc_driver::validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
+        testing::boc_validates(&BENCHMARK, &[("t", 500.0), ("s", 3.0), ("r", 3.64)]);
+        testing::boc_validates(&BENCHMARK, &[("t", 0.0), ("s", 1.0)]);
     }
 }

@@ -13,23 +13,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, next_term, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The Manager's state: the terms requested so far and the sum, once the final terms are in.
@@ -38,15 +28,14 @@ struct Manager {
     sum: Option<f64>,
 }
 
-/// The built program and the Manager.
+/// What reads the result of a built program: the Manager.
 pub(super) struct LogMap {
-    program: Program,
     cfg: Config,
     manager: ReactorId<Manager>,
 }
 
 /// Builds the program for `cfg.series` series of `cfg.terms` terms.
-pub(super) fn build(cfg: &Config) -> LogMap {
+pub(super) fn build(cfg: &Config) -> (Program, LogMap) {
     let c = *cfg;
     let s = c.series;
     let mut b = ProgramBuilder::new();
@@ -121,20 +110,15 @@ pub(super) fn build(cfg: &Config) -> LogMap {
     b.connect_broadcast(next_out, workers.iter().map(|x| x.0).collect::<Ports<()>>());
     b.connect_broadcast(get_out, workers.iter().map(|x| x.1).collect::<Ports<()>>());
     b.connect(workers.iter().map(|x| x.2).collect::<Ports<f64>>(), results);
-    LogMap {
-        program: b.build().expect("the logmap program is well formed"),
-        cfg: c,
-        manager,
-    }
+    (
+        b.build().expect("the logmap program is well formed"),
+        LogMap { cfg: c, manager },
+    )
 }
 
 impl Built for LogMap {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let sum = self.program.state_mut(self.manager).sum;
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let sum = program.state_mut(self.manager).sum;
         check(&self.cfg, sum)
     }
 }

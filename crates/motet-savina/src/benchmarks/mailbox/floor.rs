@@ -1,49 +1,40 @@
 //! Mailbox N:1 on the sequential floor: the same senders and receiver on one thread.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config, Numbered, Tally};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(MailboxFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct MailboxFloor {
-    cfg: Config,
-}
-
-impl Iteration for MailboxFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = self.cfg;
-        let mut sys = System::new();
-        let receiver = sys.spawn(Node::Receiver {
-            tally: Tally::new(cfg.s),
-            total: cfg.total(),
-            done: false,
-        });
-        let senders: Vec<ActorId> = (0..cfg.s)
-            .map(|index| {
-                sys.spawn(Node::Sender {
-                    index,
-                    m: cfg.m,
-                    receiver,
-                })
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let receiver = sys.spawn(Node::Receiver {
+        tally: Tally::new(cfg.s),
+        total: cfg.total(),
+        done: false,
+    });
+    let senders: Vec<ActorId> = (0..cfg.s)
+        .map(|index| {
+            sys.spawn(Node::Sender {
+                index,
+                m: cfg.m,
+                receiver,
             })
-            .collect();
-        for sender in senders {
-            sys.send(sender, Msg::Go);
-        }
-        sys.run();
-        match sys.actor(receiver) {
-            Node::Receiver { tally, done, .. } => check(cfg, done.then_some(tally)),
-            Node::Sender { .. } => unreachable!("actor 0 is the receiver"),
-        }
+        })
+        .collect();
+    for sender in senders {
+        sys.send(sender, Msg::Go);
+    }
+    sys.run();
+    match sys.actor(receiver) {
+        Node::Receiver { tally, done, .. } => check(*cfg, done.then_some(tally)),
+        Node::Sender { .. } => unreachable!("actor 0 is the receiver"),
     }
 }
 

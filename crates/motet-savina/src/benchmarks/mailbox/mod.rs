@@ -16,7 +16,7 @@ mod peers;
 mod actor;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Mailbox N:1 (CAF 5.3; id 0: beyond Savina).
@@ -44,23 +44,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -74,10 +58,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let small = |name: &str| -> Result<u32, String> {
-            let v = params.integer(name, 1)?;
-            u32::try_from(v).map_err(|_| format!("parameter `{name}` must be at most {}", u32::MAX))
-        };
+        let small = |name| params.integer_as::<u32>(name, 1);
         Ok(Config {
             s: small("s")?,
             m: small("m")?,
@@ -138,10 +119,7 @@ impl Tally {
 /// of messages received (null if none).
 pub(crate) fn check(cfg: Config, tally: Option<&Tally>) -> Outcome {
     let Some(tally) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the receiver did not finish".into()),
-        };
+        return Outcome::failed("the receiver did not finish");
     };
     let mut outcome = Outcome::expect_eq("messages received", cfg.total(), tally.received);
     if outcome.check.is_ok() {

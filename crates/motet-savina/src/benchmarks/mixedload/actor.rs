@@ -6,17 +6,17 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, factorize, Config, Tally};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
     motet_support::prepare(cfg, threads, run)
 }
 

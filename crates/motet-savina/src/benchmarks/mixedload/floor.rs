@@ -1,56 +1,49 @@
 //! Mixed load on the sequential floor: the same rings, workers and collector on one thread.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, factorize, Config, Tally};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(MixedFloor { cfg }))
+pub(super) fn program(cfg: Config, _threads: usize) -> Prepared {
+    crate::floor::program(cfg, run)
 }
 
-/// The prepared program.
-struct MixedFloor {
-    cfg: Config,
-}
-
-impl Iteration for MixedFloor {
-    fn run(&mut self) -> Outcome {
-        let cfg = self.cfg;
-        let mut sys = System::new();
-        let collector = sys.spawn(Node::Collector {
-            cfg,
-            tally: Tally::default(),
-            done: false,
-        });
-        let masters: Vec<ActorId> = (0..cfg.r)
-            .map(|_| {
-                let worker = sys.spawn(Node::Worker { collector });
-                sys.spawn(Node::Master {
-                    cfg,
-                    rings_left: cfg.k,
-                    tokens: 0,
-                    next: None,
-                    worker,
-                    collector,
-                })
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(&cfg: &Config) -> Outcome {
+    let mut sys = System::new();
+    let collector = sys.spawn(Node::Collector {
+        cfg,
+        tally: Tally::default(),
+        done: false,
+    });
+    let masters: Vec<ActorId> = (0..cfg.r)
+        .map(|_| {
+            let worker = sys.spawn(Node::Worker { collector });
+            sys.spawn(Node::Master {
+                cfg,
+                rings_left: cfg.k,
+                tokens: 0,
+                next: None,
+                worker,
+                collector,
             })
-            .collect();
-        for master in masters {
-            sys.send(master, Msg::Build);
-        }
-        sys.run();
-        match sys.actor(collector) {
-            Node::Collector { tally, done, .. } => check(&cfg, done.then_some(tally)),
-            _ => unreachable!("actor 0 is the collector"),
-        }
+        })
+        .collect();
+    for master in masters {
+        sys.send(master, Msg::Build);
+    }
+    sys.run();
+    match sys.actor(collector) {
+        Node::Collector { tally, done, .. } => check(&cfg, done.then_some(tally)),
+        _ => unreachable!("actor 0 is the collector"),
     }
 }
 

@@ -22,7 +22,9 @@ mod peers;
 mod actor;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+#[cfg(test)]
+use crate::bench::Model;
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Mixed load (CAF 5.4; id 0: beyond Savina).
@@ -68,23 +70,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -186,10 +172,7 @@ impl Tally {
 /// `{"factors", "factorizations", "masters_done", "tokens"}`.
 pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
     let Some(tally) = tally else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the collector did not finish".into()),
-        };
+        return Outcome::failed("the collector did not finish");
     };
     let result = serde_json::json!({
         "factors": tally.first,
@@ -227,7 +210,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<&Tally>) -> Outcome {
 
 #[cfg(test)]
 /// A program built from a [`Config`] directly (so that the tests can factor a smaller number).
-type Program = fn(Config, usize) -> Result<Box<dyn crate::bench::Iteration>, String>;
+type Program = fn(Config, usize) -> crate::bench::Prepared;
 
 /// Every model's program, by model.
 #[cfg(test)]
@@ -247,7 +230,6 @@ mod tests {
     use super::{check, factorize, Config, Tally, BENCHMARK, FACTORS, NUMBER};
     use crate::bench::Model;
     use crate::benchmarks::testing;
-    use crate::params::Params;
 
     /// A quick configuration: a semiprime whose trial division takes a millisecond.
     pub(super) fn quick(r: u64, l: u64, t: u64, k: u64) -> Config {
@@ -313,7 +295,7 @@ mod tests {
 
     #[test]
     fn the_parameters_are_the_papers() {
-        let cfg = Config::from_params(&Params::defaults(BENCHMARK.params)).unwrap();
+        let cfg = Config::from_params(&testing::defaults(&BENCHMARK, &[])).unwrap();
         assert_eq!((cfg.r, cfg.l, cfg.t, cfg.k), (20, 49, 1000, 20));
         assert_eq!(cfg.factorizations(), 400);
         assert_eq!(cfg.number, NUMBER);

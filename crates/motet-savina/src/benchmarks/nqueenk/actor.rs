@@ -5,12 +5,12 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, expected_work_items, Board, Config, Counts};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Counts the expected Work items and builds the runtime (untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let program = Program {
         cfg,

@@ -4,26 +4,30 @@
 //! accepts any count from the limit to the number of solutions).
 
 use super::{check, expected_work_items, Board, Config, Counts};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Counts the expected Work items (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(NQueensFloor {
-        cfg,
-        expected_items: expected_work_items(&cfg),
-    }))
+    crate::floor::program(
+        NQueensFloor {
+            cfg,
+            expected_items: expected_work_items(&cfg),
+        },
+        NQueensFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct NQueensFloor {
     cfg: Config,
     expected_items: u64,
 }
 
-impl Iteration for NQueensFloor {
-    fn run(&mut self) -> Outcome {
+impl NQueensFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut counts = Counts {
             solutions: 0,
             work_items: 0,

@@ -19,7 +19,7 @@ mod board;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 pub(crate) use board::Board;
@@ -36,12 +36,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 /// `-w`, `-n`, `-t`, `-p`, `-s`. "small" is a 10-queens board (724 solutions, about a thirtieth of
 /// the work: 11 queens, a sixth, takes seconds in unoptimised test builds).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "n",
         default: 12.0,
@@ -54,13 +49,7 @@ const PARAMS: &[ParamSpec] = &[
         small: 4.0,
         help: "depth from which a worker searches sequentially",
     },
-    ParamSpec {
-        name: "p",
-        default: 10.0,
-        small: 10.0,
-        help:
-            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
-    },
+    super::priorities(10.0),
     ParamSpec {
         name: "s",
         default: 1_500_000.0,
@@ -93,27 +82,7 @@ const SOLUTIONS: [u64; 20] = [
     39029188884,
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -198,10 +167,7 @@ pub(crate) fn check(cfg: &Config, expected_items: u64, counts: Option<Counts>) -
         work_items,
     }) = counts
     else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the Master reported no count".into()),
-        };
+        return Outcome::failed("the Master reported no count");
     };
     let all = cfg.solutions();
     let check = if cfg.limit > all {

@@ -14,34 +14,15 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, expected_work_items, Board, Config, Counts};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// The parameters and the expected count of Work items (made once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    expected_items: u64,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            expected_items: expected_work_items(&cfg),
-        })
-    }
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the expected count of Work items are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, expected_work_items(&cfg)), threads, model, build)
 }
 
 /// The Manager's state.
@@ -53,17 +34,15 @@ struct Manager {
 /// What a worker reports for one Work item: solutions found and new Work items.
 type Report = (u64, Vec<Board>);
 
-/// The built program and the Manager.
+/// What reads the result of a built program: the Manager.
 pub(super) struct NQueens {
-    program: Program,
     cfg: Config,
     expected_items: u64,
     manager: ReactorId<Manager>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(prep: &Prepared) -> NQueens {
-    let cfg = prep.cfg;
+fn build(&(cfg, expected_items): &(Config, u64)) -> (Program, NQueens) {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor(
@@ -125,12 +104,14 @@ pub(super) fn build(prep: &Prepared) -> NQueens {
     });
     b.connect(work, workers.iter().map(|x| x.0).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.1).collect::<Ports<_>>(), reports);
-    NQueens {
-        program: b.build().expect("the nqueenk program is well formed"),
-        cfg,
-        expected_items: prep.expected_items,
-        manager,
-    }
+    (
+        b.build().expect("the nqueenk program is well formed"),
+        NQueens {
+            cfg,
+            expected_items,
+            manager,
+        },
+    )
 }
 
 /// A worker's answer to one Work item.
@@ -151,12 +132,8 @@ fn explore(cfg: &Config, mut board: Board) -> Report {
 }
 
 impl Built for NQueens {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let counts = self.program.state_mut(self.manager).counts;
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let counts = program.state_mut(self.manager).counts;
         check(&self.cfg, self.expected_items, Some(counts))
     }
 }

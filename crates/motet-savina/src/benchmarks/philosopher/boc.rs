@@ -19,13 +19,13 @@ use motet_boc::{when, when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{check, Config, Forks};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::bench::{Outcome, Prepared};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -136,12 +136,12 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let seating = *cfg;
     let (forks, table) = match start(rt, move |h| seat(h, &seating)) {
         Ok(seated) => seated,
-        Err(e) => return failed(e),
+        Err(e) => return Outcome::failed(e),
     };
     rt.wait_quiescent();
     let done = match read(&table, |t| t.done) {
         Ok(done) => done,
-        Err(e) => return failed(e),
+        Err(e) => return Outcome::failed(e),
     };
     let seen = when(&forks[..], |forks| {
         let mut meals = 0;
@@ -161,7 +161,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     .wait();
     let (meals, forks) = match seen {
         Ok(seen) => seen,
-        Err(e) => return failed(format!("reading the forks failed: {e}")),
+        Err(e) => return Outcome::failed(format!("reading the forks failed: {e}")),
     };
     let mut outcome = check(cfg, meals, 0, Some(&forks));
     if outcome.check.is_ok() && done != cfg.n {

@@ -1,62 +1,54 @@
 //! Dining Philosophers on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config, Forks, ARBITRATOR_BATCH};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(PhilosopherFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct PhilosopherFloor {
-    cfg: Config,
-}
-
-impl Iteration for PhilosopherFloor {
-    fn run(&mut self) -> Outcome {
-        let Config { n, m } = self.cfg;
-        let mut sys = System::new();
-        let arbitrator = sys.spawn(Node::Arbitrator(Arbitrator {
-            philosophers: Vec::new(),
-            forks: Forks::new(n),
-            exited: 0,
-        }));
-        let philosophers: Vec<ActorId> = (0..n)
-            .map(|id| {
-                sys.spawn(Node::Philosopher(Philosopher {
-                    id: id as u32,
-                    rounds: m,
-                    eaten: 0,
-                    denials: 0,
-                    arbitrator,
-                }))
-            })
-            .collect();
-        sys.send(arbitrator, Msg::Init(philosophers.clone()));
-        for &philosopher in &philosophers {
-            sys.send(philosopher, Msg::Start);
-        }
-        sys.run();
-        let (mut meals, mut denials) = (0, 0);
-        let mut forks = None;
-        for node in sys.actors() {
-            match node {
-                Node::Arbitrator(a) if a.exited == n => forks = Some(&a.forks),
-                Node::Arbitrator(_) => {}
-                Node::Philosopher(p) => {
-                    meals += p.eaten;
-                    denials += p.denials;
-                }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let Config { n, m } = *cfg;
+    let mut sys = System::new();
+    let arbitrator = sys.spawn(Node::Arbitrator(Arbitrator {
+        philosophers: Vec::new(),
+        forks: Forks::new(n),
+        exited: 0,
+    }));
+    let philosophers: Vec<ActorId> = (0..n)
+        .map(|id| {
+            sys.spawn(Node::Philosopher(Philosopher {
+                id: id as u32,
+                rounds: m,
+                eaten: 0,
+                denials: 0,
+                arbitrator,
+            }))
+        })
+        .collect();
+    sys.send(arbitrator, Msg::Init(philosophers.clone()));
+    for &philosopher in &philosophers {
+        sys.send(philosopher, Msg::Start);
+    }
+    sys.run();
+    let (mut meals, mut denials) = (0, 0);
+    let mut forks = None;
+    for node in sys.actors() {
+        match node {
+            Node::Arbitrator(a) if a.exited == n => forks = Some(&a.forks),
+            Node::Arbitrator(_) => {}
+            Node::Philosopher(p) => {
+                meals += p.eaten;
+                denials += p.denials;
             }
         }
-        check(&self.cfg, meals, denials, forks)
     }
+    check(cfg, meals, denials, forks)
 }
 
 /// The messages of Dining Philosophers.

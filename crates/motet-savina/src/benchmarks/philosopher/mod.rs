@@ -17,7 +17,7 @@ mod boc;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Dining Philosophers (Savina 11).
@@ -58,31 +58,7 @@ const PARAMS: &[ParamSpec] = &[
 /// release them; on one worker the denials grew fifteen-fold (1.4 million) and the run four-fold.
 pub(crate) const ARBITRATOR_BATCH: u32 = 5;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -96,10 +72,7 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 2)?;
-        if n > u32::MAX as u64 {
-            return Err(format!("parameter `n` must be at most {}", u32::MAX));
-        }
+        let n = params.integer_as::<u32>("n", 2)?;
         params.integer("c", 0)?;
         Ok(Config {
             n: n as usize,
@@ -209,8 +182,7 @@ pub(crate) fn check(cfg: &Config, meals: u64, denials: u64, forks: Option<&Forks
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Forks, BENCHMARK};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::{rejects_alike as rejects, validates};
+    use crate::benchmarks::testing::{self, rejects_alike as rejects, validates};
 
     /// The last philosopher's right fork is the first one.
     #[test]
@@ -271,11 +243,11 @@ mod tests {
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        for outcome in boc_driver::validates(&BENCHMARK, &[("n", 5.0), ("m", 300.0)]) {
+        for outcome in testing::boc_validates(&BENCHMARK, &[("n", 5.0), ("m", 300.0)]) {
             assert_eq!(outcome.result["meals"], serde_json::json!(1_500));
             assert_eq!(outcome.result["denials"], serde_json::json!(0));
         }
-        boc_driver::validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
     }
 
     #[test]

@@ -27,23 +27,13 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Forks};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The Arbitrator's state.
@@ -119,16 +109,15 @@ struct Philosopher {
     denials: u64,
 }
 
-/// The built program, the Arbitrator and the philosophers.
+/// What reads the result of a built program: the Arbitrator and the philosophers.
 pub(super) struct Philosophers {
-    program: Program,
     cfg: Config,
     arbitrator: ReactorId<Arbitrator>,
     philosophers: Vec<ReactorId<Philosopher>>,
 }
 
 /// Builds the program for `cfg.n` philosophers of `cfg.m` meals each.
-pub(super) fn build(cfg: &Config) -> Philosophers {
+pub(super) fn build(cfg: &Config) -> (Program, Philosophers) {
     let Config { n, m } = *cfg;
     let mut b = ProgramBuilder::new();
     let arbitrator = b.reactor(
@@ -234,27 +223,25 @@ pub(super) fn build(cfg: &Config) -> Philosophers {
         philosophers.iter().map(|x| x.5).collect::<Ports<()>>(),
         finished,
     );
-    Philosophers {
-        program: b.build().expect("the philosopher program is well formed"),
-        cfg: *cfg,
-        arbitrator,
-        philosophers: philosophers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the philosopher program is well formed"),
+        Philosophers {
+            cfg: *cfg,
+            arbitrator,
+            philosophers: philosophers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for Philosophers {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let (mut meals, mut denials) = (0, 0);
         for &r in &self.philosophers {
-            let p = *self.program.state_mut(r);
+            let p = *program.state_mut(r);
             meals += p.meals;
             denials += p.denials;
         }
-        let a = self.program.state_mut(self.arbitrator);
+        let a = program.state_mut(self.arbitrator);
         let forks = (a.exits == self.cfg.n).then_some(&a.forks);
         check(&self.cfg, meals, denials, forks)
     }

@@ -1,50 +1,42 @@
 //! Ping Pong on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check_pairs, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(PingPongFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct PingPongFloor {
-    cfg: Config,
-}
-
-impl Iteration for PingPongFloor {
-    fn run(&mut self) -> Outcome {
-        let Config { n, p } = self.cfg;
-        let mut sys = System::new();
-        let mut pairs = Vec::with_capacity(p);
-        for _ in 0..p {
-            let pong = sys.spawn(Node::Pong { count: 0 });
-            let ping = sys.spawn(Node::Ping {
-                pong,
-                pings_left: n,
-                pongs: 0,
-            });
-            sys.send(ping, Msg::Start);
-            pairs.push((ping, pong));
-        }
-        sys.run();
-        let reports = pairs.iter().map(|&(ping, pong)| {
-            let Node::Pong { count } = *sys.actor(pong) else {
-                unreachable!("a pair's pong is a Pong")
-            };
-            let Node::Ping { pongs, .. } = *sys.actor(ping) else {
-                unreachable!("a pair's ping is a Ping")
-            };
-            (count, pongs)
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let Config { n, p } = *cfg;
+    let mut sys = System::new();
+    let mut pairs = Vec::with_capacity(p);
+    for _ in 0..p {
+        let pong = sys.spawn(Node::Pong { count: 0 });
+        let ping = sys.spawn(Node::Ping {
+            pong,
+            pings_left: n,
+            pongs: 0,
         });
-        check_pairs(n, p, reports)
+        sys.send(ping, Msg::Start);
+        pairs.push((ping, pong));
     }
+    sys.run();
+    let reports = pairs.iter().map(|&(ping, pong)| {
+        let Node::Pong { count } = *sys.actor(pong) else {
+            unreachable!("a pair's pong is a Pong")
+        };
+        let Node::Ping { pongs, .. } = *sys.actor(ping) else {
+            unreachable!("a pair's ping is a Ping")
+        };
+        (count, pongs)
+    });
+    check_pairs(n, p, reports)
 }
 
 /// The messages of Ping Pong.

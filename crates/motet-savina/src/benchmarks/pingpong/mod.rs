@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Ping Pong (Savina 1).
@@ -56,39 +56,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Process,
-            prepare: process::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, process, boc, reactor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -228,17 +196,12 @@ mod tests {
 
     #[test]
     fn every_model_runs_many_pairs() {
-        for (model, threads) in [
-            (Model::Actor, 1),
-            (Model::Actor, 2),
-            (Model::Process, 1),
-            (Model::Process, 2),
-            (Model::Boc, 1),
-            (Model::Boc, 2),
-            (Model::Floor, 1),
-        ] {
-            let outcome = testing::run(&BENCHMARK, model, threads, &[("n", 200.0), ("p", 37.0)]);
-            assert_eq!(outcome.result, serde_json::json!(200 * 37), "{model}");
-        }
+        let models = [Model::Actor, Model::Process, Model::Boc, Model::Floor];
+        testing::expect_result(
+            &BENCHMARK,
+            &testing::on_one_and_two(&models, 1),
+            &[("n", 200.0), ("p", 37.0)],
+            serde_json::json!(200 * 37),
+        );
     }
 }

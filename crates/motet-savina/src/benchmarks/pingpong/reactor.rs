@@ -12,23 +12,13 @@ use std::time::Duration;
 use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// Ping's state.
@@ -37,16 +27,15 @@ struct Ping {
     pongs: u64,
 }
 
-/// The built program and the reactors whose state holds the result.
+/// What reads the result of a built program: the reactors whose state holds the result.
 pub(super) struct PingPong {
-    program: Program,
     n: u64,
     ping: ReactorId<Ping>,
     pong: ReactorId<u64>,
 }
 
 /// Builds the program for `cfg.n` round trips.
-pub(super) fn build(cfg: &Config) -> PingPong {
+pub(super) fn build(cfg: &Config) -> (Program, PingPong) {
     let mut b = ProgramBuilder::new();
     let ping = b.reactor(
         "ping",
@@ -90,22 +79,20 @@ pub(super) fn build(cfg: &Config) -> PingPong {
         });
     b.connect(send, ping_in);
     b.connect(pong_out, receive);
-    PingPong {
-        program: b.build().expect("the ping-pong program is well formed"),
-        n: cfg.n,
-        ping,
-        pong,
-    }
+    (
+        b.build().expect("the ping-pong program is well formed"),
+        PingPong {
+            n: cfg.n,
+            ping,
+            pong,
+        },
+    )
 }
 
 impl Built for PingPong {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let count = *self.program.state_mut(self.pong);
-        let pongs = self.program.state_mut(self.ping).pongs;
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let count = *program.state_mut(self.pong);
+        let pongs = program.state_mut(self.ping).pongs;
         check(self.n, count, pongs)
     }
 }

@@ -7,26 +7,15 @@ use motet_runtime::Runtime;
 use num_bigint::BigUint;
 
 use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime, the numerators and the reference π (all untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let prepared = Prepared {
-        cfg,
-        numerators: Numerators::new(cfg.p),
-        expected: Expected::new(cfg.p),
-    };
+    let prepared = (cfg, Numerators::new(cfg.p), Expected::new(cfg.p));
     motet_support::prepare(prepared, threads, run)
-}
-
-/// What an iteration starts from.
-struct Prepared {
-    cfg: Config,
-    numerators: Arc<Numerators>,
-    expected: Expected,
 }
 
 enum MasterMsg {
@@ -158,9 +147,6 @@ pub(super) fn compute(cfg: Config, numerators: &Arc<Numerators>, rt: &Runtime) -
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the sum.
-fn run(prepared: &Prepared, rt: &Runtime) -> Outcome {
-    check(
-        &prepared.expected,
-        compute(prepared.cfg, &prepared.numerators, rt),
-    )
+fn run((cfg, numerators, expected): &(Config, Arc<Numerators>, Expected), rt: &Runtime) -> Outcome {
+    check(expected, compute(*cfg, numerators, rt))
 }

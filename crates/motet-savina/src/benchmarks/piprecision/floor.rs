@@ -6,28 +6,32 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 
 use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Builds the numerators and the reference π (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(PiFloor {
-        cfg,
-        numerators: Numerators::new(cfg.p),
-        expected: Expected::new(cfg.p),
-    }))
+    crate::floor::program(
+        PiFloor {
+            cfg,
+            numerators: Numerators::new(cfg.p),
+            expected: Expected::new(cfg.p),
+        },
+        PiFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct PiFloor {
     cfg: Config,
     numerators: Arc<Numerators>,
     expected: Expected,
 }
 
-impl Iteration for PiFloor {
-    fn run(&mut self) -> Outcome {
+impl PiFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         check(&self.expected, Some(compute(self.cfg, &self.numerators)))
     }
 }

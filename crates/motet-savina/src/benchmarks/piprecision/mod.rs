@@ -29,7 +29,7 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use num_integer::Integer;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Precise Pi (Savina 22).
@@ -43,12 +43,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 
 /// `-w` workers and `-p` decimal places; "small" is LF's small size (4,250 places).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "p",
         default: 5000.0,
@@ -57,27 +52,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -237,10 +212,7 @@ impl Expected {
 /// is the number of correct decimal places.
 pub(crate) fn check(expected: &Expected, sum: Option<Sum>) -> Outcome {
     let Some(sum) = sum else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the master did not finish".into()),
-        };
+        return Outcome::failed("the master did not finish");
     };
     let error = if sum.value >= expected.pi {
         &sum.value - &expected.pi

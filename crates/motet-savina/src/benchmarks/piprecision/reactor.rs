@@ -15,36 +15,20 @@ use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 use num_bigint::BigUint;
 
 use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// What every build shares, made once (untimed): the parameters, the numerators and the reference.
-pub(super) struct Prepared {
-    cfg: Config,
-    numerators: Arc<Numerators>,
-    expected: Arc<Expected>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            numerators: Numerators::new(cfg.p),
-            expected: Arc::new(Expected::new(cfg.p)),
-        })
-    }
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the numerators and the reference π are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare(
+        (cfg, Numerators::new(cfg.p), Arc::new(Expected::new(cfg.p))),
+        threads,
+        model,
+        build,
+    )
 }
 
 /// The Master's state.
@@ -62,21 +46,22 @@ struct Master {
     round: Vec<(u32, BigUint)>,
 }
 
-/// The built program and the Master, whose state holds the sum.
+/// What reads the result of a built program: the Master, whose state holds the sum.
 pub(super) struct PiPrecision {
-    program: Program,
     expected: Arc<Expected>,
     master: ReactorId<Master>,
 }
 
 /// Builds the program for `w` workers at scale `p`.
-pub(super) fn build(prep: &Prepared) -> PiPrecision {
-    let w = prep.cfg.w;
+fn build(
+    (cfg, numerators, expected): &(Config, Arc<Numerators>, Arc<Expected>),
+) -> (Program, PiPrecision) {
+    let w = cfg.w;
     let mut b = ProgramBuilder::new();
     let master = b.reactor(
         "master",
         Master {
-            requested: prep.cfg.window(),
+            requested: cfg.window(),
             sent: 0,
             stopped: false,
             sum: BigUint::ZERO,
@@ -129,7 +114,7 @@ pub(super) fn build(prep: &Prepared) -> PiPrecision {
             }
         });
     let workers = b.bank(w, |b, i| {
-        let r = b.reactor(&format!("worker[{i}]"), Arc::clone(&prep.numerators));
+        let r = b.reactor(&format!("worker[{i}]"), Arc::clone(numerators));
         let input = b.input::<Vec<u32>, _>(r, "work");
         let output = b.output::<Vec<(u32, BigUint)>, _>(r, "result");
         b.reaction(r, "compute").trigger(input).effect(output).body(
@@ -144,20 +129,18 @@ pub(super) fn build(prep: &Prepared) -> PiPrecision {
     });
     b.connect(work, workers.iter().map(|x| x.0).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.1).collect::<Ports<_>>(), results);
-    PiPrecision {
-        program: b.build().expect("the piprecision program is well formed"),
-        expected: Arc::clone(&prep.expected),
-        master,
-    }
+    (
+        b.build().expect("the piprecision program is well formed"),
+        PiPrecision {
+            expected: Arc::clone(expected),
+            master,
+        },
+    )
 }
 
 impl Built for PiPrecision {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let m = self.program.state_mut(self.master);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let m = program.state_mut(self.master);
         let sum = Sum {
             value: std::mem::take(&mut m.sum),
             terms: m.terms,

@@ -14,13 +14,13 @@ use motet_boc::{when_detached, Cown};
 use motet_runtime::{Handle, Runtime};
 
 use super::{check, partition, quicksort_seq, Config};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::{failed, read, start};
+use crate::bench::{Outcome, Prepared};
+use crate::benchmarks::boc_driver::{read, start};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -62,6 +62,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     match sorted {
         Ok((sorted, sorters)) => check(cfg, sum, Some(&sorted), sorters),
-        Err(e) => failed(e),
+        Err(e) => Outcome::failed(e),
     }
 }

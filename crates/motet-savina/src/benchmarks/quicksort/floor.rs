@@ -1,34 +1,26 @@
 //! Quicksort on the sequential floor: the same tree of sorters, spawned while the system runs.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, merge, partition, quicksort_seq, Config, Position};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(QuicksortFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct QuicksortFloor {
-    cfg: Config,
-}
-
-impl Iteration for QuicksortFloor {
-    fn run(&mut self) -> Outcome {
-        let (values, sum) = self.cfg.generate();
-        let mut sys = System::new();
-        let root = sys.spawn(Sorter::new(None, Position::Root, self.cfg.t));
-        sys.send(root, Msg::Sort(values));
-        sys.run();
-        let root = sys.actor(root);
-        let sorted = root.done.then_some(root.result.as_slice());
-        check(&self.cfg, sum, sorted, root.sorters)
-    }
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let (values, sum) = cfg.generate();
+    let mut sys = System::new();
+    let root = sys.spawn(Sorter::new(None, Position::Root, cfg.t));
+    sys.send(root, Msg::Sort(values));
+    sys.run();
+    let root = sys.actor(root);
+    let sorted = root.done.then_some(root.result.as_slice());
+    check(cfg, sum, sorted, root.sorters)
 }
 
 /// The messages of Quicksort.

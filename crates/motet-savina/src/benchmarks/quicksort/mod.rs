@@ -19,7 +19,7 @@ mod actor;
 mod boc;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -60,23 +60,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -210,10 +194,7 @@ pub(crate) fn merge(mine: &mut Vec<i64>, mut theirs: Vec<i64>, position: Positio
 /// length and the sorter count.
 pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u64) -> Outcome {
     let Some(sorted) = sorted else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root sorter reported no result".into()),
-        };
+        return Outcome::failed("the root sorter reported no result");
     };
     let result = serde_json::json!({ "length": sorted.len(), "sorters": sorters });
     let check = if sorted.len() != cfg.n {
@@ -244,8 +225,7 @@ pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u6
 #[cfg(test)]
 mod tests {
     use super::{check, merge, partition, quicksort_seq, Config, Position, BENCHMARK, DEFAULTS};
-    use crate::benchmarks::boc_driver;
-    use crate::benchmarks::testing::validates;
+    use crate::benchmarks::testing::{self, validates};
 
     #[test]
     fn default_input_has_savinas_sum() {
@@ -311,10 +291,10 @@ mod tests {
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 20_000.0), ("t", 500.0)];
         let actor = &validates(&BENCHMARK, &sets)[0].result["sorters"];
-        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+        for outcome in testing::boc_validates(&BENCHMARK, &sets) {
             assert_eq!(&outcome.result["sorters"], actor);
         }
-        boc_driver::validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
-        boc_driver::validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
+        testing::boc_validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
     }
 }

@@ -1,28 +1,32 @@
 //! Radix Sort on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config, Expected, Seen};
 
 /// Builds the floor program and the expected result (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(RadixFloor {
-        cfg,
-        expected: Expected::of(&cfg),
-    }))
+    crate::floor::program(
+        RadixFloor {
+            cfg,
+            expected: Expected::of(&cfg),
+        },
+        RadixFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct RadixFloor {
     cfg: Config,
     expected: Expected,
 }
 
-impl Iteration for RadixFloor {
-    fn run(&mut self) -> Outcome {
+impl RadixFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let cfg = self.cfg;
         let mut sys = System::new();
         let validation = sys.spawn(Node::Validation {

@@ -19,7 +19,7 @@ mod actor;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -55,27 +55,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -179,10 +159,7 @@ impl Seen {
 /// Validates a run: `seen` must be in order and match `expected`. The result is the sum.
 pub(crate) fn check(expected: &Expected, seen: Option<Seen>) -> Outcome {
     let Some(seen) = seen else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the validation stage did not finish".into()),
-        };
+        return Outcome::failed("the validation stage did not finish");
     };
     let mut outcome = Outcome::expect_eq("sum", expected.sum, seen.sum);
     let problem = if let Some((v, i)) = seen.out_of_place {
@@ -209,21 +186,17 @@ pub(crate) fn check(expected: &Expected, seen: Option<Seen>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Expected, Seen, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(n: f64, m: f64, s: f64) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        p.set("n", n).unwrap();
-        p.set("m", m).unwrap();
-        p.set("s", s).unwrap();
-        Config::from_params(&p).unwrap()
+        let sets = [("n", n), ("m", m), ("s", s)];
+        Config::from_params(&testing::defaults(&BENCHMARK, &sets)).unwrap()
     }
 
     /// SPEC.md: the LCG-era sum at the defaults is 3,275,789,328; 60 stages.
     #[test]
     fn defaults_have_savinas_sum_and_sixty_stages() {
-        let cfg = Config::from_params(&Params::defaults(BENCHMARK.params)).unwrap();
+        let cfg = Config::from_params(&testing::defaults(&BENCHMARK, &[])).unwrap();
         assert_eq!(Expected::of(&cfg).sum, 3_275_789_328);
         assert_eq!(cfg.radices().count(), 60);
         assert_eq!(cfg.radices().last(), Some(1));

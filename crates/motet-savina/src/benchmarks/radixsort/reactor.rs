@@ -13,35 +13,16 @@ use std::time::Duration;
 use motet_reactor::{Input, Output, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config, Expected, Seen};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::random::PseudoRandom;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// The parameters and the expected result (computed once, untimed).
-pub(super) struct Prepared {
-    cfg: Config,
-    expected: Expected,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            expected: Expected::of(&cfg),
-        })
-    }
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the expected result are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Expected::of(&cfg)), threads, model, build)
 }
 
 /// The Source's state: the generator and the values left to send.
@@ -59,17 +40,15 @@ struct Stage {
     sent: usize,
 }
 
-/// The built program and the Validation stage.
+/// What reads the result of a built program: the Validation stage.
 pub(super) struct RadixSort {
-    program: Program,
     n: u64,
     expected: Expected,
     validation: ReactorId<Seen>,
 }
 
 /// Builds the pipeline for `cfg.n` values below `cfg.m`.
-pub(super) fn build(prep: &Prepared) -> RadixSort {
-    let cfg = prep.cfg;
+fn build(&(cfg, expected): &(Config, Expected)) -> (Program, RadixSort) {
     let (n, m) = (cfg.n, cfg.m);
     let mut b = ProgramBuilder::new();
     let source = b.reactor(
@@ -114,12 +93,14 @@ pub(super) fn build(prep: &Prepared) -> RadixSort {
             }
         });
     b.connect(upstream, input);
-    RadixSort {
-        program: b.build().expect("the radixsort program is well formed"),
-        n,
-        expected: prep.expected,
-        validation,
-    }
+    (
+        b.build().expect("the radixsort program is well formed"),
+        RadixSort {
+            n,
+            expected,
+            validation,
+        },
+    )
 }
 
 /// Declares the sort stage for `radix` and returns its input and output.
@@ -167,12 +148,8 @@ fn stage(b: &mut ProgramBuilder, radix: u64, n: u64) -> (Input<u64>, Output<u64>
 }
 
 impl Built for RadixSort {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let seen = *self.program.state_mut(self.validation);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let seen = *program.state_mut(self.validation);
         check(&self.expected, (seen.count == self.n).then_some(seen))
     }
 }

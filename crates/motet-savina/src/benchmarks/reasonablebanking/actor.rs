@@ -14,13 +14,12 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Ledger, Transfers};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::failed;
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -330,10 +329,10 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     rt.wait_quiescent();
     let ledgers: Option<Vec<Ledger>> = match ledgers.lock() {
         Ok(mut ledgers) => ledgers.drain(..).collect(),
-        Err(_) => return failed("an account panicked while recording its ledger".into()),
+        Err(_) => return Outcome::failed("an account panicked while recording its ledger"),
     };
     let Some(ledgers) = ledgers else {
-        return failed("an account did not record its ledger".into());
+        return Outcome::failed("an account did not record its ledger");
     };
     check(
         cfg,

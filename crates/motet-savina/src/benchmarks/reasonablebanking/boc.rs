@@ -11,13 +11,12 @@ use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Ledger};
-use crate::bench::{Iteration, Outcome};
-use crate::benchmarks::boc_driver::failed;
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support;
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
@@ -76,6 +75,6 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     .wait();
     match (counts, ledgers) {
         (Ok((committed, refused)), Ok(ledgers)) => check(cfg, committed, refused, &ledgers),
-        (Err(e), _) | (_, Err(e)) => failed(format!("reading the results failed: {e}")),
+        (Err(e), _) | (_, Err(e)) => Outcome::failed(format!("reading the results failed: {e}")),
     }
 }

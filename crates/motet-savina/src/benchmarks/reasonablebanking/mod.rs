@@ -36,7 +36,7 @@ mod actor;
 mod boc;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -78,23 +78,7 @@ pub(crate) const INITIAL_BALANCE: i64 = 1_000;
 /// Teller k's generator starts from this seed plus k.
 const TELLER_SEED: i64 = 123_456;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -110,14 +94,8 @@ pub(crate) struct Config {
 impl Config {
     /// Reads and checks the parameters.
     pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let accounts = params.integer("a", 2)?;
-        if accounts > i32::MAX as u64 {
-            return Err(format!("parameter `a` must be at most {}", i32::MAX));
-        }
-        let tellers = params.integer("t", 1)?;
-        if tellers > u32::MAX as u64 {
-            return Err(format!("parameter `t` must be at most {}", u32::MAX));
-        }
+        let accounts = params.integer_as::<i32>("a", 2)?;
+        let tellers = params.integer_as::<u32>("t", 1)?;
         Ok(Config {
             accounts: accounts as usize,
             transfers: params.integer("n", 0)?,
@@ -288,9 +266,8 @@ fn check_ledgers(
 mod tests {
     use super::{check, Config, Ledger, BENCHMARK, INITIAL_BALANCE};
     use crate::bench::Model;
-    use crate::benchmarks::boc_driver;
     use crate::benchmarks::testing::{
-        params, rejects_alike as rejects, run_iterations as run, validates,
+        self, params, rejects_alike as rejects, run_iterations as run, validates,
     };
 
     fn cfg() -> Config {
@@ -370,9 +347,9 @@ mod tests {
 
     #[test]
     fn boc_validates_at_a_reduced_size() {
-        boc_driver::validates(&BENCHMARK, &[("a", 20.0), ("n", 2_000.0), ("t", 3.0)]);
-        boc_driver::validates(&BENCHMARK, &[("a", 2.0), ("n", 300.0), ("t", 2.0)]);
-        boc_driver::validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0), ("t", 4.0)]);
+        testing::boc_validates(&BENCHMARK, &[("a", 20.0), ("n", 2_000.0), ("t", 3.0)]);
+        testing::boc_validates(&BENCHMARK, &[("a", 2.0), ("n", 300.0), ("t", 2.0)]);
+        testing::boc_validates(&BENCHMARK, &[("a", 10.0), ("n", 0.0), ("t", 4.0)]);
     }
 
     #[test]

@@ -7,12 +7,12 @@ use motet_actor::{Actor, Addr, Context, Spawn};
 use motet_runtime::Runtime;
 
 use super::{check, CBlocks, Config, Inputs, Work};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the matrices and the runtime (untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Program::new(Config::from_params(params)?), threads, run)
 }
 
@@ -35,10 +35,7 @@ impl Program {
 fn run(program: &Program, rt: &Runtime) -> Outcome {
     match multiply(program, rt) {
         Ok(c) => check(&program.cfg, Some(&c)),
-        Err(e) => Outcome {
-            result: serde_json::Value::Null,
-            check: Err(e),
-        },
+        Err(e) => Outcome::failed(e),
     }
 }
 

@@ -6,26 +6,30 @@
 use std::collections::VecDeque;
 
 use super::{check, CBlocks, Config, Inputs};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Builds the matrices (untimed); `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(MatMulFloor {
-        cfg,
-        inputs: Inputs::new(cfg.n),
-    }))
+    crate::floor::program(
+        MatMulFloor {
+            cfg,
+            inputs: Inputs::new(cfg.n),
+        },
+        MatMulFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct MatMulFloor {
     cfg: Config,
     inputs: Inputs,
 }
 
-impl Iteration for MatMulFloor {
-    fn run(&mut self) -> Outcome {
+impl MatMulFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut c = CBlocks::new(&self.cfg);
         let mut queue = VecDeque::from([self.cfg.root_work()]);
         while let Some(work) = queue.pop_front() {

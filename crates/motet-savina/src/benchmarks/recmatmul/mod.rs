@@ -25,7 +25,7 @@ mod floor;
 mod matrix;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 pub(crate) use matrix::{CBlocks, Inputs, Work};
@@ -41,12 +41,7 @@ pub static BENCHMARK: Benchmark = Benchmark {
 
 /// `-w`, `-n`, `-t`, `-p`; "small" is LF's small size (`n = 512`).
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "w",
-        default: 20.0,
-        small: 20.0,
-        help: "worker actors",
-    },
+    super::WORKERS,
     ParamSpec {
         name: "n",
         default: 1024.0,
@@ -59,36 +54,10 @@ const PARAMS: &[ParamSpec] = &[
         small: 16384.0,
         help: "largest block (elements) a worker multiplies without splitting",
     },
-    ParamSpec {
-        name: "p",
-        default: 10.0,
-        small: 10.0,
-        help:
-            "message priorities (used only by Savina's priority-mailbox variant; accepted, unused)",
-    },
+    super::priorities(10.0),
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -157,10 +126,7 @@ impl Config {
 /// variant.
 pub(crate) fn check(cfg: &Config, c: Option<&CBlocks>) -> Outcome {
     let Some(c) = c else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the Master reported no C".into()),
-        };
+        return Outcome::failed("the Master reported no C");
     };
     let n = cfg.n as f64;
     // Column indices as floats, so the expected row is one multiplication per entry.
@@ -217,14 +183,9 @@ fn row_sum_and_mismatch(ni: f64, columns: &[f64], row: &[f64]) -> (f64, bool) {
 mod tests {
     use super::{check, row_sum_and_mismatch, CBlocks, Config, BENCHMARK, LANES};
     use crate::benchmarks::testing;
-    use crate::params::Params;
 
     fn config(sets: &[(&str, f64)]) -> Result<Config, String> {
-        let mut params = Params::defaults(BENCHMARK.params);
-        for &(name, value) in sets {
-            params.set(name, value)?;
-        }
-        Config::from_params(&params)
+        Config::from_params(&testing::defaults(&BENCHMARK, sets))
     }
 
     #[test]

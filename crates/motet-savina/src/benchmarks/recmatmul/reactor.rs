@@ -16,34 +16,15 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, CBlocks, Config, Inputs, Work};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Prepared::new(params)?, threads, Model::ReactorLevel, build)
-}
-
-/// The parameters and the matrices A and B (built once, untimed, shared read-only).
-pub(super) struct Prepared {
-    cfg: Config,
-    inputs: Arc<Inputs>,
-}
-
-impl Prepared {
-    fn new(params: &Params) -> Result<Prepared, String> {
-        let cfg = Config::from_params(params)?;
-        Ok(Prepared {
-            cfg,
-            inputs: Arc::new(Inputs::new(cfg.n)),
-        })
-    }
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+/// The parameters and the matrices A and B are made once, untimed, for every iteration's program.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    reactor_support::prepare((cfg, Arc::new(Inputs::new(cfg.n))), threads, model, build)
 }
 
 /// A worker's state: the inputs and the blocks of C it owns.
@@ -52,16 +33,14 @@ struct Worker {
     c: CBlocks,
 }
 
-/// The built program, the Manager (its state is its queue) and the workers.
+/// What reads the result of a built program: the Manager (its state is its queue) and the workers.
 pub(super) struct MatMul {
-    program: Program,
     cfg: Config,
     workers: Vec<ReactorId<Worker>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
-pub(super) fn build(prep: &Prepared) -> MatMul {
-    let cfg = prep.cfg;
+fn build(&(cfg, ref inputs): &(Config, Arc<Inputs>)) -> (Program, MatMul) {
     let w = cfg.workers;
     let mut b = ProgramBuilder::new();
     let manager = b.reactor("manager", VecDeque::<Work>::new());
@@ -103,7 +82,7 @@ pub(super) fn build(prep: &Prepared) -> MatMul {
         let r = b.reactor(
             &format!("worker[{i}]"),
             Worker {
-                inputs: Arc::clone(&prep.inputs),
+                inputs: Arc::clone(inputs),
                 c: CBlocks::new(&cfg),
             },
         );
@@ -130,27 +109,22 @@ pub(super) fn build(prep: &Prepared) -> MatMul {
     });
     b.connect(work, workers.iter().map(|x| x.1).collect::<Ports<_>>());
     b.connect(workers.iter().map(|x| x.2).collect::<Ports<_>>(), more);
-    MatMul {
-        program: b.build().expect("the recmatmul program is well formed"),
-        cfg,
-        workers: workers.into_iter().map(|x| x.0).collect(),
-    }
+    (
+        b.build().expect("the recmatmul program is well formed"),
+        MatMul {
+            cfg,
+            workers: workers.into_iter().map(|x| x.0).collect(),
+        },
+    )
 }
 
 impl Built for MatMul {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
         let mut c = CBlocks::new(&self.cfg);
         for &r in &self.workers {
-            let blocks = std::mem::replace(&mut self.program.state_mut(r).c, CBlocks::empty());
+            let blocks = std::mem::replace(&mut program.state_mut(r).c, CBlocks::empty());
             if let Err(e) = c.absorb(blocks) {
-                return Outcome {
-                    result: serde_json::Value::Null,
-                    check: Err(e),
-                };
+                return Outcome::failed(e);
             }
         }
         check(&self.cfg, Some(&c))

@@ -1,28 +1,32 @@
 //! Sieve of Eratosthenes on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, expected, is_locally_prime, Config, Prime, Report};
 
 /// Builds the floor program and the expected counts (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(SieveFloor {
-        cfg,
-        expected: expected(&cfg),
-    }))
+    crate::floor::program(
+        SieveFloor {
+            cfg,
+            expected: expected(&cfg),
+        },
+        SieveFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct SieveFloor {
     cfg: Config,
     expected: Report,
 }
 
-impl Iteration for SieveFloor {
-    fn run(&mut self) -> Outcome {
+impl SieveFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut sys = System::new();
         let producer = sys.spawn(Node::Producer { cfg: self.cfg });
         let first = sys.spawn(Node::Filter(Filter::new(1, self.cfg.m, 2)));

@@ -13,7 +13,7 @@
 mod actor;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Sieve of Eratosthenes (Savina 18).
@@ -42,19 +42,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -157,10 +145,7 @@ pub(crate) fn expected(cfg: &Config) -> Report {
 /// Validates a run: the last filter's report must equal `expected`. The result is the prime count.
 pub(crate) fn check(expected: Report, got: Option<Report>) -> Outcome {
     let Some(got) = got else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the last filter did not report".into()),
-        };
+        return Outcome::failed("the last filter did not report");
     };
     let mut outcome = Outcome::expect_eq("primes", expected.primes, got.primes);
     if outcome.check.is_ok() && got.filters != expected.filters {
@@ -175,13 +160,12 @@ pub(crate) fn check(expected: Report, got: Option<Report>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, expected, Config, Report, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     /// SPEC.md: 9,592 primes and 10 filters at the defaults.
     #[test]
     fn defaults_have_savinas_counts() {
-        let cfg = Config::from_params(&Params::defaults(BENCHMARK.params)).unwrap();
+        let cfg = Config::from_params(&testing::defaults(&BENCHMARK, &[])).unwrap();
         assert_eq!(
             expected(&cfg),
             Report {

@@ -7,12 +7,12 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, neighbours, CellState, Config, Grid, Neighbours, Update};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Draws the grid, computes the reference total and builds the runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     let program = Program {
         cfg,

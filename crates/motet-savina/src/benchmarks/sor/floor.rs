@@ -6,27 +6,31 @@
 use std::rc::Rc;
 
 use super::{check, neighbours, CellState, Config, Grid, Update};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 /// Draws the grid and computes the reference total (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(SorFloor {
-        cfg,
-        grid: Rc::new(Grid::new(&cfg)),
-    }))
+    crate::floor::program(
+        SorFloor {
+            cfg,
+            grid: Rc::new(Grid::new(&cfg)),
+        },
+        SorFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct SorFloor {
     cfg: Config,
     grid: Rc<Grid>,
 }
 
-impl Iteration for SorFloor {
-    fn run(&mut self) -> Outcome {
+impl SorFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut sys = System::new();
         let runner = sys.spawn(Node::Runner(Runner {
             cfg: self.cfg,

@@ -26,7 +26,7 @@ mod actor;
 mod cell;
 mod floor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
@@ -60,19 +60,7 @@ const SEED: i64 = 10_101_010;
 /// The largest relative difference from the direct computation the check accepts.
 const TOLERANCE: f64 = 1e-9;
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -155,10 +143,7 @@ pub(crate) fn direct_total(cfg: &Config, initial: &[f64]) -> f64 {
 /// total, and every cell counted once. The result is the total.
 pub(crate) fn check(cfg: &Config, reference: f64, total: Option<(f64, usize)>) -> Outcome {
     let Some((total, cells)) = total else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the runner reported no total".into()),
-        };
+        return Outcome::failed("the runner reported no total");
     };
     let check = if cells != cfg.s * cfg.s {
         Err(format!(

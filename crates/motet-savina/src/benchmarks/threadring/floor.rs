@@ -1,44 +1,36 @@
 //! Thread Ring on the sequential floor.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, Config};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
-    Ok(Box::new(RingFloor {
-        cfg: Config::from_params(params)?,
-    }))
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
-/// The prepared program.
-struct RingFloor {
-    cfg: Config,
-}
-
-impl Iteration for RingFloor {
-    fn run(&mut self) -> Outcome {
-        let Config { n, r } = self.cfg;
-        let mut sys = System::new();
-        let ring: Vec<ActorId> = (0..n)
-            .map(|_| {
-                sys.spawn(RingNode {
-                    n: n as u64,
-                    next: None,
-                    got_zero: false,
-                })
+/// One timed iteration: runs the program on a fresh system and checks the result.
+fn run(cfg: &Config) -> Outcome {
+    let Config { n, r } = *cfg;
+    let mut sys = System::new();
+    let ring: Vec<ActorId> = (0..n)
+        .map(|_| {
+            sys.spawn(RingNode {
+                n: n as u64,
+                next: None,
+                got_zero: false,
             })
-            .collect();
-        for (i, &node) in ring.iter().enumerate() {
-            sys.send(node, Msg::Data(ring[(i + 1) % n]));
-        }
-        sys.send(ring[0], Msg::Ping(r));
-        sys.run();
-        let zero_at = sys.actors().iter().position(|node| node.got_zero);
-        check(n, r, zero_at)
+        })
+        .collect();
+    for (i, &node) in ring.iter().enumerate() {
+        sys.send(node, Msg::Data(ring[(i + 1) % n]));
     }
+    sys.send(ring[0], Msg::Ping(r));
+    sys.run();
+    let zero_at = sys.actors().iter().position(|node| node.got_zero);
+    check(n, r, zero_at)
 }
 
 /// The messages of Thread Ring.

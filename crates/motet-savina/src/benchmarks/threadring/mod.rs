@@ -16,7 +16,7 @@ mod floor;
 mod process;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Thread Ring (Savina 5).
@@ -44,35 +44,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    #[cfg_attr(not(feature = "peers"), allow(unused_mut))]
-    let mut v = vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Process,
-            prepare: process::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ];
-    #[cfg(feature = "peers")]
-    v.extend(peers::variants());
-    v
-}
+variants!(actor, process, reactor, floor, peers);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -99,10 +71,7 @@ pub(crate) fn check(n: usize, r: u64, zero_at: Option<usize>) -> Outcome {
     let expected = (r % n as u64) as usize;
     match zero_at {
         Some(at) => Outcome::expect_eq("actor receiving the zero ping", expected as u64, at as u64),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("no actor received the zero ping".into()),
-        },
+        None => Outcome::failed("no actor received the zero ping"),
     }
 }
 

@@ -21,11 +21,8 @@ fn outcome(Config { n, r }: Config, reports: &[usize]) -> Outcome {
     match reports {
         [] => super::check(n, r, None),
         [zero_at] => super::check(n, r, Some(*zero_at)),
-        _ => Outcome {
-            result: serde_json::Value::Null,
-            check: Err(format!(
-                "expected one ring member to get the zero ping, got {reports:?}"
-            )),
-        },
+        _ => Outcome::failed(format!(
+            "expected one ring member to get the zero ping, got {reports:?}"
+        )),
     }
 }

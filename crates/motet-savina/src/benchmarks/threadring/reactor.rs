@@ -12,37 +12,26 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// The initializer's state: the node that received the zero ping.
 type ZeroAt = Option<usize>;
 
-/// The built program and the initializer, which holds the result.
+/// What reads the result of a built program: the initializer, which holds the result.
 pub(super) struct ThreadRing {
-    program: Program,
     cfg: Config,
     init: ReactorId<ZeroAt>,
 }
 
 /// Builds a ring of `cfg.n` nodes for `cfg.r` passes.
-pub(super) fn build(cfg: &Config) -> ThreadRing {
+pub(super) fn build(cfg: &Config) -> (Program, ThreadRing) {
     let Config { n, r } = *cfg;
     let mut b = ProgramBuilder::new();
     let init = b.reactor("init", None::<usize>);
@@ -114,20 +103,15 @@ pub(super) fn build(cfg: &Config) -> ThreadRing {
     if let Some(first) = nodes[0].3 {
         b.connect(start, first);
     }
-    ThreadRing {
-        program: b.build().expect("the thread-ring program is well formed"),
-        cfg: *cfg,
-        init,
-    }
+    (
+        b.build().expect("the thread-ring program is well formed"),
+        ThreadRing { cfg: *cfg, init },
+    )
 }
 
 impl Built for ThreadRing {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let zero_at = *self.program.state_mut(self.init);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let zero_at = *program.state_mut(self.init);
         check(self.cfg.n, self.cfg.r, zero_at)
     }
 }

@@ -16,7 +16,7 @@ mod boc;
 mod floor;
 mod reactor;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
 /// Trapezoidal Approximation (Savina 21).
@@ -56,31 +56,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Boc,
-            prepare: boc::prepare,
-        },
-        Variant {
-            model: Model::Reactor,
-            prepare: reactor::prepare,
-        },
-        Variant {
-            model: Model::ReactorLevel,
-            prepare: reactor::prepare_level,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, boc, reactor, floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -177,10 +153,7 @@ const TOLERANCE: f64 = 1e-12;
 /// result is the area.
 pub(crate) fn check(cfg: &Config, area: Option<f64>) -> Outcome {
     let Some(area) = area else {
-        return Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the master reported no area".into()),
-        };
+        return Outcome::failed("the master reported no area");
     };
     let check = if (area - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1e-300) {
         Ok(())
@@ -197,9 +170,8 @@ pub(crate) fn check(cfg: &Config, area: Option<f64>) -> Outcome {
 mod tests {
     use super::{check, Config, BENCHMARK};
     use crate::bench::Model;
-    use crate::benchmarks::boc_driver;
     use crate::benchmarks::testing::{
-        params, rejects_alike as rejects, run_iterations as run, validates,
+        self, params, rejects_alike as rejects, run_iterations as run, validates,
     };
 
     /// The composite trapezoid rule over the whole interval, written independently of the workers:
@@ -270,10 +242,10 @@ mod tests {
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 20_000.0), ("w", 7.0)];
         let cfg = Config::from_params(&params(&BENCHMARK, &sets)).unwrap();
-        for outcome in boc_driver::validates(&BENCHMARK, &sets) {
+        for outcome in testing::boc_validates(&BENCHMARK, &sets) {
             assert_eq!(outcome.result.as_f64(), Some(cfg.expected));
         }
-        boc_driver::validates(
+        testing::boc_validates(
             &BENCHMARK,
             &[("n", 3.0), ("w", 1.0), ("l", 0.0), ("r", 0.5)],
         );

@@ -8,37 +8,26 @@
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{area, check, Config};
-use crate::bench::{Iteration, Model, Outcome};
+use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
-/// The readiness scheduler (model `reactor`).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(Config::from_params(params)?, threads, Model::Reactor, build)
-}
-
-/// LF's level scheduler (model `reactor-level`).
-pub(super) fn prepare_level(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
-    reactor_support::prepare(
-        Config::from_params(params)?,
-        threads,
-        Model::ReactorLevel,
-        build,
-    )
+/// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
+pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
+    reactor_support::prepare(Config::from_params(params)?, threads, model, build)
 }
 
 /// A worker's range: left and right end points and the piece width.
 type Range = (f64, f64, f64);
 
-/// The built program and the Master, whose state holds the area once summed.
+/// What reads the result of a built program: the Master, whose state holds the area once summed.
 pub(super) struct Trapezoid {
-    program: Program,
     cfg: Config,
     master: ReactorId<Option<f64>>,
 }
 
 /// Builds the program for `cfg.w` workers.
-pub(super) fn build(cfg: &Config) -> Trapezoid {
+pub(super) fn build(cfg: &Config) -> (Program, Trapezoid) {
     let c = *cfg;
     let mut b = ProgramBuilder::new();
     let master = b.reactor("master", None::<f64>);
@@ -76,20 +65,15 @@ pub(super) fn build(cfg: &Config) -> Trapezoid {
     });
     b.connect(work, workers.iter().map(|x| x.0).collect::<Ports<Range>>());
     b.connect(workers.iter().map(|x| x.1).collect::<Ports<f64>>(), results);
-    Trapezoid {
-        program: b.build().expect("the trapezoid program is well formed"),
-        cfg: c,
-        master,
-    }
+    (
+        b.build().expect("the trapezoid program is well formed"),
+        Trapezoid { cfg: c, master },
+    )
 }
 
 impl Built for Trapezoid {
-    fn program(&mut self) -> &mut Program {
-        &mut self.program
-    }
-
-    fn outcome(&mut self) -> Outcome {
-        let area = *self.program.state_mut(self.master);
+    fn outcome(&mut self, program: &mut Program) -> Outcome {
+        let area = *program.state_mut(self.master);
         check(&self.cfg, area)
     }
 }

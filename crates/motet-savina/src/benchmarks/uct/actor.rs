@@ -4,12 +4,12 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, replay, Config, Decision, Report, RootState};
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime and replays the Root's decisions (both untimed); `threads` workers.
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     motet_support::prepare((cfg, replay(&cfg).size), threads, run)
 }

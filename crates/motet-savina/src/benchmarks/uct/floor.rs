@@ -1,29 +1,33 @@
 //! Unbalanced Cobwebbed Tree on the sequential floor: the same actors and messages, nodes spawned
 //! from handlers.
 
-use crate::bench::{Iteration, Outcome};
+use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{check, replay, Config, Decision, Report, RootState};
 
 /// Replays the Root's decisions (untimed); `threads` is ignored.
-pub(super) fn prepare(params: &Params, _threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    Ok(Box::new(UctFloor {
-        cfg,
-        expected_size: replay(&cfg).size,
-    }))
+    crate::floor::program(
+        UctFloor {
+            cfg,
+            expected_size: replay(&cfg).size,
+        },
+        UctFloor::run,
+    )
 }
 
-/// The prepared program.
+/// What every iteration reads, made once, untimed.
 struct UctFloor {
     cfg: Config,
     expected_size: i32,
 }
 
-impl Iteration for UctFloor {
-    fn run(&mut self) -> Outcome {
+impl UctFloor {
+    /// One timed iteration: runs the program on a fresh system and checks the result.
+    fn run(&self) -> Outcome {
         let mut sys = System::new();
         let root = sys.spawn(Tree::Root(Root {
             state: RootState::new(self.cfg),

@@ -23,12 +23,11 @@
 
 mod actor;
 mod floor;
-mod java_random;
 
-use crate::bench::{Benchmark, Model, Outcome, Variant};
+use crate::bench::{Benchmark, Outcome};
 use crate::params::{ParamSpec, Params};
 
-pub(crate) use java_random::JavaRandom;
+use crate::random::JavaRandom;
 
 /// Unbalanced Cobwebbed Tree (Savina 19).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -73,19 +72,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-/// The implementations, the sequential floor first.
-fn variants() -> Vec<Variant> {
-    vec![
-        Variant {
-            model: Model::Actor,
-            prepare: actor::prepare,
-        },
-        Variant {
-            model: Model::Floor,
-            prepare: floor::prepare,
-        },
-    ]
-}
+variants!(actor, floor);
 
 /// The seed of the Root's `java.util.Random`.
 const ROOT_SEED: i64 = 2;
@@ -199,7 +186,7 @@ impl RootState {
             };
         }
         let comp_size = self.next_normal();
-        let r = self.rng.next_int(100);
+        let r = self.rng.next_int_below(100);
         let current_id = self.size;
         let decision = if r > self.cfg.urgent {
             Decision::Generate {
@@ -209,7 +196,7 @@ impl RootState {
         } else {
             self.counts[1] += 1;
             Decision::Urgent {
-                urgent_child: self.rng.next_int(b),
+                urgent_child: self.rng.next_int_below(b),
                 current_id,
                 comp_size,
             }
@@ -256,25 +243,17 @@ pub(crate) struct Report {
 pub(crate) fn check(expected_size: i32, got: Option<Report>) -> Outcome {
     match got {
         Some(report) => Outcome::expect_eq("final size", expected_size, report.size),
-        None => Outcome {
-            result: serde_json::Value::Null,
-            check: Err("the root did not finish".into()),
-        },
+        None => Outcome::failed("the root did not finish"),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::{check, replay, Config, Report, BENCHMARK};
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
-    use crate::params::Params;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(sets: &[(&str, f64)]) -> Config {
-        let mut p = Params::defaults(BENCHMARK.params);
-        for &(n, v) in sets {
-            p.set(n, v).unwrap();
-        }
-        Config::from_params(&p).unwrap()
+        Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
     /// SPEC.md: final size 199,991; 19,998 grants, 10,203 urgent, 19,938 denials.

@@ -3,7 +3,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::actorcreation::Config;
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -63,9 +63,7 @@ impl Handler<Spread> for Testee {
         }
         for slot in &mut self.children {
             let (me, place, done) = (ctx.address(), self.place.clone(), self.done.clone());
-            let child = Testee::start_in_arbiter(self.place.next_arbiter(), move |_| {
-                Testee::new(Some(me), place, done)
-            });
+            let child = self.place.start(move || Testee::new(Some(me), place, done));
             child.do_send(Spread(depth - 1));
             *slot = Some(child);
         }
@@ -86,7 +84,7 @@ impl Handler<Leaves> for Testee {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -1,15 +1,14 @@
 //! Actor creation on kameo: every testee spawns its two children from its handler, with unbounded
 //! mailboxes on a tokio runtime with `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::actorcreation::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// Build a subtree of this depth.
 struct Spread(u32);
@@ -57,7 +56,7 @@ impl Message<Spread> for Testee {
         }
         for _ in 0..2 {
             let child = Testee::new(Some(ctx.actor_ref().clone()), self.done.clone());
-            let child = Testee::spawn_with_mailbox(child, mailbox::unbounded());
+            let child = kameo_spawn(child);
             child
                 .tell(Spread(depth - 1))
                 .try_send()
@@ -80,13 +79,13 @@ impl Message<Leaves> for Testee {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
 /// Spawns the root and sends it `Spread(n)`, on the main thread.
 async fn start(Config { n }: Config, reporter: Reporter<u64>) {
-    let root = Testee::spawn_with_mailbox(Testee::new(None, reporter), mailbox::unbounded());
+    let root = kameo_spawn(Testee::new(None, reporter));
     root.tell(Spread(n))
         .try_send()
         .expect("the root is running");

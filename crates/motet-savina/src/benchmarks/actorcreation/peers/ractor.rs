@@ -3,7 +3,7 @@
 
 use ::ractor::{Actor, ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::actorcreation::{Config, Msg};
 use crate::params::Params;
 use crate::peers::{tokio_program, Reporter};
@@ -76,7 +76,7 @@ impl Actor for Testee {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

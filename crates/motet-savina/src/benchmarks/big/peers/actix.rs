@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -112,7 +112,7 @@ impl Handler<Exit> for Sink {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -124,7 +124,7 @@ fn start(
     reporter: Reporter<Report>,
 ) -> (Addr<Sink>, Arc<[Addr<BigActor>]>) {
     let done = reporter.clone();
-    let sink = Sink::start_in_arbiter(place.next_arbiter(), move |_| Sink {
+    let sink = place.start(move || Sink {
         exits: 0,
         neighbors: Arc::from([]),
         done,
@@ -133,7 +133,7 @@ fn start(
         .map(|id| {
             let sink = sink.clone();
             let done = reporter.clone();
-            BigActor::start_in_arbiter(place.next_arbiter(), move |_| BigActor {
+            place.start(move || BigActor {
                 pinger: Pinger::new(id, n),
                 neighbors: Arc::from([]),
                 sink,

@@ -3,15 +3,14 @@
 
 use std::sync::Arc;
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 use super::{AfterPong, Pinger, Report};
 
@@ -108,7 +107,7 @@ impl Message<Exit> for Sink {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -119,7 +118,7 @@ async fn start(Config { n, w }: Config, reporter: Reporter<Report>) {
         neighbors: Arc::from([]),
         done: reporter.clone(),
     };
-    let sink = Sink::spawn_with_mailbox(sink, mailbox::unbounded());
+    let sink = kameo_spawn(sink);
     let bigs: Arc<[ActorRef<BigActor>]> = (0..w)
         .map(|id| {
             let big = BigActor {
@@ -128,7 +127,7 @@ async fn start(Config { n, w }: Config, reporter: Reporter<Report>) {
                 sink: sink.clone(),
                 done: reporter.clone(),
             };
-            BigActor::spawn_with_mailbox(big, mailbox::unbounded())
+            kameo_spawn(big)
         })
         .collect();
     drop(reporter);

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::big::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 use super::{AfterPong, Pinger, Report};
 
@@ -31,8 +31,6 @@ enum SinkMsg {
     Exit,
 }
 
-struct BigActor;
-
 struct BigState {
     pinger: Pinger,
     neighbors: Arc<[ActorRef<BigMsg>]>,
@@ -40,38 +38,27 @@ struct BigState {
     done: Reporter<Report>,
 }
 
-impl Actor for BigActor {
+impl RactorState for BigState {
     type Msg = BigMsg;
-    type State = BigState;
-    type Arguments = BigState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<BigMsg>,
-        state: BigState,
-    ) -> Result<BigState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<BigMsg>,
         msg: BigMsg,
-        state: &mut BigState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            BigMsg::Neighbors(neighbors) => state.neighbors = neighbors,
-            BigMsg::Pong(sender) => match state.pinger.pong(sender, state.neighbors.len()) {
+            BigMsg::Neighbors(neighbors) => self.neighbors = neighbors,
+            BigMsg::Pong(sender) => match self.pinger.pong(sender, self.neighbors.len()) {
                 AfterPong::Ping(target) => {
-                    state.neighbors[target].cast(BigMsg::Ping(state.pinger.id))?;
+                    self.neighbors[target].cast(BigMsg::Ping(self.pinger.id))?;
                 }
-                AfterPong::Exit => state.sink.cast(SinkMsg::Exit)?,
+                AfterPong::Exit => self.sink.cast(SinkMsg::Exit)?,
             },
             BigMsg::Ping(sender) => {
-                state.neighbors[sender].cast(BigMsg::Pong(state.pinger.id as i64))?;
+                self.neighbors[sender].cast(BigMsg::Pong(self.pinger.id as i64))?;
             }
             BigMsg::Exit => {
-                state.done.report(Report::Errors(state.pinger.errors));
+                self.done.report(Report::Errors(self.pinger.errors));
                 myself.stop(None);
             }
         }
@@ -79,42 +66,29 @@ impl Actor for BigActor {
     }
 }
 
-struct Sink;
-
 struct SinkState {
     exits: u64,
     neighbors: Arc<[ActorRef<BigMsg>]>,
     done: Reporter<Report>,
 }
 
-impl Actor for Sink {
+impl RactorState for SinkState {
     type Msg = SinkMsg;
-    type State = SinkState;
-    type Arguments = SinkState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<SinkMsg>,
-        state: SinkState,
-    ) -> Result<SinkState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<SinkMsg>,
         msg: SinkMsg,
-        state: &mut SinkState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            SinkMsg::Neighbors(neighbors) => state.neighbors = neighbors,
+            SinkMsg::Neighbors(neighbors) => self.neighbors = neighbors,
             SinkMsg::Exit => {
-                state.exits += 1;
-                if state.exits == state.neighbors.len() as u64 {
-                    for big in state.neighbors.iter() {
+                self.exits += 1;
+                if self.exits == self.neighbors.len() as u64 {
+                    for big in self.neighbors.iter() {
                         big.cast(BigMsg::Exit)?;
                     }
-                    state.done.report(Report::Exits(state.exits));
+                    self.done.report(Report::Exits(self.exits));
                     myself.stop(None);
                 }
             }
@@ -124,7 +98,7 @@ impl Actor for Sink {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -135,9 +109,7 @@ async fn start(Config { n, w }: Config, reporter: Reporter<Report>) {
         neighbors: Arc::from([]),
         done: reporter.clone(),
     };
-    let (sink, _) = Actor::spawn(None, Sink, sink_state)
-        .await
-        .expect("spawn the sink");
+    let (sink, _) = ractor_spawn(sink_state).await.expect("spawn the sink");
     let mut bigs = Vec::with_capacity(w);
     for id in 0..w {
         let state = BigState {
@@ -146,9 +118,7 @@ async fn start(Config { n, w }: Config, reporter: Reporter<Report>) {
             sink: sink.clone(),
             done: reporter.clone(),
         };
-        let (big, _) = Actor::spawn(None, BigActor, state)
-            .await
-            .expect("spawn a Big actor");
+        let (big, _) = ractor_spawn(state).await.expect("spawn a Big actor");
         bigs.push(big);
     }
     drop(reporter);

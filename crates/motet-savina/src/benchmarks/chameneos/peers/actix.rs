@@ -3,7 +3,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::chameneos::{Color, Config};
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -45,13 +45,12 @@ impl Actor for Mall {
         for i in 0..self.state.creatures {
             let mall = ctx.address();
             let done = self.done.clone();
-            let creature =
-                Creature::start_in_arbiter(self.place.next_arbiter(), move |_| Creature {
-                    color: Color::initial(i),
-                    meetings: 0,
-                    mall,
-                    _done: done,
-                });
+            let creature = self.place.start(move || Creature {
+                color: Color::initial(i),
+                meetings: 0,
+                mall,
+                _done: done,
+            });
             self.creatures.push(creature);
         }
     }
@@ -127,7 +126,7 @@ impl Handler<Exit> for Creature {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -1,16 +1,15 @@
 //! Chameneos on kameo: a mall and `C` creatures with unbounded mailboxes on a tokio runtime with
 //! `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
+use ::kameo::actor::ActorRef;
 use ::kameo::error::Infallible;
-use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::chameneos::{Color, Config};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 use super::Pairing;
 
@@ -43,7 +42,7 @@ impl Actor for Mall {
                 mall: me.clone(),
                 _done: mall.done.clone(),
             };
-            Creature::spawn_with_mailbox(creature, mailbox::unbounded());
+            kameo_spawn(creature);
         }
         Ok(mall)
     }
@@ -131,7 +130,7 @@ impl Message<Exit> for Creature {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -141,6 +140,6 @@ async fn start(Config { c, m }: Config, reporter: Reporter<u64>) {
         state: super::Mall::new(c, m),
         done: reporter,
     };
-    let mall = Mall::spawn_with_mailbox(mall, mailbox::unbounded());
+    let mall = kameo_spawn(mall);
     drop(mall);
 }

@@ -2,7 +2,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::count::Config;
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -79,7 +79,7 @@ impl Handler<Retrieve> for Counter {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -91,12 +91,12 @@ fn start(
     reporter: Reporter<u64>,
 ) -> (Addr<Producer>, Addr<Counter>) {
     let done = reporter.clone();
-    let counter = Counter::start_in_arbiter(place.next_arbiter(), move |_| Counter {
+    let counter = place.start(move || Counter {
         count: 0,
         _done: done,
     });
     let producer_counter = counter.clone();
-    let producer = Producer::start_in_arbiter(place.next_arbiter(), move |_| Producer {
+    let producer = place.start(move || Producer {
         n,
         counter: producer_counter,
         done: reporter,

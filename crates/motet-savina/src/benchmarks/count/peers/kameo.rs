@@ -1,15 +1,14 @@
 //! Counting Actor on kameo: a `Producer` and a `Counter` with unbounded mailboxes on a tokio
 //! runtime with `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::count::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// Producer's kick-off, and the counter's unit of work.
 struct Increment;
@@ -74,27 +73,21 @@ impl Message<Retrieve> for Counter {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
 async fn start(Config { n }: Config, reporter: Reporter<u64>) {
-    let counter = Counter::spawn_with_mailbox(
-        Counter {
-            count: 0,
-            _done: reporter.clone(),
-        },
-        mailbox::unbounded(),
-    );
-    let producer = Producer::spawn_with_mailbox(
-        Producer {
-            n,
-            counter,
-            done: reporter,
-        },
-        mailbox::unbounded(),
-    );
+    let counter = kameo_spawn(Counter {
+        count: 0,
+        _done: reporter.clone(),
+    });
+    let producer = kameo_spawn(Producer {
+        n,
+        counter,
+        done: reporter,
+    });
     producer
         .tell(Increment)
         .try_send()

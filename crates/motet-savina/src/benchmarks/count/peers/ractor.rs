@@ -1,11 +1,11 @@
 //! Counting Actor on ractor: a `Producer` and a `Counter` on a tokio runtime with `threads` workers.
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::count::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// The producer's messages.
 enum ProducerMsg {
@@ -23,42 +23,29 @@ enum CounterMsg {
     Retrieve(ActorRef<ProducerMsg>),
 }
 
-struct Producer;
-
 struct ProducerState {
     n: u64,
     counter: ActorRef<CounterMsg>,
     done: Reporter<u64>,
 }
 
-impl Actor for Producer {
+impl RactorState for ProducerState {
     type Msg = ProducerMsg;
-    type State = ProducerState;
-    type Arguments = ProducerState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<ProducerMsg>,
-        state: ProducerState,
-    ) -> Result<ProducerState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<ProducerMsg>,
         msg: ProducerMsg,
-        state: &mut ProducerState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             ProducerMsg::Increment => {
-                for _ in 0..state.n {
-                    state.counter.cast(CounterMsg::Increment)?;
+                for _ in 0..self.n {
+                    self.counter.cast(CounterMsg::Increment)?;
                 }
-                state.counter.cast(CounterMsg::Retrieve(myself))?;
+                self.counter.cast(CounterMsg::Retrieve(myself))?;
             }
             ProducerMsg::Result(count) => {
-                state.done.report(count);
+                self.done.report(count);
                 myself.stop(None);
             }
         }
@@ -66,36 +53,23 @@ impl Actor for Producer {
     }
 }
 
-struct Counter;
-
 struct CounterState {
     count: u64,
     _done: Reporter<u64>,
 }
 
-impl Actor for Counter {
+impl RactorState for CounterState {
     type Msg = CounterMsg;
-    type State = CounterState;
-    type Arguments = CounterState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<CounterMsg>,
-        state: CounterState,
-    ) -> Result<CounterState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<CounterMsg>,
         msg: CounterMsg,
-        state: &mut CounterState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            CounterMsg::Increment => state.count += 1,
+            CounterMsg::Increment => self.count += 1,
             CounterMsg::Retrieve(producer) => {
-                producer.cast(ProducerMsg::Result(state.count))?;
+                producer.cast(ProducerMsg::Result(self.count))?;
                 myself.stop(None);
             }
         }
@@ -104,7 +78,7 @@ impl Actor for Counter {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -114,17 +88,13 @@ async fn start(Config { n }: Config, reporter: Reporter<u64>) {
         count: 0,
         _done: reporter.clone(),
     };
-    let (counter, _) = Actor::spawn(None, Counter, counter_state)
-        .await
-        .expect("spawn Counter");
+    let (counter, _) = ractor_spawn(counter_state).await.expect("spawn Counter");
     let producer_state = ProducerState {
         n,
         counter,
         done: reporter,
     };
-    let (producer, _) = Actor::spawn(None, Producer, producer_state)
-        .await
-        .expect("spawn Producer");
+    let (producer, _) = ractor_spawn(producer_state).await.expect("spawn Producer");
     producer
         .cast(ProducerMsg::Increment)
         .expect("Producer is running");

@@ -5,7 +5,7 @@
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 use tokio::sync::oneshot;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
@@ -58,8 +58,7 @@ impl Handler<Start> for Driver {
         let mut workers = Vec::with_capacity(self.n as usize);
         for _ in 0..self.n {
             let done = self.done.clone();
-            let worker =
-                Worker::start_in_arbiter(self.place.next_arbiter(), move |_| Worker { done });
+            let worker = self.place.start(move || Worker { done });
             worker.do_send(Work);
             workers.push(worker);
         }
@@ -71,7 +70,7 @@ impl Handler<Start> for Driver {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 

@@ -1,16 +1,14 @@
 //! Fork Join (actor creation) on kameo: a driver that creates `N` workers and sends each its
 //! message, with unbounded mailboxes on a tokio runtime with `threads` workers.
 
-use ::kameo::actor::Spawn;
-use ::kameo::mailbox;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::fjcreate::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// The worker's one unit of work.
 struct Work;
@@ -48,7 +46,7 @@ impl Message<Start> for Driver {
             let worker = Worker {
                 done: self.done.clone(),
             };
-            let worker = Worker::spawn_with_mailbox(worker, mailbox::unbounded());
+            let worker = kameo_spawn(worker);
             worker.tell(Work).try_send().expect("the worker is running");
         }
         ctx.stop();
@@ -56,13 +54,13 @@ impl Message<Start> for Driver {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
 async fn start(Config { n }: Config, reporter: Reporter<()>) {
-    let driver = Driver::spawn_with_mailbox(Driver { n, done: reporter }, mailbox::unbounded());
+    let driver = kameo_spawn(Driver { n, done: reporter });
     driver
         .tell(Start)
         .try_send()

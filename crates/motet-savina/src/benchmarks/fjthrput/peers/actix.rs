@@ -3,7 +3,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
@@ -67,7 +67,7 @@ impl Handler<Start> for Driver {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -81,7 +81,7 @@ fn start(
     let workers: Vec<_> = (0..a)
         .map(|_| {
             let done = reporter.clone();
-            Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker {
+            place.start(move || Worker {
                 n,
                 processed: 0,
                 done,
@@ -89,7 +89,7 @@ fn start(
         })
         .collect();
     let driver_workers = workers.clone();
-    let driver = Driver::start_in_arbiter(place.next_arbiter(), move |_| Driver {
+    let driver = place.start(move || Driver {
         n,
         workers: driver_workers,
         _done: reporter,

@@ -1,16 +1,15 @@
 //! Fork Join (throughput) on kameo: `A` workers and a driver that sends them the messages, with
 //! unbounded mailboxes on a tokio runtime with `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// One unit of work.
 struct Work;
@@ -60,7 +59,7 @@ impl Message<Start> for Driver {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -73,7 +72,7 @@ async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
                 processed: 0,
                 done: reporter.clone(),
             };
-            Worker::spawn_with_mailbox(worker, mailbox::unbounded())
+            kameo_spawn(worker)
         })
         .collect();
     let driver = Driver {
@@ -81,7 +80,7 @@ async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
         workers,
         _done: reporter,
     };
-    let driver = Driver::spawn_with_mailbox(driver, mailbox::unbounded());
+    let driver = kameo_spawn(driver);
     driver
         .tell(Start)
         .try_send()

@@ -1,13 +1,13 @@
 //! Fork Join (throughput) on ractor: `A` workers and a driver that sends them the messages, on a
 //! tokio runtime with `threads` workers.
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
 use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// One unit of work.
 struct Work;
@@ -15,45 +15,25 @@ struct Work;
 /// Kicks off the driver.
 struct Start;
 
-struct Worker;
-
 struct WorkerState {
     n: u64,
     processed: u64,
     done: Reporter<u64>,
 }
 
-impl Actor for Worker {
+impl RactorState for WorkerState {
     type Msg = Work;
-    type State = WorkerState;
-    type Arguments = WorkerState;
 
-    async fn pre_start(
-        &self,
-        _: ActorRef<Work>,
-        state: WorkerState,
-    ) -> Result<WorkerState, ActorProcessingErr> {
-        Ok(state)
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<Work>,
-        _: Work,
-        state: &mut WorkerState,
-    ) -> Result<(), ActorProcessingErr> {
+    async fn handle(&mut self, myself: ActorRef<Work>, _: Work) -> Result<(), ActorProcessingErr> {
         perform_computation(FJ_THETA);
-        state.processed += 1;
-        if state.processed == state.n {
-            state.done.report(state.processed);
+        self.processed += 1;
+        if self.processed == self.n {
+            self.done.report(self.processed);
             myself.stop(None);
         }
         Ok(())
     }
 }
-
-/// Sends `N` rounds of one message to each worker, in index order, then exits.
-struct Driver;
 
 struct DriverState {
     n: u64,
@@ -61,27 +41,16 @@ struct DriverState {
     _done: Reporter<u64>,
 }
 
-impl Actor for Driver {
+impl RactorState for DriverState {
     type Msg = Start;
-    type State = DriverState;
-    type Arguments = DriverState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<Start>,
-        state: DriverState,
-    ) -> Result<DriverState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<Start>,
         _: Start,
-        state: &mut DriverState,
     ) -> Result<(), ActorProcessingErr> {
-        for _ in 0..state.n {
-            for worker in &state.workers {
+        for _ in 0..self.n {
+            for worker in &self.workers {
                 worker.cast(Work)?;
             }
         }
@@ -91,7 +60,7 @@ impl Actor for Driver {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -104,9 +73,7 @@ async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
             processed: 0,
             done: reporter.clone(),
         };
-        let (worker, _) = Actor::spawn(None, Worker, state)
-            .await
-            .expect("spawn Worker");
+        let (worker, _) = ractor_spawn(state).await.expect("spawn Worker");
         workers.push(worker);
     }
     let state = DriverState {
@@ -114,9 +81,7 @@ async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
         workers,
         _done: reporter,
     };
-    let (driver, _) = Actor::spawn(None, Driver, state)
-        .await
-        .expect("spawn Driver");
+    let (driver, _) = ractor_spawn(state).await.expect("spawn Driver");
     driver.cast(Start).expect("the driver is running");
     drop(driver);
 }

@@ -3,7 +3,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mailbox::{Config, Numbered, Tally};
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -66,7 +66,7 @@ impl Handler<Go> for Sender {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -78,7 +78,7 @@ fn start(
     reporter: Reporter<Tally>,
 ) -> (Addr<Receiver>, Vec<Addr<Sender>>) {
     let done = reporter.clone();
-    let receiver = Receiver::start_in_arbiter(place.next_arbiter(), move |_| Receiver {
+    let receiver = place.start(move || Receiver {
         tally: Tally::new(cfg.s),
         total: cfg.total(),
         done,
@@ -86,7 +86,7 @@ fn start(
     let senders: Vec<Addr<Sender>> = (0..cfg.s)
         .map(|index| {
             let (receiver, done) = (receiver.clone(), reporter.clone());
-            Sender::start_in_arbiter(place.next_arbiter(), move |_| Sender {
+            place.start(move || Sender {
                 index,
                 m: cfg.m,
                 receiver,

@@ -1,15 +1,14 @@
 //! Mailbox N:1 on kameo: the receiver and the senders with unbounded mailboxes on a tokio runtime
 //! with `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mailbox::{Config, Numbered, Tally};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// Start sending.
 struct Go;
@@ -57,7 +56,7 @@ impl Message<Go> for Sender {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -68,7 +67,7 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
         total: cfg.total(),
         done: reporter.clone(),
     };
-    let receiver = Receiver::spawn_with_mailbox(receiver, mailbox::unbounded());
+    let receiver = kameo_spawn(receiver);
     let senders: Vec<ActorRef<Sender>> = (0..cfg.s)
         .map(|index| {
             let sender = Sender {
@@ -77,7 +76,7 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
                 receiver: receiver.clone(),
                 _done: reporter.clone(),
             };
-            Sender::spawn_with_mailbox(sender, mailbox::unbounded())
+            kameo_spawn(sender)
         })
         .collect();
     for sender in senders {

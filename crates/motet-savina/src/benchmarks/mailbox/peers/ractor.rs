@@ -1,16 +1,14 @@
 //! Mailbox N:1 on ractor: the receiver and the senders on a tokio runtime with `threads` workers.
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mailbox::{Config, Numbered, Tally};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// Start sending.
 struct Go;
-
-struct Receiver;
 
 struct ReceiverState {
     tally: Tally,
@@ -18,36 +16,22 @@ struct ReceiverState {
     done: Reporter<Tally>,
 }
 
-impl Actor for Receiver {
+impl RactorState for ReceiverState {
     type Msg = Numbered;
-    type State = ReceiverState;
-    type Arguments = ReceiverState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<Numbered>,
-        state: ReceiverState,
-    ) -> Result<ReceiverState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<Numbered>,
         msg: Numbered,
-        state: &mut ReceiverState,
     ) -> Result<(), ActorProcessingErr> {
-        if state.tally.count(msg) == state.total {
-            state
-                .done
-                .report(std::mem::replace(&mut state.tally, Tally::new(0)));
+        if self.tally.count(msg) == self.total {
+            self.done
+                .report(std::mem::replace(&mut self.tally, Tally::new(0)));
             myself.stop(None);
         }
         Ok(())
     }
 }
-
-struct Sender;
 
 struct SenderState {
     index: u32,
@@ -56,28 +40,13 @@ struct SenderState {
     _done: Reporter<Tally>,
 }
 
-impl Actor for Sender {
+impl RactorState for SenderState {
     type Msg = Go;
-    type State = SenderState;
-    type Arguments = SenderState;
 
-    async fn pre_start(
-        &self,
-        _: ActorRef<Go>,
-        state: SenderState,
-    ) -> Result<SenderState, ActorProcessingErr> {
-        Ok(state)
-    }
-
-    async fn handle(
-        &self,
-        myself: ActorRef<Go>,
-        _: Go,
-        state: &mut SenderState,
-    ) -> Result<(), ActorProcessingErr> {
-        for seq in 0..state.m {
-            state.receiver.cast(Numbered {
-                sender: state.index,
+    async fn handle(&mut self, myself: ActorRef<Go>, _: Go) -> Result<(), ActorProcessingErr> {
+        for seq in 0..self.m {
+            self.receiver.cast(Numbered {
+                sender: self.index,
                 seq,
             })?;
         }
@@ -87,7 +56,7 @@ impl Actor for Sender {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -98,9 +67,7 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
         total: cfg.total(),
         done: reporter.clone(),
     };
-    let (receiver, _) = Actor::spawn(None, Receiver, state)
-        .await
-        .expect("spawn the receiver");
+    let (receiver, _) = ractor_spawn(state).await.expect("spawn the receiver");
     let mut senders = Vec::with_capacity(cfg.s as usize);
     for index in 0..cfg.s {
         let state = SenderState {
@@ -109,9 +76,7 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
             receiver: receiver.clone(),
             _done: reporter.clone(),
         };
-        let (sender, _) = Actor::spawn(None, Sender, state)
-            .await
-            .expect("spawn a sender");
+        let (sender, _) = ractor_spawn(state).await.expect("spawn a sender");
         senders.push(sender);
     }
     for sender in senders {

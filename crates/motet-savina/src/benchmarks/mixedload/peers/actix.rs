@@ -4,7 +4,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -73,7 +73,7 @@ impl Master {
         let mut next = Next::Master(ctx.address());
         for _ in 0..self.cfg.l {
             let (behind, done) = (next, self.done.clone());
-            let link = ChainLink::start_in_arbiter(self.place.next_arbiter(), move |_| ChainLink {
+            let link = self.place.start(move || ChainLink {
                 next: behind,
                 _done: done,
             });
@@ -205,12 +205,12 @@ impl Handler<Done> for Collector {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
     actix_program(cfg, threads, start, super::outcome)
 }
 
@@ -221,7 +221,7 @@ type Kept = (Addr<Collector>, Vec<(Addr<Worker>, Addr<Master>)>);
 /// thread; returns every address, which the main thread keeps until every actor has exited.
 fn start(cfg: Config, mut place: Placement, reporter: Reporter<Tally>) -> Kept {
     let done = reporter.clone();
-    let collector = Collector::start_in_arbiter(place.next_arbiter(), move |_| Collector {
+    let collector = place.start(move || Collector {
         cfg,
         tally: Tally::default(),
         done,
@@ -229,13 +229,13 @@ fn start(cfg: Config, mut place: Placement, reporter: Reporter<Tally>) -> Kept {
     let pairs: Vec<(Addr<Worker>, Addr<Master>)> = (0..cfg.r)
         .map(|_| {
             let (c, done) = (collector.clone(), reporter.clone());
-            let worker = Worker::start_in_arbiter(place.next_arbiter(), move |_| Worker {
+            let worker = place.start(move || Worker {
                 collector: c,
                 _done: done,
             });
             let (w, c, done) = (worker.clone(), collector.clone(), reporter.clone());
             let links = place.clone();
-            let master = Master::start_in_arbiter(place.next_arbiter(), move |_| Master {
+            let master = place.start(move || Master {
                 cfg,
                 rings_left: cfg.k,
                 tokens: 0,

@@ -1,15 +1,14 @@
 //! Mixed load on kameo: masters, chain links, workers and the collector with unbounded mailboxes
 //! on a tokio runtime with `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// Build the first ring.
 struct Build;
@@ -63,7 +62,7 @@ impl Master {
                 next,
                 _done: self.done.clone(),
             };
-            next = Next::Link(ChainLink::spawn_with_mailbox(link, mailbox::unbounded()));
+            next = Next::Link(kameo_spawn(link));
         }
         next.send(Token(self.cfg.t));
         self.next = Some(next);
@@ -176,12 +175,12 @@ impl Message<Done> for Collector {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
     tokio_program(cfg, threads, start, super::outcome)
 }
 
@@ -193,14 +192,14 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
         tally: Tally::default(),
         done: reporter.clone(),
     };
-    let collector = Collector::spawn_with_mailbox(collector, mailbox::unbounded());
+    let collector = kameo_spawn(collector);
     let masters: Vec<ActorRef<Master>> = (0..cfg.r)
         .map(|_| {
             let worker = Worker {
                 collector: collector.clone(),
                 _done: reporter.clone(),
             };
-            let worker = Worker::spawn_with_mailbox(worker, mailbox::unbounded());
+            let worker = kameo_spawn(worker);
             let master = Master {
                 cfg,
                 rings_left: cfg.k,
@@ -210,7 +209,7 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
                 collector: collector.clone(),
                 done: reporter.clone(),
             };
-            Master::spawn_with_mailbox(master, mailbox::unbounded())
+            kameo_spawn(master)
         })
         .collect();
     for master in masters {

@@ -2,12 +2,12 @@
 //! `threads` workers. Masters and chain links share one message type, so a link's next is an
 //! `ActorRef<RingMsg>` whichever it is.
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// What masters and chain links receive.
 enum RingMsg {
@@ -27,8 +27,6 @@ enum Collected {
     Done(u64),
 }
 
-struct Master;
-
 struct MasterState {
     cfg: Config,
     rings_left: u64,
@@ -43,8 +41,12 @@ impl MasterState {
     async fn build(&mut self, myself: &ActorRef<RingMsg>) -> Result<(), ActorProcessingErr> {
         let mut next = myself.clone();
         for _ in 0..self.cfg.l {
-            let args = (next, self.done.clone());
-            next = Actor::spawn(None, ChainLink, args).await?.0;
+            next = ractor_spawn(ChainLink {
+                next,
+                _done: self.done.clone(),
+            })
+            .await?
+            .0;
         }
         next.cast(RingMsg::Token(self.cfg.t))?;
         self.next = Some(next);
@@ -53,42 +55,31 @@ impl MasterState {
     }
 }
 
-impl Actor for Master {
+impl RactorState for MasterState {
     type Msg = RingMsg;
-    type State = MasterState;
-    type Arguments = MasterState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<RingMsg>,
-        state: MasterState,
-    ) -> Result<MasterState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<RingMsg>,
         msg: RingMsg,
-        state: &mut MasterState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            RingMsg::Build => state.build(&myself).await?,
+            RingMsg::Build => self.build(&myself).await?,
             RingMsg::Token(x) => {
-                state.tokens += 1;
+                self.tokens += 1;
                 if x > 0 {
-                    if let Some(next) = &state.next {
+                    if let Some(next) = &self.next {
                         next.cast(RingMsg::Token(x - 1))?;
                     }
                     return Ok(());
                 }
-                state.next = None;
-                state.rings_left -= 1;
-                if state.rings_left > 0 {
-                    state.build(&myself).await?;
+                self.next = None;
+                self.rings_left -= 1;
+                if self.rings_left > 0 {
+                    self.build(&myself).await?;
                 } else {
-                    state.collector.cast(Collected::Done(state.tokens))?;
-                    state.worker.cast(WorkerMsg::Exit)?;
+                    self.collector.cast(Collected::Done(self.tokens))?;
+                    self.worker.cast(WorkerMsg::Exit)?;
                     myself.stop(None);
                 }
             }
@@ -97,29 +88,22 @@ impl Actor for Master {
     }
 }
 
-struct ChainLink;
+/// A chain link: its next link (or master); it holds a reporter until it stops.
+struct ChainLink {
+    next: ActorRef<RingMsg>,
+    _done: Reporter<Tally>,
+}
 
-impl Actor for ChainLink {
+impl RactorState for ChainLink {
     type Msg = RingMsg;
-    type State = (ActorRef<RingMsg>, Reporter<Tally>);
-    type Arguments = (ActorRef<RingMsg>, Reporter<Tally>);
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<RingMsg>,
-        state: Self::State,
-    ) -> Result<Self::State, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<RingMsg>,
         msg: RingMsg,
-        (next, _): &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         if let RingMsg::Token(n) = msg {
-            next.cast(RingMsg::Token(n))?;
+            self.next.cast(RingMsg::Token(n))?;
             if n == 0 {
                 myself.stop(None);
             }
@@ -128,36 +112,27 @@ impl Actor for ChainLink {
     }
 }
 
-struct Worker;
+/// A worker: the collector it sends factors to; it holds a reporter until it stops.
+struct Worker {
+    collector: ActorRef<Collected>,
+    _done: Reporter<Tally>,
+}
 
-impl Actor for Worker {
+impl RactorState for Worker {
     type Msg = WorkerMsg;
-    type State = (ActorRef<Collected>, Reporter<Tally>);
-    type Arguments = (ActorRef<Collected>, Reporter<Tally>);
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<WorkerMsg>,
-        state: Self::State,
-    ) -> Result<Self::State, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<WorkerMsg>,
         msg: WorkerMsg,
-        (collector, _): &mut Self::State,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            WorkerMsg::Calc(n) => collector.cast(Collected::Factors(factorize(n)))?,
+            WorkerMsg::Calc(n) => self.collector.cast(Collected::Factors(factorize(n)))?,
             WorkerMsg::Exit => myself.stop(None),
         }
         Ok(())
     }
 }
-
-struct Collector;
 
 struct CollectorState {
     cfg: Config,
@@ -165,31 +140,20 @@ struct CollectorState {
     done: Reporter<Tally>,
 }
 
-impl Actor for Collector {
+impl RactorState for CollectorState {
     type Msg = Collected;
-    type State = CollectorState;
-    type Arguments = CollectorState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<Collected>,
-        state: CollectorState,
-    ) -> Result<CollectorState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<Collected>,
         msg: Collected,
-        state: &mut CollectorState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            Collected::Factors(factors) => state.tally.factors(factors, &state.cfg.factors),
-            Collected::Done(tokens) => state.tally.done(tokens),
+            Collected::Factors(factors) => self.tally.factors(factors, &self.cfg.factors),
+            Collected::Done(tokens) => self.tally.done(tokens),
         }
-        if state.tally.complete(&state.cfg) {
-            state.done.report(std::mem::take(&mut state.tally));
+        if self.tally.complete(&self.cfg) {
+            self.done.report(std::mem::take(&mut self.tally));
             myself.stop(None);
         }
         Ok(())
@@ -197,12 +161,12 @@ impl Actor for Collector {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     program(Config::from_params(params)?, threads)
 }
 
 /// Builds the program for `cfg`.
-pub(super) fn program(cfg: Config, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
     tokio_program(cfg, threads, start, super::outcome)
 }
 
@@ -214,14 +178,15 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
         tally: Tally::default(),
         done: reporter.clone(),
     };
-    let (collector, _) = Actor::spawn(None, Collector, state)
-        .await
-        .expect("spawn the collector");
+    let (collector, _) = ractor_spawn(state).await.expect("spawn the collector");
     let mut masters = Vec::with_capacity(cfg.r as usize);
     for _ in 0..cfg.r {
-        let (worker, _) = Actor::spawn(None, Worker, (collector.clone(), reporter.clone()))
-            .await
-            .expect("spawn a worker");
+        let (worker, _) = ractor_spawn(Worker {
+            collector: collector.clone(),
+            _done: reporter.clone(),
+        })
+        .await
+        .expect("spawn a worker");
         let state = MasterState {
             cfg,
             rings_left: cfg.k,
@@ -231,9 +196,7 @@ async fn start(cfg: Config, reporter: Reporter<Tally>) {
             collector: collector.clone(),
             done: reporter.clone(),
         };
-        let (master, _) = Actor::spawn(None, Master, state)
-            .await
-            .expect("spawn a master");
+        let (master, _) = ractor_spawn(state).await.expect("spawn a master");
         masters.push(master);
     }
     for master in masters {

@@ -2,7 +2,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -98,7 +98,7 @@ impl Handler<Stop> for Pong {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(super::config(params)?, threads, start, super::outcome)
 }
 
@@ -110,9 +110,9 @@ fn start(
     reporter: Reporter<Report>,
 ) -> (Addr<Ping>, Addr<Pong>) {
     let done = reporter.clone();
-    let pong = Pong::start_in_arbiter(place.next_arbiter(), move |_| Pong { count: 0, done });
+    let pong = place.start(move || Pong { count: 0, done });
     let ping_pong = pong.clone();
-    let ping = Ping::start_in_arbiter(place.next_arbiter(), move |_| Ping {
+    let ping = place.start(move || Ping {
         pings_left: n,
         pongs: 0,
         pong: ping_pong,

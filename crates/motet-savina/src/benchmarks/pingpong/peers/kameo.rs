@@ -1,15 +1,14 @@
 //! Ping Pong on kameo: `Ping` and `Pong` actors with unbounded mailboxes on a tokio runtime with
 //! `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 use super::Report;
 
@@ -88,28 +87,22 @@ impl Message<Stop> for Pong {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(super::config(params)?, threads, start, super::outcome)
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
 async fn start(Config { n, .. }: Config, reporter: Reporter<Report>) {
-    let pong = Pong::spawn_with_mailbox(
-        Pong {
-            count: 0,
-            done: reporter.clone(),
-        },
-        mailbox::unbounded(),
-    );
-    let ping = Ping::spawn_with_mailbox(
-        Ping {
-            pings_left: n,
-            pongs: 0,
-            pong,
-            done: reporter,
-        },
-        mailbox::unbounded(),
-    );
+    let pong = kameo_spawn(Pong {
+        count: 0,
+        done: reporter.clone(),
+    });
+    let ping = kameo_spawn(Ping {
+        pings_left: n,
+        pongs: 0,
+        pong,
+        done: reporter,
+    });
     ping.tell(Start).try_send().expect("Ping is running");
     drop(ping);
 }

@@ -1,11 +1,11 @@
 //! Ping Pong on ractor: `Ping` and `Pong` actors on a tokio runtime with `threads` workers.
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::pingpong::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 use super::Report;
 
@@ -25,8 +25,6 @@ enum PongMsg {
     Stop,
 }
 
-struct Ping;
-
 struct PingState {
     pings_left: u64,
     pongs: u64,
@@ -42,34 +40,23 @@ impl PingState {
     }
 }
 
-impl Actor for Ping {
+impl RactorState for PingState {
     type Msg = PingMsg;
-    type State = PingState;
-    type Arguments = PingState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<PingMsg>,
-        state: PingState,
-    ) -> Result<PingState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<PingMsg>,
         msg: PingMsg,
-        state: &mut PingState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            PingMsg::Start => state.send_ping(myself)?,
+            PingMsg::Start => self.send_ping(myself)?,
             PingMsg::SendPong => {
-                state.pongs += 1;
-                if state.pings_left > 0 {
-                    state.send_ping(myself)?;
+                self.pongs += 1;
+                if self.pings_left > 0 {
+                    self.send_ping(myself)?;
                 } else {
-                    state.pong.cast(PongMsg::Stop)?;
-                    state.done.report(Report::PongsReceived(state.pongs));
+                    self.pong.cast(PongMsg::Stop)?;
+                    self.done.report(Report::PongsReceived(self.pongs));
                     myself.stop(None);
                 }
             }
@@ -78,39 +65,26 @@ impl Actor for Ping {
     }
 }
 
-struct Pong;
-
 struct PongState {
     count: u64,
     done: Reporter<Report>,
 }
 
-impl Actor for Pong {
+impl RactorState for PongState {
     type Msg = PongMsg;
-    type State = PongState;
-    type Arguments = PongState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<PongMsg>,
-        state: PongState,
-    ) -> Result<PongState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<PongMsg>,
         msg: PongMsg,
-        state: &mut PongState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             PongMsg::SendPing(ping) => {
-                state.count += 1;
+                self.count += 1;
                 ping.cast(PingMsg::SendPong)?;
             }
             PongMsg::Stop => {
-                state.done.report(Report::PingsAnswered(state.count));
+                self.done.report(Report::PingsAnswered(self.count));
                 myself.stop(None);
             }
         }
@@ -119,7 +93,7 @@ impl Actor for Pong {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(super::config(params)?, threads, start, super::outcome)
 }
 
@@ -129,18 +103,14 @@ async fn start(Config { n, .. }: Config, reporter: Reporter<Report>) {
         count: 0,
         done: reporter.clone(),
     };
-    let (pong, _) = Actor::spawn(None, Pong, pong_state)
-        .await
-        .expect("spawn Pong");
+    let (pong, _) = ractor_spawn(pong_state).await.expect("spawn Pong");
     let ping_state = PingState {
         pings_left: n,
         pongs: 0,
         pong,
         done: reporter,
     };
-    let (ping, _) = Actor::spawn(None, Ping, ping_state)
-        .await
-        .expect("spawn Ping");
+    let (ping, _) = ractor_spawn(ping_state).await.expect("spawn Ping");
     ping.cast(PingMsg::Start).expect("Ping is running");
     drop(ping);
 }

@@ -2,7 +2,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
@@ -74,7 +74,7 @@ impl Handler<Exit> for Member {
 }
 
 /// Builds the arbiters (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -88,7 +88,7 @@ fn start(
     let members: Vec<_> = (0..n)
         .map(|id| {
             let done = reporter.clone();
-            Member::start_in_arbiter(place.next_arbiter(), move |_| Member {
+            place.start(move || Member {
                 id,
                 ring_size: n,
                 next: None,

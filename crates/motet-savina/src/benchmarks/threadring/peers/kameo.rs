@@ -1,15 +1,14 @@
 //! Thread Ring on kameo: `N` ring members with unbounded mailboxes on a tokio runtime with
 //! `threads` workers.
 
-use ::kameo::actor::{ActorRef, Spawn};
-use ::kameo::mailbox;
+use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// Links a member to the next one in the ring.
 struct Data(ActorRef<Member>);
@@ -70,7 +69,7 @@ impl Message<Exit> for Member {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -84,7 +83,7 @@ async fn start(Config { n, r }: Config, reporter: Reporter<usize>) {
                 next: None,
                 done: reporter.clone(),
             };
-            Member::spawn_with_mailbox(member, mailbox::unbounded())
+            kameo_spawn(member)
         })
         .collect();
     drop(reporter);

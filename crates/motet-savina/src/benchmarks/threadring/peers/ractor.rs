@@ -1,11 +1,11 @@
 //! Thread Ring on ractor: `N` ring members on a tokio runtime with `threads` workers.
 
-use ::ractor::{Actor, ActorProcessingErr, ActorRef};
+use ::ractor::{ActorProcessingErr, ActorRef};
 
-use crate::bench::Iteration;
+use crate::bench::Prepared;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
-use crate::peers::{tokio_program, Reporter};
+use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// A ring member's messages.
 enum MemberMsg {
@@ -16,8 +16,6 @@ enum MemberMsg {
     /// The exit wave, with the members left to stop.
     Exit(usize),
 }
-
-struct Member;
 
 struct MemberState {
     id: usize,
@@ -34,38 +32,27 @@ impl MemberState {
     }
 }
 
-impl Actor for Member {
+impl RactorState for MemberState {
     type Msg = MemberMsg;
-    type State = MemberState;
-    type Arguments = MemberState;
-
-    async fn pre_start(
-        &self,
-        _: ActorRef<MemberMsg>,
-        state: MemberState,
-    ) -> Result<MemberState, ActorProcessingErr> {
-        Ok(state)
-    }
 
     async fn handle(
-        &self,
+        &mut self,
         myself: ActorRef<MemberMsg>,
         msg: MemberMsg,
-        state: &mut MemberState,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            MemberMsg::Data(next) => state.next = Some(next),
+            MemberMsg::Data(next) => self.next = Some(next),
             MemberMsg::Ping(left) if left > 0 => {
-                state.successor().cast(MemberMsg::Ping(left - 1))?
+                self.successor().cast(MemberMsg::Ping(left - 1))?
             }
             MemberMsg::Ping(_) => {
-                state.done.report(state.id);
-                state.successor().cast(MemberMsg::Exit(state.ring_size))?;
+                self.done.report(self.id);
+                self.successor().cast(MemberMsg::Exit(self.ring_size))?;
             }
             MemberMsg::Exit(left) => {
                 if left > 0 {
                     // The last Exit reaches a member that has already stopped: ignore the error.
-                    let _ = state.successor().cast(MemberMsg::Exit(left - 1));
+                    let _ = self.successor().cast(MemberMsg::Exit(left - 1));
                 }
                 myself.stop(None);
             }
@@ -75,7 +62,7 @@ impl Actor for Member {
 }
 
 /// Builds the tokio runtime (untimed).
-pub(super) fn prepare(params: &Params, threads: usize) -> Result<Box<dyn Iteration>, String> {
+pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
@@ -89,9 +76,7 @@ async fn start(Config { n, r }: Config, reporter: Reporter<usize>) {
             next: None,
             done: reporter.clone(),
         };
-        let (member, _) = Actor::spawn(None, Member, state)
-            .await
-            .expect("spawn a ring member");
+        let (member, _) = ractor_spawn(state).await.expect("spawn a ring member");
         members.push(member);
     }
     drop(reporter);
