@@ -42,10 +42,14 @@ use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
+#[cfg(not(loom))]
+use motet_runtime::alloc::BlockCache;
 use motet_runtime::{Handle, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr, AnyOps};
+#[cfg(not(loom))]
+use crate::blocks::Blocks;
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};
 use crate::ids::next_id;
@@ -263,7 +267,7 @@ impl<A: Actor> Cell<A> {
     fn allocate() -> *mut Cell<A> {
         #[cfg(not(loom))]
         {
-            crate::block_cache::allocate(Layout::new::<Cell<A>>())
+            Blocks::allocate(Layout::new::<Cell<A>>())
                 .cast::<Cell<A>>()
                 .as_ptr()
         }
@@ -280,7 +284,7 @@ impl<A: Actor> Cell<A> {
         unsafe {
             std::ptr::drop_in_place(cell);
             #[cfg(not(loom))]
-            crate::block_cache::release(
+            Blocks::release(
                 NonNull::new_unchecked(cell.cast()),
                 Layout::new::<Cell<A>>(),
             );

@@ -503,8 +503,8 @@ fn spawn_stop_cycle(rt: &Runtime) {
 fn a_spawn_stop_cycle_returns_every_byte() {
     let _serial = serial();
     // Freed blocks stay in each thread's cache instead of moving between threads, so that a warm
-    // cache holds the same bytes after every cycle (the exchange itself is tested in the crate).
-    motet_actor::set_block_depot(false);
+    // cache holds the same bytes after every cycle (the sharing itself is tested in motet-runtime).
+    motet_actor::set_block_sharing(false);
     // Quiet: 2,500 panics per cycle.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -534,7 +534,7 @@ fn a_spawn_stop_cycle_returns_every_byte() {
         })
         .collect();
     drop(runtimes);
-    motet_actor::set_block_depot(true);
+    motet_actor::set_block_sharing(true);
     std::panic::set_hook(hook);
     println!("bytes left after the leanest of three cycles (deterministic, 1 worker, 2 workers): {left:?}");
     // A leaked actor costs about 100 bytes, a message node about 30: 10,000 of either is far above

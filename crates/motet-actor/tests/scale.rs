@@ -83,9 +83,9 @@ impl Actor for Idle {
 fn idle_actors(n: usize, workers: usize) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Freed cells and nodes stay in their thread's cache instead of moving between threads
-    // through the depot (which keeps up to half a megabyte per size class): the bytes that come
+    // through the shared bins (up to half a megabyte per size class): the bytes that come
     // back are then the workers' fixed caches away from all there is.
-    motet_actor::set_block_depot(false);
+    motet_actor::set_block_sharing(false);
     let rt = Runtime::builder().workers(workers).build().unwrap();
     let reached: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
     // Warm up: the workers' queues and node caches reach their working sizes.

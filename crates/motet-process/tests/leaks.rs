@@ -265,9 +265,9 @@ fn sessions_and_actors_leak_nothing() {
 fn spawning_and_finishing_leaves_no_bytes_behind() {
     let _s = serial();
     // Each thread then keeps a bounded number of freed blocks, reached during the warm-up; with
-    // the depot on, the blocks a worker frees and the spawning thread takes back settle only after
+    // full bins shared, the blocks a worker frees and the spawning thread takes back settle only after
     // several rounds.
-    motet_process::set_block_depot(false);
+    motet_process::set_block_sharing(false);
     let rt = Runtime::builder().workers(2).build().unwrap();
     let system = ProcessSystem::new(rt.handle());
     let round = |n: usize| {
@@ -293,7 +293,7 @@ fn spawning_and_finishing_leaves_no_bytes_behind() {
         round(10_000);
     }
     let after = LIVE_BYTES.load(SeqCst);
-    motet_process::set_block_depot(true);
+    motet_process::set_block_sharing(true);
     // The margin allows a worker's queue buffer (a crossbeam deque, which grows by doubling) to
     // reach a new high-water mark after the warm-up, as it can when a loaded machine delays one
     // worker: 4,096 to 16,384 task pointers is 96 KiB. Leaking even 10 bytes per process would

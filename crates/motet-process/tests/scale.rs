@@ -74,7 +74,7 @@ fn parked_processes(n: usize, workers: usize) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Freed blocks stay with the thread that freed them (at most a bin per size class), so the
     // bytes counted are the processes' own, not blocks another thread's cache handed over.
-    motet_process::set_block_depot(false);
+    motet_process::set_block_sharing(false);
     let rt = Runtime::builder().workers(workers).build().unwrap();
     let system = ProcessSystem::new(rt.handle());
     let sum: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));

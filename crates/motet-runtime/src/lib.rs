@@ -19,7 +19,9 @@
 //! - a deterministic mode ([`Builder::deterministic`]): one thread, seeded scheduling choices and
 //!   virtual time, replayable from the seed, used by every scenario test (see [`testing`]);
 //! - per-worker counters behind the `metrics` feature and `tracing` spans behind `tracing`, compiled
-//!   out when off.
+//!   out when off;
+//! - the allocation layer the models use ([`alloc`]): per-thread caches of freed blocks, declared
+//!   per use with [`block_cache!`].
 //!
 //! ```
 //! use motet_runtime::Runtime;
@@ -32,6 +34,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod alloc;
 mod clock;
 pub mod hint;
 mod metrics;
@@ -41,6 +44,7 @@ mod scheduler;
 mod sync;
 mod task;
 pub mod testing;
+mod thread_exit;
 mod timer;
 
 #[cfg(feature = "metrics")]
