@@ -21,7 +21,9 @@
 //! - per-worker counters behind the `metrics` feature and `tracing` spans behind `tracing`, compiled
 //!   out when off;
 //! - the allocation layer the models use ([`alloc`]): per-thread caches of freed blocks, declared
-//!   per use with [`block_cache!`].
+//!   per use with [`block_cache!`];
+//! - reference banks ([`bank`]): counted references taken in batches per worker, as the runtime's
+//!   own [`Handle`]s are.
 //!
 //! ```
 //! use motet_runtime::Runtime;
@@ -35,6 +37,7 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod bank;
 mod clock;
 pub mod hint;
 mod metrics;

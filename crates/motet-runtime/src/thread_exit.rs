@@ -2,9 +2,9 @@
 //!
 //! A thread-local whose type needs dropping pays, on every access, a check that its destructor is
 //! registered. The hot thread-locals of the allocation layer (a block cache's bins, see
-//! [`alloc`](crate::alloc)) are accessed on every spawn, message or free, so they are declared
-//! without one, and register here, on a cold path and once per thread, the function that empties
-//! them when the thread exits.
+//! [`alloc`](crate::alloc)) and of the reference banks ([`bank`](crate::bank)) are accessed on
+//! every spawn, message or free, so they are declared without one, and register here, on a cold
+//! path and once per thread, the function that empties them when the thread exits.
 //!
 //! Once the thread has begun destroying its thread-locals, nothing more can be registered
 //! ([`at_thread_exit`] returns false): the caller must then leave its state empty, as nothing

@@ -158,7 +158,6 @@ use super::slot::Slot;
 use crate::metrics::{Counter, WorkerCounters};
 use crate::rng::Rng;
 use crate::runtime::Stealing;
-use crate::runtime::REF_BATCH;
 use crate::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use crate::sync::{lock, Condvar, Mutex};
 use crate::task::{RunOutcome, TaskHeader, TaskRef};
@@ -259,8 +258,6 @@ struct WorkerCtx {
     /// Whether that turn takes the oldest spawn (otherwise it looks at the injector).
     oldest_next: Cell<bool>,
     rng: Cell<Rng>,
-    /// Runtime references this worker holds in bulk (see [`Pool::withdraw_ref`]).
-    refs: Cell<usize>,
     /// The other workers' turn counters as this worker saw them when it last parked with a
     /// timeout (see [`Pool::rescue_slot`]).
     seen_turns: Box<[Cell<u32>]>,
@@ -591,47 +588,10 @@ impl Pool {
         ptr::eq(ctx.pool, self).then_some(ctx)
     }
 
-    /// On one of this pool's workers, takes a runtime reference from the worker's bank and returns
-    /// true; an empty bank is first refilled with `REF_BATCH` references, which `refill(REF_BATCH)`
-    /// adds to the shared count. Off the pool, returns false (the caller counts the reference
-    /// itself). See [`Handle`](crate::Handle) for the scheme.
-    #[inline]
-    pub(crate) fn withdraw_ref(&self, refill: impl FnOnce(usize)) -> bool {
-        let Some(ctx) = self.current() else {
-            return false;
-        };
-        let banked = ctx.refs.get();
-        if banked == 0 {
-            refill(REF_BATCH);
-            ctx.refs.set(REF_BATCH - 1);
-        } else {
-            ctx.refs.set(banked - 1);
-        }
-        true
-    }
-
-    /// On one of this pool's workers, puts a runtime reference into the worker's bank and returns
-    /// true; a bank holding more than `2 * REF_BATCH` gives `REF_BATCH` back through
-    /// `give_back(REF_BATCH)`, which subtracts them from the shared count. Off the pool, returns
-    /// false.
-    #[inline]
-    pub(crate) fn deposit_ref(&self, give_back: impl FnOnce(usize)) -> bool {
-        let Some(ctx) = self.current() else {
-            return false;
-        };
-        let banked = ctx.refs.get() + 1;
-        if banked > 2 * REF_BATCH {
-            give_back(REF_BATCH);
-            ctx.refs.set(banked - REF_BATCH);
-        } else {
-            ctx.refs.set(banked);
-        }
-        true
-    }
-
-    /// The body of worker thread `index`. Returns the runtime references left in the worker's bank,
-    /// which the caller gives back.
-    pub(crate) fn run_worker(&self, index: usize, queues: LocalQueues, timers: &Timers) -> usize {
+    /// The body of worker thread `index`. Out of line, so that the worker's loop is compiled the
+    /// same whatever the thread's closure does around it.
+    #[inline(never)]
+    pub(crate) fn run_worker(&self, index: usize, queues: LocalQueues, timers: &Timers) {
         let ctx = WorkerCtx {
             pool: self,
             index,
@@ -644,7 +604,6 @@ impl Pool {
             countdown: Cell::new(OLDEST_TURN),
             oldest_next: Cell::new(true),
             rng: Cell::new(Rng::new(index as u64 + 1)),
-            refs: Cell::new(0),
             seen_turns: self.slots.iter().map(|s| Cell::new(s.turn())).collect(),
             stole_at: Cell::new(None),
             backoff: Cell::new(Duration::ZERO),
@@ -677,7 +636,6 @@ impl Pool {
         }
         DRAINING.with(|d| d.set(false));
         CURRENT.with(|c| c.set(ptr::null()));
-        ctx.refs.get()
     }
 
     /// The worker's loop, compiled twice: for the only worker of its pool (`ALONE`), whose slot
