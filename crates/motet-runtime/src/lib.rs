@@ -21,7 +21,7 @@
 //! - per-worker counters behind the `metrics` feature and `tracing` spans behind `tracing`, compiled
 //!   out when off;
 //! - the allocation layer the models use ([`alloc`]): per-thread caches of freed blocks, declared
-//!   per use with [`block_cache!`];
+//!   per use with [`block_cache!`], and mimalloc as a global allocator (feature `mimalloc`);
 //! - reference banks ([`bank`]): counted references taken in batches per worker, as the runtime's
 //!   own [`Handle`]s are.
 //!

@@ -1,4 +1,5 @@
-//! The allocation layer the models use: per-thread caches of freed blocks.
+//! The allocation layer the models use: per-thread caches of freed blocks, and (feature
+//! `mimalloc`) mimalloc as a global allocator.
 //!
 //! # Block caches
 //!
@@ -60,13 +61,15 @@
 //!
 //! The pieces, a file each: `config` (classes and limits), `bin` (a bin of blocks), `thread_cache`
 //! (a thread's bins and their life), `shared` (the shared bins and their loom models), `cache`
-//! (the allocation and free paths).
+//! (the allocation and free paths), `mimalloc` (the global allocator).
 
 #[cfg_attr(loom, allow(dead_code))]
 mod bin;
 mod cache;
 #[cfg_attr(loom, allow(dead_code))]
 mod config;
+#[cfg(feature = "mimalloc")]
+mod mimalloc;
 #[cfg_attr(loom, allow(dead_code))]
 mod shared;
 #[cfg(all(test, not(loom)))]
@@ -76,6 +79,8 @@ mod thread_cache;
 
 pub use cache::BlockCache;
 pub use config::CacheConfig;
+#[cfg(feature = "mimalloc")]
+pub use mimalloc::Mimalloc;
 #[doc(hidden)]
 pub use shared::SharedBins;
 #[doc(hidden)]
