@@ -50,8 +50,10 @@ pub mod mailbox;
 mod oneshot;
 mod spawn;
 mod supervisor;
-mod sync;
 mod watch;
+
+/// The std/loom synchronisation facade shared by motet's crates.
+use motet_runtime::sync;
 
 pub use actor::{Actor, Context};
 pub use addr::{Addr, AnyAddr, SendError};

@@ -122,7 +122,9 @@ mod promise;
 mod protocol;
 mod scratch;
 pub mod set;
-mod sync;
+
+/// The std/loom synchronisation facade shared by motet's crates.
+use motet_runtime::sync;
 
 pub use behaviour::{when, when_detached, Batch};
 pub use blocks::release_thread_cache;

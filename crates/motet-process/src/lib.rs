@@ -77,12 +77,14 @@ mod process;
 mod registry;
 pub mod select;
 pub mod session;
-mod sync;
 mod system;
 mod yield_now;
 
 #[cfg(all(test, loom))]
 mod loom_models;
+
+/// The std/loom synchronisation facade shared by motet's crates.
+use motet_runtime::sync;
 
 pub use select::Select;
 

@@ -79,7 +79,7 @@ use crate::bank;
 use crate::blocks::Blocks;
 use crate::channel::fast_park::{self, ParkVTable, NO_REQUEST, REFUSED};
 use crate::context;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicUsize, Ordering};
 use crate::system::SystemShared;
 
 /// A wake-up not yet consumed by a poll.

@@ -44,7 +44,8 @@ mod metrics;
 pub mod rng;
 mod runtime;
 mod scheduler;
-mod sync;
+#[doc(hidden)]
+pub mod sync;
 mod task;
 pub mod testing;
 mod thread_exit;

@@ -43,7 +43,7 @@ use super::waiter::{
 use crate::blocks::Blocks;
 use crate::lock::{UnlockedWord, WordGuard, WordLock};
 use crate::process::{self, Header};
-use crate::sync::{AtomicBool, AtomicU64, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// One sender in `handles` (bits 0 to 31).
 pub(crate) const SENDER: u64 = 1;
