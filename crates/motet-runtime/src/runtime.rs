@@ -59,13 +59,14 @@ pub struct Builder {
 /// How eagerly an idle worker takes work from a running one (see [`Builder::stealing`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Stealing {
-    /// The default: a running worker's queue is stolen from once it holds two tasks or more (or
-    /// its owner stays inside one turn), a thief takes half of it, and a thief whose stolen work
-    /// ran out within 20 µs backs off before it searches again (20 µs, doubling to 200 µs). On a
-    /// chain of fine-grained tasks a thief that takes every task as it is queued costs more in
-    /// cache lines moved between cores than it runs in parallel.
+    /// The default: a thief steals only where stealing pays. A running worker's queue is stolen
+    /// from once it holds two tasks or more (or its owner stays inside one turn), a thief takes
+    /// half of it, and a thief whose stolen work ran out within 20 µs backs off before it
+    /// searches again (20 µs, doubling to 200 µs). On a chain of fine-grained tasks a thief that
+    /// takes every task as it is queued costs more in cache lines moved between cores than it
+    /// runs in parallel.
     #[default]
-    Patient,
+    Selective,
     /// Any queued task is stolen as soon as a searching worker sees it, a thief takes at most 32
     /// tasks at a time, and searching workers never back off.
     Eager,
@@ -96,6 +97,13 @@ impl fmt::Display for BuildError {
     }
 }
 
+impl Stealing {
+    /// The former name of [`Stealing::Selective`].
+    #[deprecated(note = "renamed `Stealing::Selective`")]
+    #[allow(non_upper_case_globals)]
+    pub const Patient: Stealing = Stealing::Selective;
+}
+
 impl std::error::Error for BuildError {}
 
 impl Default for Builder {
@@ -104,7 +112,7 @@ impl Default for Builder {
             workers: None,
             seed: None,
             chain_bound: DEFAULT_CHAIN_BOUND,
-            stealing: Stealing::Patient,
+            stealing: Stealing::Selective,
             name: "motet".to_string(),
         }
     }
@@ -132,7 +140,7 @@ impl Builder {
         self
     }
 
-    /// How eagerly idle workers take work from running ones (default [`Stealing::Patient`]).
+    /// How eagerly idle workers take work from running ones (default [`Stealing::Selective`]).
     pub fn stealing(mut self, stealing: Stealing) -> Builder {
         self.stealing = stealing;
         self
