@@ -28,16 +28,13 @@ crate::block_cache! {
 }
 
 crate::block_cache! {
-    /// 16-byte classes, line classes, padding, shared bins of at most 32 MiB, prefetching (as
-    /// processes and channels).
+    /// Line classes and padding as processes and channels have them, with smaller bins and
+    /// shelves: 16-byte classes, four line classes, at most 4 MiB shared, prefetching.
     struct Lines = CacheConfig::new()
-        .grain(16)
-        .align(16)
-        .classes(32)
         .line_classes(4)
         .pad_to_lines(16)
-        .bin_blocks(512)
-        .share_full_bins(usize::MAX, 32 << 20)
+        .bin_blocks(64)
+        .share_full_bins(usize::MAX, 4 << 20)
         .prefetch_next(true);
 }
 
