@@ -87,9 +87,8 @@ pub use shared::SharedBins;
 #[cfg(not(loom))]
 pub use thread_cache::ThreadCache;
 
-/// Declares a block cache: a unit struct implementing [`BlockCache`](crate::alloc::BlockCache)
-/// with the given [`CacheConfig`](crate::alloc::CacheConfig), its bins on every thread and its
-/// shared bins.
+/// Declares a block cache: a unit struct implementing [`BlockCache`] with the given
+/// [`CacheConfig`], its bins on every thread and its shared bins.
 ///
 /// ```
 /// use motet_runtime::alloc::{BlockCache, CacheConfig};

@@ -2,7 +2,7 @@
 //!
 //! A pool is its shared state ([`Pool`]: the injector, the workers' stealable queues and
 //! next-task slots, the sleep/wake state, the shutdown flags) and one worker per thread, whose
-//! private state ([`WorkerCtx`](worker::WorkerCtx)) lives on the worker thread's stack. The
+//! private state ([`WorkerCtx`]) lives on the worker thread's stack. The
 //! protocol is written down beside its code, a part per file:
 //!
 //! - [`schedule`]: where a task goes when it is made runnable (a worker's next-task slot, its wake

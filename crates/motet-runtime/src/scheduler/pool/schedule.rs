@@ -25,7 +25,7 @@
 //! "Depth-first local scheduling"). Thieves take the oldest spawns, the roots of the
 //! largest subtrees, as in Cilk's work-first stealing. In a pool of one worker, where nobody
 //! steals, both queues are private rings instead of crossbeam deques, free of atomics
-//! ([`LocalQueue`]).
+//! ([`LocalQueue`](crate::scheduler::local_queue::LocalQueue)).
 
 use super::worker::WorkerCtx;
 use super::Pool;

@@ -116,7 +116,7 @@ impl Pool {
     /// workers spin (at most half the workers), and only in a pool of more than one.
     ///
     /// Besides the queues it watches the other workers' slots: a slot whose owner stays in one
-    /// turn for [`SLOT_WAIT`] is taken over (see [`Slot`]). At the deadline it gives up
+    /// turn for [`SLOT_WAIT`] is taken over (see [`Slot`](crate::scheduler::slot::Slot)). At the deadline it gives up
     /// whatever it sees: a slot's task stuck behind a longer turn is left to the timed park.
     pub(super) fn spin_search(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
         let n = self.num_workers();

@@ -4,7 +4,7 @@
 //!
 //! A task in the slot waits for the end of its owner's current turn. Usually that is a moment
 //! away, but a turn can run long: a busy-wait, a long computation, a blocking wait for the very
-//! task it just scheduled. So the slot is shared ([`Slot`]): the owner fills an empty slot with a
+//! task it just scheduled. So the slot is shared ([`Slot`](crate::scheduler::slot::Slot)): the owner fills an empty slot with a
 //! store (an occupied one keeps its task), empties it with a swap (loads and stores alone in a
 //! pool of one worker, where nobody else looks at it), and publishes a turn counter (a relaxed
 //! store per turn); a searching worker that found nothing in any queue takes a slot's task with

@@ -53,7 +53,7 @@ pub(super) const BACKOFF_MAX: Duration = Duration::from_micros(200);
 impl Pool {
     /// Whether [`Pool::steal`] would find something for a worker back from a timed park: work in
     /// the injector, or a queue that a selective thief takes from (two tasks or more, or one whose
-    /// owner has begun no turn since [`Pool::note_turns`]). With [`Stealing::Eager`], any queued
+    /// owner has begun no turn since [`Pool::note_turns`]). With [`Stealing::Eager`](crate::Stealing::Eager), any queued
     /// work.
     pub(super) fn has_stealable(&self, ctx: &WorkerCtx) -> bool {
         if !self.selective {
@@ -168,7 +168,7 @@ impl Pool {
 
     /// Sleeps for the current back-off instead of spinning, still counted as searching (so
     /// producers wake nobody meanwhile; only shutdown cuts it short), then looks once: a queue
-    /// whose owner began no turn during the sleep (which outlasts [`SLOT_WAIT`]) is taken
+    /// whose owner began no turn during the sleep (which outlasts [`SLOT_WAIT`](super::slot_rescue::SLOT_WAIT)) is taken
     /// whatever its length, and a slot whose owner stayed in one turn for the wait on it
     /// (see [`Pool::slot_ripe`]), as after a timed park.
     pub(super) fn back_off(&self, ctx: &WorkerCtx) -> Option<TaskRef> {
