@@ -130,6 +130,7 @@ fn from_allocator(layout: Layout) -> NonNull<u8> {
 /// [`BlockCache::allocate`].
 #[cfg(loom)]
 #[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // the signature of the cached path it stands for
 fn allocate<C: BlockCache>(layout: Layout) -> NonNull<u8> {
     debug_assert!(layout.size() > 0);
     from_allocator(layout)
@@ -141,6 +142,7 @@ fn allocate<C: BlockCache>(layout: Layout) -> NonNull<u8> {
 /// As for [`BlockCache::release`].
 #[cfg(loom)]
 #[inline(always)]
+#[allow(clippy::extra_unused_type_parameters)] // the signature of the cached path it stands for
 unsafe fn release<C: BlockCache>(block: NonNull<u8>, layout: Layout) {
     // SAFETY: the caller's contract: under loom, `allocate` took the block from the allocator.
     unsafe { dealloc(block.as_ptr(), layout) }
