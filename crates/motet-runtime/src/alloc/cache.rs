@@ -6,7 +6,11 @@ use std::ptr::NonNull;
 
 use super::config::CacheConfig;
 #[cfg(not(loom))]
-use super::{bin::Bin, shared::SharedBins, thread_cache::ThreadCache};
+use super::{
+    bin::Bin,
+    shared::SharedBins,
+    thread_cache::{State, ThreadCache},
+};
 
 /// A per-thread cache of freed blocks, declared with [`block_cache!`](crate::block_cache) (see
 /// the [module docs](super) for what it does).
@@ -267,7 +271,7 @@ unsafe fn release_slow<C: BlockCache>(block: NonNull<u8>, class: usize) {
     let kept = C::thread_cache()
         .try_with(|c| unsafe {
             let cache = c.get();
-            if !cache.guard::<C>() {
+            if cache.state != State::Guarded && !cache.guard::<C>() {
                 return false;
             }
             let bin = &mut cache.bins[class];
@@ -293,18 +297,22 @@ unsafe fn release_slow<C: BlockCache>(block: NonNull<u8>, class: usize) {
 #[cfg(not(loom))]
 fn spill<C: BlockCache>(bin: &mut Bin, class: usize) -> bool {
     let config = &C::CONFIG;
-    if config.sharing.is_none() || !C::shared_bins().is_on() {
+    let shared = C::shared_bins();
+    if config.sharing.is_none() || !shared.is_on() {
         return false;
     }
-    let full = std::mem::replace(bin, Bin::EMPTY);
-    match C::shared_bins().offer(full, class, config) {
-        Ok(()) => bin.open(config.bin_blocks),
-        Err(mut refused) => {
-            // No room: the blocks go back to the allocator, and the emptied buffer serves as
-            // the new bin.
-            refused.free_all(config.class_layout(class));
-            *bin = refused;
+    if shared.has_room(class, config) {
+        let full = std::mem::replace(bin, Bin::EMPTY);
+        match shared.offer(full, class, config) {
+            Ok(()) => {
+                bin.open(config.bin_blocks);
+                return true;
+            }
+            // Another thread filled the shelf meanwhile.
+            Err(refused) => *bin = refused,
         }
     }
+    // No room: the blocks go back to the allocator, and the emptied buffer serves as the new bin.
+    bin.free_all(config.class_layout(class));
     true
 }

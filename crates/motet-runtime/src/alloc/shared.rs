@@ -110,25 +110,36 @@ impl SharedBins {
         Some(bin)
     }
 
+    /// Whether a shelf of `class` holding `bins` bins has room for one more full bin, within the
+    /// limits (the byte count read as an estimate).
+    #[inline]
+    fn fits(&self, bins: usize, class: usize, config: &CacheConfig) -> bool {
+        let Some(limits) = config.sharing else {
+            return false;
+        };
+        let max_bins = (limits.class_bytes / config.bin_bytes(class)).max(2);
+        bins < max_bins
+            && self
+                .bytes
+                .load(Relaxed)
+                .saturating_add(config.bin_bytes(class))
+                <= limits.total_bytes
+    }
+
+    /// Whether `class`'s shelf seems to have room for a full bin (a hint, read without the lock:
+    /// a thread that only frees asks once a bin, and a full shelf then costs it two loads).
+    #[inline]
+    pub(crate) fn has_room(&self, class: usize, config: &CacheConfig) -> bool {
+        self.fits(self.shelves[class].len.load(Relaxed), class, config)
+    }
+
     /// Shelves a full bin of `class` if the limits leave room for it; gives it back otherwise
     /// (then its blocks go to the allocator).
     pub(crate) fn offer(&self, bin: Bin, class: usize, config: &CacheConfig) -> Result<(), Bin> {
-        let Some(limits) = config.sharing else {
-            return Err(bin);
-        };
         let bytes = bin.len() * config.class_layout(class).size();
-        let max_bins = (limits.class_bytes / config.bin_bytes(class)).max(2);
-        let fits = |bins: usize| {
-            bins < max_bins && self.bytes.load(Relaxed).saturating_add(bytes) <= limits.total_bytes
-        };
         let shelf = &self.shelves[class];
-        // A full shelf is told by a load, without the lock (a thread that only frees comes here
-        // once a bin).
-        if !fits(shelf.len.load(Relaxed)) {
-            return Err(bin);
-        }
         let mut bins = lock(&shelf.bins);
-        if !fits(bins.len()) {
+        if !self.fits(bins.len(), class, config) {
             return Err(bin);
         }
         self.bytes.fetch_add(bytes, Relaxed);
