@@ -19,19 +19,15 @@
 //! - `threadring`: a ring of 100 actors passes a token `n` times (as pingpong, with a working set
 //!   of 100 actors).
 
-// mimalloc linked as motet-savina links it, so that the allocations the block cache does not
-// serve cost here what they cost in the benchmark suite; one file shared with motet-boc's
-// profiling example and bench.
-#[path = "../../motet-boc/benches/support/plain_mimalloc.rs"]
-mod plain_mimalloc;
-
 use std::time::{Duration, Instant};
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
+// mimalloc linked as motet-savina links it, so that the allocations the block cache does not
+// serve cost here what they cost in the benchmark suite.
 #[global_allocator]
-static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
+static GLOBAL: motet_runtime::alloc::Mimalloc = motet_runtime::alloc::Mimalloc;
 
 struct Counter(u64);
 

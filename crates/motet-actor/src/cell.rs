@@ -52,6 +52,8 @@ use motet_runtime::{Handle, Runnable};
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr, AnyOps};
+#[cfg(not(loom))]
+use crate::blocks::Blocks;
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};
 use crate::ids::next_id;
@@ -310,22 +312,26 @@ impl<A: Actor> ActorTask<A> {
         supervision: Option<Box<Supervision<A>>>,
         relations: Option<Box<Relations>>,
     ) -> Addr<A::Msg> {
-        let header = Header {
-            refs: AtomicUsize::new(LIFE + ONE_ADDR),
-            id: next_id(),
-            runtime: runtime.clone(),
-            // SAFETY: linked by `placed` once the header is in its cell, before any use.
-            mailbox: unsafe { Mailbox::unlinked() },
-            runnable: UnsafeCell::new(MaybeUninit::uninit()),
-        };
-        let inner = Inner {
-            actor: Some(actor),
-            relations,
-            supervision,
-            batch: batch.max(1),
-            started: false,
-        };
-        let runnable = Runnable::new::<Self>(header, inner);
+        // The parts are made once the cell's block is there, so that they are written into it
+        // directly (see `Runnable::new_in_with`).
+        let runnable = Runnable::new_in_with::<Self, Blocks>(|| {
+            let header = Header {
+                refs: AtomicUsize::new(LIFE + ONE_ADDR),
+                id: next_id(),
+                runtime: runtime.clone(),
+                // SAFETY: linked by `placed` once the header is in its cell, before any use.
+                mailbox: unsafe { Mailbox::unlinked() },
+                runnable: UnsafeCell::new(MaybeUninit::uninit()),
+            };
+            let inner = Inner {
+                actor: Some(actor),
+                relations,
+                supervision,
+                batch: batch.max(1),
+                started: false,
+            };
+            (header, inner)
+        });
         // The address's reference (counted in `refs`) keeps the cell: LIFE keeps the runnable, and
         // the last of the two to go drops it (see the module docs).
         let header = NonNull::from(&*runnable);

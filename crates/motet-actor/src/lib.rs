@@ -41,7 +41,7 @@ mod actor;
 mod addr;
 mod ask;
 #[cfg(not(loom))]
-mod block_cache;
+mod blocks;
 mod cell;
 mod envelope;
 mod exit;
@@ -50,8 +50,10 @@ pub mod mailbox;
 mod oneshot;
 mod spawn;
 mod supervisor;
-mod sync;
 mod watch;
+
+/// The std/loom synchronisation facade shared by motet's crates.
+use motet_runtime::sync;
 
 pub use actor::{Actor, Context};
 pub use addr::{Addr, AnyAddr, SendError};
@@ -61,11 +63,20 @@ pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
 pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
 pub use watch::ExitWatch;
 
-/// Switches off (or back on) the exchange of freed message nodes and actor cells between
-/// threads, for tests that count the bytes a workload leaves behind: with it off, each thread's
-/// cache of freed blocks holds a fixed number of them once warm. Not for production use.
+/// Switches off (or back on) the sharing of full bins of freed message nodes and actor cells
+/// between threads, for tests that count the bytes a workload leaves behind: with it off, each
+/// thread's cache of freed blocks holds a fixed number of them once warm. Not for production use.
 #[doc(hidden)]
 #[cfg(not(loom))]
+pub fn set_block_sharing(on: bool) {
+    use motet_runtime::alloc::BlockCache;
+    blocks::Blocks::set_sharing(on);
+}
+
+/// The former name of [`set_block_sharing`].
+#[doc(hidden)]
+#[cfg(not(loom))]
+#[deprecated(note = "renamed `set_block_sharing`")]
 pub fn set_block_depot(on: bool) {
-    block_cache::set_depot(on);
+    set_block_sharing(on);
 }

@@ -3,62 +3,18 @@
 //! addresses are dropped (or the runtime is gone), the count is back to zero. A counting allocator
 //! checks the same for whole actors: a spawn/stop cycle of 10,000 actors leaves no bytes behind.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{
-    AtomicBool, AtomicIsize, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst,
-};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use motet_actor::{
     spawn, Actor, Addr, AskError, Context, ExitReason, Reply, Spawn, Strategy, Supervisor,
 };
-use motet_runtime::{testing, Runtime};
-
-/// `System`, counting the bytes currently allocated.
-struct Counting;
-
-static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments, whose contracts are those of
-// `GlobalAlloc`; the counter has no effect on the memory handed out.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's layout (non-zero size, by `GlobalAlloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` (through this wrapper) with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE_BYTES.fetch_sub(layout.size() as isize, Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as in `dealloc`, and `new_size` satisfies `realloc`'s contract (caller's).
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
-        }
-        p
-    }
-}
+use motet_runtime::testing::{self, Census, CountingAllocator, Tracked};
+use motet_runtime::Runtime;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// The allocation test measures the whole process: every test of this file runs alone.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -69,30 +25,6 @@ fn serial() -> MutexGuard<'static, ()> {
 
 /// A deadlock guard for asks that must be answered (virtual on a deterministic runtime).
 const GUARD: Duration = Duration::from_secs(60);
-
-/// Live `Tracked` values of one scenario.
-#[derive(Clone, Default)]
-struct Census(Arc<AtomicIsize>);
-
-impl Census {
-    fn track(&self) -> Tracked {
-        self.0.fetch_add(1, SeqCst);
-        Tracked(self.0.clone())
-    }
-
-    fn live(&self) -> isize {
-        self.0.load(SeqCst)
-    }
-}
-
-/// A value that counts itself in its census while it exists.
-struct Tracked(Arc<AtomicIsize>);
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, SeqCst);
-    }
-}
 
 enum Msg {
     /// Handled: counted, then dropped.
@@ -503,8 +435,8 @@ fn spawn_stop_cycle(rt: &Runtime) {
 fn a_spawn_stop_cycle_returns_every_byte() {
     let _serial = serial();
     // Freed blocks stay in each thread's cache instead of moving between threads, so that a warm
-    // cache holds the same bytes after every cycle (the exchange itself is tested in the crate).
-    motet_actor::set_block_depot(false);
+    // cache holds the same bytes after every cycle (the sharing itself is tested in motet-runtime).
+    motet_actor::set_block_sharing(false);
     // Quiet: 2,500 panics per cycle.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -525,16 +457,16 @@ fn a_spawn_stop_cycle_returns_every_byte() {
             // the one that tells.
             (0..3)
                 .map(|_| {
-                    let base = LIVE_BYTES.load(SeqCst);
+                    let base = CountingAllocator::live_bytes();
                     spawn_stop_cycle(rt);
-                    LIVE_BYTES.load(SeqCst) - base
+                    CountingAllocator::live_bytes() - base
                 })
                 .min_by_key(|b| b.abs())
                 .unwrap_or(0)
         })
         .collect();
     drop(runtimes);
-    motet_actor::set_block_depot(true);
+    motet_actor::set_block_sharing(true);
     std::panic::set_hook(hook);
     println!("bytes left after the leanest of three cycles (deterministic, 1 worker, 2 workers): {left:?}");
     // A leaked actor costs about 100 bytes, a message node about 30: 10,000 of either is far above

@@ -8,60 +8,18 @@
 //! It runs in a few seconds even in a debug build, so it is not ignored there; see the figure with
 //! `cargo test --release -p motet-actor --test scale -- --nocapture`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use motet_actor::{spawn, Actor, Addr, Context};
+use motet_runtime::testing::CountingAllocator;
 use motet_runtime::Runtime;
 
-/// `System`, counting the bytes currently allocated.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments, whose contracts are those of
-// `GlobalAlloc`; the counter has no effect on the memory handed out.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's layout (non-zero size, by `GlobalAlloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` (through this wrapper) with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as in `dealloc`, and `new_size` satisfies `realloc`'s contract (caller's).
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 fn live() -> isize {
-    LIVE.load(SeqCst)
+    CountingAllocator::live_bytes()
 }
 
 /// Tests of this file measure the whole process's allocations: they must run one at a time.
@@ -83,9 +41,9 @@ impl Actor for Idle {
 fn idle_actors(n: usize, workers: usize) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Freed cells and nodes stay in their thread's cache instead of moving between threads
-    // through the depot (which keeps up to half a megabyte per size class): the bytes that come
+    // through the shared bins (up to half a megabyte per size class): the bytes that come
     // back are then the workers' fixed caches away from all there is.
-    motet_actor::set_block_depot(false);
+    motet_actor::set_block_sharing(false);
     let rt = Runtime::builder().workers(workers).build().unwrap();
     let reached: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
     // Warm up: the workers' queues and node caches reach their working sizes.

@@ -7,8 +7,6 @@
 //! run. The allocator is mimalloc, as in
 //! the Savina harness.
 
-#[path = "support/plain_mimalloc.rs"]
-mod plain_mimalloc;
 // Only the count and pingpong workloads are benched here; fanout is the profiling example's.
 #[allow(dead_code)]
 #[path = "support/workloads.rs"]
@@ -20,7 +18,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use motet_runtime::Runtime;
 
 #[global_allocator]
-static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
+static GLOBAL: motet_runtime::alloc::Mimalloc = motet_runtime::alloc::Mimalloc;
 
 const COUNT: u64 = 100_000;
 const HOPS: u64 = 100_000;

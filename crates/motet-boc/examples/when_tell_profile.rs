@@ -10,8 +10,6 @@
 //! shape of fjthrput), `when|detached|tell`, the number of messages (default 100,000) and of
 //! repetitions (default 1). Prints the median wall time of the repetitions.
 
-#[path = "../benches/support/plain_mimalloc.rs"]
-mod plain_mimalloc;
 #[path = "../benches/support/workloads.rs"]
 mod workloads;
 
@@ -23,8 +21,9 @@ use workloads::{
     pingpong_detached, pingpong_tell, pingpong_when,
 };
 
+// mimalloc, as motet-savina links it.
 #[global_allocator]
-static GLOBAL: plain_mimalloc::PlainMimalloc = plain_mimalloc::PlainMimalloc;
+static GLOBAL: motet_runtime::alloc::Mimalloc = motet_runtime::alloc::Mimalloc;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -3,7 +3,7 @@
 //!
 //! # The block
 //!
-//! A behaviour is one allocation from the per-thread cache (see [`crate::alloc_cache`]):
+//! A behaviour is one allocation from the per-thread cache (see [`crate::blocks`]):
 //!
 //! ```text
 //! | Core: task header, gate, ops, ... | completion, result cell | closure | slots[n] |
@@ -46,11 +46,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 use std::sync::Mutex;
 
+use motet_runtime::alloc::BlockCache;
 use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
 use motet_runtime::Handle;
 
-use crate::alloc_cache;
 use crate::backpressure::Bound;
+use crate::blocks::Blocks;
 use crate::completion::Completion;
 use crate::cown::CownHeader;
 use crate::error::{panic_message, WhenError};
@@ -633,7 +634,7 @@ where
     H: BlockHead<R>,
 {
     let (layout, slots_offset) = block_layout::<H, F>(n);
-    let block = alloc_cache::allocate(layout).cast::<Block<H, F>>();
+    let block = Blocks::allocate(layout).cast::<Block<H, F>>();
     // SAFETY: `block` is a fresh allocation for `Block<H, F>` followed by `n` slots.
     let slots =
         unsafe { NonNull::new_unchecked(block.as_ptr().byte_add(slots_offset).cast::<Slot>()) };
@@ -1793,7 +1794,7 @@ unsafe fn free_sized<H: BlockHead<R>, F, R>(core: NonNull<Core>, n: usize) {
     // or dropped before).
     unsafe {
         H::clear(ptr::addr_of_mut!((*block.as_ptr()).head));
-        alloc_cache::release(block.cast(), allocated_layout::<H, F>(n));
+        Blocks::release(block.cast(), allocated_layout::<H, F>(n));
     }
 }
 

@@ -111,9 +111,9 @@
 //! a message would be).
 #![warn(missing_docs)]
 
-mod alloc_cache;
 mod backpressure;
 mod behaviour;
+mod blocks;
 mod completion;
 mod cown;
 mod deferred;
@@ -122,10 +122,12 @@ mod promise;
 mod protocol;
 mod scratch;
 pub mod set;
-mod sync;
 
-pub use alloc_cache::release_thread_cache;
+/// The std/loom synchronisation facade shared by motet's crates.
+use motet_runtime::sync;
+
 pub use behaviour::{when, when_detached, Batch};
+pub use blocks::release_thread_cache;
 pub use cown::{read, read_all, Cown, Read, ReadAll};
 pub use deferred::{Broken, Deferred, Resolver};
 pub use error::WhenError;

@@ -7,48 +7,13 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering::Relaxed, Ordering::SeqCst};
-
 use motet_boc::release_thread_cache;
+use motet_runtime::testing::CountingAllocator;
 use motet_runtime::Runtime;
 use support::mixed::{mixed, Census};
 
-/// `System`, counting the bytes currently allocated.
-struct Counting;
-
-static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments; counting does not touch
-// the memory handed out.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller's layout, forwarded.
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: allocated by `System` through this wrapper with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE_BYTES.fetch_sub(layout.size() as isize, Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as in `dealloc`, with the caller's new size.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 #[test]
 fn no_bytes_are_left_behind() {
@@ -68,9 +33,9 @@ fn no_bytes_are_left_behind() {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     run(); // warm-up: lazily initialised state of the process
-    let before = LIVE_BYTES.load(SeqCst);
+    let before = CountingAllocator::live_bytes();
     run();
-    let after = LIVE_BYTES.load(SeqCst);
+    let after = CountingAllocator::live_bytes();
     std::panic::set_hook(hook);
     assert_eq!(after, before, "{} bytes leaked", after - before);
 }

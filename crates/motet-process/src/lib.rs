@@ -69,7 +69,7 @@
 
 pub mod actor;
 mod bank;
-mod block_cache;
+mod blocks;
 pub mod channel;
 mod context;
 mod lock;
@@ -77,22 +77,34 @@ mod process;
 mod registry;
 pub mod select;
 pub mod session;
-mod sync;
 mod system;
 mod yield_now;
 
 #[cfg(all(test, loom))]
 mod loom_models;
 
+/// The std/loom synchronisation facade shared by motet's crates.
+use motet_runtime::sync;
+
 pub use select::Select;
 
-/// Switches off (or back on) the exchange of freed process and channel blocks between threads,
-/// for tests that count the bytes a workload leaves behind: with it off, each thread's cache of
-/// freed blocks holds at most a fixed number of them once warm. Not for production use.
+/// Switches off (or back on) the sharing of full bins of freed process and channel blocks
+/// between threads, for tests that count the bytes a workload leaves behind: with it off, each
+/// thread's cache of freed blocks holds at most a fixed number of them once warm. Not for
+/// production use.
 #[doc(hidden)]
 #[cfg(not(loom))]
+pub fn set_block_sharing(on: bool) {
+    use motet_runtime::alloc::BlockCache;
+    blocks::Blocks::set_sharing(on);
+}
+
+/// The former name of [`set_block_sharing`].
+#[doc(hidden)]
+#[cfg(not(loom))]
+#[deprecated(note = "renamed `set_block_sharing`")]
 pub fn set_block_depot(on: bool) {
-    block_cache::set_depot(on);
+    set_block_sharing(on);
 }
 pub use system::{ProcessSystem, ProcessSystemBuilder, WaitError, DEFAULT_STEPS};
 pub use yield_now::{yield_now, YieldNow};

@@ -10,9 +10,13 @@
 
 use std::ops::{Deref, DerefMut};
 
+#[cfg(not(loom))]
+use crate::sync::atomic::{AtomicBool, Ordering};
+#[cfg(not(loom))]
+use crate::sync::spin;
 use crate::sync::UnsafeCell;
 #[cfg(not(loom))]
-use crate::sync::{spin_hint, yield_now, AtomicBool, Ordering};
+use std::thread::yield_now;
 
 /// How many times a contended lock spins before it starts yielding its thread.
 #[cfg(not(loom))]
@@ -75,7 +79,7 @@ impl<T> SpinLock<T> {
             while self.locked.load(Ordering::Relaxed) {
                 if spins < SPINS_BEFORE_YIELD {
                     spins += 1;
-                    spin_hint();
+                    spin();
                 } else {
                     yield_now();
                 }
@@ -162,7 +166,7 @@ pub(crate) const LOCKED: usize = 1;
 /// [`LOCKED`] and back, so the compare-and-swaps of parking receivers race the holders as on the
 /// real build.
 pub(crate) struct WordLock<T> {
-    word: crate::sync::AtomicUsize,
+    word: crate::sync::atomic::AtomicUsize,
     #[cfg(loom)]
     mutex: loom::sync::Mutex<()>,
     value: UnsafeCell<T>,
@@ -176,7 +180,7 @@ unsafe impl<T: Send> Sync for WordLock<T> {}
 impl<T: UnlockedWord> WordLock<T> {
     pub(crate) fn new(value: T) -> WordLock<T> {
         WordLock {
-            word: crate::sync::AtomicUsize::new(value.unlocked_word()),
+            word: crate::sync::atomic::AtomicUsize::new(value.unlocked_word()),
             #[cfg(loom)]
             mutex: loom::sync::Mutex::new(()),
             value: UnsafeCell::new(value),
@@ -188,7 +192,7 @@ impl<T: UnlockedWord> WordLock<T> {
 
     /// The word, for a compare-and-swap between free values (never to or from [`LOCKED`]).
     #[inline]
-    pub(crate) fn word(&self) -> &crate::sync::AtomicUsize {
+    pub(crate) fn word(&self) -> &crate::sync::atomic::AtomicUsize {
         &self.word
     }
 
@@ -196,7 +200,7 @@ impl<T: UnlockedWord> WordLock<T> {
     /// and the free word it replaced.
     #[inline]
     pub(crate) fn lock(&self) -> (WordGuard<'_, T>, usize) {
-        use crate::sync::Ordering;
+        use crate::sync::atomic::Ordering;
         #[cfg(loom)]
         let held = self.mutex.lock().unwrap();
         // Acquire: the previous holder's writes (published by its release store at unlock), or a
@@ -233,7 +237,7 @@ impl<T: UnlockedWord> WordLock<T> {
             while self.word.load(Ordering::Relaxed) == LOCKED {
                 if spins < SPINS_BEFORE_YIELD {
                     spins += 1;
-                    spin_hint();
+                    spin();
                 } else {
                     yield_now();
                 }
@@ -303,7 +307,9 @@ impl<T: UnlockedWord> WordGuard<'_, T> {
         };
         // Release: everything written under the lock is visible to the next holder's acquire swap
         // (or a parking receiver's acquire compare-and-swap).
-        self.lock.word.store(word, crate::sync::Ordering::Release);
+        self.lock
+            .word
+            .store(word, crate::sync::atomic::Ordering::Release);
         #[cfg(loom)]
         drop(self.held.take());
     }

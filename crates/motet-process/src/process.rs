@@ -72,13 +72,14 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 
+use motet_runtime::alloc::BlockCache;
 use motet_runtime::task::legacy::{RunOutcome, TaskHeader, TaskVTable};
 
 use crate::bank;
-use crate::block_cache;
+use crate::blocks::Blocks;
 use crate::channel::fast_park::{self, ParkVTable, NO_REQUEST, REFUSED};
 use crate::context;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicUsize, Ordering};
 use crate::system::SystemShared;
 
 /// A wake-up not yet consumed by a poll.
@@ -523,12 +524,12 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
     /// Allocates a process, `RUNNING` (owned by the run the caller schedules) and holding its own
     /// reference.
     ///
-    /// The block comes from this thread's block cache (see `block_cache`): on two workers, the
+    /// The block comes from this thread's block cache (see `blocks`): on two workers, the
     /// blocks the other worker freed come back to the spawning one whole bins at a time, instead
     /// of one by one through the allocator's cross-thread free. A cell a few bytes short of whole
-    /// cache lines is padded to them and line-aligned (`block_cache::block_layout`).
+    /// cache lines is padded to them and line-aligned (`BlockCache::layout_for`).
     pub(crate) fn allocate(system: &Arc<SystemShared>, future: F) -> NonNull<Header> {
-        let cell = block_cache::allocate_for::<Cell<F>>();
+        let cell = Blocks::allocate_for::<Cell<F>>();
         // SAFETY: a fresh block with the layout of `Cell<F>`, ours alone.
         unsafe {
             cell.as_ptr().write(Cell {
@@ -725,7 +726,7 @@ impl<F: Future<Output = ()> + Send + 'static> Cell<F> {
         // SAFETY: allocated by `allocate` from the block cache with this layout; nothing uses it
         // any more, and `Cell<F>`'s drop would do nothing (every field that owns is `ManuallyDrop`,
         // the rest are plain words and cells of them).
-        unsafe { block_cache::drop_and_release(cell) };
+        unsafe { Blocks::drop_and_release(cell) };
         bank::deposit(system);
     }
 }

@@ -29,7 +29,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::lock::SpinLock;
 use crate::process::Header;
-use crate::sync::{AtomicUsize, Ordering::SeqCst};
+use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
 /// Number of shards (a power of two); two in the loom models, whose state space grows with every lock.
 const SHARDS: usize = if cfg!(loom) { 2 } else { 32 };

@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use crate::channel::waiter::{Waiter, CLOSED, DONE, UNLINKED, WAITING};
 use crate::channel::{Chan, Receiver, RecvError, RecvPoll};
-use crate::sync::{AtomicBool, Ordering};
+use crate::sync::atomic::{AtomicBool, Ordering};
 
 /// What polling one branch gave.
 enum BranchPoll<O> {

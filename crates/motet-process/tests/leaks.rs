@@ -3,89 +3,22 @@
 //! counting allocator checks the same for whole processes and channels: cycles of spawning and
 //! finishing leave no bytes behind.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering::Relaxed, Ordering::SeqCst};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use motet_process::session::{session, End, Recv, Send};
 use motet_process::{actor, channel, ProcessSystem, Select};
-use motet_runtime::{testing, Runtime};
-
-/// `System`, counting the bytes currently allocated.
-struct Counting;
-
-static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments, whose contracts are those of
-// `GlobalAlloc`; the counter has no effect on the memory handed out.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's layout (non-zero size, by `GlobalAlloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` (through this wrapper) with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE_BYTES.fetch_sub(layout.size() as isize, Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as in `dealloc`, and `new_size` satisfies `realloc`'s contract (caller's).
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
-        }
-        p
-    }
-}
+use motet_runtime::testing::{self, Census, CountingAllocator, Tracked};
+use motet_runtime::Runtime;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// The allocation tests measure the whole process: every test of this file runs alone.
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Live `Tracked` values of one scenario.
-#[derive(Clone, Default)]
-struct Census(Arc<AtomicIsize>);
-
-impl Census {
-    fn track(&self) -> Tracked {
-        self.0.fetch_add(1, SeqCst);
-        Tracked(self.0.clone())
-    }
-
-    fn live(&self) -> isize {
-        self.0.load(SeqCst)
-    }
-}
-
-/// A value that counts itself in its census.
-struct Tracked(Arc<AtomicIsize>);
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, SeqCst);
-    }
 }
 
 #[test]
@@ -265,9 +198,9 @@ fn sessions_and_actors_leak_nothing() {
 fn spawning_and_finishing_leaves_no_bytes_behind() {
     let _s = serial();
     // Each thread then keeps a bounded number of freed blocks, reached during the warm-up; with
-    // the depot on, the blocks a worker frees and the spawning thread takes back settle only after
+    // full bins shared, the blocks a worker frees and the spawning thread takes back settle only after
     // several rounds.
-    motet_process::set_block_depot(false);
+    motet_process::set_block_sharing(false);
     let rt = Runtime::builder().workers(2).build().unwrap();
     let system = ProcessSystem::new(rt.handle());
     let round = |n: usize| {
@@ -288,12 +221,12 @@ fn spawning_and_finishing_leaves_no_bytes_behind() {
         rt.wait_quiescent();
     };
     round(10_000); // warm-up: queues, registry slabs, timer tables reach their sizes
-    let before = LIVE_BYTES.load(SeqCst);
+    let before = CountingAllocator::live_bytes();
     for _ in 0..3 {
         round(10_000);
     }
-    let after = LIVE_BYTES.load(SeqCst);
-    motet_process::set_block_depot(true);
+    let after = CountingAllocator::live_bytes();
+    motet_process::set_block_sharing(true);
     // The margin allows a worker's queue buffer (a crossbeam deque, which grows by doubling) to
     // reach a new high-water mark after the warm-up, as it can when a loaded machine delays one
     // worker: 4,096 to 16,384 task pointers is 96 KiB. Leaking even 10 bytes per process would
@@ -330,11 +263,11 @@ fn a_system_whose_references_workers_banked_is_freed_with_its_runtime() {
     // Warm-up: whatever a first runtime leaves for good (thread-local and global state of the
     // libraries) is left before the measurement.
     scenario();
-    let before = LIVE_BYTES.load(SeqCst);
+    let before = CountingAllocator::live_bytes();
     for _ in 0..ROUNDS {
         scenario();
     }
-    let after = LIVE_BYTES.load(SeqCst);
+    let after = CountingAllocator::live_bytes();
     // A system (its registry's shards and counts) is about 9 KiB: one kept alive by a bank after
     // its runtime's workers exited would leave ROUNDS times that. The margin allows blocks whose
     // freeing the workers' queues defer (crossbeam's epochs), which later threads collect.

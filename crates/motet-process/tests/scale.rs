@@ -8,60 +8,18 @@
 //! process run is `#[ignore]`d so that `cargo test --workspace` stays quick; CI runs it in release:
 //! `cargo test --release -p motet-process --test scale -- --include-ignored --nocapture`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Mutex;
 
 use motet_process::{channel, ProcessSystem};
+use motet_runtime::testing::CountingAllocator;
 use motet_runtime::Runtime;
 
-/// `System`, counting the bytes currently allocated.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every method forwards to `System` with the caller's arguments, whose contracts are those of
-// `GlobalAlloc`; the counter has no effect on the memory handed out.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded with the caller's layout (non-zero size, by `GlobalAlloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: as in `alloc`.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` (through this wrapper) with `layout`.
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: as in `dealloc`, and `new_size` satisfies `realloc`'s contract (caller's).
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAllocator = CountingAllocator;
 
 fn live() -> isize {
-    LIVE.load(SeqCst)
+    CountingAllocator::live_bytes()
 }
 
 /// Tests of this file measure the whole process's allocations: they run one at a time.
@@ -74,7 +32,7 @@ fn parked_processes(n: usize, workers: usize) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Freed blocks stay with the thread that freed them (at most a bin per size class), so the
     // bytes counted are the processes' own, not blocks another thread's cache handed over.
-    motet_process::set_block_depot(false);
+    motet_process::set_block_sharing(false);
     let rt = Runtime::builder().workers(workers).build().unwrap();
     let system = ProcessSystem::new(rt.handle());
     let sum: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));

@@ -19,7 +19,11 @@
 //! - a deterministic mode ([`Builder::deterministic`]): one thread, seeded scheduling choices and
 //!   virtual time, replayable from the seed, used by every scenario test (see [`testing`]);
 //! - per-worker counters behind the `metrics` feature and `tracing` spans behind `tracing`, compiled
-//!   out when off.
+//!   out when off;
+//! - the allocation layer the models use ([`alloc`]): per-thread caches of freed blocks, declared
+//!   per use with [`block_cache!`], and mimalloc as a global allocator (feature `mimalloc`);
+//! - reference banks ([`bank`]): counted references taken in batches per worker, as the runtime's
+//!   own [`Handle`]s are.
 //!
 //! ```
 //! use motet_runtime::Runtime;
@@ -32,15 +36,19 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod alloc;
+pub mod bank;
 mod clock;
 pub mod hint;
 mod metrics;
 pub mod rng;
 mod runtime;
 mod scheduler;
-mod sync;
+#[doc(hidden)]
+pub mod sync;
 pub mod task;
 pub mod testing;
+mod thread_exit;
 mod timer;
 
 #[cfg(feature = "metrics")]

@@ -11,6 +11,7 @@ use crate::scheduler::pool::Pool;
 use crate::scheduler::Flavor;
 use std::ptr::NonNull;
 
+use crate::bank::{Counted, RefBank};
 use crate::sync::atomic::{fence, AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex};
 use crate::task::raw::TaskRef;
@@ -59,13 +60,14 @@ pub struct Builder {
 /// How eagerly an idle worker takes work from a running one (see [`Builder::stealing`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Stealing {
-    /// The default: a running worker's queue is stolen from once it holds two tasks or more (or
-    /// its owner stays inside one turn), a thief takes half of it, and a thief whose stolen work
-    /// ran out within 20 µs backs off before it searches again (20 µs, doubling to 200 µs). On a
-    /// chain of fine-grained tasks a thief that takes every task as it is queued costs more in
-    /// cache lines moved between cores than it runs in parallel.
+    /// The default: a thief steals only where stealing pays. A running worker's queue is stolen
+    /// from once it holds two tasks or more (or its owner stays inside one turn), a thief takes
+    /// half of it, and a thief whose stolen work ran out within 20 µs backs off before it
+    /// searches again (20 µs, doubling to 200 µs). On a chain of fine-grained tasks a thief that
+    /// takes every task as it is queued costs more in cache lines moved between cores than it
+    /// runs in parallel.
     #[default]
-    Patient,
+    Selective,
     /// Any queued task is stolen as soon as a searching worker sees it, a thief takes at most 32
     /// tasks at a time, and searching workers never back off.
     Eager,
@@ -96,6 +98,13 @@ impl fmt::Display for BuildError {
     }
 }
 
+impl Stealing {
+    /// The former name of [`Stealing::Selective`].
+    #[deprecated(note = "renamed `Stealing::Selective`")]
+    #[allow(non_upper_case_globals)]
+    pub const Patient: Stealing = Stealing::Selective;
+}
+
 impl std::error::Error for BuildError {}
 
 impl Default for Builder {
@@ -104,7 +113,7 @@ impl Default for Builder {
             workers: None,
             seed: None,
             chain_bound: DEFAULT_CHAIN_BOUND,
-            stealing: Stealing::Patient,
+            stealing: Stealing::Selective,
             name: "motet".to_string(),
         }
     }
@@ -132,7 +141,7 @@ impl Builder {
         self
     }
 
-    /// How eagerly idle workers take work from running ones (default [`Stealing::Patient`]).
+    /// How eagerly idle workers take work from running ones (default [`Stealing::Selective`]).
     pub fn stealing(mut self, stealing: Stealing) -> Builder {
         self.stealing = stealing;
         self
@@ -205,10 +214,11 @@ impl Builder {
                     let Flavor::Pool(pool) = &shared.flavor else {
                         unreachable!("pool runtime")
                     };
-                    let banked = pool.run_worker(index, local, &shared.timers);
-                    // The references this worker's bank still holds: `handle` holds another, so
-                    // this cannot be the last.
-                    shared.refs.fetch_sub(banked, Ordering::Release);
+                    pool.run_worker(index, local, &shared.timers);
+                    // The references this worker's bank still holds go back to the count now
+                    // (`handle` holds another, so this cannot be the last), not when the thread's
+                    // exit hooks run.
+                    RefBank::flush(&HANDLE_REFS);
                 });
             match spawned {
                 Ok(t) => rt.threads.push(t),
@@ -323,20 +333,61 @@ impl fmt::Debug for Runtime {
 ///
 /// Cloning and dropping a handle on one of the runtime's own workers costs no atomic operation:
 /// every actor holds a handle, and programs that spawn an actor per message (a recursive fib spawns
-/// 150,000) would otherwise pay two atomic read-modify-writes per actor on one cache line that every
-/// worker writes to. The count lives in the shared state as a plain reference count, and each worker
-/// keeps a *bank* of references it took from it in bulk: a clone on the worker takes one from the
-/// bank (refilling it with 256 in one atomic add when empty), a drop puts one back (and
-/// returns 256 in one atomic subtraction when the bank holds more than twice that). The
-/// count thus never undercounts: it is the handles plus the banks. A worker returns its bank when it
-/// exits, so the shared state is freed with the last handle, as with an `Arc`. Off the workers
-/// (and for another runtime's handles) clones and drops use the count directly.
+/// a hundred thousand and more) would otherwise pay two atomic read-modify-writes per actor on one
+/// cache line that every worker writes to. The count lives in the shared state as a plain
+/// reference count, and each worker keeps a bank of references it took from it in bulk (a
+/// [`RefBank`], see [`bank`](crate::bank)): a clone on the worker takes one from the bank
+/// (refilling it with `REF_BATCH` in one atomic add when empty), a drop puts one back (and returns
+/// `REF_BATCH` in one atomic subtraction when the bank holds more than twice that). The count thus
+/// never undercounts: it is the handles plus the banks. A worker returns its bank when it stops,
+/// so the shared state is freed with the last handle, as with an `Arc`. Off the workers (and for
+/// another runtime's handles) clones and drops use the count directly.
 pub struct Handle {
     shared: NonNull<Shared>,
 }
 
 /// How many references a worker's bank takes from the shared count at a time.
 pub(crate) const REF_BATCH: usize = 256;
+
+thread_local! {
+    /// This thread's bank of references to the runtime it is a worker of (filled on workers only).
+    static HANDLE_REFS: RefBank<Shared, REF_BATCH> = const { RefBank::new() };
+}
+
+// SAFETY: `acquire` and `release` add to and subtract from `refs`, the count of handles and banked
+// references that keeps the state alive, and the release that takes it to zero frees the state.
+unsafe impl Counted for Shared {
+    #[inline]
+    fn acquire(&self, n: usize) {
+        // Relaxed, as in `Arc::clone`: the new references are made from an existing one.
+        if self.refs.fetch_add(n, Ordering::Relaxed) > isize::MAX as usize {
+            // As `Arc` does: a count this high means leaked handles; wrapping would free too early.
+            std::process::abort();
+        }
+    }
+
+    #[inline]
+    unsafe fn release(this: *const Shared, n: usize) {
+        // SAFETY: the caller gives up `n` references it holds, which keep the state alive until
+        // the subtraction.
+        let refs = unsafe { &(*this).refs };
+        // Release orders these references' uses before the freeing; the Acquire fence makes the
+        // one that frees see every other holder's uses (as `Arc`'s drop does).
+        if refs.fetch_sub(n, Ordering::Release) == n {
+            fence(Ordering::Acquire);
+            // SAFETY: the count reached zero: no handle and no bank is left, so nothing else can
+            // reach the state, which `Handle::new` allocated as a Box.
+            drop(unsafe { Box::from_raw(this.cast_mut()) });
+        }
+    }
+}
+
+impl Shared {
+    /// Whether the calling thread is one of this runtime's workers: only they bank references.
+    fn on_pool_worker(&self) -> bool {
+        matches!(&self.flavor, Flavor::Pool(pool) if pool.on_worker())
+    }
+}
 
 // `Shared` itself is thread-safe (checked here), which is what the impls below rely on.
 const _: fn() = || {
@@ -370,17 +421,7 @@ impl Clone for Handle {
     #[inline]
     fn clone(&self) -> Handle {
         let shared = self.shared();
-        let banked = match &shared.flavor {
-            // Relaxed, as in `Arc::clone`: the new reference is made from an existing one.
-            Flavor::Pool(pool) => pool.withdraw_ref(|n| {
-                shared.refs.fetch_add(n, Ordering::Relaxed);
-            }),
-            Flavor::Deterministic(_) => false,
-        };
-        if !banked && shared.refs.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
-            // As `Arc` does: a count this high means leaked handles; wrapping would free too early.
-            std::process::abort();
-        }
+        RefBank::take(&HANDLE_REFS, shared, || shared.on_pool_worker());
         Handle {
             shared: self.shared,
         }
@@ -390,24 +431,10 @@ impl Clone for Handle {
 impl Drop for Handle {
     #[inline]
     fn drop(&mut self) {
-        let shared = self.shared();
-        if let Flavor::Pool(pool) = &shared.flavor {
-            // The bank keeps more than `REF_BATCH` after a give-back, so this never reaches zero.
-            // Release, as any decrement: this worker's uses of the state precede its freeing.
-            if pool.deposit_ref(|n| {
-                shared.refs.fetch_sub(n, Ordering::Release);
-            }) {
-                return;
-            }
-        }
-        // Release orders this handle's uses before the freeing; the Acquire fence makes the one
-        // that frees see every other holder's uses (as `Arc`'s drop does).
-        if shared.refs.fetch_sub(1, Ordering::Release) == 1 {
-            fence(Ordering::Acquire);
-            // SAFETY: the count reached zero: no handle and no bank is left, so nothing else can
-            // reach the state, which `Handle::new` allocated as a Box.
-            drop(unsafe { Box::from_raw(self.shared.as_ptr()) });
-        }
+        let shared = self.shared.as_ptr().cast_const();
+        // SAFETY: this handle's reference is given up here, and the closure runs before that,
+        // while the reference keeps the state alive.
+        unsafe { RefBank::give(&HANDLE_REFS, shared, || (*shared).on_pool_worker()) };
     }
 }
 

@@ -16,7 +16,7 @@ use motet_runtime::{Handle, Runtime};
 type Job = Box<dyn FnOnce() + Send>;
 
 /// How long the spawner waits for its successor before it reports it held hostage.
-const PATIENCE: Duration = Duration::from_secs(60);
+const DEADLINE: Duration = Duration::from_secs(60);
 
 /// Runs a task on a 2-worker pool that schedules a successor with `schedule`, optionally
 /// sleeps first (so that the other worker has parked), then blocks until the successor has run.
@@ -29,11 +29,11 @@ fn successor_runs_during_the_wait(schedule: fn(&Handle, Job), sleep_first: Durat
         std::thread::sleep(sleep_first);
         let (ran_tx, ran_rx) = mpsc::channel();
         schedule(&handle, Box::new(move || ran_tx.send(()).unwrap()));
-        let ran = ran_rx.recv_timeout(PATIENCE).is_ok();
+        let ran = ran_rx.recv_timeout(DEADLINE).is_ok();
         done_tx.send(ran).unwrap();
     });
     let ran = done_rx
-        .recv_timeout(2 * PATIENCE)
+        .recv_timeout(2 * DEADLINE)
         .expect("the spawning task never finished");
     rt.wait_quiescent();
     ran
@@ -107,10 +107,10 @@ fn a_successor_chain_runs_to_its_end_while_its_spawner_waits() {
             let (tx, rx) = mpsc::channel();
             let next = handle.clone();
             common::spawn(&handle, move || link(next, 8, tx));
-            done_tx.send(rx.recv_timeout(PATIENCE).is_ok()).unwrap();
+            done_tx.send(rx.recv_timeout(DEADLINE).is_ok()).unwrap();
         });
         let ran = done_rx
-            .recv_timeout(2 * PATIENCE)
+            .recv_timeout(2 * DEADLINE)
             .expect("the spawning task never finished");
         assert!(
             ran,
@@ -121,8 +121,8 @@ fn a_successor_chain_runs_to_its_end_while_its_spawner_waits() {
 }
 
 /// One turn hands a successor over through its slot and blocks until it has run, forty times in
-/// a row. Each rescue from that turn ends while the turn goes on, so the other worker grows more
-/// patient with the slot (up to the runtime's bound): every successor still runs, on the other
+/// a row. Each rescue from that turn ends while the turn goes on, so the other worker waits longer
+/// before it takes the slot (up to the runtime's bound): every successor still runs, on the other
 /// worker, while the turn waits.
 #[test]
 fn a_turn_that_waits_for_successor_after_successor_sees_each_run() {
@@ -135,7 +135,7 @@ fn a_turn_that_waits_for_successor_after_successor_sees_each_run() {
         for _ in 0..SUCCESSORS {
             let (ran_tx, ran_rx) = mpsc::channel();
             common::spawn(&handle, move || ran_tx.send(()).unwrap());
-            if ran_rx.recv_timeout(PATIENCE).is_err() {
+            if ran_rx.recv_timeout(DEADLINE).is_err() {
                 break;
             }
             ran += 1;
@@ -143,7 +143,7 @@ fn a_turn_that_waits_for_successor_after_successor_sees_each_run() {
         done_tx.send(ran).unwrap();
     });
     let ran = done_rx
-        .recv_timeout(2 * PATIENCE)
+        .recv_timeout(2 * DEADLINE)
         .expect("the spawning task never finished");
     assert_eq!(
         ran, SUCCESSORS,
@@ -213,10 +213,10 @@ fn slot_tasks_are_rescued_whatever_the_idle_worker_is_doing() {
             std::thread::sleep(gap);
             let (ran_tx, ran_rx) = mpsc::channel();
             common::spawn(&handle, move || ran_tx.send(()).unwrap());
-            done_tx.send(ran_rx.recv_timeout(PATIENCE).is_ok()).unwrap();
+            done_tx.send(ran_rx.recv_timeout(DEADLINE).is_ok()).unwrap();
         });
         let ran = done_rx
-            .recv_timeout(2 * PATIENCE)
+            .recv_timeout(2 * DEADLINE)
             .expect("the spawning task never finished");
         assert!(
             ran,

@@ -14,12 +14,12 @@ use std::time::Duration;
 use motet_runtime::{Handle, Runtime, Stealing};
 
 /// How long a waiting task waits before it reports its successors held hostage.
-const PATIENCE: Duration = Duration::from_secs(60);
+const DEADLINE: Duration = Duration::from_secs(60);
 
-const POLICIES: [Stealing; 2] = [Stealing::Patient, Stealing::Eager];
+const POLICIES: [Stealing; 2] = [Stealing::Selective, Stealing::Eager];
 
 /// A task on a 2-worker pool fills its slot, queues one more task behind it (a queue of one,
-/// which a patient thief leaves alone while its owner moves from turn to turn), and then blocks
+/// which a selective thief leaves alone while its owner moves from turn to turn), and then blocks
 /// until both have run: the other worker must take both over.
 #[test]
 fn a_lone_queued_task_behind_a_long_turn_is_taken_over() {
@@ -112,7 +112,7 @@ fn a_long_queue_behind_a_long_turn_is_run_by_the_other_worker() {
 
 /// On a 2-worker pool, a task makes `tasks` tasks runnable (the first into its slot, the rest
 /// into its queue) and then blocks until all of them have run, so the other worker must take
-/// them over; whether they all ran within [`PATIENCE`]. The pool is quiescent afterwards.
+/// them over; whether they all ran within [`DEADLINE`]. The pool is quiescent afterwards.
 fn tasks_behind_a_long_turn_all_run(stealing: Stealing, tasks: usize) -> bool {
     let rt = Runtime::builder()
         .workers(2)
@@ -127,11 +127,11 @@ fn tasks_behind_a_long_turn_all_run(stealing: Stealing, tasks: usize) -> bool {
             let ran_tx = ran_tx.clone();
             common::spawn(&handle, move || ran_tx.send(()).unwrap());
         }
-        let ran = (0..tasks).all(|_| ran_rx.recv_timeout(PATIENCE).is_ok());
+        let ran = (0..tasks).all(|_| ran_rx.recv_timeout(DEADLINE).is_ok());
         done_tx.send(ran).unwrap();
     });
     let ran = done_rx
-        .recv_timeout(2 * PATIENCE)
+        .recv_timeout(2 * DEADLINE)
         .expect("the waiting task never finished");
     rt.wait_quiescent();
     ran

@@ -37,7 +37,6 @@
 //!                    [--markdown FILE] [--plot FILE.svg]
 //! ```
 
-pub mod allocator;
 pub mod bench;
 pub mod benchmarks;
 pub mod cell;

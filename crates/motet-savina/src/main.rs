@@ -17,10 +17,10 @@ use motet_savina::{cell, chart, machine, runner};
 
 /// Every model in the binary (motet's, the peers' and the floor) allocates through mimalloc, as
 /// Verona's Savina ports allocate through snmalloc: message-passing benchmarks allocate per message,
-/// and the system allocator would dominate what they measure. `allocator` says why it is not the
-/// `mimalloc` crate's own `GlobalAlloc`.
+/// and the system allocator would dominate what they measure. `motet_runtime::alloc::Mimalloc`
+/// says why it is not the `mimalloc` crate's own `GlobalAlloc`.
 #[global_allocator]
-static GLOBAL: motet_savina::allocator::Mimalloc = motet_savina::allocator::Mimalloc;
+static GLOBAL: motet_runtime::alloc::Mimalloc = motet_runtime::alloc::Mimalloc;
 
 fn main() -> ExitCode {
     match Cli::parse().command {

@@ -9,7 +9,12 @@
 
 use std::ptr;
 
+#[cfg(not(loom))]
+use motet_runtime::alloc::BlockCache;
+
 use super::Pop;
+#[cfg(not(loom))]
+use crate::blocks::Blocks;
 use crate::sync::atomic::{AtomicPtr, Ordering};
 use crate::sync::UnsafeCell;
 
@@ -32,7 +37,7 @@ impl<T> StackNode<T> {
         #[cfg(not(loom))]
         {
             let layout = std::alloc::Layout::new::<StackNode<T>>();
-            let p = crate::block_cache::allocate(layout).cast::<StackNode<T>>();
+            let p = Blocks::allocate(layout).cast::<StackNode<T>>();
             // SAFETY: a fresh block with this node's layout, owned as a Box from here on.
             unsafe {
                 p.as_ptr().write(node);
@@ -116,7 +121,7 @@ impl<T> CachedStack<T> {
                 *cache = (*node).next;
                 let value = ptr::read(&(*node).value);
                 #[cfg(not(loom))]
-                crate::block_cache::release(
+                Blocks::release(
                     std::ptr::NonNull::new_unchecked(node.cast()),
                     std::alloc::Layout::new::<StackNode<T>>(),
                 );

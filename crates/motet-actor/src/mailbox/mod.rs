@@ -46,6 +46,11 @@ pub mod cached_stack;
 use std::mem::MaybeUninit;
 use std::ptr;
 
+#[cfg(not(loom))]
+use motet_runtime::alloc::BlockCache;
+
+#[cfg(not(loom))]
+use crate::blocks::Blocks;
 use crate::sync::atomic::{AtomicPtr, Ordering};
 use crate::sync::UnsafeCell;
 
@@ -89,8 +94,7 @@ impl<T> Node<T> {
         };
         #[cfg(not(loom))]
         {
-            let p = crate::block_cache::allocate(std::alloc::Layout::new::<Node<T>>())
-                .cast::<Node<T>>();
+            let p = Blocks::allocate(std::alloc::Layout::new::<Node<T>>()).cast::<Node<T>>();
             // SAFETY: `p` is a fresh block with `Node<T>`'s layout (from the global allocator,
             // possibly recycled by the node cache), so writing a node and owning it as a Box is sound.
             unsafe {
@@ -112,7 +116,7 @@ impl<T> Node<T> {
         #[cfg(not(loom))]
         // SAFETY: the caller's contract; the value is MaybeUninit and needs no drop.
         unsafe {
-            crate::block_cache::release(
+            Blocks::release(
                 std::ptr::NonNull::new_unchecked(node.cast()),
                 std::alloc::Layout::new::<Node<T>>(),
             )

@@ -2,34 +2,11 @@
 //! every kind of behaviour.
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicIsize, Ordering::SeqCst};
-use std::sync::Arc;
 
 use motet_boc::{read_all, when, when_detached, Batch, Cown, Deferred, WhenError};
 use motet_runtime::Runtime;
 
-/// Live `Tracked` values.
-#[derive(Clone, Default)]
-pub struct Census(Arc<AtomicIsize>);
-
-impl Census {
-    pub fn track(&self) -> Tracked {
-        self.0.fetch_add(1, SeqCst);
-        Tracked(self.0.clone())
-    }
-
-    pub fn live(&self) -> isize {
-        self.0.load(SeqCst)
-    }
-}
-
-pub struct Tracked(Arc<AtomicIsize>);
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, SeqCst);
-    }
-}
+pub use motet_runtime::testing::{Census, Tracked};
 
 /// Every kind of behaviour, kept and dropped promises, detached behaviours, panics, rejections,
 /// batches, deferred values, backpressure.

@@ -33,15 +33,17 @@ use std::marker::PhantomData;
 use std::ptr::{self, NonNull};
 use std::task::Context;
 
+use motet_runtime::alloc::BlockCache;
+
 use super::error::{SendError, TrySendError};
 use super::fast_park::{ParkVTable, EMPTY};
 use super::waiter::{
     wake, WaitList, WaitWaker, Waiter, Wake, CLOSED, DONE, FAST, SKIPPED, UNLINKED, WAITING,
 };
-use crate::block_cache;
+use crate::blocks::Blocks;
 use crate::lock::{UnlockedWord, WordGuard, WordLock};
 use crate::process::{self, Header};
-use crate::sync::{AtomicBool, AtomicU64, Ordering};
+use crate::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// One sender in `handles` (bits 0 to 31).
 pub(crate) const SENDER: u64 = 1;
@@ -347,9 +349,9 @@ unsafe fn claim_group(group: *const AtomicBool) -> bool {
 
 impl<T> Chan<T> {
     /// A new channel of capacity `cap` (`usize::MAX`: unbounded) with one sender and one receiver.
-    /// Its block comes from this thread's block cache (see `block_cache`).
+    /// Its block comes from this thread's block cache (see `blocks`).
     pub(crate) fn allocate(cap: usize) -> NonNull<Chan<T>> {
-        let chan = block_cache::allocate_for::<Chan<T>>();
+        let chan = Blocks::allocate_for::<Chan<T>>();
         // SAFETY: a fresh block with the layout of `Chan<T>`, ours alone.
         unsafe {
             chan.as_ptr().write(Chan {
@@ -371,7 +373,7 @@ impl<T> Chan<T> {
     /// it afterwards.
     unsafe fn free(this: NonNull<Chan<T>>) {
         // SAFETY: the caller's contract.
-        unsafe { block_cache::drop_and_release(this) }
+        unsafe { Blocks::drop_and_release(this) }
     }
 
     /// Locks the channel. A receiver parked in the lock word moves into the wait list (its waker

@@ -46,7 +46,7 @@
 use std::ptr::NonNull;
 
 use crate::process::Header;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicUsize, Ordering};
 
 /// The lock word of a free channel that is idle and empty: a receiver may park in it.
 pub(crate) const EMPTY: usize = 2;

@@ -40,7 +40,8 @@ use std::ptr::{self, NonNull};
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
 use crate::process::{self, Header, Woken};
-use crate::sync::{AtomicBool, AtomicU8, Ordering, UnsafeCell};
+use crate::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use crate::sync::UnsafeCell;
 
 /// In no queue.
 pub(crate) const UNLINKED: u8 = 0;

@@ -337,14 +337,14 @@ mod loom_models {
         done: AtomicUsize,
         stop: AtomicBool,
         expected: usize,
-        /// The patient thief of `Pool::steal`: a queue of one task is left to its (busy) owner
+        /// The selective thief of `Pool::steal`: a queue of one task is left to its (busy) owner
         /// except by a worker back from a timed park, which saw the owner begin no turn.
-        patient: bool,
+        selective: bool,
     }
 
     impl World {
         /// Takes a task; `stuck` says the taker saw the busy owner stay in its turn (it is back
-        /// from a timed park), which a patient thief needs before it takes a queue of one.
+        /// from a timed park), which a selective thief needs before it takes a queue of one.
         fn take(&self, stuck: bool) -> bool {
             if let Some(task) = self.slot.take() {
                 // SAFETY: the only task put into the slot is a leaked box, and `take` hands it
@@ -353,7 +353,7 @@ mod loom_models {
                 return true;
             }
             let mut n = self.tasks.load(SeqCst);
-            if self.patient && !stuck && n < 2 {
+            if self.selective && !stuck && n < 2 {
                 return false;
             }
             while n > 0 {
@@ -423,8 +423,8 @@ mod loom_models {
                 };
                 // The last searcher's final look covers the queues only: a slot's task is
                 // rescued by a timed park, not by a wake-up.
-                // A patient thief's last look skips a queue of one, as `has_stealable` does.
-                let stealable = if self.patient { 2 } else { 1 };
+                // A selective thief's last look skips a queue of one, as `has_stealable` does.
+                let stealable = if self.selective { 2 } else { 1 };
                 if info.last_searcher && self.tasks.load(SeqCst) >= stealable {
                     self.idle.notify_one();
                 }
@@ -461,7 +461,7 @@ mod loom_models {
         world_with(expected, false)
     }
 
-    fn world_with(expected: usize, patient: bool) -> Arc<World> {
+    fn world_with(expected: usize, selective: bool) -> Arc<World> {
         Arc::new(World {
             idle: Idle::new(2),
             slot: Slot::new(),
@@ -469,7 +469,7 @@ mod loom_models {
             done: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
             expected,
-            patient,
+            selective,
         })
     }
 
@@ -547,27 +547,27 @@ mod loom_models {
         });
     }
 
-    /// Patient stealing: worker 1, busy in a long turn, queues one task (a wake check, as the
+    /// Selective stealing: worker 1, busy in a long turn, queues one task (a wake check, as the
     /// queue was empty) while worker 0 goes to sleep. Worker 0 leaves a queue of one alone while
     /// searching, and its last look before parking wakes nobody for it; it parks with a timeout
     /// (worker 1 is unparked) and takes the task back from the timed park, having seen worker 1
     /// stay in its turn.
     #[test]
     fn loom_a_lone_queued_task_of_a_busy_worker_is_rescued() {
-        patient_thief_runs_the_queue_of_a_busy_worker(1);
+        selective_thief_runs_the_queue_of_a_busy_worker(1);
     }
 
-    /// Patient stealing: worker 1, busy, queues two tasks while worker 0 goes to sleep; the
+    /// Selective stealing: worker 1, busy, queues two tasks while worker 0 goes to sleep; the
     /// second push wakes nobody. Worker 0 runs both, taking the queue once it holds two, or from
     /// a timed park.
     #[test]
-    fn loom_a_patient_thief_runs_a_queue_of_two() {
-        patient_thief_runs_the_queue_of_a_busy_worker(2);
+    fn loom_a_selective_thief_runs_a_queue_of_two() {
+        selective_thief_runs_the_queue_of_a_busy_worker(2);
     }
 
-    /// Worker 1, busy, queues `tasks` tasks under patient stealing while worker 0 goes to sleep;
+    /// Worker 1, busy, queues `tasks` tasks under selective stealing while worker 0 goes to sleep;
     /// every task runs.
-    fn patient_thief_runs_the_queue_of_a_busy_worker(tasks: usize) {
+    fn selective_thief_runs_the_queue_of_a_busy_worker(tasks: usize) {
         loom::model(move || {
             let w = world_with(tasks, true);
             let idle_worker = {

@@ -12,17 +12,21 @@
 //! without knowing the private part's type. The tail follows the whole `Cell<K>`, at the tail
 //! type's alignment (what [`Layout::extend`] computes).
 //!
-//! The cell's memory comes from the global allocator, and the cell never moves until it is freed:
-//! a shared part may point into itself once [`Task::placed`] has run.
+//! The cell's memory comes from the global allocator or from a [`BlockCache`] the model names (a
+//! cache of recently freed blocks per thread: cells of short-lived tasks are freed and reused at
+//! the rate they are made), and the cell never moves until it is freed: a shared part may point
+//! into itself once [`Task::placed`] has run.
 
 use std::alloc::{self, Layout};
 use std::any::TypeId;
 use std::cell::UnsafeCell;
+use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
 use std::ptr::NonNull;
 
 use super::raw::{Header, RawOutcome, VTable, HANDLE, RUNNABLE};
 use super::{Running, Task, TaskWithTail, Turn};
+use crate::alloc::BlockCache;
 use crate::sync::atomic::AtomicU32;
 
 /// A task cell of kind `K`; a tail kind's values follow it.
@@ -76,22 +80,105 @@ pub(crate) unsafe fn tail<'a, K: TaskWithTail>(header: NonNull<Header>) -> &'a [
     }
 }
 
+/// Where a cell's memory comes from.
+pub(crate) trait Backing: 'static {
+    /// The layout the block for a cell of `layout` is allocated with.
+    fn block_layout(layout: Layout) -> Layout;
+    /// A fresh block of `layout` (from [`Backing::block_layout`]).
+    fn allocate(layout: Layout) -> NonNull<u8>;
+    /// Frees a block [`Backing::allocate`] returned for `layout`.
+    ///
+    /// # Safety
+    /// As for [`BlockCache::release`].
+    unsafe fn release(block: NonNull<u8>, layout: Layout);
+}
+
+/// The global allocator.
+pub(crate) struct Global;
+
+impl Backing for Global {
+    #[inline(always)]
+    fn block_layout(layout: Layout) -> Layout {
+        layout
+    }
+
+    #[inline(always)]
+    fn allocate(layout: Layout) -> NonNull<u8> {
+        debug_assert!(layout.size() >= size_of::<Header>());
+        // SAFETY: the layout's size is not zero (every cell holds its header).
+        let p = unsafe { alloc::alloc(layout) };
+        match NonNull::new(p) {
+            Some(p) => p,
+            None => alloc::handle_alloc_error(layout),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn release(block: NonNull<u8>, layout: Layout) {
+        // SAFETY: the caller's contract: `block` came from `alloc` with `layout`.
+        unsafe { alloc::dealloc(block.as_ptr(), layout) }
+    }
+}
+
+/// A block cache.
+pub(crate) struct Cached<C>(PhantomData<C>);
+
+impl<C: BlockCache> Backing for Cached<C> {
+    #[inline(always)]
+    fn block_layout(layout: Layout) -> Layout {
+        C::CONFIG.block_layout(layout)
+    }
+
+    #[inline(always)]
+    fn allocate(layout: Layout) -> NonNull<u8> {
+        C::allocate(layout)
+    }
+
+    #[inline(always)]
+    unsafe fn release(block: NonNull<u8>, layout: Layout) {
+        // SAFETY: the caller's contract.
+        unsafe { C::release(block, layout) }
+    }
+}
+
+/// The vtable of kind `K`'s cells from `B`.
+struct Vtables<K, B>(PhantomData<(K, B)>);
+
+impl<K: Task, B: Backing> Vtables<K, B> {
+    const PLAIN: &'static VTable = &VTable {
+        run: Cell::<K>::run,
+        shutdown: Cell::<K>::shutdown,
+        drop_cell: Cell::<K>::drop_cell::<B>,
+        kind: TypeId::of::<K>,
+    };
+}
+
+impl<K: TaskWithTail, B: Backing> Vtables<K, B> {
+    const TAIL: &'static VTable = &VTable {
+        run: Cell::<K>::run,
+        shutdown: Cell::<K>::shutdown,
+        drop_cell: Cell::<K>::drop_cell_with_tail::<B>,
+        kind: TypeId::of::<K>,
+    };
+}
+
 impl<K: Task> Cell<K> {
     const LAYOUT: Layout = Layout::new::<Cell<K>>();
 
-    pub(crate) const VTABLE: &'static VTable = &VTable {
-        run: Self::run,
-        shutdown: Self::shutdown,
-        drop_cell: Self::drop_cell,
-        kind: TypeId::of::<K>,
-    };
-
-    /// Allocates a cell holding `shared` and `private` with `refs` as its count, and lets the
-    /// kind link its shared part in place.
-    pub(crate) fn allocate(shared: K::Shared, private: K::Private, refs: u32) -> NonNull<Header> {
-        let cell = allocate_block(Self::LAYOUT).cast::<Cell<K>>();
-        // SAFETY: a fresh block with `Cell<K>`'s layout, ours alone until returned.
-        unsafe { Self::fill(cell, Self::VTABLE, shared, private, refs, 0) };
+    /// Allocates a cell from `B` holding the parts `parts` makes, with `refs` as its count, and
+    /// lets the kind link its shared part in place. The parts are made once the block is there,
+    /// and the whole is inlined, so that they are written straight into the block: built before
+    /// the allocation, they went through the stack and were copied (a store-forwarding stall on
+    /// every spawn).
+    #[inline(always)]
+    pub(crate) fn allocate<B: Backing>(
+        parts: impl FnOnce() -> (K::Shared, K::Private),
+        refs: u32,
+    ) -> NonNull<Header> {
+        let cell = B::allocate(B::block_layout(Self::LAYOUT)).cast::<Cell<K>>();
+        let (shared, private) = parts();
+        // SAFETY: a fresh block at least as large as `Cell<K>`, ours alone until returned.
+        unsafe { Self::fill(cell, Vtables::<K, B>::PLAIN, shared, private, refs, 0) };
         cell.cast()
     }
 
@@ -99,6 +186,7 @@ impl<K: Task> Cell<K> {
     ///
     /// # Safety
     /// `cell` is a fresh block at least as large as `Cell<K>`, owned by the caller.
+    #[inline(always)]
     unsafe fn fill(
         cell: NonNull<Cell<K>>,
         vtable: &'static VTable,
@@ -143,13 +231,13 @@ impl<K: Task> Cell<K> {
     }
 
     /// The vtable's `drop_cell`: drops both parts and frees the cell.
-    unsafe fn drop_cell(header: NonNull<Header>) {
+    unsafe fn drop_cell<B: Backing>(header: NonNull<Header>) {
         let cell = header.cast::<Cell<K>>();
         // SAFETY: the count reached zero, so nothing else refers to the cell, which `allocate`
-        // made with this layout.
+        // made from `B` with this layout.
         unsafe {
             std::ptr::drop_in_place(cell.as_ptr());
-            alloc::dealloc(cell.as_ptr().cast(), Self::LAYOUT);
+            B::release(cell.cast(), B::block_layout(Self::LAYOUT));
         }
     }
 }
@@ -158,20 +246,13 @@ impl<K: TaskWithTail> Cell<K> {
     /// Where the tail starts: after the whole cell, at the tail's alignment.
     const TAIL_OFFSET: usize = size_of::<Cell<K>>().next_multiple_of(align_of::<K::Tail>());
 
-    const TAIL_VTABLE: &'static VTable = &VTable {
-        run: Self::run,
-        shutdown: Self::shutdown,
-        drop_cell: Self::drop_cell_with_tail,
-        kind: TypeId::of::<K>,
-    };
-
-    /// The layout of a cell with `len` tail values; `None` if it overflows.
-    fn layout_with_tail(len: usize) -> Option<Layout> {
+    /// The layout of a cell with `len` tail values, as `B` allocates it; `None` if it overflows.
+    fn layout_with_tail<B: Backing>(len: usize) -> Option<Layout> {
         let (layout, offset) = Self::LAYOUT
             .extend(Layout::array::<K::Tail>(len).ok()?)
             .ok()?;
         debug_assert_eq!(offset, Self::TAIL_OFFSET);
-        Some(layout.pad_to_align())
+        Some(B::block_layout(layout.pad_to_align()))
     }
 
     /// Allocates a cell with `len` tail values, the `i`-th made by `tail(i, shared)` once the
@@ -180,7 +261,7 @@ impl<K: TaskWithTail> Cell<K> {
     /// # Panics
     /// If `len` exceeds `u32::MAX` or the cell's size overflows; if `tail` panics (the cell is
     /// then leaked, not freed: its tail is partly made).
-    pub(crate) fn allocate_with_tail(
+    pub(crate) fn allocate_with_tail<B: Backing>(
         shared: K::Shared,
         private: K::Private,
         refs: u32,
@@ -188,10 +269,10 @@ impl<K: TaskWithTail> Cell<K> {
         mut tail: impl FnMut(usize, &K::Shared) -> K::Tail,
     ) -> NonNull<Header> {
         let tail_len = u32::try_from(len).expect("a task's tail holds at most u32::MAX values");
-        let layout = Self::layout_with_tail(len).expect("a task's tail is too large");
-        let cell = allocate_block(layout).cast::<Cell<K>>();
+        let layout = Self::layout_with_tail::<B>(len).expect("a task's tail is too large");
+        let cell = B::allocate(layout).cast::<Cell<K>>();
         // SAFETY: a fresh block at least as large as `Cell<K>`, ours alone until returned.
-        unsafe { Self::fill(cell, Self::TAIL_VTABLE, shared, private, refs, tail_len) };
+        unsafe { Self::fill(cell, Vtables::<K, B>::TAIL, shared, private, refs, tail_len) };
         // SAFETY: the block has room for `len` tail values at `TAIL_OFFSET`; the shared part is
         // placed and only read here.
         unsafe {
@@ -205,7 +286,7 @@ impl<K: TaskWithTail> Cell<K> {
     }
 
     /// The tail vtable's `drop_cell`: drops both parts and the tail, and frees the cell.
-    unsafe fn drop_cell_with_tail(header: NonNull<Header>) {
+    unsafe fn drop_cell_with_tail<B: Backing>(header: NonNull<Header>) {
         let cell = header.cast::<Cell<K>>();
         // SAFETY: the count reached zero, so nothing else refers to the cell, which
         // `allocate_with_tail` made with `tail_len` values (a layout that did not overflow then).
@@ -214,20 +295,9 @@ impl<K: TaskWithTail> Cell<K> {
             let tail = tail::<K>(header) as *const [K::Tail] as *mut [K::Tail];
             std::ptr::drop_in_place(tail);
             std::ptr::drop_in_place(cell.as_ptr());
-            let layout = Self::layout_with_tail(len).unwrap_unchecked();
-            alloc::dealloc(cell.as_ptr().cast(), layout);
+            let layout = Self::layout_with_tail::<B>(len).unwrap_unchecked();
+            B::release(cell.cast(), layout);
         }
-    }
-}
-
-/// A fresh block of `layout` (whose size is never zero: every cell holds its header).
-fn allocate_block(layout: Layout) -> NonNull<u8> {
-    debug_assert!(layout.size() >= size_of::<Header>());
-    // SAFETY: the layout's size is not zero.
-    let p = unsafe { alloc::alloc(layout) };
-    match NonNull::new(p) {
-        Some(p) => p,
-        None => alloc::handle_alloc_error(layout),
     }
 }
 

@@ -8,9 +8,10 @@ use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::ptr::NonNull;
 
-use super::cell::{self, initial_refs, Cell};
+use super::cell::{self, initial_refs, Backing, Cached, Cell, Global};
 use super::raw::{Header, RawOutcome, TaskRef, HANDLE, RUNNABLE};
 use super::{Task, TaskRc, TaskWithTail};
+use crate::alloc::BlockCache;
 use crate::sync::atomic::{fence, Ordering};
 
 /// The right to schedule one task: unique, owned, and counted in the task's cell.
@@ -36,21 +37,96 @@ unsafe impl<S: Send + Sync> Send for Runnable<S> {}
 unsafe impl<S: Sync> Sync for Runnable<S> {}
 
 impl<S: Send + Sync + 'static> Runnable<S> {
-    /// Makes a task of kind `K` from its two parts. The runnable is the only reference to it.
+    /// Makes a task of kind `K` from its two parts, in memory from the global allocator. The
+    /// runnable is the only reference to it.
+    #[inline]
     pub fn new<K: Task<Shared = S>>(shared: S, private: K::Private) -> Runnable<S> {
-        Runnable {
-            header: Cell::<K>::allocate(shared, private, initial_refs(0)),
-            _shared: PhantomData,
-        }
+        Self::make::<K, Global>(shared, private)
+    }
+
+    /// As [`Runnable::new`], in a block from the block cache `C` (see [`crate::alloc`]).
+    #[inline]
+    pub fn new_in<K: Task<Shared = S>, C: BlockCache>(
+        shared: S,
+        private: K::Private,
+    ) -> Runnable<S> {
+        Self::make::<K, Cached<C>>(shared, private)
     }
 
     /// Makes a task of kind `K` and one handle to it, without the atomic increment of
     /// [`handle`](Runnable::handle).
+    #[inline]
     pub fn with_handle<K: Task<Shared = S>>(
         shared: S,
         private: K::Private,
     ) -> (Runnable<S>, TaskRc<S>) {
-        let header = Cell::<K>::allocate(shared, private, initial_refs(1));
+        Self::make_with_handle::<K, Global>(shared, private)
+    }
+
+    /// As [`Runnable::with_handle`], in a block from the block cache `C`.
+    #[inline]
+    pub fn with_handle_in<K: Task<Shared = S>, C: BlockCache>(
+        shared: S,
+        private: K::Private,
+    ) -> (Runnable<S>, TaskRc<S>) {
+        Self::make_with_handle::<K, Cached<C>>(shared, private)
+    }
+
+    /// Makes a task of tail kind `K` whose tail holds `len` values, the `i`-th made by
+    /// `tail(i, shared)` once the shared part is in its place (so that a value may point into
+    /// the task).
+    ///
+    /// # Panics
+    /// If `len` exceeds `u32::MAX` or the cell's size overflows `isize`; a panic in `tail`
+    /// propagates (the partly made task is leaked, never freed).
+    #[inline]
+    pub fn new_with_tail<K: TaskWithTail<Shared = S>>(
+        shared: S,
+        private: K::Private,
+        len: usize,
+        tail: impl FnMut(usize, &S) -> K::Tail,
+    ) -> Runnable<S> {
+        Self::make_with_tail::<K, Global>(shared, private, len, tail)
+    }
+
+    /// As [`Runnable::new_with_tail`], in a block from the block cache `C`.
+    #[inline]
+    pub fn new_with_tail_in<K: TaskWithTail<Shared = S>, C: BlockCache>(
+        shared: S,
+        private: K::Private,
+        len: usize,
+        tail: impl FnMut(usize, &S) -> K::Tail,
+    ) -> Runnable<S> {
+        Self::make_with_tail::<K, Cached<C>>(shared, private, len, tail)
+    }
+
+    /// As [`Runnable::new_in`], with the parts made by `parts` once the block is allocated: for a
+    /// task made on a hot path (an actor per message), whose parts are then written straight into
+    /// the block instead of being built first and copied.
+    #[inline(always)]
+    pub fn new_in_with<K: Task<Shared = S>, C: BlockCache>(
+        parts: impl FnOnce() -> (S, K::Private),
+    ) -> Runnable<S> {
+        Runnable {
+            header: Cell::<K>::allocate::<Cached<C>>(parts, initial_refs(0)),
+            _shared: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn make<K: Task<Shared = S>, B: Backing>(shared: S, private: K::Private) -> Runnable<S> {
+        Runnable {
+            header: Cell::<K>::allocate::<B>(|| (shared, private), initial_refs(0)),
+            _shared: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn make_with_handle<K: Task<Shared = S>, B: Backing>(
+        shared: S,
+        private: K::Private,
+    ) -> (Runnable<S>, TaskRc<S>) {
+        let header = Cell::<K>::allocate::<B>(|| (shared, private), initial_refs(1));
         // SAFETY: the count includes the handle made here.
         let handle = unsafe { TaskRc::from_header(header) };
         (
@@ -62,21 +138,15 @@ impl<S: Send + Sync + 'static> Runnable<S> {
         )
     }
 
-    /// Makes a task of tail kind `K` whose tail holds `len` values, the `i`-th made by
-    /// `tail(i, shared)` once the shared part is in its place (so that a value may point into
-    /// the task).
-    ///
-    /// # Panics
-    /// If `len` exceeds `u32::MAX` or the cell's size overflows `isize`; a panic in `tail`
-    /// propagates (the partly made task is leaked, never freed).
-    pub fn new_with_tail<K: TaskWithTail<Shared = S>>(
+    #[inline(always)]
+    fn make_with_tail<K: TaskWithTail<Shared = S>, B: Backing>(
         shared: S,
         private: K::Private,
         len: usize,
         tail: impl FnMut(usize, &S) -> K::Tail,
     ) -> Runnable<S> {
         Runnable {
-            header: Cell::<K>::allocate_with_tail(shared, private, initial_refs(0), len, tail),
+            header: Cell::<K>::allocate_with_tail::<B>(shared, private, initial_refs(0), len, tail),
             _shared: PhantomData,
         }
     }

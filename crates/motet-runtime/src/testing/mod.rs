@@ -12,8 +12,18 @@
 //!
 //! A failure under the deterministic scheduler prints its seed; `MOTET_SEED=<seed> cargo test <name>`
 //! replays exactly that schedule. `MOTET_SEEDS=<n>` changes how many seeds are explored (default 16).
+//!
+//! The leak tests of the models share two helpers from here: [`CountingAllocator`], a global
+//! allocator that counts the bytes alive, and [`Census`], whose [`Tracked`] values count
+//! themselves.
+
+mod census;
+mod counting;
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+
+pub use census::{Census, Tracked};
+pub use counting::CountingAllocator;
 
 use crate::runtime::Runtime;
 use crate::task::{Runnable, Running, Task, Turn};

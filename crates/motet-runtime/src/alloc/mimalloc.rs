@@ -1,15 +1,19 @@
-//! The binary's global allocator: mimalloc, called the way its C API is fastest.
+//! mimalloc as the global allocator, called the way its C API is fastest (feature `mimalloc`).
 //!
-//! The `mimalloc` crate's `GlobalAlloc` passes every request to `mi_malloc_aligned(size, align)`.
-//! In mimalloc 3, that call serves a block directly only if the first free block of the size class
-//! happens to be aligned; otherwise it takes the generic path, which for a size that is not a power
-//! of two (an actor cell of 88 bytes, a message node of 24) over-allocates by the alignment and marks
-//! the page as holding interior pointers. Measured with callgrind on the fib benchmark, aligned
-//! allocation cost about 250 instructions per call and a fifth of all instructions. `mi_malloc`
-//! already returns blocks aligned to 16 bytes (`MI_MAX_ALIGN_SIZE` on the 64-bit targets this runs
-//! on), and to 8 for 8-byte blocks, so [`Mimalloc`] calls the plain functions whenever the alignment
-//! is at most 16 and at most the size (every layout Rust asks for that is not over-aligned), and the
-//! aligned ones otherwise.
+//! The `mimalloc` crate's `GlobalAlloc` passes every request to `mi_malloc_aligned(size,
+//! align)`. In mimalloc 3 that call serves a block directly only if the first free block of the
+//! size class happens to be aligned; otherwise it takes the generic path, which for a size that
+//! is not a power of two (an actor cell of 88 bytes, a message node of 24, a behaviour of 112)
+//! over-allocates by the alignment and marks the page as holding interior pointers, and costs
+//! many times a plain allocation. `mi_malloc` already returns blocks aligned to 16 bytes
+//! (`MI_MAX_ALIGN_SIZE` on the 64-bit targets motet runs on), and 8-byte blocks to 8, so
+//! [`Mimalloc`] calls the plain functions whenever the alignment is at most 16 and at most the
+//! size (every layout Rust asks for that is not over-aligned), and the aligned ones otherwise.
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static GLOBAL: motet_runtime::alloc::Mimalloc = motet_runtime::alloc::Mimalloc;
+//! ```
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
@@ -19,7 +23,9 @@ use libmimalloc_sys as ffi;
 /// The largest alignment `mi_malloc` guarantees for a block at least that large.
 const MIN_ALIGN: usize = 16;
 
-/// mimalloc as the global allocator (see the module docs).
+/// mimalloc as the global allocator, through its plain functions where they are aligned enough
+/// (see the module docs). Feature `mimalloc`.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Mimalloc;
 
 /// Whether `mi_malloc` alone satisfies `layout`'s alignment.
@@ -66,7 +72,8 @@ unsafe impl GlobalAlloc for Mimalloc {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: `ptr` was allocated by mimalloc with `layout` (the caller's contract); the new
-        // layout keeps the alignment, so the same rule picks the function.
+        // layout keeps the alignment (valid by `realloc`'s contract), so the same rule picks the
+        // function.
         unsafe {
             let new = Layout::from_size_align_unchecked(new_size, layout.align());
             if plain(new) {

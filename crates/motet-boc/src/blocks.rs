@@ -1,0 +1,37 @@
+//! The block cache of behaviours (see `motet_runtime::alloc`).
+//!
+//! Every `when` allocates one block (header, slots, closure, result) and the worker that runs the
+//! behaviour frees it; in a chain of behaviours on one worker the block one behaviour frees is the
+//! next one a spawn allocates.
+//!
+//! The parameters, and why:
+//!
+//! - **16-byte classes up to 512 bytes, aligned to 8**: behaviour blocks are 8-aligned unless a
+//!   closure needs more, and allocators serve 8-aligned requests on their fastest path; a block
+//!   carries a closure and its slots, so it is larger than an actor message.
+//! - **Bins of 256, full bins not shared**: on two workers a block is often freed by another
+//!   thread than the one that allocated it (a driver's long turn spawns, the other worker runs),
+//!   so that thread's bin fills and the rest go to the allocator's cross-thread free. Handing
+//!   full bins back through shared bins was measured (see motet-runtime's README, "Two workers on
+//!   BoC's driver programs"): it sped banking and fjthrput up on two workers, but slowed
+//!   philosopher on two workers and fjthrput on one (its blocks came back in an order that ran
+//!   `behaviour::run` into cache misses) in every variant tried. So a full bin's further frees
+//!   go to the allocator, without a call into the cache's slow path.
+
+use motet_runtime::alloc::{BlockCache, CacheConfig};
+
+motet_runtime::block_cache! {
+    /// Behaviour blocks.
+    pub(crate) struct Blocks = CacheConfig::new()
+        .grain(16)
+        .align(8)
+        .classes(32)
+        .bin_blocks(256);
+}
+
+/// Frees the blocks cached by the calling thread. Worker threads free theirs when they exit; call
+/// this on other threads that spawned or ran behaviours when an exact count of live memory matters
+/// (a leak check).
+pub fn release_thread_cache() {
+    Blocks::release_thread_cache();
+}
