@@ -2,8 +2,9 @@
 //!
 //! Each module declares its [`Benchmark`](crate::bench::Benchmark) as `BENCHMARK`: SPEC.md's short
 //! name and id, its parameters with Savina's defaults and the "small" size, and its variants, one per
-//! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
-//! validation of the result (`check`), so that every model is checked identically.
+//! model. A module also holds what every variant shares: the decoded parameters (`Config`, declared
+//! with its parameter table by [`params!`](crate::params!)) and the validation of the result
+//! (`check`), so that every model is checked identically.
 //!
 //! Each model lives in a submodule of the same name (`actor`, `boc`, `process`, `reactor`,
 //! `floor`, `peers`), from which the `variants!` macro derives the table. A variant's `prepare` decodes the
