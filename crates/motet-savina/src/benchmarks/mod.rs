@@ -114,7 +114,7 @@ pub mod threadring;
 pub mod trapezoid;
 pub mod uct;
 
-use crate::params::ParamSpec;
+use crate::params::{ParamSpec, Params};
 
 mod boc_driver;
 mod busy_wait;
@@ -129,6 +129,12 @@ pub(crate) const WORKERS: ParamSpec = ParamSpec {
     small: 20.0,
     help: "worker actors",
 };
+
+/// Decodes [`WORKERS`] as astar, nqueenk and recmatmul take it: at least 1, more than 2^20 taken
+/// as 2^20.
+pub(crate) fn workers(params: &Params, name: &str) -> Result<usize, String> {
+    Ok(params.integer(name, 1)?.min(1 << 20) as usize)
+}
 
 /// `-p`: the message priorities of Savina's priority-mailbox variants (astar, nqueenk,
 /// recmatmul), `default` at both sizes. Accepted so that Savina's command lines run, and unused.

@@ -34,7 +34,7 @@
 /// the field's own doc comment, if any, adds what the program relies on.
 /// In place of the name, default, small size and help it can name a
 /// [`ParamSpec`](crate::params::ParamSpec) that several benchmarks share
-/// (`#[param(super::WORKERS, min = 1)]`).
+/// (`#[param(super::WORKERS, parse = super::workers)]`), followed by the keys below.
 ///
 /// How a value is decoded follows from the entry and the field's type:
 /// - `min = N` declares a whole number of at least `N` that fits the field's integer type
@@ -183,7 +183,8 @@ macro_rules! params {
         $(fits = $fits:ty,)? $(parse = $parse:expr,)? help = $help:literal $(,)?) => {
         $crate::params::ParamSpec { name: $flag, default: $default, small: $small, help: $help }
     };
-    (@spec $shared:expr $(, min = $min:expr)? $(, fits = $fits:ty)? $(,)?) => {
+    (@spec $shared:expr $(, min = $min:expr)? $(, fits = $fits:ty)? $(, parse = $parse:expr)?
+        $(,)?) => {
         $shared
     };
 
@@ -192,7 +193,8 @@ macro_rules! params {
         $(fits = $fits:ty,)? $(parse = $parse:expr,)? help = $help:literal $(,)?) => {
         concat!("`", $flag, "`: ", $help, ".")
     };
-    (@doc $shared:expr $(, min = $min:expr)? $(, fits = $fits:ty)? $(,)?) => {
+    (@doc $shared:expr $(, min = $min:expr)? $(, fits = $fits:ty)? $(, parse = $parse:expr)?
+        $(,)?) => {
         concat!("Declared by `", stringify!($shared), "`.")
     };
 
@@ -205,8 +207,11 @@ macro_rules! params {
         )
     };
     (@decode $params:ident, $ty:ty;
-        $shared:expr $(, min = $min:expr)? $(, fits = $fits:ty)? $(,)?) => {
-        $crate::params!(@read $params, $ty, $shared.name; $(min = $min,)? $(fits = $fits,)?)
+        $shared:expr $(, min = $min:expr)? $(, fits = $fits:ty)? $(, parse = $parse:expr)?
+        $(,)?) => {
+        $crate::params!(
+            @read $params, $ty, $shared.name; $(min = $min,)? $(fits = $fits,)? $(parse = $parse,)?
+        )
     };
     (@read $params:ident, $ty:ty, $name:expr; min = $min:expr, fits = $fits:ty,) => {
         $params.integer_as::<$fits>($name, $min)? as $ty
@@ -295,7 +300,10 @@ mod tests {
         params.set("w", 0.0).unwrap();
         params.set("a", 1.0).unwrap();
         let err = Config::from_params(&params).unwrap_err();
-        assert!(err.starts_with("parameter `w` must be a whole number"), "{err}");
+        assert!(
+            err.starts_with("parameter `w` must be a whole number"),
+            "{err}"
+        );
         params.set("w", 1.0).unwrap();
         let err = Config::from_params(&params).unwrap_err();
         assert_eq!(err, "parameter `b` must be even, got 3");

@@ -48,8 +48,7 @@ crate::params! {
     /// The decoded parameters, shared by every variant.
     #[derive(Clone, Copy, Debug)]
     pub(crate) struct Config {
-        /// Clamped to 2^20.
-        #[param(super::WORKERS, min = 1)]
+        #[param(super::WORKERS, parse = super::workers)]
         workers: usize,
         /// Clamped to 2^32.
         #[param("t", default = 1024.0, small = 1024.0, min = 1,
@@ -72,7 +71,7 @@ const MAX_GRID: usize = 248;
 variants!(actor, reactor, floor);
 
 impl Config {
-    /// Checks the grid size and the priorities, and clamps the workers and the threshold.
+    /// Checks the grid size and the priorities, and clamps the threshold.
     fn finish(&mut self) -> Result<(), String> {
         if self.grid > MAX_GRID {
             return Err(format!(
@@ -86,7 +85,6 @@ impl Config {
                 self.priorities
             ));
         }
-        self.workers = self.workers.min(1 << 20);
         self.threshold = self.threshold.min(1 << 32);
         Ok(())
     }

@@ -40,8 +40,7 @@ crate::params! {
     /// The decoded parameters, shared by every variant.
     #[derive(Clone, Copy, Debug)]
     pub(crate) struct Config {
-        /// Clamped to 2^20.
-        #[param(super::WORKERS, min = 1)]
+        #[param(super::WORKERS, parse = super::workers)]
         workers: usize,
         #[param("n", default = 12.0, small = 10.0, min = 1,
             help = "board size (queens), at most 20")]
@@ -85,7 +84,7 @@ const SOLUTIONS: [u64; 20] = [
 variants!(actor, reactor, floor);
 
 impl Config {
-    /// Checks the board size and the depth, and clamps the workers.
+    /// Checks the board size and the depth.
     fn finish(&mut self) -> Result<(), String> {
         if self.n > 20 {
             return Err(format!("parameter `n` must be at most 20, got {}", self.n));
@@ -96,7 +95,6 @@ impl Config {
                 self.threshold
             ));
         }
-        self.workers = self.workers.min(1 << 20);
         Ok(())
     }
 

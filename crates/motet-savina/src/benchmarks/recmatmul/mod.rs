@@ -45,8 +45,7 @@ crate::params! {
     /// The decoded parameters, shared by every variant.
     #[derive(Clone, Copy, Debug)]
     pub(crate) struct Config {
-        /// Clamped to 2^20.
-        #[param(super::WORKERS, min = 1)]
+        #[param(super::WORKERS, parse = super::workers)]
         workers: usize,
         #[param("n", default = 1024.0, small = 512.0, min = 1, help = "matrix dimension")]
         n: usize,
@@ -69,7 +68,7 @@ variants!(actor, reactor, floor);
 impl Config {
     /// Checks the dimension, which must halve exactly down to the leaf size (Savina's integer
     /// halving otherwise leaves rows and columns out of C), finds the leaf size and clamps the
-    /// workers and the threshold.
+    /// threshold.
     fn finish(&mut self) -> Result<(), String> {
         let n = self.n;
         if n > 1 << 16 {
@@ -88,7 +87,6 @@ impl Config {
             leaf /= 2;
         }
         self.leaf = leaf;
-        self.workers = self.workers.min(1 << 20);
         Ok(())
     }
 
