@@ -175,15 +175,8 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
     let Some(sum) = sum else {
         return Outcome::failed("the master received no sum");
     };
-    let check = if (sum - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1.0) {
-        Ok(())
-    } else {
-        Err(format!("terms sum: expected {}, got {sum}", cfg.expected))
-    };
-    Outcome {
-        result: serde_json::json!(sum),
-        check,
-    }
+    let tolerance = TOLERANCE * cfg.expected.abs().max(1.0);
+    Outcome::expect_near("terms sum", cfg.expected, sum, tolerance)
 }
 
 #[cfg(test)]
