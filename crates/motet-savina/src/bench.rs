@@ -115,6 +115,20 @@ impl Outcome {
             check,
         }
     }
+
+    /// An outcome whose validity is `actual` within `tolerance` of `expected` (for a float the
+    /// program sums in an order it does not fix), recording `actual`.
+    pub fn expect_near(what: &str, expected: f64, actual: f64, tolerance: f64) -> Outcome {
+        let check = if (actual - expected).abs() <= tolerance {
+            Ok(())
+        } else {
+            Err(format!("{what}: expected {expected}, got {actual}"))
+        };
+        Outcome {
+            result: actual.into(),
+            check,
+        }
+    }
 }
 
 /// The figures of LF's Table 1 for one run of a reactor program (paper section 5.2): the program's

@@ -1,6 +1,11 @@
 //! Benchmark parameters, named by SPEC.md's flags (`n`, `r`, `w`, …).
+//!
+//! A benchmark declares its parameters once with [`params!`](crate::params!), which makes its
+//! [`ParamSpec`] table, the struct its variants read and the decoding of [`Params`] into it.
 
 use std::fmt;
+
+mod declare;
 
 /// One parameter of a benchmark: its flag name, Savina's default and the "small" size.
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +33,37 @@ impl ParamInt for i32 {
 
 impl ParamInt for u32 {
     const MAX: u64 = u32::MAX as u64;
+}
+
+impl ParamInt for i64 {
+    const MAX: u64 = i64::MAX as u64;
+}
+
+impl ParamInt for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+impl ParamInt for usize {
+    const MAX: u64 = usize::MAX as u64;
+}
+
+/// A `parse` function for [`params!`](crate::params!): a whole number of at least `min`, held as
+/// Savina holds it in a `long`, a larger one saturating at `i64::MAX`.
+pub fn saturating_long(min: u64) -> impl Fn(&Params, &str) -> Result<i64, String> {
+    move |params, name| Ok(params.integer(name, min)?.min(i64::MAX as u64) as i64)
+}
+
+/// A type a parameter declared without a minimum decodes into (see [`params!`](crate::params!)):
+/// a float, or a type of the benchmark's own, such as a choice among a few numbered modes.
+pub trait FromParam: Sized {
+    /// The value of parameter `name`, or an error a user can act on.
+    fn from_param(params: &Params, name: &str) -> Result<Self, String>;
+}
+
+impl FromParam for f64 {
+    fn from_param(params: &Params, name: &str) -> Result<f64, String> {
+        Ok(params.f64(name))
+    }
 }
 
 /// Concrete parameter values for one run, in the benchmark's declaration order.

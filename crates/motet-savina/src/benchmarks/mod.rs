@@ -2,8 +2,9 @@
 //!
 //! Each module declares its [`Benchmark`](crate::bench::Benchmark) as `BENCHMARK`: SPEC.md's short
 //! name and id, its parameters with Savina's defaults and the "small" size, and its variants, one per
-//! model. A module also holds what every variant shares: the decoded parameters (`Config`) and the
-//! validation of the result (`check`), so that every model is checked identically.
+//! model. A module also holds what every variant shares: the decoded parameters (`Config`, declared
+//! with its parameter table by [`params!`](crate::params!)) and the validation of the result
+//! (`check`), so that every model is checked identically.
 //!
 //! Each model lives in a submodule of the same name (`actor`, `boc`, `process`, `reactor`,
 //! `floor`, `peers`), from which the `variants!` macro derives the table. A variant's `prepare` decodes the
@@ -113,7 +114,7 @@ pub mod threadring;
 pub mod trapezoid;
 pub mod uct;
 
-use crate::params::ParamSpec;
+use crate::params::{ParamSpec, Params};
 
 mod boc_driver;
 mod busy_wait;
@@ -128,6 +129,12 @@ pub(crate) const WORKERS: ParamSpec = ParamSpec {
     small: 20.0,
     help: "worker actors",
 };
+
+/// Decodes [`WORKERS`] as astar, nqueenk and recmatmul take it: at least 1, more than 2^20 taken
+/// as 2^20.
+pub(crate) fn workers(params: &Params, name: &str) -> Result<usize, String> {
+    Ok(params.integer(name, 1)?.min(1 << 20) as usize)
+}
 
 /// `-p`: the message priorities of Savina's priority-mailbox variants (astar, nqueenk,
 /// recmatmul), `default` at both sizes. Accepted so that Savina's command lines run, and unused.

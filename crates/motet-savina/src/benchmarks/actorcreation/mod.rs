@@ -17,7 +17,7 @@ mod actor;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 
 /// Actor creation (CAF 5.2; id 0: beyond Savina).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -28,37 +28,33 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `n`: the depth of the tree; "small" builds an eighth of it.
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "n",
-    default: 20.0,
-    small: 17.0,
-    help: "depth of the spawn tree (2^N leaves, 2^(N+1) - 1 actors)",
-}];
+crate::params! {
+    /// `n`: the depth of the tree; "small" builds an eighth of it.
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 20.0, small = 17.0, parse = depth,
+            help = "depth of the spawn tree (2^N leaves, 2^(N+1) - 1 actors)")]
+        n: u32,
+    }
+}
 
 /// The deepest tree accepted: 2^31 actors would not fit in memory anyway.
 const MAX_DEPTH: u64 = 30;
 
 variants!(actor, floor, peers);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Depth of the tree (`n`), at most [`MAX_DEPTH`].
-    pub(crate) n: u32,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 0)?;
-        if n > MAX_DEPTH {
-            return Err(format!(
-                "parameter `n` must be at most {MAX_DEPTH} (2^(n+1) - 1 actors), got {n}"
-            ));
-        }
-        Ok(Config { n: n as u32 })
+/// Decodes `n`: a whole number of at most [`MAX_DEPTH`].
+fn depth(params: &Params, name: &str) -> Result<u32, String> {
+    let n = params.integer(name, 0)?;
+    if n > MAX_DEPTH {
+        return Err(format!(
+            "parameter `{name}` must be at most {MAX_DEPTH} (2^(n+1) - 1 actors), got {n}"
+        ));
     }
+    Ok(n as u32)
 }
 
 /// The two messages of a testee.

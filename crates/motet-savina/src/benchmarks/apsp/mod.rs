@@ -27,7 +27,6 @@ mod floor;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
 pub(crate) use blocks::{Block, Dist, Layout};
@@ -41,47 +40,33 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`, `-b`, `-w`; "small" is LF's small size (198 nodes, blocks of 33).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 300.0,
-        small: 198.0,
-        help: "graph nodes",
-    },
-    ParamSpec {
-        name: "b",
-        default: 50.0,
-        small: 33.0,
-        help: "block size (n must be a multiple)",
-    },
-    ParamSpec {
-        name: "w",
-        default: 100.0,
-        small: 100.0,
-        help: "largest edge weight",
-    },
-];
+crate::params! {
+    /// `-n`, `-b`, `-w`; "small" is LF's small size (198 nodes, blocks of 33).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// At most 16,384.
+        #[param("n", default = 300.0, small = 198.0, min = 1, help = "graph nodes")]
+        n: usize,
+        /// A divisor of `n`.
+        #[param("b", default = 50.0, small = 33.0, min = 1,
+            help = "block size (n must be a multiple)")]
+        b: usize,
+        /// At most 65,536, so that it fits the `int` Savina draws weights below.
+        #[param("w", default = 100.0, small = 100.0, min = 1, help = "largest edge weight")]
+        w: u64,
+    }
+    finish = Config::finish;
+}
 
 variants!(actor, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Graph nodes (`-n`).
-    pub(crate) n: usize,
-    /// Block size (`-b`), a divisor of `n`.
-    pub(crate) b: usize,
-    /// Largest edge weight (`-w`).
-    pub(crate) w: i32,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 1)?;
-        let b = params.integer("b", 1)?;
-        let w = params.integer("w", 1)?;
+    /// Checks the sizes against each other and the limits.
+    fn finish(&mut self) -> Result<(), String> {
+        let Config { n, b, w } = *self;
         if n > 1 << 14 {
             return Err(format!("parameter `n` must be at most 16384, got {n}"));
         }
@@ -93,11 +78,7 @@ impl Config {
         if w > 1 << 16 {
             return Err(format!("parameter `w` must be at most 65536, got {w}"));
         }
-        Ok(Config {
-            n: n as usize,
-            b: b as usize,
-            w: w as i32,
-        })
+        Ok(())
     }
 
     /// The block layout.
@@ -131,7 +112,7 @@ pub(crate) fn generate(cfg: &Config) -> Vec<Dist> {
     let mut d = vec![0; n * n];
     for i in 0..n {
         for j in i + 1..n {
-            let r = Dist::from(rng.next_int_below(cfg.w) + 1);
+            let r = Dist::from(rng.next_int_below(cfg.w as i32) + 1);
             d[i * n + j] = r;
             d[j * n + i] = r;
         }

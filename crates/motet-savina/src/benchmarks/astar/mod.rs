@@ -28,7 +28,6 @@ mod reactor;
 pub(crate) mod search;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 use graph::Graph;
 use search::Tree;
@@ -42,62 +41,52 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-w`, `-t`, `-g`, `-p`. "small" uses grid 16 (4,096 nodes, about a tenth of the work).
-const PARAMS: &[ParamSpec] = &[
-    super::WORKERS,
-    ParamSpec {
-        name: "t",
-        default: 1024.0,
-        small: 1024.0,
-        help: "most nodes in one Work item",
-    },
-    ParamSpec {
-        name: "g",
-        default: 30.0,
-        small: 16.0,
-        help: "grid size (g³ nodes, at most 248)",
-    },
-    super::priorities(30.0),
-];
+crate::params! {
+    /// `-w`, `-t`, `-g`, `-p`. "small" uses grid 16 (4,096 nodes, about a tenth of the work).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param(super::WORKERS, parse = super::workers)]
+        workers: usize,
+        /// Clamped to 2^32.
+        #[param("t", default = 1024.0, small = 1024.0, min = 1,
+            help = "most nodes in one Work item")]
+        threshold: usize,
+        /// At most [`MAX_GRID`].
+        #[param("g", default = 30.0, small = 16.0, min = 1,
+            help = "grid size (g³ nodes, at most 248)")]
+        grid: usize,
+        /// At most 31, as in Savina.
+        #[param(super::priorities(30.0), min = 1)]
+        priorities: u64,
+    }
+    finish = Config::finish;
+}
 
 /// The largest grid Savina accepts (31 priorities × granularity 8).
-const MAX_GRID: u64 = 248;
+const MAX_GRID: usize = 248;
 
 variants!(actor, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Worker actors (`-w`).
-    pub(crate) workers: usize,
-    /// Most nodes per Work item (`-t`).
-    pub(crate) threshold: usize,
-    /// Grid size (`-g`).
-    pub(crate) grid: usize,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let workers = params.integer("w", 1)?;
-        let threshold = params.integer("t", 1)?;
-        let grid = params.integer("g", 1)?;
-        let priorities = params.integer("p", 1)?;
-        if grid > MAX_GRID {
+    /// Checks the grid size and the priorities, and clamps the threshold.
+    fn finish(&mut self) -> Result<(), String> {
+        if self.grid > MAX_GRID {
             return Err(format!(
-                "parameter `g` must be at most {MAX_GRID}, got {grid}"
+                "parameter `g` must be at most {MAX_GRID}, got {}",
+                self.grid
             ));
         }
-        if priorities > 31 {
+        if self.priorities > 31 {
             return Err(format!(
-                "parameter `p` must be at most 31, got {priorities}"
+                "parameter `p` must be at most 31, got {}",
+                self.priorities
             ));
         }
-        Ok(Config {
-            workers: workers.min(1 << 20) as usize,
-            threshold: threshold.min(1 << 32) as usize,
-            grid: grid as usize,
-        })
+        self.threshold = self.threshold.min(1 << 32);
+        Ok(())
     }
 }
 
@@ -193,11 +182,7 @@ mod tests {
             );
             let graph = Graph::new(g as usize);
             let shortest = bfs_hops(&graph)[graph.target() as usize].expect("reachable");
-            let cfg = Config {
-                workers: w as usize,
-                threshold: t as usize,
-                grid: g as usize,
-            };
+            let cfg = Config::from_params(&testing::params(&BENCHMARK, &sets)).unwrap();
             let rt = runtime(2).unwrap();
             let found = actor::search(&cfg, std::sync::Arc::new(Graph::new(cfg.grid)), &rt);
             let hops = path_to_origin(&graph, &found.unwrap().tree).unwrap();

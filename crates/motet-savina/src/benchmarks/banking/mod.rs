@@ -28,7 +28,7 @@ mod reactor;
 use std::sync::Arc;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 use crate::random::PseudoRandom;
 
 /// Bank Transaction (Savina 15).
@@ -40,21 +40,21 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-a` accounts and `-n` transactions; "small" is LF's small size (12,000 transactions).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "a",
-        default: 1_000.0,
-        small: 1_000.0,
-        help: "accounts (at least 10)",
-    },
-    ParamSpec {
-        name: "n",
-        default: 50_000.0,
-        small: 12_000.0,
-        help: "transactions",
-    },
-];
+crate::params! {
+    /// `-a` accounts and `-n` transactions; "small" is LF's small size (12,000 transactions).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// Savina draws sources below `A/10 · 8`, and holds `A` in an `int`.
+        #[param("a", default = 1_000.0, small = 1_000.0, min = 10, fits = i32,
+            help = "accounts (at least 10)")]
+        accounts: usize,
+        #[param("n", default = 50_000.0, small = 12_000.0, min = 0, help = "transactions")]
+        transactions: u64,
+    }
+}
 
 /// Every account's starting balance: large enough that no interleaving of the default workload
 /// (9,384.08 moved in all) can overdraw an account, small enough that every amount changes it.
@@ -65,25 +65,7 @@ const TELLER_SEED: i64 = 123_456;
 
 variants!(actor, boc, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Accounts (`-a`), at least 10 (Savina draws sources below `A/10 · 8`).
-    pub(crate) accounts: usize,
-    /// Transactions (`-n`).
-    pub(crate) transactions: u64,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let accounts = params.integer_as::<i32>("a", 10)?;
-        Ok(Config {
-            accounts: accounts as usize,
-            transactions: params.integer("n", 0)?,
-        })
-    }
-
     /// The Teller's transactions, in the order it sends them.
     pub(crate) fn transactions(&self) -> Transactions {
         Transactions {

@@ -23,7 +23,6 @@ mod floor;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
 /// Sleeping Barber (Savina 12).
@@ -35,70 +34,45 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` haircuts, `-w` waiting room, `-pr` and `-hr` rates; "small" is a tenth of the haircuts.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 5_000.0,
-        small: 500.0,
-        help: "haircuts (customers)",
-    },
-    ParamSpec {
-        name: "w",
-        default: 1_000.0,
-        small: 1_000.0,
-        help: "waiting room seats",
-    },
-    ParamSpec {
-        name: "pr",
-        default: 1_000.0,
-        small: 1_000.0,
-        help: "average production rate (busy-wait between customers)",
-    },
-    ParamSpec {
-        name: "hr",
-        default: 1_000.0,
-        small: 1_000.0,
-        help: "average haircut rate (busy-wait per haircut)",
-    },
-];
+crate::params! {
+    /// `-n` haircuts, `-w` waiting room, `-pr` and `-hr` rates; "small" is a tenth of the haircuts.
+    const PARAMS: &[ParamSpec] = [haircuts, seats, production, haircut];
+
+    /// The decoded parameters, shared by every variant; the rates are checked before the seats.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 5_000.0, small = 500.0, min = 0, help = "haircuts (customers)")]
+        haircuts: u64,
+        #[param("pr", default = 1_000.0, small = 1_000.0, min = 1,
+            help = "average production rate (busy-wait between customers)")]
+        production: i32,
+        #[param("hr", default = 1_000.0, small = 1_000.0, min = 1,
+            help = "average haircut rate (busy-wait per haircut)")]
+        haircut: i32,
+        /// At least 1: with none, every customer is turned away for ever.
+        #[param("w", default = 1_000.0, small = 1_000.0, min = 1, help = "waiting room seats")]
+        seats: usize,
+    }
+    derived {
+        /// The busy-wait draws the factory must make.
+        factory_draws: u64 = 0,
+        /// The busy-wait draws the barber must make.
+        barber_draws: u64 = 0,
+    }
+    finish = Config::finish;
+}
 
 variants!(actor, boc, reactor, floor);
 
 /// The busy-wait generators' seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 74_755;
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Haircuts (`-n`).
-    pub(crate) haircuts: u64,
-    /// Waiting room seats (`-w`), at least 1 (with none, every customer is turned away for ever).
-    pub(crate) seats: usize,
-    /// Average production rate (`-pr`), at least 1.
-    pub(crate) production: i32,
-    /// Average haircut rate (`-hr`), at least 1.
-    pub(crate) haircut: i32,
-    /// The busy-wait draws the factory must make.
-    pub(crate) factory_draws: u64,
-    /// The busy-wait draws the barber must make.
-    pub(crate) barber_draws: u64,
-}
-
 impl Config {
-    /// Reads and checks the parameters, and derives the busy-wait totals.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let rate = |name| params.integer_as::<i32>(name, 1);
-        let haircuts = params.integer("n", 0)?;
-        let (production, haircut) = (rate("pr")?, rate("hr")?);
-        Ok(Config {
-            haircuts,
-            seats: params.integer("w", 1)? as usize,
-            production,
-            haircut,
-            factory_draws: total_draws(production, haircuts),
-            barber_draws: total_draws(haircut, haircuts),
-        })
+    /// Derives the busy-wait totals.
+    fn finish(&mut self) -> Result<(), String> {
+        self.factory_draws = total_draws(self.production, self.haircuts);
+        self.barber_draws = total_draws(self.haircut, self.haircuts);
+        Ok(())
     }
 }
 

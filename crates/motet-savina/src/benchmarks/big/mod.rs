@@ -22,7 +22,6 @@ mod process;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Big (Savina 7).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -33,43 +32,22 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` pings per actor and `-w` actors; "small" is LF's small size (500 pings).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 20_000.0,
-        small: 500.0,
-        help: "pings per actor",
-    },
-    ParamSpec {
-        name: "w",
-        default: 120.0,
-        small: 120.0,
-        help: "actors",
-    },
-];
+crate::params! {
+    /// `-n` pings per actor and `-w` actors; "small" is LF's small size (500 pings).
+    const PARAMS: &[ParamSpec] = [n, w];
 
-variants!(actor, process, reactor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Pings per actor (`-n`).
-    pub(crate) n: u64,
-    /// Big actors (`-w`), at least 1 and at most `i32::MAX` (Savina draws targets as `int`s).
-    pub(crate) w: usize,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let w = params.integer_as::<i32>("w", 1)?;
-        Ok(Config {
-            n: params.integer("n", 0)?,
-            w: w as usize,
-        })
+    /// The decoded parameters, shared by every variant (`w` is checked first).
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// Savina draws targets as `int`s.
+        #[param("w", default = 120.0, small = 120.0, min = 1, fits = i32, help = "actors")]
+        w: usize,
+        #[param("n", default = 20_000.0, small = 500.0, min = 0, help = "pings per actor")]
+        n: u64,
     }
 }
+
+variants!(actor, process, reactor, floor, peers);
 
 /// Validates a run: the Sink counted `sink_exits` exits, which must be `w`, and `unexpected_pongs`
 /// pongs came from a neighbor other than the one pinged, which must be 0. The result is

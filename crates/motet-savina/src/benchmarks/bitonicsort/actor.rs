@@ -39,15 +39,7 @@ pub(super) fn sort(cfg: &Config, rt: &Runtime) -> Option<Report> {
     let validation = spawn(
         h,
         Node {
-            kind: Kind::Validation {
-                report: Report {
-                    count: 0,
-                    out_of_order: None,
-                    sum: 0,
-                    checksum: 0,
-                },
-                last: i64::MIN,
-            },
+            kind: Kind::validation(),
             report: Some(result.clone()),
         },
     );

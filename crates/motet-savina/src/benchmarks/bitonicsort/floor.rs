@@ -30,15 +30,7 @@ impl BitonicFloor {
     fn run(&self) -> Outcome {
         let mut sys = System::new();
         let validation = sys.spawn(Node {
-            kind: Kind::Validation {
-                report: Report {
-                    count: 0,
-                    out_of_order: None,
-                    sum: 0,
-                    checksum: 0,
-                },
-                last: i64::MIN,
-            },
+            kind: Kind::validation(),
             report: None,
         });
         let adapter = sys.spawn(Node::new(Kind::DataValueAdapter { next: validation }));
@@ -111,7 +103,7 @@ impl Actor for Node {
 #[cfg(test)]
 mod tests {
     use super::Node;
-    use crate::benchmarks::bitonicsort::network::{Kind, Msg, Report};
+    use crate::benchmarks::bitonicsort::network::{Kind, Msg};
     use crate::floor::System;
 
     /// The network has log n (log n + 1) / 2 layers of n/2 compare-exchange actors (SPEC.md: 78
@@ -120,15 +112,7 @@ mod tests {
     fn the_network_has_a_layer_of_compare_exchanges_per_step() {
         let mut sys = System::new();
         let validation = sys.spawn(Node {
-            kind: Kind::Validation {
-                report: Report {
-                    count: 0,
-                    out_of_order: None,
-                    sum: 0,
-                    checksum: 0,
-                },
-                last: i64::MIN,
-            },
+            kind: Kind::validation(),
             report: None,
         });
         let kernel = sys.spawn(Node::new(Kind::Kernel {

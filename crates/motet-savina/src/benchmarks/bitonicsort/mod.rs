@@ -18,7 +18,7 @@ mod floor;
 pub(crate) mod network;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::saturating_long;
 use crate::random::PseudoRandom;
 
 use network::{draw, Report};
@@ -32,60 +32,43 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`, `-m`, `-s`. "small" sorts 512 values (about a fourteenth of the work).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 4096.0,
-        small: 512.0,
-        help: "values to sort (a power of two)",
-    },
-    ParamSpec {
-        name: "m",
-        default: 1_152_921_504_606_846_976.0,
-        small: 1_152_921_504_606_846_976.0,
-        help: "values are taken modulo m (2^60)",
-    },
-    ParamSpec {
-        name: "s",
-        default: 2048.0,
-        small: 2048.0,
-        help: "seed of the random values",
-    },
-];
+crate::params! {
+    /// `-n`, `-m`, `-s`. "small" sorts 512 values (about a fourteenth of the work).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// At most [`MAX_N`].
+        #[param("n", default = 4096.0, small = 512.0, min = 1,
+            help = "values to sort (a power of two)")]
+        n: usize,
+        #[param("m", default = 1_152_921_504_606_846_976.0, small = 1_152_921_504_606_846_976.0,
+            parse = saturating_long(1),
+            help = "values are taken modulo m (2^60)")]
+        m: i64,
+        #[param("s", default = 2048.0, small = 2048.0, parse = saturating_long(0),
+            help = "seed of the random values")]
+        seed: i64,
+    }
+    finish = Config::finish;
+}
 
 /// The most values: the network grows as n·log²n actors.
-const MAX_N: u64 = 1 << 20;
+const MAX_N: usize = 1 << 20;
 
 variants!(actor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Values (`-n`), a power of two.
-    pub(crate) n: usize,
-    /// Modulus of the values (`-m`).
-    pub(crate) m: i64,
-    /// Seed (`-s`).
-    pub(crate) seed: i64,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 1)?;
-        let m = params.integer("m", 1)?;
-        let seed = params.integer("s", 0)?;
+    /// Checks the number of values.
+    fn finish(&mut self) -> Result<(), String> {
+        let n = self.n;
         if !n.is_power_of_two() || n > MAX_N {
             return Err(format!(
                 "parameter `n` must be a power of two up to {MAX_N}, got {n}"
             ));
         }
-        Ok(Config {
-            n: n as usize,
-            m: m.min(i64::MAX as u64) as i64,
-            seed: seed.min(i64::MAX as u64) as i64,
-        })
+        Ok(())
     }
 }
 

@@ -38,7 +38,7 @@ pub(crate) enum After {
 }
 
 /// What the validation actor saw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Report {
     /// Values received.
     pub(crate) count: u64,
@@ -146,6 +146,16 @@ pub(crate) enum Kind<A> {
         next: A,
         entry: Option<A>,
     },
+}
+
+impl<A> Kind<A> {
+    /// A validation actor that has seen no value yet.
+    pub(crate) fn validation() -> Kind<A> {
+        Kind::Validation {
+            report: Report::default(),
+            last: i64::MIN,
+        }
+    }
 }
 
 impl<A: Clone> Kind<A> {

@@ -21,7 +21,6 @@ mod process;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Chameneos (Savina 6).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -32,42 +31,22 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-c` creatures and `-m` meetings; "small" holds a tenth of the meetings.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "c",
-        default: 100.0,
-        small: 100.0,
-        help: "creatures (chameneos)",
-    },
-    ParamSpec {
-        name: "m",
-        default: 200_000.0,
-        small: 20_000.0,
-        help: "meetings",
-    },
-];
+crate::params! {
+    /// `-c` creatures and `-m` meetings; "small" holds a tenth of the meetings.
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, process, boc, reactor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Creatures (`-c`), at least 2 so that meetings can happen.
-    pub(crate) c: usize,
-    /// Meetings (`-m`).
-    pub(crate) m: u64,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            c: params.integer("c", 2)? as usize,
-            m: params.integer("m", 0)?,
-        })
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// At least 2, so that meetings can happen.
+        #[param("c", default = 100.0, small = 100.0, min = 2, help = "creatures (chameneos)")]
+        c: usize,
+        #[param("m", default = 200_000.0, small = 20_000.0, min = 0, help = "meetings")]
+        m: u64,
     }
 }
+
+variants!(actor, process, boc, reactor, floor, peers);
 
 /// A creature's color.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,7 +16,6 @@ mod floor;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
 /// Cigarette Smokers (Savina 13).
@@ -28,52 +27,39 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-r` rounds and `-s` smokers; "small" plays a tenth of the rounds.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "r",
-        default: 1_000.0,
-        small: 100.0,
-        help: "rounds",
-    },
-    ParamSpec {
-        name: "s",
-        default: 200.0,
-        small: 200.0,
-        help: "smokers",
-    },
-];
+crate::params! {
+    /// `-r` rounds and `-s` smokers; "small" plays a tenth of the rounds.
+    const PARAMS: &[ParamSpec] = [rounds, smokers];
+
+    /// The decoded parameters, shared by every variant (`s` is checked first).
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// Savina draws the smoker as an `int`.
+        #[param("s", default = 200.0, small = 200.0, min = 1, fits = i32, help = "smokers")]
+        smokers: usize,
+        #[param("r", default = 1_000.0, small = 100.0, min = 1, help = "rounds")]
+        rounds: u64,
+    }
+    derived {
+        /// The busy-wait draws the Arbiter's periods add up to.
+        expected_draws: u64 = 0,
+    }
+    finish = Config::finish;
+}
 
 /// The smokers' busy-wait seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 200_000;
 
 variants!(actor, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Rounds (`-r`), at least 1.
-    pub(crate) rounds: u64,
-    /// Smokers (`-s`), at least 1.
-    pub(crate) smokers: usize,
-    /// The busy-wait draws the Arbiter's periods add up to.
-    pub(crate) expected_draws: u64,
-}
-
 impl Config {
-    /// Reads and checks the parameters, and adds up the periods.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let smokers = params.integer_as::<i32>("s", 1)?;
-        let mut cfg = Config {
-            rounds: params.integer("r", 1)?,
-            smokers: smokers as usize,
-            expected_draws: 0,
-        };
-        let mut picks = cfg.picks();
-        cfg.expected_draws = (0..cfg.rounds)
+    /// Adds up the Arbiter's periods.
+    fn finish(&mut self) -> Result<(), String> {
+        let mut picks = self.picks();
+        self.expected_draws = (0..self.rounds)
             .map(|_| u64::from(picks.next_pick().1))
             .sum();
-        Ok(cfg)
+        Ok(())
     }
 
     /// The Arbiter's choices, in order.

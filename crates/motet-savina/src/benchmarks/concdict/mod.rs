@@ -24,7 +24,6 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
 /// Concurrent Dictionary (Savina 8).
@@ -36,27 +35,30 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-e` workers, `-m` requests per worker, `-w` write percentage; "small" sends a tenth.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "e",
-        default: 20.0,
-        small: 20.0,
-        help: "workers",
-    },
-    ParamSpec {
-        name: "m",
-        default: 10_000.0,
-        small: 1_000.0,
-        help: "requests per worker",
-    },
-    ParamSpec {
-        name: "w",
-        default: 10.0,
-        small: 10.0,
-        help: "write percentage (0 to 100)",
-    },
-];
+crate::params! {
+    /// `-e` workers, `-m` requests per worker, `-w` write percentage; "small" sends a tenth.
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters and what every iteration shares: the map the Dictionary starts from,
+    /// and the number of writes the workers will send.
+    #[derive(Clone, Debug)]
+    pub(crate) struct Config {
+        /// At most `u32::MAX`.
+        #[param("e", default = 20.0, small = 20.0, min = 1, help = "workers")]
+        workers: usize,
+        #[param("m", default = 10_000.0, small = 1_000.0, min = 0, help = "requests per worker")]
+        requests: u64,
+        #[param("w", default = 10.0, small = 10.0, min = 0, help = "write percentage (0 to 100)")]
+        write_percent: u64,
+    }
+    derived {
+        /// Keys 0 to 524,286, each mapped to itself (Savina's `DATA_MAP`).
+        data: Arc<Map> = Arc::default(),
+        /// The writes the workers' generators ask for.
+        expected_writes: u64 = 0,
+    }
+    finish = Config::finish;
+}
 
 /// Savina's `DATA_LIMIT`: `Integer.MAX_VALUE / 4096`, the number of keys.
 pub(crate) const DATA_LIMIT: i32 = i32::MAX / 4_096;
@@ -103,61 +105,36 @@ fn data_map() -> Arc<Map> {
         .clone()
 }
 
-/// The decoded parameters and what every iteration shares: the map the Dictionary starts from, and
-/// the number of writes the workers will send.
-#[derive(Clone, Debug)]
-pub(crate) struct Config {
-    /// Workers (`-e`), at least 1.
-    pub(crate) workers: usize,
-    /// Requests per worker (`-m`).
-    pub(crate) requests: u64,
-    /// Write percentage (`-w`).
-    pub(crate) write_percent: i32,
-    /// Keys 0 to 524,286, each mapped to itself (Savina's `DATA_MAP`).
-    pub(crate) data: Arc<Map>,
-    /// The writes the workers' generators ask for.
-    pub(crate) expected_writes: u64,
-}
-
 impl Config {
-    /// Reads and checks the parameters; builds the map and counts the writes.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let workers = params.integer("e", 1)?;
-        let requests = params.integer("m", 0)?;
-        let write_percent = params.integer("w", 0)?;
-        if write_percent > 100 {
+    /// Checks the percentage and the workers; takes the map and counts the writes.
+    fn finish(&mut self) -> Result<(), String> {
+        if self.write_percent > 100 {
             return Err(format!(
-                "parameter `w` must be at most 100, got {write_percent}"
+                "parameter `w` must be at most 100, got {}",
+                self.write_percent
             ));
         }
-        if workers > u32::MAX as u64 {
+        if self.workers > u32::MAX as usize {
             return Err(format!("parameter `e` must be at most {}", u32::MAX));
         }
-        let mut cfg = Config {
-            workers: workers as usize,
-            requests,
-            write_percent: write_percent as i32,
-            data: data_map(),
-            expected_writes: 0,
-        };
-        cfg.expected_writes = (0..cfg.workers)
+        self.data = data_map();
+        self.expected_writes = (0..self.workers)
             .map(|id| {
-                let mut requests = cfg.requests_of(id);
-                (0..cfg.requests)
+                let mut requests = self.requests_of(id);
+                (0..self.requests)
                     .filter(|_| matches!(requests.next_request(), Request::Write { .. }))
                     .count() as u64
             })
             .sum();
-        Ok(cfg)
+        Ok(())
     }
 
     /// Worker `id`'s requests.
     pub(crate) fn requests_of(&self, id: usize) -> Requests {
         Requests {
-            rng: PseudoRandom::new(
-                id as i64 + self.requests as i64 + i64::from(self.write_percent),
-            ),
-            write_percent: self.write_percent,
+            rng: PseudoRandom::new(id as i64 + self.requests as i64 + self.write_percent as i64),
+            // At most 100.
+            write_percent: self.write_percent as i32,
         }
     }
 }

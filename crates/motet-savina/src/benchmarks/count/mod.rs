@@ -17,7 +17,6 @@ mod process;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Counting Actor (Savina 2).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -28,31 +27,20 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`: increments; "small" is a tenth (SPEC.md gives no LF small size).
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "n",
-    default: 1_000_000.0,
-    small: 100_000.0,
-    help: "increments sent to the counter",
-}];
+crate::params! {
+    /// `-n`: increments; "small" is a tenth (SPEC.md gives no LF small size).
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, process, boc, reactor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Increments (`-n`).
-    pub(crate) n: u64,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            n: params.integer("n", 0)?,
-        })
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 1_000_000.0, small = 100_000.0, min = 0,
+            help = "increments sent to the counter")]
+        n: u64,
     }
 }
+
+variants!(actor, process, boc, reactor, floor, peers);
 
 /// Validates a run: the Counter's reply `count` must equal `n`. The result is `count`.
 pub(crate) fn check(n: u64, count: u64) -> Outcome {

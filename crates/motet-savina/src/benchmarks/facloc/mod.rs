@@ -23,7 +23,7 @@ mod actor;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 use crate::random::PseudoRandom;
 
 /// Online Facility Location (Savina 20).
@@ -35,73 +35,51 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// Savina's flags (`-s` and `-c` are accepted and, as in Savina, unused); "small" is a tenth of
-/// the points (SPEC.md gives no LF small size).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 100_000.0,
-        small: 10_000.0,
-        help: "customers (points)",
-    },
-    ParamSpec {
-        name: "g",
-        default: 500.0,
-        small: 500.0,
-        help: "grid size",
-    },
-    ParamSpec {
-        name: "a",
-        default: 2.0,
-        small: 2.0,
-        help: "alpha: a quadrant partitions when its cost exceeds a·√2·g",
-    },
-    ParamSpec {
-        name: "s",
-        default: 123_456.0,
-        small: 123_456.0,
-        help: "seed (unused, as in Savina: the points use the LCG's default seed)",
-    },
-    ParamSpec {
-        name: "c",
-        default: 3.0,
-        small: 3.0,
-        help: "cutoff depth (unused, as in Savina)",
-    },
-];
+crate::params! {
+    /// Savina's flags (`-s` and `-c` are accepted and, as in Savina, unused); "small" is a tenth of
+    /// the points (SPEC.md gives no LF small size).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 100_000.0, small = 10_000.0, min = 1, help = "customers (points)")]
+        n: u64,
+        #[param("g", default = 500.0, small = 500.0, parse = positive, help = "grid size")]
+        g: f64,
+        #[param("a", default = 2.0, small = 2.0, parse = positive,
+            help = "alpha: a quadrant partitions when its cost exceeds a·√2·g")]
+        alpha: f64,
+        #[param("s", default = 123_456.0, small = 123_456.0, min = 0,
+            help = "seed (unused, as in Savina: the points use the LCG's default seed)")]
+        _seed: u64,
+        #[param("c", default = 3.0, small = 3.0, min = 0,
+            help = "cutoff depth (unused, as in Savina)")]
+        _cutoff: u64,
+    }
+    derived {
+        /// The partition threshold `a·√2·g`.
+        threshold: f64 = 0.0,
+    }
+    finish = Config::finish;
+}
 
 variants!(actor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Customers (`-n`), at least 1.
-    pub(crate) n: u64,
-    /// Grid size (`-g`), positive.
-    pub(crate) g: f64,
-    /// The partition threshold `a·√2·g`.
-    pub(crate) threshold: f64,
+/// Decodes a float that must be above 0.
+fn positive(params: &Params, name: &str) -> Result<f64, String> {
+    let v = params.f64(name);
+    if v.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Err(format!("parameter `{name}` must be positive, got {v}"));
+    }
+    Ok(v)
 }
 
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 1)?;
-        let (g, a) = (params.f64("g"), params.f64("a"));
-        if g.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-            return Err(format!("parameter `g` must be positive, got {g}"));
-        }
-        if a.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-            return Err(format!("parameter `a` must be positive, got {a}"));
-        }
-        // `s` and `c` are read so that bad values are still reported.
-        params.integer("s", 0)?;
-        params.integer("c", 0)?;
-        Ok(Config {
-            n,
-            g,
-            threshold: a * (std::f64::consts::SQRT_2 * g),
-        })
+    /// Derives the partition threshold.
+    fn finish(&mut self) -> Result<(), String> {
+        self.threshold = self.alpha * (std::f64::consts::SQRT_2 * self.g);
+        Ok(())
     }
 }
 

@@ -13,7 +13,7 @@ mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 
 /// Fibonacci (Savina 29).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -24,43 +24,47 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`; "small" is N = 20 (11,000 actors, about a tenth of the default's 150,049).
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "n",
-    default: 25.0,
-    small: 20.0,
-    help: "which Fibonacci number (1 to 50)",
-}];
+crate::params! {
+    /// `-n`; "small" is N = 20 (11,000 actors, about a tenth of the default's 150,049).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 25.0, small = 20.0, parse = which,
+            help = "which Fibonacci number (1 to 50)")]
+        n: u32,
+    }
+    derived {
+        /// fib(n) with Savina's base case (fib(1) = fib(2) = 1), computed iteratively.
+        expected: u64 = 0,
+    }
+    finish = Config::finish;
+}
 
 /// The largest N accepted: the tree has 2 fib(N) − 1 actors, 25 billion at 50.
 const MAX_N: u64 = 50;
 
 variants!(actor, boc, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Which Fibonacci number (`-n`).
-    pub(crate) n: u32,
-    /// fib(n) with Savina's base case (fib(1) = fib(2) = 1), computed iteratively.
-    pub(crate) expected: u64,
+/// Decodes `n`: a whole number from 1 to [`MAX_N`].
+fn which(params: &Params, name: &str) -> Result<u32, String> {
+    let n = params.integer(name, 1)?;
+    if n > MAX_N {
+        return Err(format!("parameter `{name}` must be at most {MAX_N}"));
+    }
+    Ok(n as u32)
 }
 
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 1)?;
-        if n > MAX_N {
-            return Err(format!("parameter `n` must be at most {MAX_N}"));
-        }
+    /// Computes fib(n).
+    fn finish(&mut self) -> Result<(), String> {
         let (mut a, mut b) = (1u64, 1u64);
-        for _ in 2..n {
+        for _ in 2..self.n {
             (a, b) = (b, a + b);
         }
-        Ok(Config {
-            n: n as u32,
-            expected: b,
-        })
+        self.expected = b;
+        Ok(())
     }
 }
 

@@ -33,7 +33,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 
 /// Filter Bank (Savina 17).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -44,66 +44,54 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-col` columns (FIR length), `-sim` input values and `-chan` banks; "small" is LF's small size
-/// (100 columns, the same 34,816 values).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "col",
-        default: 16_384.0,
-        small: 100.0,
-        help: "columns: the FIR length, the delays' length + 1 and the sampling rate",
-    },
-    ParamSpec {
-        name: "sim",
-        default: 34_816.0,
-        small: 34_816.0,
-        help: "input values sent by the source",
-    },
-    ParamSpec {
-        name: "chan",
-        default: 8.0,
-        small: 8.0,
-        help: "channels (banks), 2 to 34",
-    },
-];
+crate::params! {
+    /// `-col` columns (FIR length), `-sim` input values and `-chan` banks; "small" is LF's small size
+    /// (100 columns, the same 34,816 values).
+    const PARAMS: &[ParamSpec] = [col, sim, chan];
+
+    /// The decoded parameters, shared by every variant (`chan` is checked first). Savina clamps
+    /// `chan` to 2..34; here a value outside is an error.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("chan", default = 8.0, small = 8.0, parse = channels,
+            help = "channels (banks), 2 to 34")]
+        chan: usize,
+        /// At least 2: the delays hold `col − 1` values.
+        #[param("col", default = 16_384.0, small = 100.0, parse = columns,
+            help = "columns: the FIR length, the delays' length + 1 and the sampling rate")]
+        col: usize,
+        #[param("sim", default = 34_816.0, small = 34_816.0, min = 0,
+            help = "input values sent by the source")]
+        sim: u64,
+    }
+}
 
 variants!(actor, reactor, floor);
 
 /// Savina's channel limit (its `MessageChannel` enum has 34 usable values).
 const MAX_CHANNELS: u64 = 34;
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Columns (`-col`), at least 2 (the delays hold `col − 1` values).
-    pub(crate) col: usize,
-    /// Input values (`-sim`).
-    pub(crate) sim: u64,
-    /// Banks (`-chan`), 2 to 34.
-    pub(crate) chan: usize,
+/// Decodes `chan`: 2 to [`MAX_CHANNELS`].
+fn channels(params: &Params, name: &str) -> Result<usize, String> {
+    let chan = params.integer(name, 2)?;
+    if chan > MAX_CHANNELS {
+        return Err(format!(
+            "parameter `{name}` must be at most {MAX_CHANNELS}, got {chan}"
+        ));
+    }
+    Ok(chan as usize)
+}
+
+/// Decodes `col`: 2 to 2^26.
+fn columns(params: &Params, name: &str) -> Result<usize, String> {
+    let col = params.integer(name, 2)?;
+    if col > 1 << 26 {
+        return Err(format!("parameter `{name}` must be at most 2^26"));
+    }
+    Ok(col as usize)
 }
 
 impl Config {
-    /// Reads and checks the parameters. Savina clamps `chan` to 2..34; here a value outside is an
-    /// error.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let chan = params.integer("chan", 2)?;
-        if chan > MAX_CHANNELS {
-            return Err(format!(
-                "parameter `chan` must be at most {MAX_CHANNELS}, got {chan}"
-            ));
-        }
-        let col = params.integer("col", 2)?;
-        if col > 1 << 26 {
-            return Err("parameter `col` must be at most 2^26".into());
-        }
-        Ok(Config {
-            col: col as usize,
-            sim: params.integer("sim", 0)?,
-            chan: chan as usize,
-        })
-    }
-
     /// The k-th input value the Source sends.
     #[inline]
     pub(crate) fn input(k: u64) -> f64 {

@@ -15,7 +15,6 @@ mod floor;
 mod process;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Fork Join, actor creation (Savina 4).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -26,31 +25,19 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`: actors; "small" is a tenth (SPEC.md gives no LF small size; LF has no port).
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "n",
-    default: 40_000.0,
-    small: 4_000.0,
-    help: "actors created",
-}];
+crate::params! {
+    /// `-n`: actors; "small" is a tenth (SPEC.md gives no LF small size; LF has no port).
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, process, boc, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Actors created (`-n`).
-    pub(crate) n: u64,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            n: params.integer("n", 0)?,
-        })
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 40_000.0, small = 4_000.0, min = 0, help = "actors created")]
+        n: u64,
     }
 }
+
+variants!(actor, process, boc, floor, peers);
 
 /// Validates a run: `completions` actors finished their message; there must be `n`. The result is
 /// `completions`.

@@ -17,7 +17,6 @@ mod process;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Fork Join, throughput (Savina 3).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -28,42 +27,21 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` messages per actor and `-a` actors; "small" sends a tenth of the messages.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 10_000.0,
-        small: 1_000.0,
-        help: "messages per actor",
-    },
-    ParamSpec {
-        name: "a",
-        default: 60.0,
-        small: 60.0,
-        help: "actors",
-    },
-];
+crate::params! {
+    /// `-n` messages per actor and `-a` actors; "small" sends a tenth of the messages.
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, process, boc, reactor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Messages per actor (`-n`), at least 1.
-    pub(crate) n: u64,
-    /// Actors (`-a`), at least 1.
-    pub(crate) a: usize,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            n: params.integer("n", 1)?,
-            a: params.integer("a", 1)? as usize,
-        })
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 10_000.0, small = 1_000.0, min = 1, help = "messages per actor")]
+        n: u64,
+        #[param("a", default = 60.0, small = 60.0, min = 1, help = "actors")]
+        a: usize,
     }
 }
+
+variants!(actor, process, boc, reactor, floor, peers);
 
 /// Validates a run: `counts` holds how many messages each actor handled; there must be `a` of them,
 /// each equal to `n`. The result is their sum.

@@ -23,7 +23,7 @@ mod floor;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::{FromParam, Params};
 
 /// Logistic Map Series (Savina 14).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -34,74 +34,42 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-t` terms, `-s` series, `-r` start rate; "small" computes a tenth of the terms.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "t",
-        default: 25_000.0,
-        small: 2_500.0,
-        help: "terms per series",
-    },
-    ParamSpec {
-        name: "s",
-        default: 10.0,
-        small: 10.0,
-        help: "series (workers, and rate computers)",
-    },
-    ParamSpec {
-        name: "r",
-        default: 3.46,
-        small: 3.46,
-        help: "start rate (Pony and BoC use 3.64)",
-    },
-    ParamSpec {
-        name: "rr",
-        default: 0.0,
-        small: 0.0,
-        help: "actor and floor: 1 sends the Master's NextTerms round-robin as Savina does, 0 each worker's in a row",
-    },
-];
+crate::params! {
+    /// `-t` terms, `-s` series, `-r` start rate; "small" computes a tenth of the terms.
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("t", default = 25_000.0, small = 2_500.0, min = 0, help = "terms per series")]
+        terms: u64,
+        #[param("s", default = 10.0, small = 10.0, min = 1, fits = u32,
+            help = "series (workers, and rate computers)")]
+        series: usize,
+        /// The first computer's rate.
+        #[param("r", default = 3.46, small = 3.46, help = "start rate (Pony and BoC use 3.64)")]
+        rate: f64,
+        #[param("rr", default = 0.0, small = 0.0,
+            help = "actor and floor: 1 sends the Master's NextTerms round-robin as Savina does, 0 each worker's in a row")]
+        order: SendOrder,
+    }
+    derived {
+        /// The terms sum a correct run must reach.
+        expected: f64 = 0.0,
+    }
+    finish = Config::finish;
+}
 
 /// The step between the series' start terms and between their rates (Savina's `increment`).
 pub(crate) const INCREMENT: f64 = 0.0025;
 
 variants!(actor, boc, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Terms per series (`-t`).
-    pub(crate) terms: u64,
-    /// Series (`-s`), at least 1.
-    pub(crate) series: usize,
-    /// The first computer's rate (`-r`).
-    pub(crate) rate: f64,
-    /// The order of the Master's `NextTerm`s (`rr`).
-    pub(crate) order: SendOrder,
-    /// The terms sum a correct run must reach.
-    pub(crate) expected: f64,
-}
-
 impl Config {
-    /// Reads and checks the parameters, and derives the expected sum.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let terms = params.integer("t", 0)?;
-        let series = params.integer_as::<u32>("s", 1)?;
-        let rate = params.f64("r");
-        let order = match params.integer("rr", 0)? {
-            0 => SendOrder::SeriesMajor,
-            1 => SendOrder::RoundRobin,
-            _ => return Err("parameter `rr` must be 0 or 1".into()),
-        };
-        let mut cfg = Config {
-            terms,
-            series: series as usize,
-            rate,
-            order,
-            expected: 0.0,
-        };
-        cfg.expected = expected_sum(&cfg);
-        Ok(cfg)
+    /// Derives the expected sum.
+    fn finish(&mut self) -> Result<(), String> {
+        self.expected = expected_sum(self);
+        Ok(())
     }
 
     /// Series i's rate.
@@ -132,6 +100,16 @@ pub(crate) enum SendOrder {
     SeriesMajor,
     /// Savina's order: one `NextTerm` to every worker, T times (`rr=1`).
     RoundRobin,
+}
+
+impl FromParam for SendOrder {
+    fn from_param(params: &Params, name: &str) -> Result<SendOrder, String> {
+        match params.integer(name, 0)? {
+            0 => Ok(SendOrder::SeriesMajor),
+            1 => Ok(SendOrder::RoundRobin),
+            _ => Err(format!("parameter `{name}` must be 0 or 1")),
+        }
+    }
 }
 
 impl SendOrder {
@@ -197,15 +175,8 @@ pub(crate) fn check(cfg: &Config, sum: Option<f64>) -> Outcome {
     let Some(sum) = sum else {
         return Outcome::failed("the master received no sum");
     };
-    let check = if (sum - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1.0) {
-        Ok(())
-    } else {
-        Err(format!("terms sum: expected {}, got {sum}", cfg.expected))
-    };
-    Outcome {
-        result: serde_json::json!(sum),
-        check,
-    }
+    let tolerance = TOLERANCE * cfg.expected.abs().max(1.0);
+    Outcome::expect_near("terms sum", cfg.expected, sum, tolerance)
 }
 
 #[cfg(test)]

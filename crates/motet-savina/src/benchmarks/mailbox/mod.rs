@@ -17,7 +17,6 @@ mod actor;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Mailbox N:1 (CAF 5.3; id 0: beyond Savina).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -28,43 +27,23 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `s` senders of `m` messages; "small" sends a tenth.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "s",
-        default: 20.0,
-        small: 20.0,
-        help: "senders",
-    },
-    ParamSpec {
-        name: "m",
-        default: 1_000_000.0,
-        small: 100_000.0,
-        help: "messages per sender",
-    },
-];
+crate::params! {
+    /// `s` senders of `m` messages; "small" sends a tenth.
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Senders (`s`), at least 1.
-    pub(crate) s: u32,
-    /// Messages per sender (`m`), at least 1.
-    pub(crate) m: u32,
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("s", default = 20.0, small = 20.0, min = 1, help = "senders")]
+        s: u32,
+        #[param("m", default = 1_000_000.0, small = 100_000.0, min = 1,
+            help = "messages per sender")]
+        m: u32,
+    }
 }
 
+variants!(actor, floor, peers);
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let small = |name| params.integer_as::<u32>(name, 1);
-        Ok(Config {
-            s: small("s")?,
-            m: small("m")?,
-        })
-    }
-
     /// Messages the receiver must get.
     pub(crate) fn total(&self) -> u64 {
         u64::from(self.s) * u64::from(self.m)

@@ -25,7 +25,6 @@ mod floor;
 #[cfg(test)]
 use crate::bench::Model;
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Mixed load (CAF 5.4; id 0: beyond Savina).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -42,66 +41,37 @@ pub(crate) const NUMBER: u64 = 28_350_160_440_309_881;
 /// Its prime factors, in increasing order.
 pub(crate) const FACTORS: [u64; 2] = [86_028_157, 329_545_133];
 
-/// `r`, `l`, `t`, `k`; "small" is 6 factorizations (about a second on one worker) instead of 400.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "r",
-        default: 20.0,
-        small: 3.0,
-        help: "masters (rings), each with a worker",
-    },
-    ParamSpec {
-        name: "l",
-        default: 49.0,
-        small: 49.0,
-        help: "chain links per ring (plus the master)",
-    },
-    ParamSpec {
-        name: "t",
-        default: 1000.0,
-        small: 1000.0,
-        help: "initial token value (rounds around the ring)",
-    },
-    ParamSpec {
-        name: "k",
-        default: 20.0,
-        small: 2.0,
-        help: "rings each master builds, one factorization each",
-    },
-];
+crate::params! {
+    /// `r`, `l`, `t`, `k`; "small" is 6 factorizations (about a second on one worker) instead of 400.
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("r", default = 20.0, small = 3.0, min = 1,
+            help = "masters (rings), each with a worker")]
+        r: u64,
+        #[param("l", default = 49.0, small = 49.0, min = 0,
+            help = "chain links per ring (plus the master)")]
+        l: u64,
+        #[param("t", default = 1000.0, small = 1000.0, min = 0,
+            help = "initial token value (rounds around the ring)")]
+        t: u64,
+        #[param("k", default = 20.0, small = 2.0, min = 1,
+            help = "rings each master builds, one factorization each")]
+        k: u64,
+    }
+    derived {
+        /// The number to factor ([`NUMBER`]; a smaller one in the tests).
+        number: u64 = NUMBER,
+        /// Its factors, in increasing order.
+        factors: [u64; 2] = FACTORS,
+    }
+}
 
 variants!(actor, floor, peers);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Masters (`r`), at least 1.
-    pub(crate) r: u64,
-    /// Chain links per ring (`l`).
-    pub(crate) l: u64,
-    /// Initial token (`t`).
-    pub(crate) t: u64,
-    /// Rings per master (`k`), at least 1.
-    pub(crate) k: u64,
-    /// The number to factor ([`NUMBER`]; a smaller one in the tests).
-    pub(crate) number: u64,
-    /// Its factors, in increasing order.
-    pub(crate) factors: [u64; 2],
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            r: params.integer("r", 1)?,
-            l: params.integer("l", 0)?,
-            t: params.integer("t", 0)?,
-            k: params.integer("k", 1)?,
-            number: NUMBER,
-            factors: FACTORS,
-        })
-    }
-
     /// Factorizations the collector must get.
     pub(crate) fn factorizations(&self) -> u64 {
         self.r * self.k

@@ -20,7 +20,6 @@ mod floor;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 pub(crate) use board::Board;
 
@@ -33,30 +32,30 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-w`, `-n`, `-t`, `-p`, `-s`. "small" is a 10-queens board (724 solutions, about a thirtieth of
-/// the work: 11 queens, a sixth, takes seconds in unoptimised test builds).
-const PARAMS: &[ParamSpec] = &[
-    super::WORKERS,
-    ParamSpec {
-        name: "n",
-        default: 12.0,
-        small: 10.0,
-        help: "board size (queens), at most 20",
-    },
-    ParamSpec {
-        name: "t",
-        default: 4.0,
-        small: 4.0,
-        help: "depth from which a worker searches sequentially",
-    },
-    super::priorities(10.0),
-    ParamSpec {
-        name: "s",
-        default: 1_500_000.0,
-        small: 1_500_000.0,
-        help: "solutions after which the Master stops the workers",
-    },
-];
+crate::params! {
+    /// `-w`, `-n`, `-t`, `-p`, `-s`. "small" is a 10-queens board (724 solutions, about a thirtieth of
+    /// the work: 11 queens, a sixth, takes seconds in unoptimised test builds).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param(super::WORKERS, parse = super::workers)]
+        workers: usize,
+        #[param("n", default = 12.0, small = 10.0, min = 1,
+            help = "board size (queens), at most 20")]
+        n: usize,
+        #[param("t", default = 4.0, small = 4.0, min = 1,
+            help = "depth from which a worker searches sequentially")]
+        threshold: usize,
+        #[param(super::priorities(10.0), min = 1)]
+        _priorities: u64,
+        #[param("s", default = 1_500_000.0, small = 1_500_000.0, min = 1,
+            help = "solutions after which the Master stops the workers")]
+        limit: u64,
+    }
+    finish = Config::finish;
+}
 
 /// Solutions of the n-queens problem for n = 1 to 20 (Savina's `NQueensConfig.SOLUTIONS`).
 const SOLUTIONS: [u64; 20] = [
@@ -84,39 +83,19 @@ const SOLUTIONS: [u64; 20] = [
 
 variants!(actor, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Worker actors (`-w`).
-    pub(crate) workers: usize,
-    /// Board size (`-n`), 1 to 20.
-    pub(crate) n: usize,
-    /// Depth from which a worker searches sequentially (`-t`).
-    pub(crate) threshold: usize,
-    /// Solutions after which the workers are stopped (`-s`).
-    pub(crate) limit: u64,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let workers = params.integer("w", 1)?;
-        let n = params.integer("n", 1)?;
-        let threshold = params.integer("t", 1)?;
-        params.integer("p", 1)?;
-        let limit = params.integer("s", 1)?;
-        if n > 20 {
-            return Err(format!("parameter `n` must be at most 20, got {n}"));
+    /// Checks the board size and the depth.
+    fn finish(&mut self) -> Result<(), String> {
+        if self.n > 20 {
+            return Err(format!("parameter `n` must be at most 20, got {}", self.n));
         }
-        if threshold > 20 {
-            return Err(format!("parameter `t` must be at most 20, got {threshold}"));
+        if self.threshold > 20 {
+            return Err(format!(
+                "parameter `t` must be at most 20, got {}",
+                self.threshold
+            ));
         }
-        Ok(Config {
-            workers: workers.min(1 << 20) as usize,
-            n: n as usize,
-            threshold: threshold as usize,
-            limit,
-        })
+        Ok(())
     }
 
     /// The number of solutions of the `n`-queens problem.
@@ -201,12 +180,13 @@ mod tests {
     use crate::motet_support::runtime;
 
     fn config(n: usize, threshold: usize, workers: usize, limit: u64) -> Config {
-        Config {
-            workers,
-            n,
-            threshold,
-            limit,
-        }
+        let sets = [
+            ("n", n as f64),
+            ("t", threshold as f64),
+            ("w", workers as f64),
+            ("s", limit as f64),
+        ];
+        Config::from_params(&testing::params(&BENCHMARK, &sets)).unwrap()
     }
 
     /// Placements of n queens, counted directly by trying every column of every row against

@@ -13,7 +13,7 @@ pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
 fn run(cfg: &Config) -> Outcome {
-    let Config { n, m } = *cfg;
+    let Config { n, m, .. } = *cfg;
     let mut sys = System::new();
     let arbitrator = sys.spawn(Node::Arbitrator(Arbitrator {
         philosophers: Vec::new(),

@@ -18,7 +18,6 @@ mod floor;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Dining Philosophers (Savina 11).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -29,28 +28,26 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` philosophers, `-m` rounds, `-c` channels (unused by Savina's actor version); "small" is a
-/// tenth of the rounds.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 20.0,
-        small: 20.0,
-        help: "philosophers (at least 2)",
-    },
-    ParamSpec {
-        name: "m",
-        default: 10_000.0,
-        small: 1_000.0,
-        help: "eating rounds per philosopher",
-    },
-    ParamSpec {
-        name: "c",
-        default: 1.0,
-        small: 1.0,
-        help: "channels (accepted; unused, as in Savina's actor version)",
-    },
-];
+crate::params! {
+    /// `-n` philosophers, `-m` rounds, `-c` channels (unused by Savina's actor version); "small" is a
+    /// tenth of the rounds.
+    const PARAMS: &[ParamSpec] = [n, m, _channels];
+
+    /// The decoded parameters, shared by every variant (`c` is checked before `m`).
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// Philosophers and forks: one philosopher would need its only fork twice.
+        #[param("n", default = 20.0, small = 20.0, min = 2, fits = u32,
+            help = "philosophers (at least 2)")]
+        n: usize,
+        #[param("c", default = 1.0, small = 1.0, min = 0,
+            help = "channels (accepted; unused, as in Savina's actor version)")]
+        _channels: u64,
+        #[param("m", default = 10_000.0, small = 1_000.0, min = 1,
+            help = "eating rounds per philosopher")]
+        m: u64,
+    }
+}
 
 /// Messages the Arbitrator handles per turn: Akka's default dispatcher throughput (5), under which
 /// Savina ran. With a long batch (motet's default is 128) the Arbitrator answers runs of retries
@@ -59,27 +56,6 @@ const PARAMS: &[ParamSpec] = &[
 pub(crate) const ARBITRATOR_BATCH: u32 = 5;
 
 variants!(actor, boc, reactor, floor);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Philosophers and forks (`-n`), at least 2 (one philosopher would need its only fork twice).
-    pub(crate) n: usize,
-    /// Eating rounds per philosopher (`-m`), at least 1.
-    pub(crate) m: u64,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer_as::<u32>("n", 2)?;
-        params.integer("c", 0)?;
-        Ok(Config {
-            n: n as usize,
-            m: params.integer("m", 1)?,
-        })
-    }
-}
 
 /// The Arbitrator's forks: each one's holder, and what it saw.
 #[derive(Clone, Debug)]
@@ -184,6 +160,11 @@ mod tests {
     use super::{check, Config, Forks, BENCHMARK};
     use crate::benchmarks::testing::{self, rejects_alike as rejects, validates};
 
+    fn config(n: u32, m: u32) -> Config {
+        let sets = [("n", f64::from(n)), ("m", f64::from(m))];
+        Config::from_params(&testing::params(&BENCHMARK, &sets)).unwrap()
+    }
+
     /// The last philosopher's right fork is the first one.
     #[test]
     fn the_last_philosopher_shares_a_fork_with_the_first() {
@@ -215,7 +196,7 @@ mod tests {
 
     #[test]
     fn check_wants_every_meal_and_a_consistent_arbitrator() {
-        let cfg = Config { n: 3, m: 1 };
+        let cfg = config(3, 1);
         let mut forks = Forks::new(3);
         for id in 0..3 {
             assert!(forks.try_grant(id));
@@ -252,7 +233,7 @@ mod tests {
 
     #[test]
     fn forks_from_parts_are_checked_like_the_arbitrators() {
-        let cfg = Config { n: 2, m: 1 };
+        let cfg = config(2, 1);
         let ok = Forks::from_parts(vec![None, None], 2, 0);
         assert!(check(&cfg, 2, 0, Some(&ok)).check.is_ok());
         let held = Forks::from_parts(vec![Some(0), None], 2, 0);

@@ -118,7 +118,7 @@ pub(super) struct Philosophers {
 
 /// Builds the program for `cfg.n` philosophers of `cfg.m` meals each.
 pub(super) fn build(cfg: &Config) -> (Program, Philosophers) {
-    let Config { n, m } = *cfg;
+    let Config { n, m, .. } = *cfg;
     let mut b = ProgramBuilder::new();
     let arbitrator = b.reactor(
         "arbitrator",

@@ -27,7 +27,6 @@ use std::sync::Arc;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Ping Pong (Savina 1).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -38,44 +37,25 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`: round trips per pair; `-p`: independent pairs (Effpi's sweep parameter; Savina has one
-/// pair). "small" is a tenth of Savina's default: LF's small size (300,000) belongs to LF's
-/// 1,000,000-ping default and is larger than Savina's.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 40_000.0,
-        small: 4_000.0,
-        help: "round trips (pings) per pair",
-    },
-    ParamSpec {
-        name: "p",
-        default: 1.0,
-        small: 1.0,
-        help: "independent Ping-Pong pairs (Effpi's sweep; the peers take 1 only)",
-    },
-];
+crate::params! {
+    /// `-n`: round trips per pair; `-p`: independent pairs (Effpi's sweep parameter; Savina has one
+    /// pair). "small" is a tenth of Savina's default: LF's small size (300,000) belongs to LF's
+    /// 1,000,000-ping default and is larger than Savina's.
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, process, boc, reactor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Round trips per pair (`-n`), at least 1.
-    pub(crate) n: u64,
-    /// Independent pairs (`-p`), at least 1.
-    pub(crate) p: usize,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            n: params.integer("n", 1)?,
-            p: params.integer("p", 1)? as usize,
-        })
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 40_000.0, small = 4_000.0, min = 1,
+            help = "round trips (pings) per pair")]
+        n: u64,
+        #[param("p", default = 1.0, small = 1.0, min = 1,
+            help = "independent Ping-Pong pairs (Effpi's sweep; the peers take 1 only)")]
+        p: usize,
     }
 }
+
+variants!(actor, process, boc, reactor, floor, peers);
 
 /// What the pairs report as they finish, one slot per pair, shared by the threads of a parallel
 /// run: the pings Pong counted and the pongs Ping received.

@@ -20,7 +20,7 @@ mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::saturating_long;
 use crate::random::PseudoRandom;
 
 /// Quicksort (Savina 24).
@@ -32,48 +32,28 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` values, `-m` bound, `-t` sequential threshold, `-s` seed; "small" sorts a tenth.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 1_000_000.0,
-        small: 100_000.0,
-        help: "values to sort",
-    },
-    ParamSpec {
-        name: "m",
-        default: (1u64 << 60) as f64,
-        small: (1u64 << 60) as f64,
-        help: "values are below this bound",
-    },
-    ParamSpec {
-        name: "t",
-        default: 2_048.0,
-        small: 2_048.0,
-        help: "lists shorter than this are sorted sequentially",
-    },
-    ParamSpec {
-        name: "s",
-        default: 1_024.0,
-        small: 1_024.0,
-        help: "seed of the generator",
-    },
-];
+crate::params! {
+    /// `-n` values, `-m` bound, `-t` sequential threshold, `-s` seed; "small" sorts a tenth.
+    const PARAMS: &[ParamSpec] = [n, m, t, seed];
+
+    /// The decoded parameters, shared by every variant (`m` and `s` are checked first).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub(crate) struct Config {
+        #[param("m", default = (1u64 << 60) as f64, small = (1u64 << 60) as f64, min = 1,
+            help = "values are below this bound")]
+        m: i64,
+        #[param("s", default = 1_024.0, small = 1_024.0, parse = saturating_long(0),
+            help = "seed of the generator")]
+        seed: i64,
+        #[param("n", default = 1_000_000.0, small = 100_000.0, min = 1, help = "values to sort")]
+        n: usize,
+        #[param("t", default = 2_048.0, small = 2_048.0, min = 1,
+            help = "lists shorter than this are sorted sequentially")]
+        t: usize,
+    }
+}
 
 variants!(actor, boc, floor);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Config {
-    /// Values (`-n`).
-    pub(crate) n: usize,
-    /// The values' bound (`-m`), at least 1.
-    pub(crate) m: i64,
-    /// The sequential threshold (`-t`), at least 1.
-    pub(crate) t: usize,
-    /// The seed (`-s`).
-    pub(crate) seed: i64,
-}
 
 /// Savina's defaults, and SPEC.md's values for them: the input's sum and the sorters.
 const DEFAULTS: Config = Config {
@@ -86,21 +66,6 @@ const DEFAULT_SUM: i128 = 32_768_134_304;
 const DEFAULT_SORTERS: u64 = 1_939;
 
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let m = params.integer("m", 1)?;
-        if m > i64::MAX as u64 {
-            return Err(format!("parameter `m` must be at most {}", i64::MAX));
-        }
-        let seed = params.integer("s", 0)?;
-        Ok(Config {
-            n: params.integer("n", 1)? as usize,
-            m: m as i64,
-            t: params.integer("t", 1)? as usize,
-            seed: seed.min(i64::MAX as u64) as i64,
-        })
-    }
-
     /// Savina's `randomlyInitArray`: the input, and its sum.
     pub(crate) fn generate(&self) -> (Vec<i64>, i128) {
         let mut rng = PseudoRandom::new(self.seed);

@@ -37,7 +37,6 @@ mod boc;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 use crate::random::PseudoRandom;
 
 /// ReasonableBanking (BoC paper, section 5.3).
@@ -50,27 +49,24 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-a` accounts, `-n` transfers, `-t` Tellers.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "a",
-        default: 1_000.0,
-        small: 1_000.0,
-        help: "accounts (at least 2)",
-    },
-    ParamSpec {
-        name: "n",
-        default: 50_000.0,
-        small: 5_000.0,
-        help: "transfers, shared among the Tellers",
-    },
-    ParamSpec {
-        name: "t",
-        default: 10.0,
-        small: 10.0,
-        help: "Tellers (at least 1)",
-    },
-];
+crate::params! {
+    /// `-a` accounts, `-n` transfers, `-t` Tellers.
+    const PARAMS: &[ParamSpec] = [accounts, transfers, tellers];
+
+    /// The decoded parameters, shared by every variant (`t` is checked before `n`).
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("a", default = 1_000.0, small = 1_000.0, min = 2, fits = i32,
+            help = "accounts (at least 2)")]
+        accounts: usize,
+        #[param("t", default = 10.0, small = 10.0, min = 1, fits = u32,
+            help = "Tellers (at least 1)")]
+        tellers: usize,
+        #[param("n", default = 50_000.0, small = 5_000.0, min = 0,
+            help = "transfers, shared among the Tellers")]
+        transfers: u64,
+    }
+}
 
 /// Every account's starting balance, in whole units.
 pub(crate) const INITIAL_BALANCE: i64 = 1_000;
@@ -80,29 +76,7 @@ const TELLER_SEED: i64 = 123_456;
 
 variants!(actor, boc, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Accounts (`-a`), at least 2.
-    pub(crate) accounts: usize,
-    /// Transfers (`-n`), over all Tellers.
-    pub(crate) transfers: u64,
-    /// Tellers (`-t`), at least 1.
-    pub(crate) tellers: usize,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let accounts = params.integer_as::<i32>("a", 2)?;
-        let tellers = params.integer_as::<u32>("t", 1)?;
-        Ok(Config {
-            accounts: accounts as usize,
-            transfers: params.integer("n", 0)?,
-            tellers: tellers as usize,
-        })
-    }
-
     /// Teller `k`'s transfers, in the order it issues them: N / T each, the first N mod T Tellers
     /// one more.
     pub(crate) fn transfers_of(&self, k: usize) -> Transfers {

@@ -26,7 +26,6 @@ mod matrix;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 pub(crate) use matrix::{CBlocks, Inputs, Work};
 
@@ -39,54 +38,47 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-w`, `-n`, `-t`, `-p`; "small" is LF's small size (`n = 512`).
-const PARAMS: &[ParamSpec] = &[
-    super::WORKERS,
-    ParamSpec {
-        name: "n",
-        default: 1024.0,
-        small: 512.0,
-        help: "matrix dimension",
-    },
-    ParamSpec {
-        name: "t",
-        default: 16384.0,
-        small: 16384.0,
-        help: "largest block (elements) a worker multiplies without splitting",
-    },
-    super::priorities(10.0),
-];
+crate::params! {
+    /// `-w`, `-n`, `-t`, `-p`; "small" is LF's small size (`n = 512`).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param(super::WORKERS, parse = super::workers)]
+        workers: usize,
+        #[param("n", default = 1024.0, small = 512.0, min = 1, help = "matrix dimension")]
+        n: usize,
+        /// Clamped to `u32::MAX`.
+        #[param("t", default = 16384.0, small = 16384.0, min = 1,
+            help = "largest block (elements) a worker multiplies without splitting")]
+        threshold: usize,
+        #[param(super::priorities(10.0), min = 1)]
+        _priorities: u64,
+    }
+    derived {
+        /// The dimension of a leaf block: `n` halved until `dim²` is at most `t`.
+        leaf: usize = 0,
+    }
+    finish = Config::finish;
+}
 
 variants!(actor, reactor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Worker actors (`-w`).
-    pub(crate) workers: usize,
-    /// Matrix dimension (`-n`).
-    pub(crate) n: usize,
-    /// Largest block, in elements, multiplied without splitting (`-t`).
-    pub(crate) threshold: usize,
-    /// The dimension of a leaf block: `n` halved until `dim²` is at most `t`.
-    pub(crate) leaf: usize,
-}
-
 impl Config {
-    /// Reads and checks the parameters: `n` must halve exactly down to the leaf size (Savina's
-    /// integer halving otherwise leaves rows and columns out of C).
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let workers = params.integer("w", 1)?;
-        let n = params.integer("n", 1)?;
-        let threshold = params.integer("t", 1)?;
-        params.integer("p", 1)?;
+    /// Checks the dimension, which must halve exactly down to the leaf size (Savina's integer
+    /// halving otherwise leaves rows and columns out of C), finds the leaf size and clamps the
+    /// threshold.
+    fn finish(&mut self) -> Result<(), String> {
+        let n = self.n;
         if n > 1 << 16 {
             return Err(format!("parameter `n` must be at most 65536, got {n}"));
         }
-        let (n, threshold) = (n as usize, threshold.min(u64::from(u32::MAX)) as usize);
+        self.threshold = self.threshold.min(u32::MAX as usize);
+        let threshold = self.threshold;
         let mut leaf = n;
         while leaf * leaf > threshold {
-            if leaf % 2 != 0 {
+            if !leaf.is_multiple_of(2) {
                 return Err(format!(
                     "parameter `n` ({n}) must halve exactly down to blocks of at most `t` \
                      ({threshold}) elements; {leaf} is odd"
@@ -94,12 +86,8 @@ impl Config {
             }
             leaf /= 2;
         }
-        Ok(Config {
-            workers: workers.min(1 << 20) as usize,
-            n,
-            threshold,
-            leaf,
-        })
+        self.leaf = leaf;
+        Ok(())
     }
 
     /// The first Work: the whole product.

@@ -14,7 +14,6 @@ mod actor;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Sieve of Eratosthenes (Savina 18).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -25,45 +24,26 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` the limit and `-m` primes per filter; "small" is about a tenth of the work (the work grows
-/// with the square of the prime count; SPEC.md gives no LF small size).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 100_000.0,
-        small: 30_000.0,
-        help: "candidates are the odd numbers below n",
-    },
-    ParamSpec {
-        name: "m",
-        default: 1000.0,
-        small: 1000.0,
-        help: "primes stored per filter actor",
-    },
-];
+crate::params! {
+    /// `-n` the limit and `-m` primes per filter; "small" is about a tenth of the work (the work grows
+    /// with the square of the prime count; SPEC.md gives no LF small size).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 100_000.0, small = 30_000.0, min = 3,
+            help = "candidates are the odd numbers below n")]
+        n: u64,
+        #[param("m", default = 1000.0, small = 1000.0, min = 1,
+            help = "primes stored per filter actor")]
+        m: usize,
+    }
+}
 
 variants!(actor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// The limit (`-n`): candidates are below it. At least 3.
-    pub(crate) n: u64,
-    /// Primes per filter (`-m`), at least 1.
-    pub(crate) m: usize,
-}
-
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 3)?;
-        Ok(Config {
-            n,
-            m: usize::try_from(params.integer("m", 1)?)
-                .map_err(|_| "parameter `m` is too large".to_string())?,
-        })
-    }
-
     /// The candidates the Producer sends, in order.
     pub(crate) fn candidates(&self) -> impl Iterator<Item = u64> {
         (3..self.n).step_by(2)

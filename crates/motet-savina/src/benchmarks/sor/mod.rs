@@ -27,7 +27,7 @@ mod cell;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 use crate::random::PseudoRandom;
 
 pub(crate) use cell::{neighbours, CellState, Neighbours, Update};
@@ -41,13 +41,23 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n`: the index of the grid size. "small" is the default: 20×20 is Savina's smallest grid.
-const PARAMS: &[ParamSpec] = &[ParamSpec {
-    name: "n",
-    default: 0.0,
-    small: 0.0,
-    help: "grid size index into 20, 80, 100, 120, 150, 200, 250, 300, 350, 400",
-}];
+crate::params! {
+    /// `-n`: the index of the grid size. "small" is the default: 20×20 is Savina's smallest grid.
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        /// The grid is `s × s`, `s` being the size `-n` selects.
+        #[param("n", default = 0.0, small = 0.0, parse = grid_size,
+            help = "grid size index into 20, 80, 100, 120, 150, 200, 250, 300, 350, 400")]
+        s: usize,
+    }
+    derived {
+        /// Iterations per cell (Savina's fixed 100).
+        iterations: u32 = ITERATIONS,
+    }
+}
 
 /// Savina's grid sizes, indexed by `-n`.
 const DATA_SIZES: [usize; 10] = [20, 80, 100, 120, 150, 200, 250, 300, 350, 400];
@@ -62,31 +72,18 @@ const TOLERANCE: f64 = 1e-9;
 
 variants!(actor, floor);
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// The grid is `s × s`.
-    pub(crate) s: usize,
-    /// Iterations per cell (Savina's fixed 100).
-    pub(crate) iterations: u32,
+/// Decodes `n`, an index into [`DATA_SIZES`], into the grid size it selects.
+fn grid_size(params: &Params, name: &str) -> Result<usize, String> {
+    let n = params.integer(name, 0)?;
+    DATA_SIZES.get(n as usize).copied().ok_or_else(|| {
+        format!(
+            "parameter `{name}` must be an index from 0 to {}, got {n}",
+            DATA_SIZES.len() - 1
+        )
+    })
 }
 
 impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let n = params.integer("n", 0)?;
-        let s = *DATA_SIZES.get(n as usize).ok_or_else(|| {
-            format!(
-                "parameter `n` must be an index from 0 to {}, got {n}",
-                DATA_SIZES.len() - 1
-            )
-        })?;
-        Ok(Config {
-            s,
-            iterations: ITERATIONS,
-        })
-    }
-
     /// The columns of the runner's half; the peer has the rest.
     pub(crate) fn part(&self) -> usize {
         self.s / 2

@@ -17,7 +17,6 @@ mod process;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
 
 /// Thread Ring (Savina 5).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -28,42 +27,22 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// `-n` actors and `-r` passes; "small" passes the token a tenth as often.
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "n",
-        default: 100.0,
-        small: 100.0,
-        help: "actors in the ring",
-    },
-    ParamSpec {
-        name: "r",
-        default: 100_000.0,
-        small: 10_000.0,
-        help: "passes of the token (pings)",
-    },
-];
+crate::params! {
+    /// `-n` actors and `-r` passes; "small" passes the token a tenth as often.
+    const PARAMS: &[ParamSpec];
 
-variants!(actor, process, reactor, floor, peers);
-
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Actors in the ring (`-n`), at least 1.
-    pub(crate) n: usize,
-    /// Passes of the token (`-r`).
-    pub(crate) r: u64,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        Ok(Config {
-            n: params.integer("n", 1)? as usize,
-            r: params.integer("r", 0)?,
-        })
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("n", default = 100.0, small = 100.0, min = 1, help = "actors in the ring")]
+        n: usize,
+        #[param("r", default = 100_000.0, small = 10_000.0, min = 0,
+            help = "passes of the token (pings)")]
+        r: u64,
     }
 }
+
+variants!(actor, process, reactor, floor, peers);
 
 /// Validates a run: `zero_at` is the index of the actor that received `Ping(0)` (`None` if none
 /// did); it must be `r mod n`. The result is `zero_at` (null if none).

@@ -155,15 +155,8 @@ pub(crate) fn check(cfg: &Config, area: Option<f64>) -> Outcome {
     let Some(area) = area else {
         return Outcome::failed("the master reported no area");
     };
-    let check = if (area - cfg.expected).abs() <= TOLERANCE * cfg.expected.abs().max(1e-300) {
-        Ok(())
-    } else {
-        Err(format!("area: expected {}, got {area}", cfg.expected))
-    };
-    Outcome {
-        result: serde_json::json!(area),
-        check,
-    }
+    let tolerance = TOLERANCE * cfg.expected.abs().max(1e-300);
+    Outcome::expect_near("area", cfg.expected, area, tolerance)
 }
 
 #[cfg(test)]

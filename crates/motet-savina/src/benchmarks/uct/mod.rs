@@ -25,7 +25,7 @@ mod actor;
 mod floor;
 
 use crate::bench::{Benchmark, Outcome};
-use crate::params::{ParamSpec, Params};
+use crate::params::Params;
 
 use crate::random::JavaRandom;
 
@@ -38,77 +38,45 @@ pub static BENCHMARK: Benchmark = Benchmark {
     variants,
 };
 
-/// Savina's flags; "small" is a tenth of the nodes (SPEC.md gives no LF small size).
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "nodes",
-        default: 200_000.0,
-        small: 20_000.0,
-        help: "maximum tree size",
-    },
-    ParamSpec {
-        name: "avg",
-        default: 500.0,
-        small: 500.0,
-        help: "average compute size",
-    },
-    ParamSpec {
-        name: "stdev",
-        default: 100.0,
-        small: 100.0,
-        help: "standard deviation of the compute size",
-    },
-    ParamSpec {
-        name: "binomial",
-        default: 10.0,
-        small: 10.0,
-        help: "children per node that generates",
-    },
-    ParamSpec {
-        name: "urgent",
-        default: 50.0,
-        small: 50.0,
-        help: "percent of generations that are urgent",
-    },
-];
+crate::params! {
+    /// Savina's flags; "small" is a tenth of the nodes (SPEC.md gives no LF small size).
+    const PARAMS: &[ParamSpec];
+
+    /// The decoded parameters, shared by every variant.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Config {
+        #[param("nodes", default = 200_000.0, small = 20_000.0, parse = int(1, 1 << 30),
+            help = "maximum tree size")]
+        nodes: i32,
+        /// At least 1, so that a positive size is eventually drawn.
+        #[param("avg", default = 500.0, small = 500.0, parse = int(1, 1 << 30),
+            help = "average compute size")]
+        avg: i32,
+        #[param("stdev", default = 100.0, small = 100.0, parse = int(0, 1 << 30),
+            help = "standard deviation of the compute size")]
+        stdev: i32,
+        #[param("binomial", default = 10.0, small = 10.0, parse = int(1, 1 << 16),
+            help = "children per node that generates")]
+        binomial: i32,
+        #[param("urgent", default = 50.0, small = 50.0, parse = int(0, 100),
+            help = "percent of generations that are urgent")]
+        urgent: i32,
+    }
+}
 
 variants!(actor, floor);
 
 /// The seed of the Root's `java.util.Random`.
 const ROOT_SEED: i64 = 2;
 
-/// The decoded parameters, shared by every variant.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Config {
-    /// Maximum tree size (`-nodes`).
-    pub(crate) nodes: i32,
-    /// Average compute size (`-avg`), at least 1 (so a positive size is eventually drawn).
-    pub(crate) avg: i32,
-    /// Its standard deviation (`-stdev`).
-    pub(crate) stdev: i32,
-    /// Children per generating node (`-binomial`), at least 1.
-    pub(crate) binomial: i32,
-    /// Percent of urgent generations (`-urgent`), 0 to 100.
-    pub(crate) urgent: i32,
-}
-
-impl Config {
-    /// Reads and checks the parameters.
-    pub(crate) fn from_params(params: &Params) -> Result<Config, String> {
-        let int = |name: &str, min: u64, max: u64| -> Result<i32, String> {
-            let v = params.integer(name, min)?;
-            if v > max {
-                return Err(format!("parameter `{name}` must be at most {max}, got {v}"));
-            }
-            Ok(v as i32)
-        };
-        Ok(Config {
-            nodes: int("nodes", 1, 1 << 30)?,
-            avg: int("avg", 1, 1 << 30)?,
-            stdev: int("stdev", 0, 1 << 30)?,
-            binomial: int("binomial", 1, 1 << 16)?,
-            urgent: int("urgent", 0, 100)?,
-        })
+/// Decodes a whole number from `min` to `max` into the `int` Savina holds it in.
+fn int(min: u64, max: u64) -> impl Fn(&Params, &str) -> Result<i32, String> {
+    move |params, name| {
+        let v = params.integer(name, min)?;
+        if v > max {
+            return Err(format!("parameter `{name}` must be at most {max}, got {v}"));
+        }
+        Ok(v as i32)
     }
 }
 
