@@ -23,6 +23,12 @@
 //! event takes it out and schedules it. The model's own atomic state word decides who that is, so
 //! scheduling costs no atomic operation beyond the model's own: the runtime's part is a move.
 //!
+//! A model with several kinds of task that keeps their runnables in one place (a behaviour's
+//! successor, parked where its predecessors find it, whatever the behaviour's result type) keeps
+//! them erased ([`Runnable::erase`], a `Runnable<Erased>`): an erased runnable schedules, runs and
+//! ends its task as any other, and [`Runnable::downcast`] gives back the typed form of a task of a
+//! known kind.
+//!
 //! # References
 //!
 //! A cell's count is `2 * handles + runnable`: two for each [`TaskRc`] and one while the runnable
@@ -69,7 +75,7 @@ mod task_rc;
 #[cfg(all(test, not(loom)))]
 mod tests;
 
-pub use runnable::{Runnable, Running};
+pub use runnable::{Erased, Runnable, Running};
 pub use task_rc::TaskRc;
 
 /// One kind of task: its two parts and what a turn does. Implemented by the models (an actor

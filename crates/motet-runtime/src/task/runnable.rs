@@ -1,5 +1,6 @@
 //! The scheduling right of a task: [`Runnable`] (erased to the shared part's type, what models park
-//! and schedule) and [`Running`] (typed by the task kind, what a turn holds).
+//! and schedule), [`Running`] (typed by the task kind, what a turn holds), and [`Erased`], the
+//! shared part of a runnable whose kind is forgotten altogether.
 
 use std::any::TypeId;
 use std::fmt;
@@ -176,14 +177,25 @@ impl<S> Runnable<S> {
     /// The typed form of this runnable if the task is of kind `K`, for a model that parked it
     /// (erased) in the middle of a turn and takes it back to go on with that turn.
     pub fn into_running<K: Task<Shared = S>>(self) -> Result<Running<K>, Runnable<S>> {
-        // SAFETY: the runnable's count keeps the cell alive.
-        let kind = unsafe { self.header.as_ref() }.vtable.kind;
-        if kind() == TypeId::of::<K>() {
+        if is_kind::<K>(self.header) {
             let header = ManuallyDrop::new(self).header;
             // SAFETY: the cell is a `Cell<K>` (same kind), and this runnable's count moves over.
             Ok(unsafe { Running::from_header(header) })
         } else {
             Err(self)
+        }
+    }
+
+    /// The same runnable with the type of its task's shared part forgotten: for a model whose kinds
+    /// of task have shared parts of different types and which keeps their runnables in one place (a
+    /// behaviour's successor, whatever its result type, parked where its predecessors find it).
+    /// It schedules, runs and ends the task as before; [`Runnable::downcast`] gives the typed form
+    /// back.
+    #[inline(always)]
+    pub fn erase(self) -> Runnable<Erased> {
+        Runnable {
+            header: ManuallyDrop::new(self).header,
+            _shared: PhantomData,
         }
     }
 
@@ -217,6 +229,37 @@ impl<S> Runnable<S> {
         Runnable {
             header: ManuallyDrop::new(task).as_ptr(),
             _shared: PhantomData,
+        }
+    }
+}
+
+/// The shared part of a [`Runnable`] whose task's kind is forgotten ([`Runnable::erase`]): it holds
+/// nothing and cannot be made, so no task has it as its own shared part and nothing can be read
+/// through an erased runnable.
+pub struct Erased {
+    _private: (),
+}
+
+impl fmt::Debug for Erased {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Erased")
+    }
+}
+
+impl Runnable<Erased> {
+    /// The typed form of an erased runnable if its task is of kind `K`, or the runnable back.
+    ///
+    /// Cheap when it answers yes: a comparison of the kind recorded in the task with `K`'s (one
+    /// load and one comparison where both name the same copy of `K`'s kind function, as they do
+    /// in an optimised build; the kinds' type ids otherwise).
+    #[inline]
+    pub fn downcast<K: Task>(self) -> Result<Running<K>, Runnable<Erased>> {
+        if is_kind::<K>(self.header) {
+            let header = ManuallyDrop::new(self).header;
+            // SAFETY: the cell is a `Cell<K>`, and this runnable's count moves over.
+            Ok(unsafe { Running::from_header(header) })
+        } else {
+            Err(self)
         }
     }
 }
@@ -317,6 +360,47 @@ impl<K: Task> Running<K> {
 }
 
 impl<K: TaskWithTail> Running<K> {
+    /// Makes a task of tail kind `K`, as [`Runnable::new_with_tail`] does, and returns its runnable
+    /// in typed form: for a model that reads the tail of the task it has just made (to enqueue a
+    /// behaviour's requests) before it gives the runnable away.
+    ///
+    /// # Panics
+    /// As [`Runnable::new_with_tail`].
+    #[inline]
+    pub fn new_with_tail(
+        shared: K::Shared,
+        private: K::Private,
+        len: usize,
+        tail: impl FnMut(usize, &K::Shared) -> K::Tail,
+    ) -> Running<K> {
+        Self::make_with_tail::<Global>(shared, private, len, tail)
+    }
+
+    /// As [`Running::new_with_tail`], in a block from the block cache `C` (as
+    /// [`Runnable::new_with_tail_in`]).
+    #[inline]
+    pub fn new_with_tail_in<C: BlockCache>(
+        shared: K::Shared,
+        private: K::Private,
+        len: usize,
+        tail: impl FnMut(usize, &K::Shared) -> K::Tail,
+    ) -> Running<K> {
+        Self::make_with_tail::<Cached<C>>(shared, private, len, tail)
+    }
+
+    #[inline(always)]
+    fn make_with_tail<B: Backing>(
+        shared: K::Shared,
+        private: K::Private,
+        len: usize,
+        tail: impl FnMut(usize, &K::Shared) -> K::Tail,
+    ) -> Running<K> {
+        let header =
+            Cell::<K>::allocate_with_tail::<B>(shared, private, initial_refs(0), len, tail);
+        // SAFETY: a fresh `Cell<K>` whose only count is the runnable's, which the result takes.
+        unsafe { Running::from_header(header) }
+    }
+
     /// The tail the task was made with.
     #[inline(always)]
     pub fn tail(&self) -> &[K::Tail] {
@@ -347,6 +431,18 @@ impl<K: Task> fmt::Debug for Running<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Running({:p})", self.header)
     }
+}
+
+/// Whether the cell headed by `header` is of kind `K`.
+#[inline(always)]
+fn is_kind<K: Task>(header: NonNull<Header>) -> bool {
+    let mine: fn() -> TypeId = TypeId::of::<K>;
+    // SAFETY: the caller's runnable keeps the cell alive.
+    let kind = unsafe { header.as_ref() }.vtable.kind;
+    // The vtable's `kind` is `TypeId::of` of the cell's kind. The same function pointer is the same
+    // function, which answers the same id: the same kind. Different pointers may still be one kind
+    // (a function may have a copy in each codegen unit), so the ids decide then.
+    std::ptr::fn_addr_eq(kind, mine) || kind() == mine()
 }
 
 #[inline]

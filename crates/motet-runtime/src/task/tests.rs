@@ -246,3 +246,67 @@ fn a_tail_is_made_in_place_read_by_turns_and_dropped_with_the_cell() {
         assert_eq!(drops.load(SeqCst), len);
     }
 }
+
+/// An erased runnable runs and ends its task as the typed one does, and goes back to its own kind
+/// only.
+#[test]
+fn an_erased_runnable_runs_and_goes_back_to_its_kind_only() {
+    struct Other;
+    impl Task for Other {
+        type Shared = AtomicUsize;
+        type Private = ();
+        fn run(_: Running<Other>) -> Turn<AtomicUsize> {
+            Turn::Idle
+        }
+    }
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (runnable, handle) = probed(2, &drops);
+    let erased = runnable.erase();
+    let erased = erased
+        .downcast::<Other>()
+        .expect_err("a `Probed` cell is not an `Other`");
+    let erased = erased
+        .run_now()
+        .expect("the first of two turns yields the runnable");
+    assert_eq!(handle.turns.load(SeqCst), 1);
+    let mut running = erased.downcast::<Probed>().expect("a `Probed` cell");
+    assert_eq!(running.private().1, [0]);
+    assert!(running.into_runnable().erase().run_now().is_none());
+    assert_eq!(handle.turns.load(SeqCst), 2);
+    drop(handle);
+    assert_eq!(drops.load(SeqCst), 2, "both parts dropped once");
+
+    // Scheduled erased, on a runtime.
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let (runnable, handle) = probed(3, &drops);
+    rt.handle().schedule(runnable.erase());
+    rt.wait_quiescent();
+    assert_eq!(handle.turns.load(SeqCst), 3);
+    drop(handle);
+    assert_eq!(drops.load(SeqCst), 4);
+}
+
+crate::block_cache! {
+    /// A block cache for the task tests.
+    struct TestBlocks = crate::alloc::CacheConfig::new().grain(16).align(8).classes(8).bin_blocks(4);
+}
+
+#[test]
+fn a_task_made_running_reads_its_tail_at_once() {
+    for cached in [false, true] {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let value = |i, _: &AtomicUsize| (10 * (i + 1), Probe(drops.clone()));
+        let running = if cached {
+            Running::<Tailed>::new_with_tail_in::<TestBlocks>(AtomicUsize::new(0), (), 3, value)
+        } else {
+            Running::<Tailed>::new_with_tail(AtomicUsize::new(0), (), 3, value)
+        };
+        let values: Vec<usize> = running.tail().iter().map(|(v, _)| *v).collect();
+        assert_eq!(values, [10, 20, 30]);
+        let handle = running.handle();
+        assert!(running.into_runnable().run_now().is_none());
+        assert_eq!(handle.load(SeqCst), 60);
+        drop(handle);
+        assert_eq!(drops.load(SeqCst), 3);
+    }
+}
