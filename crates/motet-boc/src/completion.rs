@@ -1,23 +1,24 @@
 //! The result hand-over between a behaviour and its [`Promise`](crate::Promise), without a lock and
 //! without an allocation.
 //!
-//! The result lives in the behaviour's own block. The block is freed by whichever of the two sides
-//! finishes last: the behaviour (after it ran and released its cowns) or the promise (dropped, or
-//! consumed). `state` decides which:
+//! The result lives in the behaviour's own block, beside this state word and the waker cell (apart:
+//! the block packs the state word beside the behaviour's gate, see `Promised`). The block is freed
+//! by whichever of the two sides finishes last: the behaviour (after it ran and released its cowns)
+//! or the promise (dropped, or consumed). `state` decides which:
 //!
 //! - `HANDLE`: the promise exists. Set at spawn; cleared when the promise is dropped. A
 //!   fire-and-forget `when` drops its promise at once: one atomic operation on the block the
 //!   spawner has just written, and the behaviour, seeing `HANDLE` clear, frees its block without
 //!   another atomic operation.
 //! - `DONE`: the result is in the block. Set by the behaviour after writing it.
-//! - `WAKER`: a waker is registered in `waker`. While set (and `DONE` is not), the cell belongs to
-//!   the behaviour side, which takes the waker when it sets `DONE` and then clears `WAKER`; while
-//!   clear, it belongs to the promise side.
+//! - `WAKER`: a waker is registered in the waker cell. While set (and `DONE` is not), the cell
+//!   belongs to the behaviour side, which takes the waker when it sets `DONE` and then clears
+//!   `WAKER`; while clear, it belongs to the promise side.
 //!
 //! The block is freed once `HANDLE` is clear, `DONE` is set and `WAKER` is clear; the side whose
 //! operation makes that true frees it (see [`Completion::complete`] and
 //! [`Completion::drop_handle`]). The result cell is an `Option`: the promise takes the value out,
-//! and the side that frees drops whatever is left.
+//! and the block's drop drops whatever is left, and a waker left in the cell.
 
 #[cfg(all(test, loom))]
 mod loom_models;
@@ -34,7 +35,15 @@ const WAKER: u32 = 0b100;
 /// The state of a behaviour's result hand-over.
 pub(crate) struct Completion {
     state: AtomicU32,
-    waker: UnsafeCell<Option<Waker>>,
+}
+
+/// Where the promise side leaves a waker for the behaviour side (see the module docs).
+pub(crate) struct WakerCell(UnsafeCell<Option<Waker>>);
+
+impl WakerCell {
+    pub(crate) fn new() -> WakerCell {
+        WakerCell(UnsafeCell::new(None))
+    }
 }
 
 impl Completion {
@@ -42,19 +51,23 @@ impl Completion {
     pub(crate) fn new() -> Completion {
         Completion {
             state: AtomicU32::new(HANDLE),
-            waker: UnsafeCell::new(None),
         }
     }
 
-    /// Behaviour side, after the result has been written: publishes it and wakes a registered
-    /// waiter. Returns whether the caller must now free the block.
-    #[inline]
-    pub(crate) fn complete(&self) -> bool {
+    /// Behaviour side, after the result has been written: whether the promise is gone already.
+    /// Then the block is the caller's to free, without another atomic operation.
+    #[inline(always)]
+    pub(crate) fn promise_gone(&self) -> bool {
         // Acquire: a promise dropped before completion cleared HANDLE with a release operation
         // after its last use of the block; HANDLE is never set again, so the block is ours.
-        if self.state.load(Ordering::Acquire) & HANDLE == 0 {
-            return true;
-        }
+        self.state.load(Ordering::Acquire) & HANDLE == 0
+    }
+
+    /// Behaviour side, after the result has been written (and [`Completion::promise_gone`]
+    /// answered no): publishes it and wakes a waiter registered in `cell`. Returns whether the
+    /// caller must now free the block.
+    #[inline]
+    pub(crate) fn complete(&self, cell: &WakerCell) -> bool {
         // AcqRel: release publishes the result to the promise; acquire a waker it registered.
         let prev = self.state.fetch_or(DONE, Ordering::AcqRel);
         if prev & HANDLE == 0 {
@@ -64,7 +77,7 @@ impl Completion {
             return false;
         }
         // SAFETY: WAKER was set before DONE: the cell is ours until we clear WAKER.
-        let waker = self.waker.with_mut(|w| unsafe { (*w).take() });
+        let waker = cell.0.with_mut(|w| unsafe { (*w).take() });
         // AcqRel: release hands the cell back; acquire a promise drop that happened meanwhile.
         let prev = self.state.fetch_and(!WAKER, Ordering::AcqRel);
         if let Some(waker) = waker {
@@ -79,9 +92,9 @@ impl Completion {
         self.state.load(Ordering::Acquire) & DONE != 0
     }
 
-    /// Promise side: registers `waker` to be woken on completion, unless the result is already
-    /// there (then returns true and registers nothing).
-    pub(crate) fn register(&self, waker: &Waker) -> bool {
+    /// Promise side: registers `waker` in `cell` to be woken on completion, unless the result is
+    /// already there (then returns true and registers nothing).
+    pub(crate) fn register(&self, cell: &WakerCell, waker: &Waker) -> bool {
         // Acquire: as in `is_done`.
         let mut state = self.state.load(Ordering::Acquire);
         if state & DONE != 0 {
@@ -104,7 +117,7 @@ impl Completion {
             }
         }
         // SAFETY: WAKER is clear and DONE is not set: the cell is ours.
-        self.waker.with_mut(|w| unsafe { *w = Some(waker.clone()) });
+        cell.0.with_mut(|w| unsafe { *w = Some(waker.clone()) });
         // AcqRel: release the waker to the behaviour side; acquire the result if DONE came first.
         let prev = self.state.fetch_or(WAKER, Ordering::AcqRel);
         if prev & DONE != 0 {
@@ -124,11 +137,5 @@ impl Completion {
         // the behaviour's writes if we free it.
         let prev = self.state.fetch_and(!HANDLE, Ordering::AcqRel);
         prev & DONE != 0 && prev & WAKER == 0
-    }
-
-    /// Drops a waker left in the cell (when the block is freed).
-    pub(crate) fn clear(&self) {
-        // SAFETY: called by the side that frees the block, which is the only one left.
-        self.waker.with_mut(|w| unsafe { *w = None });
     }
 }

@@ -21,9 +21,9 @@ use std::ptr::NonNull;
 
 use motet_runtime::Handle;
 
-use crate::behaviour::schedule_gate;
+use crate::behaviour::schedule_ready;
 use crate::cown::{Cown, CownBox, CownHeader};
-use crate::protocol::{self, Gate, Slot};
+use crate::protocol::{self, Slot};
 use crate::{when, Promise};
 
 /// A deferred value's allocation: a cown of `Option<T>`, then the blocker request.
@@ -73,13 +73,13 @@ impl<T: Send + Sync + 'static> Deferred<T> {
                 value: UnsafeCell::new(None::<T>),
             },
             // A placeholder until the box has its address.
-            blocker: Slot::new(NonNull::dangling(), false, NonNull::<Gate>::dangling()),
+            blocker: Slot::first(NonNull::dangling(), false, true),
         });
         let ptr = NonNull::from(Box::leak(boxed));
         // SAFETY: the box is ours and not shared yet; its queue is at offset 0.
         let blocker = unsafe {
             let b = &mut *ptr.as_ptr();
-            b.blocker = Slot::new(ptr.cast(), false, NonNull::<Gate>::dangling());
+            b.blocker = Slot::first(ptr.cast(), false, true);
             NonNull::from(&b.blocker)
         };
         // SAFETY: the blocker is the first request of a fresh queue, whose box is alive (our
@@ -156,7 +156,7 @@ impl<T> Resolver<T> {
                 *(*ptr.as_ptr()).cown.value.get() = value;
             }
             let blocker = NonNull::from(&(*ptr.as_ptr()).blocker);
-            protocol::release(blocker, &mut |g| schedule_gate(g));
+            protocol::release(blocker, &mut |f| schedule_ready(f));
         }
     }
 }

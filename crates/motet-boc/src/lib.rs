@@ -59,8 +59,8 @@
 //!   future and can be waited for from outside the runtime (also on a deterministic runtime).
 //!   It lives in the behaviour's own allocation: a fire-and-forget `when` allocates nothing for it
 //!   (dropping it is one atomic operation). [`when_detached`] spawns without a promise, as an
-//!   actor's `tell` sends without a reply: the same guarantees, a smaller block (48 bytes for a
-//!   single-cown closure that captures nothing, against 88 with a promise) and no hand-over.
+//!   actor's `tell` sends without a reply: the same guarantees, a smaller block (40 bytes for a
+//!   single-cown closure that captures nothing, against 80 with a promise) and no hand-over.
 //! - **Backpressure** (see below).
 //!
 //! # Backpressure
@@ -104,11 +104,14 @@
 //! `protocol` module's source for the protocol and its loom models
 //! (`RUSTFLAGS="--cfg loom" cargo test -p motet-boc --lib --release loom`).
 //!
-//! Behaviours are motet-runtime tasks, so they run on thread pools and on the deterministic
-//! runtime (`Builder::deterministic(seed)`) alike, and `Runtime::wait_quiescent` returns only once
-//! every spawned behaviour has run (a behaviour waiting for a cown always waits for one that runs
-//! or can run; one waiting for an unresolved [`Deferred`] is the exception, as an actor waiting for
-//! a message would be).
+//! Behaviours are motet-runtime tasks, made, scheduled, run and freed through the runtime's safe
+//! task API: the runtime allocates a behaviour's block (its cell) and frees it when the behaviour's
+//! runnable is dropped; the runnable waits in the block until the behaviour's last cown is granted
+//! (see the `behaviour` module's source). So behaviours run on thread pools and on the
+//! deterministic runtime (`Builder::deterministic(seed)`) alike, and `Runtime::wait_quiescent`
+//! returns only once every spawned behaviour has run (a behaviour waiting for a cown always waits
+//! for one that runs or can run; one waiting for an unresolved [`Deferred`] is the exception, as an
+//! actor waiting for a message would be).
 #![warn(missing_docs)]
 
 mod backpressure;

@@ -9,9 +9,9 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use crate::behaviour::{free_core, Core, Head};
-use crate::completion::Completion;
+use crate::behaviour::block::{promised_of, unpark, Promised};
 use crate::error::WhenError;
+use crate::protocol::Slot;
 use motet_runtime::Handle;
 
 /// The result of a behaviour spawned by [`when`](crate::when): `.await` it, or block on it with
@@ -19,6 +19,9 @@ use motet_runtime::Handle;
 ///
 /// It holds no allocation of its own: the result is kept in the behaviour's block until the
 /// promise takes it. Dropping the promise detaches the behaviour, which then drops its result.
+/// The block stays alive while the promise is pending: its HANDLE bit (see
+/// [`crate::completion`]) keeps the behaviour from ending its task, and once the behaviour is done
+/// the promise, if it is the last, takes the behaviour's runnable out of the block and drops it.
 ///
 /// ```
 /// use motet_boc::{when, Cown};
@@ -35,9 +38,10 @@ pub struct Promise<R> {
 }
 
 enum State<R> {
-    /// The behaviour's block, whose completion has its HANDLE bit set for us, and its runtime's
-    /// handle if that is deterministic.
-    Pending(NonNull<Core>, Option<Handle>, std::marker::PhantomData<R>),
+    /// The behaviour (its first request, through which its `Promised<R>` is reached), whose
+    /// completion has its HANDLE bit set for us, and its runtime's handle if that is
+    /// deterministic.
+    Pending(NonNull<Slot>, Option<Handle>, std::marker::PhantomData<R>),
     /// Rejected at spawn.
     Failed(WhenError),
     /// The result was taken.
@@ -64,14 +68,18 @@ impl Wake for ThreadWaker {
 }
 
 impl<R> Promise<R> {
-    /// A promise of the behaviour `core`.
+    /// A promise of the behaviour whose first request is `first`.
     ///
     /// # Safety
-    /// `core` is a behaviour block of result type `R` whose completion's HANDLE bit belongs to
-    /// the new promise.
-    pub(crate) unsafe fn pending(core: NonNull<Core>, deterministic: Option<Handle>) -> Promise<R> {
+    /// `first` is the first request of a behaviour whose shared part is a `Promised<R>`, reached
+    /// through a pointer to the whole shared part, and whose completion's HANDLE bit belongs to the
+    /// new promise.
+    pub(crate) unsafe fn pending(
+        first: NonNull<Slot>,
+        deterministic: Option<Handle>,
+    ) -> Promise<R> {
         Promise {
-            state: State::Pending(core, deterministic, std::marker::PhantomData),
+            state: State::Pending(first, deterministic, std::marker::PhantomData),
         }
     }
 
@@ -82,12 +90,13 @@ impl<R> Promise<R> {
         }
     }
 
-    fn completion(&self) -> Option<&Completion> {
+    /// The behaviour's shared part, while the promise is pending.
+    fn promised(&self) -> Option<&Promised<R>> {
         match &self.state {
-            State::Pending(core, _, _) => {
-                // SAFETY: the HANDLE bit keeps the block, which has a `Head<R>`, alive while the
-                // promise is pending.
-                Some(&unsafe { core.cast::<Head<R>>().as_ref() }.completion)
+            State::Pending(first, _, _) => {
+                // SAFETY: the HANDLE bit keeps the block, which has a `Promised<R>`, alive while
+                // the promise is pending.
+                Some(unsafe { promised_of::<R>(*first).as_ref() })
             }
             _ => None,
         }
@@ -96,23 +105,21 @@ impl<R> Promise<R> {
     /// Whether the result is there (or the promise failed): [`wait`](Promise::wait) would not
     /// block.
     pub fn is_done(&self) -> bool {
-        self.completion().is_none_or(|c| c.is_done())
+        self.promised().is_none_or(|p| p.completion.is_done())
     }
 
     /// Takes the result; the behaviour is done.
     fn take(&mut self) -> Result<R, WhenError> {
         match std::mem::replace(&mut self.state, State::Taken) {
-            State::Pending(core, _, _) => {
-                // SAFETY: DONE was observed: the result cell is ours to take, and the block is
-                // alive until we give up the HANDLE bit below.
-                let result = unsafe { (*core.cast::<Head<R>>().as_ref().result.get()).take() };
-                // SAFETY: the block is alive (HANDLE).
-                if unsafe { core.cast::<Head<R>>().as_ref() }
-                    .completion
-                    .drop_handle()
-                {
-                    // SAFETY: the behaviour is done and we were its last user.
-                    unsafe { free_core(core) };
+            State::Pending(first, _, _) => {
+                // SAFETY: the block is alive until we give up the HANDLE bit below.
+                let promised = unsafe { promised_of::<R>(first).as_ref() };
+                // SAFETY: DONE was observed: the result cell is ours to take.
+                let result = unsafe { (*promised.result.get()).take() };
+                if promised.completion.drop_handle() {
+                    // SAFETY: the behaviour is done and parked its runnable before it completed,
+                    // and we were its last user: the park is ours.
+                    drop(unsafe { unpark(first) });
                 }
                 result
                     .expect("a completed behaviour holds its result")
@@ -125,16 +132,15 @@ impl<R> Promise<R> {
 
     /// Registers `waker` and returns whether the result is there.
     fn poll_done(&self, waker: &Waker) -> bool {
-        self.completion().is_none_or(|c| c.register(waker))
+        self.promised()
+            .is_none_or(|p| p.completion.register(&p.waker, waker))
     }
 
     /// On a deterministic runtime, runs it on this thread until the behaviour is done or nothing is
     /// left to run.
     fn drive(&self) {
-        if let State::Pending(core, Some(runtime), _) = &self.state {
-            // SAFETY: the HANDLE bit keeps the block alive while the promise is pending.
-            let c = unsafe { core.cast::<Head<R>>().as_ref() };
-            runtime.drive_until(|| c.completion.is_done());
+        if let (State::Pending(_, Some(runtime), _), Some(p)) = (&self.state, self.promised()) {
+            runtime.drive_until(|| p.completion.is_done());
         }
     }
 
@@ -189,15 +195,16 @@ impl<R> Future for Promise<R> {
 
 impl<R> Drop for Promise<R> {
     fn drop(&mut self) {
-        if let State::Pending(core, _, _) = &self.state {
-            let core = *core;
+        if let State::Pending(first, _, _) = &self.state {
+            let first = *first;
             // SAFETY: the block is alive (HANDLE) until we give the bit up here.
-            if unsafe { core.cast::<Head<R>>().as_ref() }
+            if unsafe { promised_of::<R>(first).as_ref() }
                 .completion
                 .drop_handle()
             {
-                // SAFETY: the behaviour is done and we were its last user.
-                unsafe { free_core(core) };
+                // SAFETY: the behaviour is done and parked its runnable before it completed, and
+                // we were its last user: the park is ours.
+                drop(unsafe { unpark(first) });
             }
         }
     }

@@ -20,60 +20,80 @@ use std::ptr::NonNull;
 
 use crate::cown::{Cown, CownBox, Read, ReadAll};
 use crate::deferred::{Broken, Deferred};
-use crate::protocol::{Gate, Queue, Slot};
+use crate::protocol::{LaterSlot, Queue, Slot};
 
 mod sealed {
     pub trait Sealed {}
 }
 
-/// Where a [`CownSet`] writes its requests: the slots of a behaviour being built.
+/// One request of a [`CownSet`]: a cown's queue and the access mode.
 #[doc(hidden)]
-pub struct SlotWriter<'a> {
-    slots: &'a mut [std::mem::MaybeUninit<Slot>],
-    next: usize,
-    gate: NonNull<Gate>,
+#[derive(Clone, Copy)]
+pub struct Request {
+    pub(crate) queue: NonNull<Queue>,
+    pub(crate) read: bool,
 }
 
-impl<'a> SlotWriter<'a> {
-    pub(crate) fn new(slots: &'a mut [std::mem::MaybeUninit<Slot>], gate: NonNull<Gate>) -> Self {
-        SlotWriter {
-            slots,
-            next: 0,
-            gate,
-        }
-    }
-
-    fn push(&mut self, queue: NonNull<Queue>, read: bool) {
-        self.slots[self.next].write(Slot::new(queue, read, self.gate));
-        self.next += 1;
-    }
-
-    /// How many slots were written.
-    pub(crate) fn written(&self) -> usize {
-        self.next
+impl Request {
+    fn new(queue: NonNull<Queue>, read: bool) -> Request {
+        Request { queue, read }
     }
 }
 
-/// The slots of a behaviour that runs, for building what its closure gets.
+/// The slots of a behaviour that runs, for building what its closure gets: its first request and
+/// the later ones.
 #[doc(hidden)]
+#[derive(Clone, Copy)]
 pub struct SlotView<'a> {
-    slots: &'a [Slot],
+    first: &'a Slot,
+    later: &'a [LaterSlot],
 }
 
 impl<'a> SlotView<'a> {
-    pub(crate) fn new(slots: &'a [Slot]) -> Self {
-        SlotView { slots }
+    pub(crate) fn new(first: &'a Slot, later: &'a [LaterSlot]) -> Self {
+        SlotView { first, later }
     }
 
-    /// The queue of slot `i`, without a bounds check (this is on the path of every behaviour).
+    /// How many slots.
+    fn len(&self) -> usize {
+        1 + self.later.len()
+    }
+
+    /// Slot `i`, without a bounds check (this is on the path of every behaviour).
     ///
     /// # Safety
     /// `i` is within the slots (as `Shape::view`'s contract makes `at` for its shape's slots).
-    #[inline]
+    #[inline(always)]
+    unsafe fn slot(&self, i: usize) -> &'a Slot {
+        debug_assert!(i < self.len());
+        match i {
+            0 => self.first,
+            // SAFETY: the caller's contract.
+            _ => unsafe { self.later.get_unchecked(i - 1) }.slot(),
+        }
+    }
+
+    /// The queue of slot `i`, without a bounds check.
+    ///
+    /// # Safety
+    /// As for [`SlotView::slot`].
+    #[inline(always)]
     unsafe fn queue(&self, i: usize) -> NonNull<Queue> {
-        debug_assert!(i < self.slots.len());
         // SAFETY: the caller's contract.
-        unsafe { self.slots.get_unchecked(i) }.queue()
+        unsafe { self.slot(i) }.queue()
+    }
+
+    /// The queue of slot `i`, if there is one.
+    fn get(&self, i: usize) -> Option<NonNull<Queue>> {
+        // SAFETY: checked against the length.
+        (i < self.len()).then(|| unsafe { self.queue(i) })
+    }
+
+    /// The queues, in order.
+    fn queues(self) -> impl Iterator<Item = NonNull<Queue>> + 'a {
+        std::iter::once(self.first)
+            .chain(self.later.iter().map(LaterSlot::slot))
+            .map(Slot::queue)
     }
 }
 
@@ -85,18 +105,23 @@ pub trait CownSet: sealed::Sealed {
     #[doc(hidden)]
     fn count(&self) -> usize;
     #[doc(hidden)]
-    fn write(&self, out: &mut SlotWriter<'_>);
+    /// Request `i`, for `i` below [`count`](CownSet::count), in the order the cowns were named.
+    fn request(&self, i: usize) -> Request;
 }
 
 /// What a behaviour's closure gets for a [`CownSet`]: [`Shape::View`].
 ///
 /// # Safety
-/// Sealed; `view` must build references only to the values of the cowns the matching set wrote,
-/// with the access modes it wrote, and `WRITERS`, if not 0, is the number of slots the set
-/// writes, all with write access.
+/// Sealed; `view` must build references only to the values of the cowns of the matching set's
+/// requests, with their access modes; `ONE` is true only if the set makes exactly one request;
+/// and `WRITERS`, if not 0, is the number of requests the set makes, all with write access.
 pub unsafe trait Shape: 'static {
     /// What the closure gets while the behaviour runs.
     type View<'a>;
+    #[doc(hidden)]
+    /// Whether the set names exactly one cown, known from its type: a behaviour spawned alone over
+    /// such a set is single (no gate) and its block has no later requests.
+    const ONE: bool = false;
     #[doc(hidden)]
     /// How many cowns the set names, if it is known from its type to name that many, all with
     /// write access (0 otherwise): such a behaviour has no duplicate request (a cown named twice
@@ -114,7 +139,7 @@ pub trait CownArg: sealed::Sealed {
     /// Its shape.
     type Shape: Shape;
     #[doc(hidden)]
-    fn write_one(&self, out: &mut SlotWriter<'_>);
+    fn request(&self) -> Request;
 }
 
 /// Shape of `&Cown<T>`: the closure gets `&mut T`.
@@ -131,6 +156,7 @@ pub struct ManyRef<T>(PhantomData<fn() -> T>);
 // SAFETY: a `&Cown<T>` writes one write slot on a `CownBox<T>`.
 unsafe impl<T: Send + 'static> Shape for Mut<T> {
     type View<'a> = &'a mut T;
+    const ONE: bool = true;
     const WRITERS: usize = 1;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> &'a mut T {
         // SAFETY: a granted write slot on a `CownBox<T>`, at `at` (written by the matching set):
@@ -142,6 +168,7 @@ unsafe impl<T: Send + 'static> Shape for Mut<T> {
 // SAFETY: a `Read<T>` writes one read slot on a `CownBox<T>`.
 unsafe impl<T: Send + Sync + 'static> Shape for Ref<T> {
     type View<'a> = &'a T;
+    const ONE: bool = true;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> &'a T {
         // SAFETY: a granted read slot, at `at` (written by the matching set): only readers run on
         // the cown meanwhile, and `T: Sync`.
@@ -152,6 +179,7 @@ unsafe impl<T: Send + Sync + 'static> Shape for Ref<T> {
 // SAFETY: a `&Deferred<T>` writes one read slot on a `CownBox<Option<T>>`.
 unsafe impl<T: Send + Sync + 'static> Shape for DeferredRef<T> {
     type View<'a> = Result<&'a T, Broken>;
+    const ONE: bool = true;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> Result<&'a T, Broken> {
         // SAFETY: as for `Ref`; the value was set (or not) before the promise's blocker released.
         unsafe { (*CownBox::<Option<T>>::value_of(slots.queue(at))).as_ref() }.ok_or(Broken)
@@ -161,24 +189,27 @@ unsafe impl<T: Send + Sync + 'static> Shape for DeferredRef<T> {
 impl<T> sealed::Sealed for &Cown<T> {}
 impl<T: Send + 'static> CownArg for &Cown<T> {
     type Shape = Mut<T>;
-    fn write_one(&self, out: &mut SlotWriter<'_>) {
-        out.push(self.queue(), false);
+    #[inline(always)]
+    fn request(&self) -> Request {
+        Request::new(self.queue(), false)
     }
 }
 
 impl<T> sealed::Sealed for Read<'_, T> {}
 impl<T: Send + Sync + 'static> CownArg for Read<'_, T> {
     type Shape = Ref<T>;
-    fn write_one(&self, out: &mut SlotWriter<'_>) {
-        out.push(self.0.queue(), true);
+    #[inline(always)]
+    fn request(&self) -> Request {
+        Request::new(self.0.queue(), true)
     }
 }
 
 impl<T> sealed::Sealed for &Deferred<T> {}
 impl<T: Send + Sync + 'static> CownArg for &Deferred<T> {
     type Shape = DeferredRef<T>;
-    fn write_one(&self, out: &mut SlotWriter<'_>) {
-        out.push(self.cown().queue(), true);
+    #[inline(always)]
+    fn request(&self) -> Request {
+        Request::new(self.cown().queue(), true)
     }
 }
 
@@ -189,8 +220,10 @@ macro_rules! single_set {
             fn count(&self) -> usize {
                 1
             }
-            fn write(&self, out: &mut SlotWriter<'_>) {
-                self.write_one(out);
+            #[inline(always)]
+            fn request(&self, i: usize) -> Request {
+                debug_assert_eq!(i, 0);
+                CownArg::request(self)
             }
         }
     };
@@ -209,19 +242,24 @@ macro_rules! tuple_set {
             fn count(&self) -> usize {
                 $n
             }
-            fn write(&self, out: &mut SlotWriter<'_>) {
-                $(self.$idx.write_one(out);)+
+            #[inline(always)]
+            fn request(&self, i: usize) -> Request {
+                match i {
+                    $($idx => self.$idx.request(),)+
+                    _ => unreachable!("request {i} of a tuple of {}", $n),
+                }
             }
         }
 
-        // SAFETY: element `i` of the tuple wrote slot `at + i` with its own shape's mode; each
-        // element with `WRITERS == 1` wrote one write slot.
+        // SAFETY: element `i` of the tuple made request `at + i` with its own shape's mode; each
+        // element with `WRITERS == 1` made one write request, and every element one request.
         unsafe impl<$($name: Shape),+> Shape for ($($name,)+) {
             type View<'a> = ($($name::View<'a>,)+);
+            const ONE: bool = $n == 1;
             const WRITERS: usize = if true $(&& $name::WRITERS == 1)+ { $n } else { 0 };
             unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> Self::View<'a> {
                 // SAFETY: the caller's contract, element by element.
-                unsafe { ($($name::view(SlotView { slots: slots.slots }, at + $idx),)+) }
+                unsafe { ($($name::view(slots, at + $idx),)+) }
             }
         }
     };
@@ -240,10 +278,10 @@ tuple_set!(10; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
 tuple_set!(11; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
 tuple_set!(12; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 
-fn write_many<T>(cowns: &[Cown<T>], read: bool, out: &mut SlotWriter<'_>) {
-    for c in cowns {
-        out.push(c.queue(), read);
-    }
+/// Request `i` of a dynamic set.
+#[inline(always)]
+fn request_of<T>(cowns: &[Cown<T>], i: usize, read: bool) -> Request {
+    Request::new(cowns[i].queue(), read)
 }
 
 impl<T> sealed::Sealed for &[Cown<T>] {}
@@ -252,8 +290,8 @@ impl<T: Send + 'static> CownSet for &[Cown<T>] {
     fn count(&self) -> usize {
         self.len()
     }
-    fn write(&self, out: &mut SlotWriter<'_>) {
-        write_many(self, false, out);
+    fn request(&self, i: usize) -> Request {
+        request_of(self, i, false)
     }
 }
 
@@ -263,8 +301,8 @@ impl<T: Send + 'static> CownSet for &Vec<Cown<T>> {
     fn count(&self) -> usize {
         self.len()
     }
-    fn write(&self, out: &mut SlotWriter<'_>) {
-        write_many(self, false, out);
+    fn request(&self, i: usize) -> Request {
+        request_of(self, i, false)
     }
 }
 
@@ -274,8 +312,8 @@ impl<T: Send + 'static, const N: usize> CownSet for &[Cown<T>; N] {
     fn count(&self) -> usize {
         N
     }
-    fn write(&self, out: &mut SlotWriter<'_>) {
-        write_many(&self[..], false, out);
+    fn request(&self, i: usize) -> Request {
+        request_of(&self[..], i, false)
     }
 }
 
@@ -285,29 +323,31 @@ impl<T: Send + Sync + 'static> CownSet for ReadAll<'_, T> {
     fn count(&self) -> usize {
         self.0.len()
     }
-    fn write(&self, out: &mut SlotWriter<'_>) {
-        write_many(self.0, true, out);
+    fn request(&self, i: usize) -> Request {
+        request_of(self.0, i, true)
     }
 }
 
-// SAFETY: a dynamic write set wrote one write slot per `CownBox<T>`, without duplicates (a
+// SAFETY: a dynamic write set makes one write request per `CownBox<T>`, without duplicates (a
 // duplicate with write access is rejected before the behaviour is spawned).
 unsafe impl<T: Send + 'static> Shape for ManyMut<T> {
     type View<'a> = CownsMut<'a, T>;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> CownsMut<'a, T> {
+        debug_assert_eq!(at, 0, "a dynamic set is a behaviour's only set");
         CownsMut {
-            slots: &slots.slots[at..],
+            slots,
             marker: PhantomData,
         }
     }
 }
 
-// SAFETY: a dynamic read set wrote one read slot per `CownBox<T>`.
+// SAFETY: a dynamic read set makes one read request per `CownBox<T>`.
 unsafe impl<T: Send + Sync + 'static> Shape for ManyRef<T> {
     type View<'a> = Cowns<'a, T>;
     unsafe fn view<'a>(slots: SlotView<'a>, at: usize) -> Cowns<'a, T> {
+        debug_assert_eq!(at, 0, "a dynamic set is a behaviour's only set");
         Cowns {
-            slots: &slots.slots[at..],
+            slots,
             marker: PhantomData,
         }
     }
@@ -329,7 +369,7 @@ unsafe impl<T: Send + Sync + 'static> Shape for ManyRef<T> {
 /// assert_eq!(total, 13);
 /// ```
 pub struct CownsMut<'a, T> {
-    slots: &'a [Slot],
+    slots: SlotView<'a>,
     marker: PhantomData<&'a mut T>,
 }
 
@@ -341,7 +381,7 @@ impl<'a, T> CownsMut<'a, T> {
 
     /// Whether the set is empty (never, for a behaviour that runs).
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        false
     }
 
     /// The value of the `i`-th cown.
@@ -349,7 +389,7 @@ impl<'a, T> CownsMut<'a, T> {
         // SAFETY: a granted write slot on a `CownBox<T>`; shared for the borrow of `self`.
         self.slots
             .get(i)
-            .map(|s| unsafe { &*CownBox::<T>::value_of(s.queue()) })
+            .map(|q| unsafe { &*CownBox::<T>::value_of(q) })
     }
 
     /// The value of the `i`-th cown, mutably.
@@ -357,15 +397,15 @@ impl<'a, T> CownsMut<'a, T> {
         // SAFETY: as in `get`, exclusive for the mutable borrow of `self`.
         self.slots
             .get(i)
-            .map(|s| unsafe { &mut *CownBox::<T>::value_of(s.queue()) })
+            .map(|q| unsafe { &mut *CownBox::<T>::value_of(q) })
     }
 
     /// The values, in order.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         // SAFETY: as in `get`.
         self.slots
-            .iter()
-            .map(|s| unsafe { &*CownBox::<T>::value_of(s.queue()) })
+            .queues()
+            .map(|q| unsafe { &*CownBox::<T>::value_of(q) })
     }
 
     /// The values, mutably, in order.
@@ -373,8 +413,8 @@ impl<'a, T> CownsMut<'a, T> {
         // SAFETY: the cowns of a write set are distinct (duplicates are rejected), so the
         // references do not alias; exclusive for the mutable borrow of `self`.
         self.slots
-            .iter()
-            .map(|s| unsafe { &mut *CownBox::<T>::value_of(s.queue()) })
+            .queues()
+            .map(|q| unsafe { &mut *CownBox::<T>::value_of(q) })
     }
 }
 
@@ -399,7 +439,7 @@ impl<T: fmt::Debug> fmt::Debug for CownsMut<'_, T> {
 
 /// The values of a dynamic set of cowns acquired read-only, in the order they were named.
 pub struct Cowns<'a, T> {
-    slots: &'a [Slot],
+    slots: SlotView<'a>,
     marker: PhantomData<&'a T>,
 }
 
@@ -411,7 +451,7 @@ impl<'a, T> Cowns<'a, T> {
 
     /// Whether the set is empty (never, for a behaviour that runs).
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        false
     }
 
     /// The value of the `i`-th cown.
@@ -419,16 +459,15 @@ impl<'a, T> Cowns<'a, T> {
         // SAFETY: a granted read slot on a `CownBox<T>` with `T: Sync` (by construction).
         self.slots
             .get(i)
-            .map(|s| unsafe { &*CownBox::<T>::value_of(s.queue()) })
+            .map(|q| unsafe { &*CownBox::<T>::value_of(q) })
     }
 
     /// The values, in order.
     pub fn iter(&self) -> impl Iterator<Item = &'a T> + 'a {
-        let slots = self.slots;
         // SAFETY: as in `get`.
-        slots
-            .iter()
-            .map(|s| unsafe { &*CownBox::<T>::value_of(s.queue()) })
+        self.slots
+            .queues()
+            .map(|q| unsafe { &*CownBox::<T>::value_of(q) })
     }
 }
 

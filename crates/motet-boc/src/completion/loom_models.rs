@@ -8,11 +8,12 @@ use std::task::{Wake, Waker};
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use loom::thread;
 
-use super::Completion;
+use super::{Completion, WakerCell};
 use crate::sync::UnsafeCell;
 
 struct Block {
     completion: Completion,
+    waker: WakerCell,
     result: UnsafeCell<Option<u32>>,
     frees: AtomicUsize,
     dropped_results: AtomicUsize,
@@ -29,14 +30,15 @@ impl Block {
         if self.result.with_mut(|r| unsafe { (*r).take() }).is_some() {
             self.dropped_results.fetch_add(1, SeqCst);
         }
-        self.completion.clear();
+        // A waker left in the cell is dropped with the block, as the runtime drops a block's shared
+        // part.
         assert_eq!(self.frees.fetch_add(1, SeqCst), 0, "freed twice");
     }
 
     fn behaviour_side(&self) {
         // SAFETY: the behaviour writes the result before `complete`.
         self.result.with_mut(|r| unsafe { *r = Some(7) });
-        if self.completion.complete() {
+        if self.completion.promise_gone() || self.completion.complete(&self.waker) {
             self.free();
         }
     }
@@ -53,6 +55,7 @@ impl Wake for Flag {
 fn block() -> loom::sync::Arc<Block> {
     loom::sync::Arc::new(Block {
         completion: Completion::new(),
+        waker: WakerCell::new(),
         result: UnsafeCell::new(None),
         frees: AtomicUsize::new(0),
         dropped_results: AtomicUsize::new(0),
@@ -71,7 +74,7 @@ fn loom_completion_wakes_registered_waiter() {
         };
         let flag = Arc::new(Flag(AtomicBool::new(false)));
         let waker = Waker::from(flag.clone());
-        let ready_at_once = b.completion.register(&waker);
+        let ready_at_once = b.completion.register(&b.waker, &waker);
         behaviour.join().unwrap();
         if !ready_at_once {
             assert!(flag.0.load(SeqCst), "the waiter was not woken");
@@ -118,8 +121,8 @@ fn loom_completion_reregister_then_drop() {
         };
         let flag = Arc::new(Flag(AtomicBool::new(false)));
         let waker = Waker::from(flag);
-        if !b.completion.register(&waker) {
-            b.completion.register(&waker);
+        if !b.completion.register(&b.waker, &waker) {
+            b.completion.register(&b.waker, &waker);
         }
         if b.completion.drop_handle() {
             b.free();

@@ -9,9 +9,6 @@ use super::read::claim;
 use super::slot::{status_ptr, Grant, Slot, CHAIN_CLOSED, READY, READ_AVAILABLE, WAIT};
 use crate::sync::atomic::Ordering;
 
-/// Links `slot` behind `prev`, a slot of another behaviour, or claims the cown if `prev` is a
-/// granted reader. A lone writer becomes `READY` as soon as `prev` has finished enqueueing (see
-/// [`enqueue_single`]).
 ///
 /// # Safety
 /// `prev` is the slot this request's tail swap returned, so it is live until we link or close it.
@@ -79,7 +76,7 @@ fn enqueued_status(grant: Grant) -> *mut Slot {
 /// its status (`READY`, or `READ_AVAILABLE` if it was granted at once) after linking.
 ///
 /// # Safety
-/// `slot` and its cown are live, the slot is not enqueued yet, its gate is `single`, and the caller
+/// `slot` and its cown are live, the slot is not enqueued yet and is tagged single, and the caller
 /// keeps a reference to the cown until this returns.
 #[inline]
 pub(crate) unsafe fn enqueue_single(slot: NonNull<Slot>) -> bool {
@@ -156,9 +153,9 @@ pub(crate) const MAX_DISTINCT: usize = 64;
 ///
 /// # Safety
 /// The slots and their cowns are live, not enqueued yet, on pairwise distinct cowns sorted by id;
-/// their gate is not `single` and counts the spawner's hold; at most [`MAX_DISTINCT`] requests; and the caller
-/// keeps a reference to each cown until this returns; every request is a write request if
-/// `writers`.
+/// their behaviour is not single and its gate counts the spawner's hold; at most
+/// [`MAX_DISTINCT`] requests; the caller keeps a reference to each cown until this returns; every
+/// request is a write request if `writers`.
 #[inline(always)]
 pub(crate) unsafe fn enqueue_distinct(requests: &[NonNull<Slot>], writers: bool) -> u32 {
     debug_assert!(requests.len() <= MAX_DISTINCT);
@@ -219,8 +216,9 @@ pub(crate) unsafe fn enqueue_distinct(requests: &[NonNull<Slot>], writers: bool)
 /// onto the tail at once, so that no other spawn can come between them (as Verona does).
 ///
 /// # Safety
-/// The slots and their cowns are live, not enqueued yet, their gates are not `single` and count
-/// the spawner's hold, and the caller keeps a reference to each cown until this returns.
+/// The slots and their cowns are live, not enqueued yet, their behaviours are not single, their
+/// gates count the spawner's hold, and the caller keeps a reference to each cown until this
+/// returns.
 pub(crate) unsafe fn enqueue_batch(requests: &[NonNull<Slot>], grants: &mut [Grant]) {
     debug_assert_eq!(requests.len(), grants.len());
     grants.fill(Grant::No);
@@ -314,11 +312,12 @@ fn claim_chain(queue: &Queue, chain: &[NonNull<Slot>], grants: &mut [Grant]) {
     }
 }
 
-/// Enqueues a promise's blocker: a writer request owned by the promise itself, at the head of a
-/// fresh queue, so that every behaviour naming the promise waits until it is released.
+/// Enqueues a deferred value's blocker: a writer request owned by its resolver, at the head of a
+/// fresh queue, so that every behaviour naming the value waits until it is released.
 ///
 /// # Safety
-/// `slot` (with a dangling gate) and its cown are live, and the queue has never been used.
+/// `slot` (a first request tagged single, never granted through the graph) and its cown are live,
+/// and the queue has never been used.
 pub(crate) unsafe fn enqueue_blocker(slot: NonNull<Slot>) {
     // SAFETY: the caller's contract; a fresh queue grants its first writer at once.
     let granted = unsafe { enqueue_single(slot) };

@@ -1,120 +1,107 @@
-//! Grants: how a behaviour counts the cowns it still waits for ([`Gate`]), and [`resolve`], which
-//! makes it runnable once it has them all.
+//! Grants: how a behaviour counts the cowns it still waits for ([`Gate`]), and [`grant`], which
+//! makes it one grant closer to running and calls the caller's `runnable` with its first request
+//! once it has them all.
 
 use std::ptr::NonNull;
 
+use super::slot::Slot;
 use crate::sync::atomic::{fence, AtomicU32, Ordering};
 
-/// The gate value of a lone behaviour over one cown: no count, its one grant schedules it.
-const SINGLE: u32 = u32::MAX;
-
-/// What a behaviour waits for before it can run: the grants still missing (`distinct cowns + 1` at
-/// the start, the 1 held by the spawner until its enqueue is complete), or [`SINGLE`] for a lone
-/// behaviour over one cown, whose single grant schedules it without counting.
+/// What a counting behaviour waits for before it can run: the grants still missing (`distinct
+/// cowns + 1` at the start, the 1 held by the spawner until its enqueue is complete). It sits right
+/// after the behaviour's first request ([`Gate::of`]). A behaviour spawned alone over one cown has
+/// none: its only request is tagged single, and its one grant makes it runnable.
+#[repr(transparent)]
 pub(crate) struct Gate {
     pending: AtomicU32,
 }
 
 impl Gate {
-    /// A gate for a behaviour over `cowns` distinct cowns, spawned alone (`single` when exactly one
-    /// cown) or in a batch.
-    pub(crate) fn new(cowns: usize, alone: bool) -> Gate {
-        let pending = if alone && cowns == 1 {
-            SINGLE
-        } else {
-            u32::try_from(cowns + 1)
-                .ok()
-                .filter(|&n| n != SINGLE)
-                .expect("too many cowns in one behaviour")
-        };
+    /// A gate for a behaviour over `cowns` distinct cowns: their grants and the spawner's hold.
+    pub(crate) fn new(cowns: usize) -> Gate {
         Gate {
-            pending: AtomicU32::new(pending),
+            pending: AtomicU32::new(Gate::count(cowns)),
         }
     }
 
-    /// The gate's word, for its behaviour's own use once the behaviour is runnable: the gate is
-    /// then spent (no grant is left to count) and the protocol never reads it again.
-    pub(crate) fn spent(&self) -> &AtomicU32 {
-        &self.pending
+    fn count(cowns: usize) -> u32 {
+        u32::try_from(cowns + 1).expect("too many cowns in one behaviour")
     }
 
-    /// Spends a counting gate without counting: for a behaviour granted every cown during its own
-    /// enqueue, which its spawner makes runnable at once (no other thread holds a grant to count).
-    /// A spent gate holds 0 (or [`SINGLE`]), which its behaviour tells apart from the states it
-    /// later keeps there (see [`Gate::spent`]).
-    #[inline]
-    pub(crate) fn spend(&self) {
-        // Relaxed: nobody else reads the gate of a behaviour that waits for no grant; the
-        // scheduling that follows publishes the store to the thread that runs it.
-        self.pending.store(0, Ordering::Relaxed);
+    /// Counts `cowns` distinct cowns instead (a behaviour that named some twice). Only before the
+    /// behaviour is enqueued.
+    pub(crate) fn recount(&self, cowns: usize) {
+        // Relaxed: the gate is not shared yet; the enqueue that shares it publishes this.
+        self.pending.store(Gate::count(cowns), Ordering::Relaxed);
     }
 
-    /// Whether this gate skips counting.
+    /// The gate of the counting behaviour whose first request is `first`: the 32 bits right after
+    /// it.
+    ///
+    /// # Safety
+    /// `first` is the first request of a behaviour that is not single, laid out with its gate right
+    /// after it, and reached through a pointer to both.
     #[inline(always)]
-    pub(crate) fn is_single(&self) -> bool {
-        // Relaxed: a single gate never changes, and a counting one never holds `SINGLE`.
-        self.pending.load(Ordering::Relaxed) == SINGLE
+    pub(crate) unsafe fn of<'a>(first: NonNull<Slot>) -> &'a Gate {
+        // SAFETY: the caller's contract.
+        unsafe { first.add(1).cast::<Gate>().as_ref() }
     }
 }
 
-/// Makes `gate`'s behaviour `n` grants closer to running; calls `runnable` if that was the last.
+/// Makes the behaviour of `slot` (a request it has just been granted) one grant closer to running;
+/// calls `runnable` with its first request if that was the last.
 ///
 /// # Safety
-/// `gate` is live and still waits for at least `n` grants.
+/// `slot` is a live request still waiting for its grant, reached as [`Slot::first_of`] requires.
 // Always inlined: every grant of every behaviour goes through it (in a release, the compiler left
 // it a call, which callgrind measured at about 5 instructions more per behaviour on a chain of
 // single-cown `when`s).
 #[inline(always)]
-pub(crate) unsafe fn resolve(
-    gate: NonNull<Gate>,
-    n: u32,
-    runnable: &mut impl FnMut(NonNull<Gate>),
-) {
-    // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
-    let g = unsafe { gate.as_ref() };
-    // The single-cown case first, by itself (a message's path: loading the count once for both
-    // checks let the compiler test the count first, 4 to 6 instructions more per message on
-    // Savina's count, measured with callgrind).
-    if g.is_single() {
-        runnable(gate);
+pub(crate) unsafe fn grant(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Slot>)) {
+    // SAFETY: the caller's contract: the behaviour cannot run, so cannot be freed, before this.
+    let s = unsafe { slot.as_ref() };
+    // The single-cown case first, by itself (a message's path), read from the request's own tags:
+    // no other line of the behaviour is touched.
+    if s.is_single() {
+        runnable(slot);
         return;
     }
-    // SAFETY: the caller's contract; not a single gate.
-    unsafe { resolve_counting(gate, n, runnable) }
+    // SAFETY: the caller's contract; a counting behaviour's first request has its gate after it.
+    unsafe { resolve_counting(Slot::first_of(slot), 1, runnable) }
 }
 
-/// [`resolve`] for a gate its caller knows to count (a behaviour over several cowns, or one of a
-/// batch): the spawner's hold of a multi-cown spawn, which skips the check for a single gate.
+/// Makes the counting behaviour whose first request is `first` `n` grants closer to running
+/// (the spawner's hold and the grants of its enqueue, or one grant of a release); calls
+/// `runnable` with `first` if these were the last.
 ///
 /// # Safety
-/// As for [`resolve`], and the gate is not single.
+/// `first` is the first request of a live counting behaviour (reached as [`Gate::of`] requires)
+/// that still waits for at least `n` grants.
 #[inline(always)]
 pub(crate) unsafe fn resolve_counting(
-    gate: NonNull<Gate>,
+    first: NonNull<Slot>,
     n: u32,
-    runnable: &mut impl FnMut(NonNull<Gate>),
+    runnable: &mut impl FnMut(NonNull<Slot>),
 ) {
     // SAFETY: the caller's contract; the gate cannot be freed before its last grant.
-    let g = unsafe { gate.as_ref() };
-    debug_assert!(!g.is_single(), "a single gate does not count");
+    let gate = unsafe { Gate::of(first) };
     // Acquire: if these are the last grants (below), the other grants' release decrements happen
     // before the behaviour runs.
-    let pending = g.pending.load(Ordering::Acquire);
+    let pending = gate.pending.load(Ordering::Acquire);
+    debug_assert!(pending >= n, "more grants than the behaviour waits for");
     if pending == n {
         // These are the last grants: every other one is counted already, so nobody else writes
         // the gate any more and no atomic read-modify-write is needed (the second grant of a
         // two-cown behaviour, Savina's banking transfers: one locked instruction less each). The
         // load above read the last decrement, so it synchronises with every earlier one (they
-        // form one release sequence). Spent, as `Gate::spend` leaves it (its behaviour keeps
-        // other states there later); relaxed, published by the scheduling that follows.
-        g.pending.store(0, Ordering::Relaxed);
-        runnable(gate);
+        // form one release sequence). The gate is left as it is: nothing reads it again.
+        runnable(first);
         return;
     }
     // Release: publishes this thread's protocol writes to whoever takes the count to zero; that
     // thread's acquire fence pairs with every earlier decrement (they form one release sequence).
-    if g.pending.fetch_sub(n, Ordering::Release) == n {
+    if gate.pending.fetch_sub(n, Ordering::Release) == n {
         fence(Ordering::Acquire);
-        runnable(gate);
+        runnable(first);
     }
 }

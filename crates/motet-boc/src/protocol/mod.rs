@@ -1,13 +1,25 @@
 //! The dependency graph of behaviours: a queue of requests per cown, two-phase enqueue over several
 //! cowns, release, and read-only acquisition.
 //!
-//! This module knows nothing about closures, types or the runtime. A behaviour is a [`Gate`] (how
-//! many grants it still waits for) and one [`Slot`] per cown it names; a cown is a [`Queue`]. The
-//! caller (`behaviour.rs`) owns the memory, sorts the requests, and decides what "runnable" means
-//! (scheduling a task on motet-runtime; recording an event in the loom models).
+//! This module knows nothing about closures, types or the runtime. A behaviour is one [`Slot`] per
+//! cown it names and, unless it is single (below), a [`Gate`] counting the grants it still waits
+//! for; a cown is a [`Queue`]. The caller (the `behaviour` module) owns the memory, sorts the
+//! requests, and decides what "runnable" means (scheduling a task on motet-runtime; recording an
+//! event in the loom models).
 //!
-//! One file per part: [`queue`] (a cown's queue and its freeing), [`slot`] (requests and their
-//! status), [`gate`] (counting grants), [`enqueue`], [`read`] (the read phase) and [`release`].
+//! One file per part: [`queue`] (a cown's queue and its freeing), [`slot`] (requests, their status
+//! and tags), [`gate`] (counting grants), [`enqueue`], [`read`] (the read phase) and [`release`].
+//!
+//! # A behaviour seen by the protocol
+//!
+//! A behaviour's *first* request (the cown it named first) stands for the behaviour: the protocol
+//! hands it to the caller's `runnable` when the behaviour has all its cowns, and the caller lays
+//! out whatever else it keeps around it. The requests after the first are [`LaterSlot`]s, each
+//! pointing back to the first. A behaviour spawned alone over one cown is *single*: its only
+//! request carries a tag saying so, and its one grant, which comes from exactly one place, makes it
+//! runnable without counting. Any other behaviour has a [`Gate`] right after its first request
+//! ([`Gate::of`]). So a grant reads the granted request's tags and, for a counting behaviour, its
+//! gate: nothing else of the behaviour.
 //!
 //! # The queue of a cown (after the BoC paper, section 4)
 //!
@@ -31,10 +43,9 @@
 //!
 //! A behaviour's [`Gate`] counts the grants it still needs: one per distinct cown, plus one held by
 //! the spawner until its second phase is complete, so a behaviour never runs (and is never freed)
-//! half-enqueued. Whoever takes the count to zero makes the behaviour runnable. A lone behaviour
-//! over a single cown (the common case) skips the count: its one grant comes from exactly one place,
-//! which schedules it directly (the gate holds [`SINGLE`] instead of a count); its writer slot
-//! becomes [`READY`] as it links in (see [`enqueue_single`]).
+//! half-enqueued. Whoever takes the count to zero makes the behaviour runnable. A single behaviour
+//! (the common case) has no count; its writer slot becomes [`READY`] as it links in (see
+//! [`enqueue_single`]).
 //!
 //! # Slot status
 //!
@@ -48,6 +59,9 @@
 //!   nothing.
 //! - a pointer (at least 8: slots are 8-aligned): the successor's slot, which this slot's release
 //!   (a writer) or the grant cascade through it (a reader) must grant.
+//!
+//! A duplicate request (a cown named twice, read-only, by one behaviour: acquired once) holds a
+//! status of its own from its spawn on; it is never enqueued, so none of the above applies to it.
 //!
 //! Transitions: the owner stores `WAIT → READY | READ_AVAILABLE` at the end of its enqueue; the
 //! successor CASes `READY → successor` or, on `READ_AVAILABLE`, stores `CHAIN_CLOSED`; a grant
@@ -110,7 +124,7 @@
 //! acquire-release so that a writer sees the readers' reads finished; gates use the
 //! last-decrementer pattern (release decrement, acquire fence for the one that schedules), except
 //! that a grant whose acquire load finds the count at its own share knows it is the last and
-//! skips the decrement (see [`resolve`]).
+//! skips the decrement (see [`resolve_counting`]).
 
 #[cfg(all(test, loom))]
 mod loom_models;
@@ -130,7 +144,11 @@ pub(crate) use enqueue::{
     enqueue_batch, enqueue_blocker, enqueue_distinct, enqueue_single, enqueue_single_writer,
     MAX_DISTINCT,
 };
-pub(crate) use gate::{resolve, resolve_counting, Gate};
+pub(crate) use gate::{resolve_counting, Gate};
 pub(crate) use queue::Queue;
+#[cfg(doc)]
+use queue::WRITER_WAITING;
 pub(crate) use release::{release, release_distinct, release_writer};
-pub(crate) use slot::{Grant, Slot};
+pub(crate) use slot::{Grant, LaterSlot, Slot};
+#[cfg(doc)]
+use slot::{CHAIN_CLOSED, READY, READ_AVAILABLE, WAIT};

@@ -8,7 +8,7 @@ use super::slot::Slot;
 use crate::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
 
 /// `read_count` counts running readers in steps of 2 ...
-pub(super) const ONE_READER: usize = 2;
+pub(crate) const ONE_READER: usize = 2;
 /// ... and bit 0 says that a writer waits in `next_writer` for them to finish ...
 pub(crate) const WRITER_WAITING: usize = 1;
 /// ... and the top bit that the last handle is gone: the last reader frees the cown.

@@ -4,7 +4,7 @@
 
 use std::ptr::NonNull;
 
-use super::gate::{resolve, Gate};
+use super::gate::grant;
 use super::queue::{Queue, ONE_READER, ORPHAN_READERS, WRITER_WAITING};
 use super::slot::{status_ptr, Grant, Slot, CHAIN_CLOSED, READY, READ_AVAILABLE};
 use crate::sync::atomic::Ordering;
@@ -75,7 +75,7 @@ fn try_write(queue: &Queue, slot: NonNull<Slot>) -> bool {
 #[inline]
 pub(super) unsafe fn drop_read(
     queue_ptr: NonNull<Queue>,
-    runnable: &mut impl FnMut(NonNull<Gate>),
+    runnable: &mut impl FnMut(NonNull<Slot>),
 ) {
     // SAFETY: a counted reader keeps the cown alive until it leaves the count.
     let queue = unsafe { queue_ptr.as_ref() };
@@ -86,14 +86,13 @@ pub(super) unsafe fn drop_read(
     if prev == ONE_READER | WRITER_WAITING {
         let writer = queue.next_writer.load(Ordering::Relaxed);
         // Relaxed: no reader can join before the writer (it sits in the queue ahead of any later
-        // request), and the writer runs only after `resolve`, which releases this.
+        // request), and the writer runs only after `grant`, which releases this.
         queue
             .read_count
             .fetch_and(!WRITER_WAITING, Ordering::Relaxed);
-        // SAFETY: a waiting writer's slot is live until it is granted and has run.
-        let gate = unsafe { (*writer).gate() };
-        // SAFETY: the writer's behaviour waits for this grant.
-        unsafe { resolve(gate, 1, runnable) };
+        // SAFETY: a waiting writer's slot is live until it is granted and has run, and its
+        // behaviour waits for this grant.
+        unsafe { grant(NonNull::new_unchecked(writer), runnable) };
     } else if prev == ONE_READER | ORPHAN_READERS {
         let free = queue.free;
         // SAFETY: the last handle is gone, the queue is empty for good, and we were the last
@@ -110,14 +109,13 @@ pub(super) unsafe fn drop_read(
 pub(super) unsafe fn grant_readers(
     queue: &Queue,
     first: NonNull<Slot>,
-    runnable: &mut impl FnMut(NonNull<Gate>),
+    runnable: &mut impl FnMut(NonNull<Slot>),
 ) {
     add_read(queue);
     let mut current = first;
     loop {
         // SAFETY: `current` is granted but not yet resolved, so its behaviour cannot have run.
         let c = unsafe { current.as_ref() };
-        let gate = c.gate();
         let seen = c.wait_enqueued();
         let status = if seen.addr() == READY {
             // AcqRel: release lets a later reader join the phase; acquire a successor's link on
@@ -130,7 +128,7 @@ pub(super) unsafe fn grant_readers(
             ) {
                 Ok(_) => {
                     // SAFETY: the reader waits for this grant; `current` is not touched after it.
-                    unsafe { resolve(gate, 1, runnable) };
+                    unsafe { grant(current, runnable) };
                     return;
                 }
                 Err(status) => status,
@@ -146,15 +144,15 @@ pub(super) unsafe fn grant_readers(
         if n.is_read() {
             add_read(queue);
             // SAFETY: the reader waits for this grant; `current` is not touched after it.
-            unsafe { resolve(gate, 1, runnable) };
+            unsafe { grant(current, runnable) };
             current = next;
         } else {
-            let writer = n.gate();
-            // SAFETY: as above.
-            unsafe { resolve(gate, 1, runnable) };
+            // SAFETY: as above. The writer cannot be granted before `try_write` below: it waits on
+            // the read count, whose WRITER_WAITING only `try_write` sets.
+            unsafe { grant(current, runnable) };
             if try_write(queue, next) {
                 // SAFETY: the writer waits for this grant.
-                unsafe { resolve(writer, 1, runnable) };
+                unsafe { grant(next, runnable) };
             }
             return;
         }

@@ -3,7 +3,7 @@
 
 use std::ptr::{self, NonNull};
 
-use super::gate::{resolve, Gate};
+use super::gate::grant;
 use super::queue::{Queue, ORPHAN, ORPHAN_READERS};
 use super::read::{drop_read, grant_readers};
 use super::slot::{Slot, CHAIN_CLOSED, WAIT};
@@ -18,9 +18,9 @@ use crate::sync::atomic::Ordering;
 // Always inlined: the release of every behaviour; left to itself the compiler calls it, which
 // callgrind measures at 14 instructions more per behaviour on a chain of single-cown `when`s.
 #[inline(always)]
-pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Slot>)) {
     // SAFETY: the caller's contract.
-    if unsafe { slot.as_ref() }.is_dup() {
+    if unsafe { slot.as_ref() }.is_duplicate() {
         return;
     }
     // SAFETY: the caller's contract, and not a duplicate.
@@ -35,7 +35,7 @@ pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonN
 #[inline(always)]
 pub(crate) unsafe fn release_distinct(
     slot: NonNull<Slot>,
-    runnable: &mut impl FnMut(NonNull<Gate>),
+    runnable: &mut impl FnMut(NonNull<Slot>),
 ) {
     // SAFETY: the caller's contract.
     let read = unsafe { slot.as_ref() }.is_read();
@@ -49,7 +49,7 @@ pub(crate) unsafe fn release_distinct(
 /// # Safety
 /// As for [`release_distinct`], and the slot is a write request.
 #[inline(always)]
-pub(crate) unsafe fn release_writer(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Gate>)) {
+pub(crate) unsafe fn release_writer(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Slot>)) {
     // SAFETY: the caller's contract.
     debug_assert!(!unsafe { slot.as_ref() }.is_read());
     // SAFETY: the caller's contract.
@@ -61,10 +61,10 @@ pub(crate) unsafe fn release_writer(slot: NonNull<Slot>, runnable: &mut impl FnM
 /// # Safety
 /// As for [`release_distinct`]; `read` is whether the slot is a read request.
 #[inline(always)]
-unsafe fn release_as(slot: NonNull<Slot>, read: bool, runnable: &mut impl FnMut(NonNull<Gate>)) {
+unsafe fn release_as(slot: NonNull<Slot>, read: bool, runnable: &mut impl FnMut(NonNull<Slot>)) {
     // SAFETY: the caller's contract.
     let s = unsafe { slot.as_ref() };
-    debug_assert!(!s.is_dup(), "a duplicate request is never released");
+    debug_assert!(!s.is_duplicate(), "a duplicate request is never released");
     let queue_ptr = s.queue();
     // SAFETY: the slot is still in the queue (or counted in the read phase), which holds a
     // reference to the cown.
@@ -120,7 +120,7 @@ unsafe fn release_as(slot: NonNull<Slot>, read: bool, runnable: &mut impl FnMut(
         unsafe { grant_readers(queue, next, runnable) };
     } else {
         // SAFETY: `next` waits for this grant.
-        unsafe { resolve(n.gate(), 1, runnable) };
+        unsafe { grant(next, runnable) };
     }
 }
 
@@ -134,7 +134,7 @@ unsafe fn release_as(slot: NonNull<Slot>, read: bool, runnable: &mut impl FnMut(
 unsafe fn release_orphan(
     queue_ptr: NonNull<Queue>,
     read: bool,
-    runnable: &mut impl FnMut(NonNull<Gate>),
+    runnable: &mut impl FnMut(NonNull<Slot>),
 ) {
     if read {
         // SAFETY: alive: our read is still counted.

@@ -5,7 +5,8 @@
 use std::ptr::NonNull;
 
 use super::{
-    enqueue_batch, enqueue_distinct, enqueue_single, release, resolve, Gate, Grant, Queue, Slot,
+    enqueue_batch, enqueue_distinct, enqueue_single, release, resolve_counting, Gate, Grant,
+    LaterSlot, Queue, Slot,
 };
 use crate::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 
@@ -82,11 +83,14 @@ impl TestCown {
     }
 }
 
-/// A behaviour over some cowns; `gate` first, so a gate pointer is a behaviour pointer.
+/// A behaviour over some cowns, laid out as the protocol expects: its first request at offset 0
+/// (so the first request's address is the behaviour's), the gate right after it, and the later
+/// requests pointing back to the first.
 #[repr(C)]
 pub(crate) struct TestBehaviour {
+    first: Slot,
     gate: Gate,
-    slots: Vec<Slot>,
+    later: Vec<LaterSlot>,
     /// Per slot: the position of this behaviour in the cown's run order.
     positions: Vec<AtomicUsize>,
     ran: AtomicUsize,
@@ -97,18 +101,26 @@ pub(crate) struct TestBehaviour {
 impl TestBehaviour {
     /// A behaviour over `cowns` (`true` = read-only), to be spawned alone or in a batch.
     pub(crate) fn new(cowns: &[(&TestCown, bool)], alone: bool) -> Box<TestBehaviour> {
-        let mut b = Box::new(TestBehaviour {
-            gate: Gate::new(cowns.len(), alone),
-            slots: Vec::with_capacity(cowns.len()),
+        let (&(cown, read), rest) = cowns.split_first().expect("a behaviour names a cown");
+        let single = alone && rest.is_empty();
+        let mut b = Box::<TestBehaviour>::new_uninit();
+        // The later requests point to the first through the address of the whole behaviour, which
+        // reaches its gate too.
+        let first = NonNull::from(&mut *b).cast::<Slot>();
+        let later = rest
+            .iter()
+            .map(|&(c, r)| LaterSlot::new(Slot::later(c.queue(), r), first))
+            .collect();
+        b.write(TestBehaviour {
+            first: Slot::first(cown.queue(), read, single),
+            gate: Gate::new(cowns.len()),
+            later,
             positions: cowns.iter().map(|_| AtomicUsize::new(usize::MAX)).collect(),
             ran: AtomicUsize::new(0),
             overlapped: AtomicBool::new(false),
         });
-        let gate = NonNull::from(&b.gate);
-        for &(cown, read) in cowns {
-            b.slots.push(Slot::new(cown.queue(), read, gate));
-        }
-        b
+        // SAFETY: written just above.
+        unsafe { b.assume_init() }
     }
 
     /// Where this behaviour ran in the order of its `i`-th cown.
@@ -116,10 +128,29 @@ impl TestBehaviour {
         self.positions[i].load(SeqCst)
     }
 
-    /// Its request for its `i`-th cown (read by the unit tests, not by the loom models).
-    #[cfg(not(loom))]
+    /// Its request for its `i`-th cown.
     pub(crate) fn slot(&self, i: usize) -> &Slot {
-        &self.slots[i]
+        match i {
+            0 => &self.first,
+            _ => self.later[i - 1].slot(),
+        }
+    }
+
+    /// A pointer to its request for its `i`-th cown, as the protocol takes it.
+    fn slot_ptr(&self, i: usize) -> NonNull<Slot> {
+        match i {
+            0 => self.first_ptr(),
+            _ => self.later[i - 1].as_ptr(),
+        }
+    }
+
+    /// Its first request, through the address of the whole behaviour (see [`Gate::of`]).
+    fn first_ptr(&self) -> NonNull<Slot> {
+        NonNull::from(self).cast()
+    }
+
+    fn len(&self) -> usize {
+        1 + self.later.len()
     }
 
     /// How often it ran (must end at 1).
@@ -129,15 +160,15 @@ impl TestBehaviour {
 
     fn cown(&self, i: usize) -> &TestCown {
         // SAFETY: test queues are the first field of a live `TestCown`.
-        unsafe { self.slots[i].queue().cast::<TestCown>().as_ref() }
+        unsafe { self.slot(i).queue().cast::<TestCown>().as_ref() }
     }
 
     /// Runs the behaviour: checks and records exclusion, then releases its slots, collecting the
     /// behaviours that became runnable.
-    fn run(&self, ready: &mut Vec<NonNull<Gate>>) {
+    fn run(&self, ready: &mut Vec<NonNull<Slot>>) {
         assert_eq!(self.ran.fetch_add(1, SeqCst), 0, "a behaviour ran twice");
-        for (i, slot) in self.slots.iter().enumerate() {
-            let cown = self.cown(i);
+        for i in 0..self.len() {
+            let (slot, cown) = (self.slot(i), self.cown(i));
             if slot.is_read() {
                 let before = cown.busy.fetch_add(READING, SeqCst);
                 assert_eq!(before & WRITING, 0, "a reader ran beside a writer");
@@ -150,42 +181,50 @@ impl TestBehaviour {
             }
             self.positions[i].store(cown.runs.fetch_add(1, SeqCst), SeqCst);
         }
-        for (i, slot) in self.slots.iter().enumerate() {
-            let cown = self.cown(i);
+        for i in 0..self.len() {
+            let (slot, cown) = (self.slot(i), self.cown(i));
             if slot.is_read() {
                 cown.busy.fetch_sub(READING, SeqCst);
             } else {
                 cown.busy.store(0, SeqCst);
             }
         }
-        for slot in &self.slots {
+        for i in 0..self.len() {
             // SAFETY: the behaviour ran, so each slot was granted; it is not used again.
-            unsafe { release(NonNull::from(slot), &mut |g| ready.push(g)) };
+            unsafe { release(self.slot_ptr(i), &mut |first| ready.push(first)) };
         }
     }
 }
 
+/// The behaviour whose first request is `first`.
+///
+/// # Safety
+/// `first` is the first request of a live test behaviour.
+unsafe fn behaviour<'a>(first: NonNull<Slot>) -> &'a TestBehaviour {
+    // SAFETY: the caller's contract: the first request is at offset 0 of its test behaviour.
+    unsafe { first.cast::<TestBehaviour>().as_ref() }
+}
+
 /// Runs one runnable behaviour and returns those its releases made runnable, without running them.
 #[cfg_attr(loom, allow(dead_code))]
-pub(crate) fn run_one(gate: std::ptr::NonNull<Gate>) -> Vec<NonNull<Gate>> {
+pub(crate) fn run_one(first: NonNull<Slot>) -> Vec<NonNull<Slot>> {
     let mut ready = Vec::new();
-    // SAFETY: gates are the first field of live test behaviours.
-    unsafe { gate.cast::<TestBehaviour>().as_ref() }.run(&mut ready);
+    // SAFETY: the protocol hands out first requests of live test behaviours.
+    unsafe { behaviour(first) }.run(&mut ready);
     ready
 }
 
-/// Whether `gate` belongs to `b`.
+/// Whether `first` is the first request of `b`.
 #[cfg_attr(loom, allow(dead_code))]
-pub(crate) fn is(gate: NonNull<Gate>, b: &TestBehaviour) -> bool {
-    std::ptr::eq(gate.as_ptr().cast::<TestBehaviour>(), b)
+pub(crate) fn is(first: NonNull<Slot>, b: &TestBehaviour) -> bool {
+    std::ptr::eq(first.as_ptr().cast::<TestBehaviour>(), b)
 }
 
 /// Runs every runnable behaviour on this thread, including those their releases make runnable.
-pub(crate) fn run_all(mut ready: Vec<NonNull<Gate>>) {
-    while let Some(gate) = ready.pop() {
-        // SAFETY: gates are the first field of live test behaviours.
-        let b = unsafe { gate.cast::<TestBehaviour>().as_ref() };
-        b.run(&mut ready);
+pub(crate) fn run_all(mut ready: Vec<NonNull<Slot>>) {
+    while let Some(first) = ready.pop() {
+        // SAFETY: the protocol hands out first requests of live test behaviours.
+        unsafe { behaviour(first) }.run(&mut ready);
     }
 }
 
@@ -194,48 +233,43 @@ pub(crate) fn spawn(b: &TestBehaviour) {
     run_all(spawn_deferred(std::slice::from_ref(&b)));
 }
 
-/// Spawns behaviours as one atomic batch (or alone if there is one single-cown behaviour) and
-/// returns the gates that became runnable at once, without running them.
-pub(crate) fn spawn_deferred(batch: &[&TestBehaviour]) -> Vec<NonNull<Gate>> {
+/// Spawns behaviours as one atomic batch (or alone if there is one behaviour) and returns the
+/// behaviours that became runnable at once, without running them.
+pub(crate) fn spawn_deferred(batch: &[&TestBehaviour]) -> Vec<NonNull<Slot>> {
     let mut ready = Vec::new();
     if let [b] = batch {
-        if b.gate.is_single() {
+        if b.first.is_single() {
             // SAFETY: a fresh behaviour over a live cown.
-            if unsafe { enqueue_single(NonNull::from(&b.slots[0])) } {
-                ready.push(NonNull::from(&b.gate));
+            if unsafe { enqueue_single(b.first_ptr()) } {
+                ready.push(b.first_ptr());
             }
             return ready;
         }
         // A lone behaviour over several cowns: the two-phase enqueue of distinct requests, as
         // `when` does it.
-        let mut slots: Vec<(usize, NonNull<Slot>)> = Vec::new();
-        for slot in &b.slots {
-            // SAFETY: test queues are the first field of a live `TestCown`.
-            let id = unsafe { slot.queue().cast::<TestCown>().as_ref() }.id;
-            slots.push((id, NonNull::from(slot)));
-        }
+        let mut slots: Vec<(usize, NonNull<Slot>)> = (0..b.len())
+            .map(|i| (b.cown(i).id, b.slot_ptr(i)))
+            .collect();
         slots.sort_by_key(|&(cown, _)| cown);
         let slots: Vec<NonNull<Slot>> = slots.into_iter().map(|(_, s)| s).collect();
         // SAFETY: a fresh behaviour over live, distinct cowns (the tests name a cown once per
-        // behaviour), sorted; its gate is not single.
+        // behaviour), sorted; it is not single.
         let granted = unsafe { enqueue_distinct(&slots, false) };
         // SAFETY: the spawner's hold plus the grants it obtained.
-        unsafe { resolve(NonNull::from(&b.gate), granted + 1, &mut |g| ready.push(g)) };
+        unsafe { resolve_counting(b.first_ptr(), granted + 1, &mut |f| ready.push(f)) };
         return ready;
     }
     let mut requests: Vec<(usize, usize, NonNull<Slot>)> = Vec::new();
     for (owner, b) in batch.iter().enumerate() {
-        for slot in &b.slots {
-            // SAFETY: test queues are the first field of a live `TestCown`.
-            let id = unsafe { slot.queue().cast::<TestCown>().as_ref() }.id;
-            requests.push((id, owner, NonNull::from(slot)));
+        for i in 0..b.len() {
+            requests.push((b.cown(i).id, owner, b.slot_ptr(i)));
         }
     }
     requests.sort_by_key(|&(cown, owner, _)| (cown, owner));
     let slots: Vec<NonNull<Slot>> = requests.iter().map(|r| r.2).collect();
     let mut grants = vec![Grant::No; slots.len()];
     // SAFETY: fresh behaviours over live cowns, sorted, without duplicates (the tests name a cown
-    // once per behaviour), gates not single.
+    // once per behaviour), none single.
     unsafe { enqueue_batch(&slots, &mut grants) };
     let mut counts = vec![1u32; batch.len()];
     for (r, g) in requests.iter().zip(&grants) {
@@ -245,7 +279,7 @@ pub(crate) fn spawn_deferred(batch: &[&TestBehaviour]) -> Vec<NonNull<Gate>> {
     }
     for (b, n) in batch.iter().zip(counts) {
         // SAFETY: the spawner's hold plus the grants it obtained.
-        unsafe { resolve(NonNull::from(&b.gate), n, &mut |g| ready.push(g)) };
+        unsafe { resolve_counting(b.first_ptr(), n, &mut |f| ready.push(f)) };
     }
     ready
 }
@@ -260,17 +294,17 @@ unsafe impl Send for TestBehaviour {}
 // SAFETY: as above.
 unsafe impl Sync for TestBehaviour {}
 
-/// Gates made runnable on one thread and run on another (loom models).
+/// Behaviours made runnable on one thread and run on another (loom models).
 #[cfg(loom)]
-pub(crate) struct Ready(pub(crate) Vec<NonNull<Gate>>);
+pub(crate) struct Ready(pub(crate) Vec<NonNull<Slot>>);
 
-// SAFETY: the gates point into test behaviours, which are `Sync`.
+// SAFETY: the requests point into test behaviours, which are `Sync`.
 #[cfg(loom)]
 unsafe impl Send for Ready {}
 
 #[cfg(loom)]
 impl Ready {
-    /// Runs the gates (and every behaviour they make runnable) on a new loom thread. Taking
+    /// Runs the behaviours (and every behaviour they make runnable) on a new loom thread. Taking
     /// `self` moves the whole `Ready` into the thread, not its non-`Send` vector alone.
     pub(crate) fn run_on_a_thread(self) -> loom::thread::JoinHandle<()> {
         loom::thread::spawn(move || {
