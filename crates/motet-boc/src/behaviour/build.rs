@@ -7,6 +7,7 @@ use std::ptr::NonNull;
 use motet_runtime::task::Running;
 use motet_runtime::Runnable;
 
+use crate::blocks::Blocks;
 use crate::cown::CownHeader;
 use crate::error::WhenError;
 use crate::protocol::{Gate, LaterSlot, Slot};
@@ -36,12 +37,11 @@ where
     H: Head<R>,
 {
     debug_assert!(<S::Shape as Shape>::ONE);
-    let request = cowns.request(0);
-    let core = Core::new(Slot::first(request.queue, request.read, true));
-    let runnable = Runnable::new::<Behaviour<S::Shape, F, R, H, One>>(
-        H::shared::<One>(core, 1),
-        ManuallyDrop::new(f),
-    );
+    let runnable = Runnable::new_in_with::<Behaviour<S::Shape, F, R, H, One>, Blocks>(|| {
+        let request = cowns.request(0);
+        let core = Core::new(Slot::first(request.queue, request.read, true));
+        (H::shared::<One>(core, 1), ManuallyDrop::new(f))
+    });
     let first = first_of::<H::Shared<One>>(&runnable);
     // SAFETY: a fresh block that nobody else can reach yet: its park is empty and ours, and the
     // enqueue publishes it.
@@ -65,7 +65,7 @@ where
 {
     let request = cowns.request(0);
     let core = Core::new(Slot::first(request.queue, request.read, false));
-    let task = Running::<Behaviour<S::Shape, F, R, H, Many>>::new_with_tail(
+    let task = Running::<Behaviour<S::Shape, F, R, H, Many>>::new_with_tail_in::<Blocks>(
         H::shared::<Many>(core, n),
         ManuallyDrop::new(f),
         n - 1,
