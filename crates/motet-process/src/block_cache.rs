@@ -1,12 +1,12 @@
-//! A per-thread cache of freed process and channel blocks, so that a spawn reuses the memory of
-//! a process that finished instead of asking the allocator for fresh memory.
+//! A per-thread cache of freed channel blocks, so that a new channel reuses the memory of one that
+//! was freed instead of asking the allocator for fresh memory.
 //!
-//! Every process is one allocation (its header and future) and most come with a channel (one
-//! 64-byte line). Through the global allocator (mimalloc in motet-savina) each spawn took a block
-//! from a page's free list, which mimalloc builds lazily in fresh pages, and each finish gave one
-//! back to a list the allocator only reads once the first runs dry: the memory a spawn got was
-//! rarely the memory that was hot, and both calls cost about 50 instructions (callgrind, Fork Join
-//! creation and a Thread Ring of 100,000, one worker).
+//! Most processes come with a channel (one 64-byte line). Through the global allocator (mimalloc
+//! in motet-savina) each new channel took a block from a page's free list, which mimalloc builds
+//! lazily in fresh pages, and each free gave one back to a list the allocator only reads once the
+//! first runs dry: the memory a spawn got was rarely the memory that was hot, and both calls cost
+//! about 50 instructions (callgrind, Fork Join creation and a Thread Ring of 100,000, one worker).
+//! The processes themselves are motet-runtime tasks, whose cells the runtime allocates.
 //!
 //! Here a thread keeps, per size class, a *bin*: an array of freed blocks, newest last (a push and
 //! a pop touch the array only, and the block a spawn gets is the one freed last). A bin holds at
@@ -14,9 +14,9 @@
 //! class's **depot**, and a thread whose bin is empty takes a full one from the depot before it
 //! calls the allocator, as the magazines and depot of Bonwick's slab allocator (motet-actor's block
 //! cache does the same for actor cells and messages). The depot is what lets a worker that only
-//! frees (processes stolen from a driver on another worker) feed a thread that only spawns, and
-//! what keeps the blocks of a whole benchmark iteration (a ring of 100,000 processes) for the next
-//! one. All depots together keep at most [`DEPOT_BYTES`]; past that, a full bin goes back to the
+//! frees (the channels of processes stolen from a driver on another worker) feed a thread that
+//! only spawns, and what keeps the blocks of a whole benchmark iteration (a ring of 100,000
+//! processes and their channels) for the next one. All depots together keep at most [`DEPOT_BYTES`]; past that, a full bin goes back to the
 //! allocator.
 //!
 //! Classes: layouts of alignment at most 16 and size at most `16 * SMALL_CLASSES` bytes belong to
@@ -58,18 +58,23 @@ pub(crate) unsafe fn release(p: NonNull<u8>, layout: Layout) {
 }
 
 /// Size classes of alignment at most 16: 16, 32, ..., `16 * SMALL_CLASSES` bytes.
+#[cfg(not(loom))]
 const SMALL_CLASSES: usize = 32;
 /// Size classes of alignment 64: 64, 128, ..., `64 * LINE_CLASSES` bytes.
 const LINE_CLASSES: usize = 4;
 /// All classes.
+#[cfg(not(loom))]
 const CLASSES: usize = SMALL_CLASSES + LINE_CLASSES;
 /// Blocks a bin holds before it goes to the depot.
+#[cfg(not(loom))]
 const BIN_CAP: usize = 512;
 /// The most bytes all depots together keep: a Thread Ring of 100,000 processes with their
 /// channels is about 21 MB.
+#[cfg(not(loom))]
 const DEPOT_BYTES: usize = 32 << 20;
 
 /// The class of `layout`, if it is cached.
+#[cfg(not(loom))]
 #[inline]
 fn class_of(layout: Layout) -> Option<usize> {
     let size = layout.size();
@@ -86,6 +91,7 @@ fn class_of(layout: Layout) -> Option<usize> {
 }
 
 /// The layout every block of `class` (below [`CLASSES`]) is allocated and freed with.
+#[cfg(not(loom))]
 #[inline]
 fn class_layout(class: usize) -> Layout {
     let (size, align) = if class < SMALL_CLASSES {

@@ -86,7 +86,7 @@ mod loom_models;
 
 pub use select::Select;
 
-/// Switches off (or back on) the exchange of freed process and channel blocks between threads,
+/// Switches off (or back on) the exchange of freed channel blocks between threads,
 /// for tests that count the bytes a workload leaves behind: with it off, each thread's cache of
 /// freed blocks holds at most a fixed number of them once warm. Not for production use.
 #[doc(hidden)]

@@ -16,7 +16,9 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-use motet_runtime::{Handle, Runnable};
+#[cfg(not(loom))]
+use motet_runtime::Handle;
+use motet_runtime::Runnable;
 
 use crate::context;
 use crate::process::{self, Header, ProcessTask};
