@@ -291,7 +291,7 @@ fn fast_park(header: &Header, entry: *const ()) -> FastPark {
     }
 }
 
-/// The part of [`fast_park`] before the word's compare-and-swap that a process pinned
+/// The part of [`fast_park()`] before the word's compare-and-swap that a process pinned
 /// in an earlier run skips: a wake-up already pending, or the first park, which takes the pin the
 /// receive wrote (or clears it, if the channel counts no more pins) and sets `PINNED`. `Ok` if the
 /// park may go on; otherwise what the run does instead (the entry is to be abandoned).

@@ -49,7 +49,7 @@ fn count(handles: u64, one: u64) -> u64 {
 }
 
 impl<T> Chan<T> {
-    /// [`ParkVTable::pin`].
+    /// [`ParkVTable::pin`](super::super::fast_park::ParkVTable::pin).
     pub(super) unsafe fn pin(chan: *const ()) -> bool {
         // SAFETY: the caller's receive handle keeps the channel alive.
         let chan = unsafe { &*(chan as *const Chan<T>) };
@@ -71,7 +71,7 @@ impl<T> Chan<T> {
         }
     }
 
-    /// [`ParkVTable::unpin`].
+    /// [`ParkVTable::unpin`](super::super::fast_park::ParkVTable::unpin).
     pub(super) unsafe fn unpin(chan: *const ()) {
         let this = chan as *mut Chan<T>;
         // SAFETY: the pin keeps the channel allocated. AcqRel as in `release_last_of_kind`.

@@ -207,7 +207,7 @@ impl<T> Chan<T> {
         }
     }
 
-    /// Puts a value back at the front of the channel (see [`State::give_back`]).
+    /// Puts a value back at the front of the channel (see [`State::give_back`](super::state::State::give_back)).
     pub(crate) fn give_back(&self, value: T) {
         let woken = self.lock().give_back(value);
         wake(woken);
