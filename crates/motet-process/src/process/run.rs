@@ -177,10 +177,12 @@ impl<F: Future<Output = ()> + Send + 'static> ProcessTask<F> {
         }
     }
 
-    /// The runnable `hold` parked, to yield it: the process stays `RUNNING`, owned by its next run.
+    /// The runnable `hold` parked, taken back out of the slot: to yield it (the process stays
+    /// `RUNNING`, owned by its next run), or to drop it once the process's count is zero.
     #[inline]
     fn unhold(header: &Header) -> Runnable<Header> {
-        // SAFETY: this run parked the runnable in `hold` and published no park since.
+        // SAFETY: this run parked the runnable in `hold` and published no park since, or took the
+        // process's count to zero itself (see `finish`): the slot is still this run's.
         unsafe { header.unpark() }
     }
 
@@ -188,14 +190,15 @@ impl<F: Future<Output = ()> + Send + 'static> ProcessTask<F> {
     /// first run, before the first poll.
     #[inline]
     fn note_extent(header: &Header, future: *const F) {
-        // SAFETY: the runs alone write it, once, before any poll; the wakers that read it are
-        // made by polls.
-        let extent = unsafe { &mut *header.extent.get() };
-        if *extent == 0 {
+        let extent = header.extent.get();
+        // SAFETY: a read, as the wakers' (the runs alone write it, once).
+        if unsafe { *extent } == 0 {
             let end = future as usize + size_of::<F>() - header as *const Header as usize;
             // A future reaching further than `u32::MAX` bytes past the header (a cell of over
             // 4 GiB) is recorded short: its entries past that use counted wakers.
-            *extent = u32::try_from(end).unwrap_or(u32::MAX);
+            // SAFETY: the first run writes it, before any poll: no waker of the process, which
+            // polls make, exists yet to read it.
+            unsafe { *extent = u32::try_from(end).unwrap_or(u32::MAX) };
         }
     }
 
