@@ -385,3 +385,43 @@ fn loom_last_receiver_beside_a_pin_races_the_pinning_process_ending() {
         assert_eq!(system.live(), 0);
     });
 }
+
+/// A process hands a clone of its waker to another thread, parks in its channel's word, then
+/// receives, yields once and ends, while that thread wakes it and drops the waker: the process is
+/// scheduled at most once at a time (the wake-up finds it parked in the word, running or done),
+/// and whichever of the process's end and the waker's drop gives up the last reference takes the
+/// runnable out of the process's slot and frees it, once (loom reports a leak or a double free
+/// otherwise).
+#[test]
+fn loom_waker_outlives_its_process() {
+    model(|| {
+        let system = ProcessSystem::for_model(4);
+        let (tx, rx) = channel::unbounded::<usize>();
+        let handed = Arc::new(loom::sync::Mutex::new(None::<std::task::Waker>));
+        let out = Arc::new(AtomicUsize::new(0));
+        let (hand, seen) = (handed.clone(), out.clone());
+        system.spawn(async move {
+            std::future::poll_fn(|cx| {
+                *hand.lock().unwrap() = Some(cx.waker().clone());
+                std::task::Poll::Ready(())
+            })
+            .await;
+            let got = rx.recv().await.map_or(CLOSED, |v| v + 1);
+            crate::yield_now().await;
+            seen.store(got, SeqCst);
+        });
+        system.run_ready();
+        let waker = handed
+            .lock()
+            .unwrap()
+            .take()
+            .expect("the process handed its waker");
+        let waking = loom::thread::spawn(move || waker.wake());
+        tx.send(5).unwrap();
+        system.run_ready();
+        waking.join().unwrap();
+        system.run_ready();
+        assert_eq!(out.load(SeqCst), 6);
+        assert_eq!(system.live(), 0);
+    });
+}

@@ -8,8 +8,8 @@
 
 use std::fmt;
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::pin;
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Wake, Waker};
@@ -17,11 +17,11 @@ use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 #[cfg(not(loom))]
-use motet_runtime::task::legacy::{self, TaskRef};
 use motet_runtime::Handle;
+use motet_runtime::Runnable;
 
 use crate::context;
-use crate::process::{self, Cell, Header};
+use crate::process::{self, Header, ProcessTask};
 use crate::registry::Registry;
 
 /// Default number of steps a process may take per scheduling before it yields (see
@@ -43,7 +43,7 @@ pub(crate) struct SystemShared {
     handle: Handle,
     /// Under loom there is no runtime: scheduled processes wait here for the model to run them.
     #[cfg(loom)]
-    pub(crate) ready: loom::sync::Mutex<std::collections::VecDeque<ReadyPtr>>,
+    pub(crate) ready: loom::sync::Mutex<std::collections::VecDeque<Runnable<Header>>>,
     pub(crate) registry: Registry,
     pub(crate) steps: u32,
     shut_down: AtomicBool,
@@ -54,33 +54,20 @@ pub(crate) struct SystemShared {
     panics: Mutex<Panics>,
 }
 
-/// A scheduled process under loom.
-#[cfg(loom)]
-pub(crate) struct ReadyPtr(pub(crate) NonNull<Header>);
-
-// SAFETY: a scheduled process may run on any thread (its future is `Send`).
-#[cfg(loom)]
-unsafe impl Send for ReadyPtr {}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl SystemShared {
-    /// Hands a process whose run is owed to the runtime: from a worker, into that worker's next-task slot.
-    ///
-    /// # Safety
-    /// The caller won the process's idle-to-running transition (see [`process::schedule`]).
+    /// Hands a process whose run is owed to the runtime: from a worker, into that worker's
+    /// next-task slot. Its runnable comes from whoever owns its scheduling (see
+    /// [`process::schedule`]).
     #[inline]
-    pub(crate) unsafe fn schedule(&self, header: NonNull<Header>) {
+    pub(crate) fn schedule(&self, runnable: Runnable<Header>) {
         #[cfg(not(loom))]
-        // SAFETY: the header is at offset 0 of the process allocation, alive while scheduled (a
-        // process whose run is owed completes only in that run); the state word guarantees a single scheduling.
-        unsafe {
-            legacy::schedule(&self.handle, TaskRef::from_raw(header.cast()))
-        };
+        self.handle.schedule(runnable);
         #[cfg(loom)]
-        self.ready.lock().unwrap().push_back(ReadyPtr(header));
+        self.ready.lock().unwrap().push_back(runnable);
     }
 
     /// Hands a new process to the runtime for its first run: as [`schedule`](SystemShared::schedule),
@@ -88,18 +75,12 @@ impl SystemShared {
     /// stack (newest first) instead of its queue of woken tasks (oldest first). A process that
     /// spawns many (a driver forking workers, a broker starting its clients) has the newest, whose
     /// allocation is still in cache, run first, as the runtime does for actors an actor spawns.
-    ///
-    /// # Safety
-    /// As for [`schedule`](SystemShared::schedule).
     #[inline]
-    pub(crate) unsafe fn schedule_new(&self, header: NonNull<Header>) {
+    pub(crate) fn schedule_new(&self, runnable: Runnable<Header>) {
         #[cfg(not(loom))]
-        // SAFETY: as in `schedule`.
-        unsafe {
-            legacy::schedule_new(&self.handle, TaskRef::from_raw(header.cast()))
-        };
+        self.handle.schedule_new(runnable);
         #[cfg(loom)]
-        self.ready.lock().unwrap().push_back(ReadyPtr(header));
+        self.ready.lock().unwrap().push_back(runnable);
     }
 
     #[cfg(not(loom))]
@@ -298,16 +279,11 @@ impl ProcessSystem {
             runs += 1;
             assert!(runs < 1_000, "a process keeps being rescheduled");
             let next = self.shared.ready.lock().unwrap().pop_front();
-            let Some(ReadyPtr(header)) = next else {
+            let Some(runnable) = next else {
                 return;
             };
-            // SAFETY: taken from the ready queue: scheduled, and run by this thread only.
-            if unsafe { process::run_scheduled(header) } == motet_runtime::RunOutcome::Yield {
-                self.shared
-                    .ready
-                    .lock()
-                    .unwrap()
-                    .push_back(ReadyPtr(header));
+            if let Some(yielded) = runnable.run_now() {
+                self.shared.ready.lock().unwrap().push_back(yielded);
             }
         }
     }
@@ -343,17 +319,16 @@ impl ProcessSystem {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let header = Cell::allocate(&self.shared, future);
         if self.shared.is_shut_down() {
-            // SAFETY: never scheduled nor registered.
-            unsafe { Cell::<F>::discard(header) };
+            let _ = catch_unwind(AssertUnwindSafe(|| drop(future)));
             return;
         }
+        // A new process starts `RUNNING`: its runnable is ours to schedule.
+        let runnable = ProcessTask::spawn(&self.shared, future);
         // Counted before it can run (and finish): see `Registry::live`. It registers in the
         // registry only if it parks.
         self.shared.registry.spawned();
-        // SAFETY: a new process starts `RUNNING`, and nobody else has seen it: ours to schedule.
-        unsafe { self.shared.schedule_new(header) };
+        self.shared.schedule_new(runnable);
     }
 
     /// The number of processes alive (spawned and not yet finished).

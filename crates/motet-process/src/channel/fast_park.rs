@@ -25,6 +25,8 @@
 //! delivers the value and returns the wake-up): one swap both finds the receiver and claims it.
 //! If the word changed between the receive's look and the run's swap, the run polls again.
 //!
+//! [`WaitWaker::Claimed`]: super::waiter::WaitWaker::Claimed
+//!
 //! # Other wake-ups
 //!
 //! A fast-parked process looks `RUNNING` to anything that wakes it through its state word (a
