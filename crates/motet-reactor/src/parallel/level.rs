@@ -12,10 +12,10 @@
 //! worker, each either active (scheduled or running) or idle, and the scheduler activates
 //! `min(width, workers) - 1` idle runners besides itself, so exactly as many workers wake as there is
 //! work for (runners are scheduled as *shared* tasks, where another worker takes them, and the pool
-//! wakes one parked worker per task). A runner that finds the queue empty
-//! goes idle (returns its permit): it clears its `active` flag, then looks at the queue once more
-//! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
-//! idle and activates it again). Before that it watches the queue for up to [`WATCH_LEVEL`]
+//! wakes one parked worker per task; see [`runner`]). A runner that finds the queue
+//! empty goes idle (returns its permit): it parks its runnable in its slot and clears its `active`
+//! flag, then looks at the queue once more (`SeqCst` on both sides, so either it sees the newly
+//! published level or the scheduler sees it idle and activates it again; see [`IdleSlot`]). Before that it watches the queue for up to [`WATCH_LEVEL`]
 //! (30 µs) for a level that has run for [`JOIN_AFTER_NS`] (10 µs) with reactions unclaimed, and
 //! joins it (a level the driver published, or one that the level costs share, at once): a
 //! runner that stays active is not activated again through the runtime for every level, and a
@@ -44,17 +44,18 @@
 //! [`sequential_tags`](super::sequential_tags)).
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions};
-use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
-use motet_runtime::Handle;
+use motet_runtime::task::{Running, Turn};
+use motet_runtime::{Handle, Runnable};
 
 use super::chain::NONE;
 use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM_NS};
 use super::ready_queue::ReadyQueue;
+use super::runner::{self, IdleSlot, RunnerTask, Scheduler, Seat};
 use super::sequential_tags::{run_tags_sequentially, SequentialTags};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
@@ -106,7 +107,6 @@ pub(crate) enum Sharing {
 
 struct Shared<'p> {
     prog: &'p Program,
-    handle: Handle,
     driver: Driver,
     core: Mutex<Core>,
     queue: ReadyQueue,
@@ -115,7 +115,8 @@ struct Shared<'p> {
     /// driver published, or one the level costs say is worth sharing).
     published_at: AtomicU64,
     panics: Mutex<Option<RunError>>,
-    runners: Vec<Runner>,
+    /// Per runner, its `active` flag and, while it is idle, its runnable (see [`IdleSlot`]).
+    runners: Vec<IdleSlot<Runnable<RunnerSeat>>>,
     recorder: Option<&'p Recorder>,
     /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is, and for a
     /// program without chains.
@@ -145,18 +146,22 @@ enum Player {
     Worker,
 }
 
-#[repr(C)]
-struct Runner {
-    header: TaskHeader,
-    shared: *const Shared<'static>,
-    index: usize,
-    active: AtomicBool,
-}
+/// A runner's seat (see [`runner`]): the runners point at the driver's
+/// [`Shared`], whose borrows outlive them.
+type RunnerSeat = Seat<Shared<'static>>;
 
-static VTABLE: TaskVTable = TaskVTable {
-    run: run_runner,
-    shutdown: shutdown_runner,
-};
+impl Scheduler for Shared<'static> {
+    type Scratch = ();
+
+    fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    #[inline]
+    fn turn(&self, runner: Running<RunnerTask<Self>>) -> Turn<RunnerSeat> {
+        self.claim_turn(runner.into_runnable())
+    }
+}
 
 /// Runs `prog` on `handle`'s workers with the level scheduler; with `links` (per reaction, the
 /// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs
@@ -176,10 +181,9 @@ pub(crate) fn run(
     let width = g.level_widths.iter().copied().max().unwrap_or(1) as usize;
     let levels = g.levels as usize;
     let workers = handle.workers();
-    let mut shared = Shared {
+    let shared = Shared {
         prog,
-        handle: handle.clone(),
-        driver: Driver::new(),
+        driver: Driver::new(handle),
         core: Mutex::new(Core {
             engine: Engine::new(prog, now_ns(), options),
             triggered: Triggered {
@@ -205,7 +209,7 @@ pub(crate) fn run(
         queue: ReadyQueue::new(width),
         published_at: AtomicU64::new(0),
         panics: Mutex::new(None),
-        runners: Vec::with_capacity(workers),
+        runners: (0..workers).map(|_| IdleSlot::held()).collect(),
         recorder,
         chains: links
             .filter(|links| links.iter().any(|&s| s != NONE))
@@ -215,16 +219,14 @@ pub(crate) fn run(
             }),
         sharing,
     };
-    let self_ptr: *const Shared<'_> = &shared;
-    for index in 0..workers {
-        shared.runners.push(Runner {
-            header: TaskHeader::new(&VTABLE),
-            shared: self_ptr.cast(),
-            index,
-            active: AtomicBool::new(false),
-        });
-    }
     let sh = &shared;
+    // The runners point at `shared`, which stays here until every activation has ended (see
+    // `runner`'s lifetime rule).
+    let at = NonNull::from(sh).cast::<Shared<'static>>();
+    for (index, slot) in sh.runners.iter().enumerate() {
+        // SAFETY: this thread made the slot held, and nobody else sees it yet.
+        unsafe { slot.park(runner::make(at, index)) };
+    }
     sh.driver.drive(prog, || {
         let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
         let next = sh.advance(&mut core, Player::Driver);
@@ -545,24 +547,17 @@ impl Shared<'_> {
         let mut wanted = width
             .min(self.runners.len())
             .saturating_sub(usize::from(me.is_some()));
-        for runner in &self.runners {
+        for (index, slot) in self.runners.iter().enumerate() {
             if wanted == 0 {
                 break;
             }
-            if Some(runner.index) == me {
+            if Some(index) == me {
                 continue;
             }
-            if !runner.active.swap(true, SeqCst) {
+            // An idle runner's slot gives up its runnable once; an active one's gives nothing.
+            if let Some(r) = slot.activate() {
                 wanted -= 1;
-                self.driver.outstanding.fetch_add(1, SeqCst);
-                // SAFETY: the runner lives until the run ends (which waits for `outstanding`);
-                // `active` guarantees it is queued at most once.
-                unsafe {
-                    legacy::schedule_shared(
-                        &self.handle,
-                        TaskRef::from_raw(NonNull::from(&runner.header)),
-                    );
-                }
+                runner::activate(&self.driver, r);
             }
         }
     }
@@ -646,93 +641,94 @@ fn complete_into(
     });
 }
 
-unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
-    // SAFETY: the header is the first field of a `Runner` (repr(C)), alive until the run ends.
-    let runner = unsafe { header.cast::<Runner>().as_ref() };
-    // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
-    let sh = unsafe { &*runner.shared };
-    // Whether this runner published the level it claims from (it played the scheduler): it runs
-    // its own level from the start; a level published by another worker is joined only once it
-    // is worth it (see `Shared::watch_for_level`).
-    let mut own = false;
-    loop {
-        let claimed = if own || sh.joinable(now_ns()) {
-            sh.queue.claim()
-        } else {
-            None
-        };
-        if let Some(r) = claimed {
-            // SAFETY: `r` is in the published level: every lower level of this tag has finished,
-            // and reactions of one level never share a reactor.
-            let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
-            if let Some(c) = &sh.chains {
-                let mut last = r;
-                let mut after = 0;
-                while failed.is_none() {
-                    let s = c.links[last as usize];
-                    // SAFETY: `last` ran on this thread; the level it belongs to is not taken in
-                    // before this claim finishes.
-                    if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
-                        break;
+impl Shared<'_> {
+    /// One turn of a runner: claims reactions of the published level and runs them (with the
+    /// chains that follow them), plays the scheduler when it finishes a level's last one, and
+    /// goes idle once nothing is left to join.
+    fn claim_turn(&self, mut runner: Runnable<RunnerSeat>) -> Turn<RunnerSeat> {
+        let index = runner.index;
+        // Whether this runner published the level it claims from (it played the scheduler): it
+        // runs its own level from the start; a level published by another worker is joined only
+        // once it is worth it (see `Shared::watch_for_level`).
+        let mut own = false;
+        loop {
+            let claimed = if own || self.joinable(now_ns()) {
+                self.queue.claim()
+            } else {
+                None
+            };
+            if let Some(r) = claimed {
+                self.run_claim(r);
+                if self.queue.finish_one() {
+                    let next = {
+                        let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
+                        self.advance(&mut core, Player::Worker)
+                    };
+                    match next {
+                        Ok(width) => {
+                            own = true;
+                            self.wake(width, Some(index));
+                        }
+                        // The driver takes over; this runner goes idle through the protocol below.
+                        Err(n) => self.driver.hand_over(n),
                     }
-                    // SAFETY: `s` follows `last` (its only predecessor, finished, triggered it);
-                    // its other ancestors ran (lower levels or this chain); no reaction of its
-                    // reactor runs (one would be its ancestor, or a descendant waiting for this level).
-                    failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
-                    after += 1;
-                    last = s;
                 }
-                // Written only when it changes: the records of one level share cache lines, and
-                // most chains run the same length from tag to tag.
-                let record = &c.ran_after[r as usize];
-                if record.load(Relaxed) != after {
-                    record.store(after, Relaxed);
-                }
+                continue;
             }
-            if let Some(e) = failed {
-                let mut p = sh.panics.lock().unwrap_or_else(|e| e.into_inner());
-                p.get_or_insert(e);
+            // The level is all claimed (or not worth joining yet): the next one usually comes
+            // within microseconds, so watch for one worth joining before going idle.
+            own = false;
+            if self.watch_for_level() {
+                continue;
             }
-            if sh.queue.finish_one() {
-                let next = {
-                    let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-                    sh.advance(&mut core, Player::Worker)
-                };
-                match next {
-                    Ok(width) => {
-                        own = true;
-                        sh.wake(width, Some(runner.index));
-                    }
-                    // The driver takes over; this runner goes idle through the protocol below.
-                    Err(n) => sh.driver.hand_over(n),
-                }
+            // Going idle: park the runnable, which clears the flag, then look once more (see the
+            // module docs).
+            let slot = &self.runners[index];
+            // SAFETY: this turn holds the runner's runnable, so it holds the runner's slot.
+            unsafe { slot.park(runner) };
+            // A level published by a worker is claimed by that worker: it is left to it unless it
+            // is worth joining (see `watch_for_level`); one the driver published is taken at once.
+            match self.joinable(now_ns()).then(|| slot.activate()).flatten() {
+                Some(revived) => runner = revived,
+                None => break,
             }
-            continue;
         }
-        // The level is all claimed (or not worth joining yet): the next one usually comes within
-        // microseconds, so watch for one worth joining before going idle.
-        own = false;
-        if sh.watch_for_level() {
-            continue;
+        runner::idle(&self.driver)
+    }
+
+    /// Runs claimed reaction `r` of the published level, and the chain that follows it (see
+    /// [`Chains`]), recording how many ran after it and any panic.
+    fn run_claim(&self, r: u32) {
+        // SAFETY: `r` is in the published level: every lower level of this tag has finished,
+        // and reactions of one level never share a reactor.
+        let mut failed = unsafe { execute_guarded(self.prog, r as usize, self.recorder) };
+        if let Some(c) = &self.chains {
+            let mut last = r;
+            let mut after = 0;
+            while failed.is_none() {
+                let s = c.links[last as usize];
+                // SAFETY: `last` ran on this thread; the level it belongs to is not taken in
+                // before this claim finishes.
+                if s == NONE || !unsafe { self.prog.sets_trigger_of(last as usize, s) } {
+                    break;
+                }
+                // SAFETY: `s` follows `last` (its only predecessor, finished, triggered it); its
+                // other ancestors ran (lower levels or this chain); no reaction of its reactor
+                // runs (one would be its ancestor, or a descendant waiting for this level).
+                failed = unsafe { execute_guarded(self.prog, s as usize, self.recorder) };
+                after += 1;
+                last = s;
+            }
+            // Written only when it changes: the records of one level share cache lines, and
+            // most chains run the same length from tag to tag.
+            let record = &c.ran_after[r as usize];
+            if record.load(Relaxed) != after {
+                record.store(after, Relaxed);
+            }
         }
-        // Going idle: clear the flag, then look once more (see the module docs).
-        runner.active.store(false, SeqCst);
-        // A level published by a worker is claimed by that worker: it is left to it unless it is
-        // worth joining (see `watch_for_level`); one the driver published is taken at once.
-        let revived = sh.joinable(now_ns()) && !runner.active.swap(true, SeqCst);
-        if !revived {
-            break;
+        if let Some(e) = failed {
+            let mut p = self.panics.lock().unwrap_or_else(|e| e.into_inner());
+            p.get_or_insert(e);
         }
     }
-    sh.driver.outstanding.fetch_sub(1, SeqCst);
-    RunOutcome::Idle
-}
-
-unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
-    // SAFETY: as in `run_runner`.
-    let runner = unsafe { header.cast::<Runner>().as_ref() };
-    // SAFETY: as in `run_runner`.
-    let sh = unsafe { &*runner.shared };
-    sh.driver.abort();
-    sh.driver.outstanding.fetch_sub(1, SeqCst);
 }

@@ -17,9 +17,10 @@
 //!
 //! # Lifetime of the run's shared state
 //!
-//! The tasks point at state on the driver's stack. Every scheduling of a task counts in
-//! `outstanding` and the count drops only at the very end of the task's turn, after its last access;
-//! the driver returns only when the run is done and the count is zero.
+//! The runners ([`runner`]: the tasks that run reactions, one per worker) point at state on the
+//! driver's stack. Every activation of a runner counts in `outstanding` and the count drops only
+//! at the very end of the runner's last turn, after its last access; the driver returns only when
+//! the run is done and the count is zero.
 
 pub(crate) mod chain;
 pub(crate) mod closure;
@@ -27,6 +28,7 @@ pub(crate) mod level;
 pub(crate) mod level_cost;
 pub(crate) mod readiness;
 pub(crate) mod ready_queue;
+pub(crate) mod runner;
 pub(crate) mod sequential_tags;
 #[cfg(test)]
 pub(crate) mod test_programs;
@@ -35,6 +37,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex};
 
 use motet_reactor_core::{Next, Platform, Program};
+use motet_runtime::Handle;
 
 use crate::clock::StdPlatform;
 
@@ -49,17 +52,20 @@ enum Phase {
 
 /// The driver's side of the protocol.
 pub(crate) struct Driver {
+    /// The runtime whose workers run the reactions.
+    pub(crate) handle: Handle,
     phase: Mutex<Phase>,
     cv: Condvar,
-    /// Task schedulings not yet finished.
+    /// Activations of runners not yet ended (see [`runner`]).
     pub(crate) outstanding: AtomicUsize,
     /// Set when the runtime shut a task down: the run cannot go on.
     pub(crate) aborted: AtomicBool,
 }
 
 impl Driver {
-    pub(crate) fn new() -> Driver {
+    pub(crate) fn new(handle: &Handle) -> Driver {
         Driver {
+            handle: handle.clone(),
             phase: Mutex::new(Phase::Running),
             cv: Condvar::new(),
             outstanding: AtomicUsize::new(0),
