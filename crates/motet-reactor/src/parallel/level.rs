@@ -44,7 +44,7 @@
 //! [`sequential_tags`](super::sequential_tags)).
 
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -238,10 +238,7 @@ pub(crate) fn run(
             }
             Err(n) => Some(n),
         }
-    });
-    if shared.driver.aborted.load(SeqCst) {
-        return Err(RunError::RuntimeShutDown);
-    }
+    })?;
     let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
     core.engine.finish()
 }
@@ -699,33 +696,27 @@ impl Shared<'_> {
     /// Runs claimed reaction `r` of the published level, and the chain that follows it (see
     /// [`Chains`]), recording how many ran after it and any panic.
     fn run_claim(&self, r: u32) {
-        // SAFETY: `r` is in the published level: every lower level of this tag has finished,
-        // and reactions of one level never share a reactor.
-        let mut failed = unsafe { execute_guarded(self.prog, r as usize, self.recorder) };
-        if let Some(c) = &self.chains {
-            let mut last = r;
-            let mut after = 0;
-            while failed.is_none() {
-                let s = c.links[last as usize];
-                // SAFETY: `last` ran on this thread; the level it belongs to is not taken in
-                // before this claim finishes.
-                if s == NONE || !unsafe { self.prog.sets_trigger_of(last as usize, s) } {
-                    break;
+        let failed = match &self.chains {
+            // SAFETY: `r` is in the published level: every lower level of this tag has finished,
+            // and reactions of one level never share a reactor.
+            None => unsafe { execute_guarded(self.prog, r as usize, self.recorder) },
+            Some(c) => {
+                let mut after = 0;
+                // SAFETY: as above; and the level is taken in only once its last claim finishes,
+                // so `r` and its chain are taken in after this, and nothing waiting for them
+                // (a higher level) runs meanwhile.
+                let failed = unsafe {
+                    runner::run_chain(self.prog, self.recorder, &c.links, r, |_| after += 1)
+                };
+                // Written only when it changes: the records of one level share cache lines, and
+                // most chains run the same length from tag to tag.
+                let record = &c.ran_after[r as usize];
+                if record.load(Relaxed) != after {
+                    record.store(after, Relaxed);
                 }
-                // SAFETY: `s` follows `last` (its only predecessor, finished, triggered it); its
-                // other ancestors ran (lower levels or this chain); no reaction of its reactor
-                // runs (one would be its ancestor, or a descendant waiting for this level).
-                failed = unsafe { execute_guarded(self.prog, s as usize, self.recorder) };
-                after += 1;
-                last = s;
+                failed
             }
-            // Written only when it changes: the records of one level share cache lines, and
-            // most chains run the same length from tag to tag.
-            let record = &c.ran_after[r as usize];
-            if record.load(Relaxed) != after {
-                record.store(after, Relaxed);
-            }
-        }
+        };
         if let Some(e) = failed {
             let mut p = self.panics.lock().unwrap_or_else(|e| e.into_inner());
             p.get_or_insert(e);

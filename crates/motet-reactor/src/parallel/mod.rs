@@ -36,7 +36,7 @@ pub(crate) mod test_programs;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex};
 
-use motet_reactor_core::{Next, Platform, Program};
+use motet_reactor_core::{Next, Platform, Program, RunError};
 use motet_runtime::Handle;
 
 use crate::clock::StdPlatform;
@@ -58,8 +58,8 @@ pub(crate) struct Driver {
     cv: Condvar,
     /// Activations of runners not yet ended (see [`runner`]).
     pub(crate) outstanding: AtomicUsize,
-    /// Set when the runtime shut a task down: the run cannot go on.
-    pub(crate) aborted: AtomicBool,
+    /// Set when the runtime shut a runner down: the run cannot go on.
+    aborted: AtomicBool,
 }
 
 impl Driver {
@@ -80,7 +80,7 @@ impl Driver {
         self.cv.notify_all();
     }
 
-    /// Called by a task the runtime shut down.
+    /// Called by a runner the runtime shut down.
     pub(crate) fn abort(&self) {
         self.aborted.store(true, SeqCst);
         self.hand_over(Next::Done);
@@ -88,7 +88,14 @@ impl Driver {
 
     /// Runs the driver loop. `advance` plays the scheduler: it returns `None` once reactions are
     /// released (the workers carry on), or what the driver must do.
-    pub(crate) fn drive(&self, prog: &Program, mut advance: impl FnMut() -> Option<Next>) {
+    ///
+    /// # Errors
+    /// [`RunError::RuntimeShutDown`] if the runtime shut a runner down: the run stopped.
+    pub(crate) fn drive(
+        &self,
+        prog: &Program,
+        mut advance: impl FnMut() -> Option<Next>,
+    ) -> Result<(), RunError> {
         let mut platform = StdPlatform::new(prog.inbox());
         loop {
             *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = Phase::Running;
@@ -119,6 +126,10 @@ impl Driver {
         // nothing to claim).
         while self.outstanding.load(SeqCst) != 0 {
             std::thread::yield_now();
+        }
+        match self.aborted.load(SeqCst) {
+            true => Err(RunError::RuntimeShutDown),
+            false => Ok(()),
         }
     }
 }

@@ -68,7 +68,6 @@
 //! barrier per level).
 
 use std::ptr::NonNull;
-use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
@@ -246,10 +245,7 @@ pub(crate) fn run(
         sh.released_hint.store(extra, Relaxed);
         sh.wake(&mut core, extra);
         next
-    });
-    if shared.driver.aborted.load(SeqCst) {
-        return Err(RunError::RuntimeShutDown);
-    }
+    })?;
     let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
     core.engine.finish()
 }
@@ -536,25 +532,14 @@ impl Shared<'_> {
     /// Runs released reaction `r` and the chain that follows it (see [`chain_links`]) into
     /// `chain`, adding the panic that stops it, if any, to `panics`.
     fn run_chain(&self, r: u32, chain: &mut Vec<u32>, panics: &mut Vec<RunError>) {
-        // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
-        // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
-        let mut failed = unsafe { execute_guarded(self.prog, r as usize, self.recorder) };
         chain.clear();
         chain.push(r);
-        let mut last = r;
-        while failed.is_none() {
-            let s = self.links[last as usize];
-            // SAFETY: `last` ran on this thread and its completion is not taken in yet.
-            if s == NONE || !unsafe { self.prog.sets_trigger_of(last as usize, s) } {
-                break;
-            }
-            // SAFETY: `s` follows `last`, which triggered it: `last` is its only predecessor and
-            // has finished, `s`'s other ancestors are `last`'s (none pending since `chain[0]` was
-            // released), and `chain[0]`, still pending, holds back every descendant of `s`.
-            failed = unsafe { execute_guarded(self.prog, s as usize, self.recorder) };
-            chain.push(s);
-            last = s;
-        }
+        // SAFETY: `r` was released: no pending ancestor, so its triggered predecessors have
+        // completed and no other reaction of its reactor (an ancestor or descendant) runs; it
+        // stays pending, holding back what waits for it, until `completed` takes the chain in.
+        let failed = unsafe {
+            runner::run_chain(self.prog, self.recorder, &self.links, r, |s| chain.push(s))
+        };
         panics.extend(failed);
     }
 }

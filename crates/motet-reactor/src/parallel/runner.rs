@@ -35,10 +35,14 @@ use loom::{cell::UnsafeCell, sync::atomic::AtomicBool};
 #[cfg(not(loom))]
 use std::{cell::UnsafeCell, sync::atomic::AtomicBool};
 
+use motet_reactor_core::{Program, RunError};
 use motet_runtime::task::{Running, Task, Turn};
 use motet_runtime::Runnable;
 
+use super::chain::NONE;
 use super::Driver;
+use crate::runner::execute_guarded;
+use crate::trace::Recorder;
 
 /// A parallel scheduler's state, as its runners see it.
 ///
@@ -119,6 +123,43 @@ pub(crate) fn activate<S: Scheduler>(driver: &Driver, runner: Runnable<Seat<S>>)
 pub(crate) fn idle<S: Scheduler>(driver: &Driver) -> Turn<Seat<S>> {
     driver.outstanding.fetch_sub(1, SeqCst);
     Turn::Idle
+}
+
+/// Runs reaction `r`, which the calling runner claimed, then the chain that follows it: while the
+/// reaction that just ran succeeded and set a port that triggers the one that follows it in
+/// `links` (see [`chain_links`](super::chain::chain_links)), that one, on the spot. Calls
+/// `followed(s)` for each reaction `s` run after `r`; returns the panic that ended the chain, if
+/// any.
+///
+/// # Safety
+/// `r` may run now (as for [`execute_guarded`]), and until the caller has the chain's completions
+/// taken in, `r`'s is not and nothing that waits for `r` runs. A reaction that follows another in
+/// a chain may then run once that one has: it is its only predecessor, its other ancestors are
+/// that one's, and every other reaction that waits for them descends from it (see
+/// [`chain_links`](super::chain::chain_links)).
+#[inline]
+pub(crate) unsafe fn run_chain(
+    prog: &Program,
+    recorder: Option<&Recorder>,
+    links: &[u32],
+    r: u32,
+    mut followed: impl FnMut(u32),
+) -> Option<RunError> {
+    // SAFETY: the caller's contract.
+    let mut failed = unsafe { execute_guarded(prog, r as usize, recorder) };
+    let mut last = r;
+    while failed.is_none() {
+        let s = links[last as usize];
+        // SAFETY: `last` ran on this thread, and its completion is not taken in yet.
+        if s == NONE || !unsafe { prog.sets_trigger_of(last as usize, s) } {
+            break;
+        }
+        // SAFETY: `s` follows `last`, which has run and triggered it (see the contract).
+        failed = unsafe { execute_guarded(prog, s as usize, recorder) };
+        followed(s);
+        last = s;
+    }
+    failed
 }
 
 /// Where the level scheduler keeps an idle runner's runnable (`T`), with the runner's `active`
