@@ -57,6 +57,7 @@ use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM
 use super::ready_queue::ReadyQueue;
 use super::runner::{self, IdleSlot, RunnerTask, Scheduler, Seat};
 use super::sequential_tags::{run_tags_sequentially, SequentialTags};
+use super::triggered::Triggered;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -186,14 +187,7 @@ pub(crate) fn run(
         driver: Driver::new(handle),
         core: Mutex::new(Core {
             engine: Engine::new(prog, now_ns(), options),
-            triggered: Triggered {
-                queues: g
-                    .level_widths
-                    .iter()
-                    .map(|&w| Vec::with_capacity(w as usize))
-                    .collect(),
-                nonempty: vec![0; levels.div_ceil(64).max(1)],
-            },
+            triggered: Triggered::new(prog),
             level: 0,
             batch: Vec::with_capacity(width),
             in_tag: false,
@@ -241,43 +235,6 @@ pub(crate) fn run(
     })?;
     let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
     core.engine.finish()
-}
-
-/// The reactions triggered at the current tag and not yet taken, in a queue per level, with a
-/// bitset of the non-empty levels: the next level to run is found with a scan of a few words.
-/// (The core's `LevelQueue` hands out one reaction at a time; the level scheduler takes a whole
-/// level at once.)
-struct Triggered {
-    /// Triggered reactions per level.
-    queues: Vec<Vec<u32>>,
-    /// Levels with a non-empty queue, as a bitset.
-    nonempty: Vec<u64>,
-}
-
-impl Triggered {
-    /// Adds reaction `r` of `prog` to its level's queue.
-    #[inline(always)]
-    fn push(&mut self, prog: &Program, r: u32) {
-        let l = prog.level(r as usize) as usize;
-        self.queues[l].push(r);
-        self.nonempty[l / 64] |= 1 << (l % 64);
-    }
-
-    /// The lowest non-empty level at or above `from`, marked empty: the caller takes its queue
-    /// (`queues[l]`).
-    fn take_next(&mut self, from: usize) -> Option<usize> {
-        let mut w = from / 64;
-        let mut bits = self.nonempty.get(w)? & (!0u64 << (from % 64));
-        loop {
-            if bits != 0 {
-                let l = w * 64 + bits.trailing_zeros() as usize;
-                self.nonempty[l / 64] &= !(1 << (l % 64));
-                return Some(l);
-            }
-            w += 1;
-            bits = *self.nonempty.get(w)?;
-        }
-    }
 }
 
 impl Shared<'_> {

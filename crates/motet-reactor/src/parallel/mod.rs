@@ -32,6 +32,7 @@ pub(crate) mod runner;
 pub(crate) mod sequential_tags;
 #[cfg(test)]
 pub(crate) mod test_programs;
+pub(crate) mod triggered;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex};
