@@ -20,7 +20,8 @@
 //! The runners ([`runner`]: the tasks that run reactions, one per worker) point at state on the
 //! driver's stack. Every activation of a runner counts in `outstanding` and the count drops only
 //! at the very end of the runner's last turn, after its last access; the driver returns only when
-//! the run is done and the count is zero.
+//! the run is done and the count is zero, and a panic of the scheduler's own code on the driver
+//! unwinds past the state only then too.
 
 pub(crate) mod chain;
 pub(crate) mod closure;
@@ -97,6 +98,10 @@ impl Driver {
         prog: &Program,
         mut advance: impl FnMut() -> Option<Next>,
     ) -> Result<(), RunError> {
+        // Returning, or unwinding from a panic of the scheduler's own code, waits for the last
+        // runners to end their turns (a few instructions, or a runner that finds nothing to
+        // claim): the caller drops the state they point at next.
+        let _runners_done = WaitForRunners(&self.outstanding);
         let mut platform = StdPlatform::new(prog.inbox());
         loop {
             *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = Phase::Running;
@@ -123,14 +128,20 @@ impl Driver {
                 Next::Tag(_) => {} // not returned by `advance`
             }
         }
-        // Let the last tasks finish their epilogue (a few instructions, or a runner that finds
-        // nothing to claim).
-        while self.outstanding.load(SeqCst) != 0 {
-            std::thread::yield_now();
-        }
         match self.aborted.load(SeqCst) {
             true => Err(RunError::RuntimeShutDown),
             false => Ok(()),
+        }
+    }
+}
+
+/// Waits, when dropped, until no activation of a runner is left (see [`Driver::drive`]).
+struct WaitForRunners<'a>(&'a AtomicUsize);
+
+impl Drop for WaitForRunners<'_> {
+    fn drop(&mut self) {
+        while self.0.load(SeqCst) != 0 {
+            std::thread::yield_now();
         }
     }
 }

@@ -235,9 +235,12 @@ pub(crate) fn run(
     // The runners point at `shared`, which stays here until every activation has ended (see
     // `runner`'s lifetime rule). Runner 0 is activated first.
     let at = NonNull::from(sh).cast::<Shared<'static>>();
-    lock(&sh.core)
-        .idle
-        .extend((0..workers).rev().map(|index| runner::make(at, index)));
+    // SAFETY: `shared` stays here, untouched but through shared references, until the driver has
+    // seen every activation end.
+    let runners = (0..workers)
+        .rev()
+        .map(|index| unsafe { runner::make(at, index) });
+    lock(&sh.core).idle.extend(runners);
     sh.driver.drive(prog, || {
         let mut core = lock(&sh.core);
         let next = sh.advance(&mut core);
@@ -526,7 +529,8 @@ impl Shared<'_> {
         // Idle under the lock, so that whoever releases next finds the runner here.
         core.idle.push(runner.into_runnable());
         drop(core);
-        runner::idle(&self.driver)
+        // SAFETY: the runnable is back in `idle`, and this turn is over.
+        unsafe { runner::idle(&self.driver) }
     }
 
     /// Runs released reaction `r` and the chain that follows it (see [`chain_links`]) into

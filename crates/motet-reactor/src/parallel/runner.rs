@@ -10,10 +10,10 @@
 //! *idle* while the scheduler keeps it: the level scheduler in a slot per runner with an `active`
 //! flag ([`IdleSlot`]), the readiness scheduler in a list under its lock. The scheduler activates
 //! an idle runner when it has work for it by taking the runnable out and handing it to
-//! [`Handle::schedule_shared`](motet_runtime::Handle::schedule_shared) ([`activate`]), where another worker takes it; a turn that finds no
-//! more work gives the runnable back to the scheduler and ends ([`idle`]). The scheduler's own
-//! protocol (the flag, the lock) decides who takes an idle runner, so a runner is never queued
-//! twice and a wake-up is never lost.
+//! [`Handle::schedule_shared`](motet_runtime::Handle::schedule_shared) ([`activate`]), where
+//! another worker takes it; a turn that finds no more work gives the runnable back to the
+//! scheduler and ends ([`idle`]). The scheduler's own protocol (the flag, the lock) decides who
+//! takes an idle runner, so a runner is never queued twice and a wake-up is never lost.
 //!
 //! # Lifetime
 //!
@@ -21,10 +21,10 @@
 //! [`Runner::run`](crate::Runner::run) (the driver: it borrows the program and the trace
 //! recorder). The driver's `outstanding` counts every activation from the moment it is made until
 //! its last turn ends idle (a turn that yields stays counted) or the runtime shuts the runner
-//! down, after its last access to the state; the driver returns, and the state is dropped, only
-//! when the run is done and the count is zero. The cells are freed by the runtime when their
-//! runnables are dropped: an idle runner's with the scheduler's state, at the end of the run; one
-//! the runtime shut down, by the shutdown.
+//! down, after its last access to the state; the driver returns (or unwinds), and the state is
+//! dropped, only when the count is zero. The cells are freed by the runtime when their runnables
+//! are dropped: an idle runner's with the scheduler's state, at the end of the run; one the
+//! runtime shut down, by the shutdown.
 
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -102,9 +102,11 @@ impl<S: Scheduler> Task for RunnerTask<S> {
 /// Makes runner `index` of the scheduler at `scheduler`, idle: the caller keeps the runnable with
 /// the scheduler, as the end of a turn would.
 ///
-/// `scheduler` must stay valid for as long as the runner is activated (see the module docs);
-/// that is the driver's promise, which [`RunnerTask::run`] relies on.
-pub(crate) fn make<S: Scheduler>(scheduler: NonNull<S>, index: usize) -> Runnable<Seat<S>> {
+/// # Safety
+/// `scheduler` points at the scheduler's state, which stays where it is, alive, for as long as
+/// any activation of the runner is counted in its driver's `outstanding` (see the module docs):
+/// [`RunnerTask::run`] and [`RunnerTask::shutdown`] rely on it.
+pub(crate) unsafe fn make<S: Scheduler>(scheduler: NonNull<S>, index: usize) -> Runnable<Seat<S>> {
     Runnable::new::<RunnerTask<S>>(Seat { scheduler, index }, S::Scratch::default())
 }
 
@@ -117,10 +119,14 @@ pub(crate) fn activate<S: Scheduler>(driver: &Driver, runner: Runnable<Seat<S>>)
     driver.handle.schedule_shared(runner);
 }
 
-/// Ends a turn whose runnable the scheduler has taken back: the end of its activation. The turn
-/// must not touch the scheduler's state after this (the driver may be returning).
+/// Ends a turn whose runnable the scheduler has taken back: the end of its activation.
+///
+/// # Safety
+/// The calling turn ends an activation (the one [`activate`] counted): it gave its runnable back
+/// to the scheduler and touches neither the scheduler's state nor its runner after this (the
+/// driver may return, and drop both, as soon as the count reaches zero).
 #[inline]
-pub(crate) fn idle<S: Scheduler>(driver: &Driver) -> Turn<Seat<S>> {
+pub(crate) unsafe fn idle<S: Scheduler>(driver: &Driver) -> Turn<Seat<S>> {
     driver.outstanding.fetch_sub(1, SeqCst);
     Turn::Idle
 }

@@ -88,7 +88,8 @@ impl Shared<'_> {
                 None => break,
             }
         }
-        runner::idle(&self.driver)
+        // SAFETY: the runnable is parked (it was not revived), and this turn is over.
+        unsafe { runner::idle(&self.driver) }
     }
 
     /// Runs claimed reaction `r` of the published level, and the chain that follows it (see

@@ -203,7 +203,9 @@ pub(crate) fn run(
     // `runner`'s lifetime rule).
     let at = NonNull::from(sh).cast::<Shared<'static>>();
     for (index, slot) in sh.runners.iter().enumerate() {
-        // SAFETY: this thread made the slot held, and nobody else sees it yet.
+        // SAFETY: `shared` stays here, untouched but through shared references, until the driver
+        // has seen every activation end; and this thread made the slot held, and nobody else
+        // sees it yet.
         unsafe { slot.park(runner::make(at, index)) };
     }
     sh.driver.drive(prog, || {
