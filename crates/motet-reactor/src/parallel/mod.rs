@@ -17,9 +17,11 @@
 //!
 //! # Lifetime of the run's shared state
 //!
-//! The tasks point at state on the driver's stack. Every scheduling of a task counts in
-//! `outstanding` and the count drops only at the very end of the task's turn, after its last access;
-//! the driver returns only when the run is done and the count is zero.
+//! The runners ([`runner`]: the tasks that run reactions, one per worker) point at state on the
+//! driver's stack. Every activation of a runner counts in `outstanding` and the count drops only
+//! at the very end of the runner's last turn, after its last access; the driver returns only when
+//! the run is done and the count is zero, and a panic of the scheduler's own code on the driver
+//! unwinds past the state only then too.
 
 pub(crate) mod chain;
 pub(crate) mod closure;
@@ -27,14 +29,17 @@ pub(crate) mod level;
 pub(crate) mod level_cost;
 pub(crate) mod readiness;
 pub(crate) mod ready_queue;
+pub(crate) mod runner;
 pub(crate) mod sequential_tags;
 #[cfg(test)]
 pub(crate) mod test_programs;
+pub(crate) mod triggered;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex};
 
-use motet_reactor_core::{Next, Platform, Program};
+use motet_reactor_core::{Next, Platform, Program, RunError};
+use motet_runtime::Handle;
 
 use crate::clock::StdPlatform;
 
@@ -49,17 +54,20 @@ enum Phase {
 
 /// The driver's side of the protocol.
 pub(crate) struct Driver {
+    /// The runtime whose workers run the reactions.
+    pub(crate) handle: Handle,
     phase: Mutex<Phase>,
     cv: Condvar,
-    /// Task schedulings not yet finished.
+    /// Activations of runners not yet ended (see [`runner`]).
     pub(crate) outstanding: AtomicUsize,
-    /// Set when the runtime shut a task down: the run cannot go on.
-    pub(crate) aborted: AtomicBool,
+    /// Set when the runtime shut a runner down: the run cannot go on.
+    aborted: AtomicBool,
 }
 
 impl Driver {
-    pub(crate) fn new() -> Driver {
+    pub(crate) fn new(handle: &Handle) -> Driver {
         Driver {
+            handle: handle.clone(),
             phase: Mutex::new(Phase::Running),
             cv: Condvar::new(),
             outstanding: AtomicUsize::new(0),
@@ -74,7 +82,7 @@ impl Driver {
         self.cv.notify_all();
     }
 
-    /// Called by a task the runtime shut down.
+    /// Called by a runner the runtime shut down.
     pub(crate) fn abort(&self) {
         self.aborted.store(true, SeqCst);
         self.hand_over(Next::Done);
@@ -82,7 +90,18 @@ impl Driver {
 
     /// Runs the driver loop. `advance` plays the scheduler: it returns `None` once reactions are
     /// released (the workers carry on), or what the driver must do.
-    pub(crate) fn drive(&self, prog: &Program, mut advance: impl FnMut() -> Option<Next>) {
+    ///
+    /// # Errors
+    /// [`RunError::RuntimeShutDown`] if the runtime shut a runner down: the run stopped.
+    pub(crate) fn drive(
+        &self,
+        prog: &Program,
+        mut advance: impl FnMut() -> Option<Next>,
+    ) -> Result<(), RunError> {
+        // Returning, or unwinding from a panic of the scheduler's own code, waits for the last
+        // runners to end their turns (a few instructions, or a runner that finds nothing to
+        // claim): the caller drops the state they point at next.
+        let _runners_done = WaitForRunners(&self.outstanding);
         let mut platform = StdPlatform::new(prog.inbox());
         loop {
             *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = Phase::Running;
@@ -109,9 +128,19 @@ impl Driver {
                 Next::Tag(_) => {} // not returned by `advance`
             }
         }
-        // Let the last tasks finish their epilogue (a few instructions, or a runner that finds
-        // nothing to claim).
-        while self.outstanding.load(SeqCst) != 0 {
+        match self.aborted.load(SeqCst) {
+            true => Err(RunError::RuntimeShutDown),
+            false => Ok(()),
+        }
+    }
+}
+
+/// Waits, when dropped, until no activation of a runner is left (see [`Driver::drive`]).
+struct WaitForRunners<'a>(&'a AtomicUsize);
+
+impl Drop for WaitForRunners<'_> {
+    fn drop(&mut self) {
+        while self.0.load(SeqCst) != 0 {
             std::thread::yield_now();
         }
     }

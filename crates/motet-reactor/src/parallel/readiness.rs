@@ -34,8 +34,9 @@
 //!
 //! **Wake-up.** A runner that claims a reaction and leaves others released activates idle runners
 //! for them (at most one per reaction), scheduled as *shared* tasks so that another worker takes
-//! them while this one goes on. A runner that finds nothing released goes idle under the lock, so
-//! whoever releases next sees it idle: no wake-up is lost. When the pending set empties, the
+//! them while this one goes on. A runner that finds nothing released goes idle under the lock
+//! (its runnable goes back to the list of idle runners, see [`runner`]), so whoever
+//! releases next sees it idle: no wake-up is lost. When the pending set empties, the
 //! runner that completed the last reaction plays the scheduler for the next tag (see the parent
 //! module). A runner gives its worker back (yields) after a bounded number of reactions in one
 //! turn, so that other work on that worker is not starved.
@@ -67,17 +68,17 @@
 //! barrier per level).
 
 use std::ptr::NonNull;
-use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
 use motet_reactor_core::{Engine, Metrics, Next, Program, RunError, RunOptions};
-use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
-use motet_runtime::Handle;
+use motet_runtime::task::{Running, Turn};
+use motet_runtime::{Handle, Runnable};
 
 use super::chain::{chain_links, NONE};
 use super::closure::{totally_ordered, Bits, Closure, LazyClosure};
+use super::runner::{self, RunnerTask, Scheduler, Seat};
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -120,36 +121,46 @@ struct Core {
     fresh: Vec<u32>,
     /// Released and not yet claimed; the last released is claimed first.
     released: Vec<u32>,
-    /// Runners neither scheduled nor running.
-    idle: Vec<usize>,
+    /// The runnables of the runners neither scheduled nor running (the runner that is pushed
+    /// last is activated first).
+    idle: Vec<Runnable<RunnerSeat>>,
 }
 
 struct Shared<'p> {
     prog: &'p Program,
-    handle: Handle,
     driver: Driver,
     core: Mutex<Core>,
     /// `core.released.len()` as of the last release of the lock: a hint for runners that wait for
-    /// work without holding the lock (see [`run_runner`]).
+    /// work without holding the lock (see [`Shared::claim_turn`]).
     released_hint: AtomicUsize,
-    runners: Vec<RunnerTask>,
     recorder: Option<&'p Recorder>,
     /// Per reaction, the reaction that follows it in a chain, or [`NONE`] (see [`chain_links`]).
     links: Vec<u32>,
 }
 
-/// One worker's runner (allocated once per run, scheduled whenever it is activated).
-#[repr(C)]
-struct RunnerTask {
-    header: TaskHeader,
-    shared: *const Shared<'static>,
-    index: usize,
+/// A runner's seat (see [`runner`]): the runners point at the driver's
+/// [`Shared`], whose borrows outlive them.
+type RunnerSeat = Seat<Shared<'static>>;
+
+/// What a runner's turns reuse: the panics of the reactions it ran and not yet taken in, and the
+/// chain it ran from its last claim.
+#[derive(Default)]
+struct Scratch {
+    panics: Vec<RunError>,
+    chain: Vec<u32>,
 }
 
-static VTABLE: TaskVTable = TaskVTable {
-    run: run_runner,
-    shutdown: shutdown_runner,
-};
+impl Scheduler for Shared<'static> {
+    type Scratch = Scratch;
+
+    fn driver(&self) -> &Driver {
+        &self.driver
+    }
+
+    fn turn(&self, runner: Running<RunnerTask<Self>>) -> Turn<RunnerSeat> {
+        self.claim_turn(runner)
+    }
+}
 
 /// How many times [`lock`] tries the lock (with a spin-loop hint between tries) before it blocks.
 const LOCK_SPINS: u32 = 64;
@@ -205,32 +216,31 @@ pub(crate) fn run(
     };
     let workers = handle.workers();
     let cap = n.min(1 << 16);
-    let mut shared = Shared {
+    let shared = Shared {
         prog,
-        handle: handle.clone(),
-        driver: Driver::new(),
+        driver: Driver::new(handle),
         core: Mutex::new(Core {
             engine: Engine::new(prog, now_ns(), options),
             reach,
             pending: 0,
             fresh: Vec::with_capacity(cap),
             released: Vec::with_capacity(cap),
-            idle: (0..workers).rev().collect(),
+            idle: Vec::with_capacity(workers),
         }),
         released_hint: AtomicUsize::new(0),
-        runners: Vec::with_capacity(workers),
         recorder,
         links,
     };
-    let self_ptr: *const Shared<'_> = &shared;
-    for index in 0..workers {
-        shared.runners.push(RunnerTask {
-            header: TaskHeader::new(&VTABLE),
-            shared: self_ptr.cast(),
-            index,
-        });
-    }
     let sh = &shared;
+    // The runners point at `shared`, which stays here until every activation has ended (see
+    // `runner`'s lifetime rule). Runner 0 is activated first.
+    let at = NonNull::from(sh).cast::<Shared<'static>>();
+    // SAFETY: `shared` stays here, untouched but through shared references, until the driver has
+    // seen every activation end.
+    let runners = (0..workers)
+        .rev()
+        .map(|index| unsafe { runner::make(at, index) });
+    lock(&sh.core).idle.extend(runners);
     sh.driver.drive(prog, || {
         let mut core = lock(&sh.core);
         let next = sh.advance(&mut core);
@@ -238,10 +248,7 @@ pub(crate) fn run(
         sh.released_hint.store(extra, Relaxed);
         sh.wake(&mut core, extra);
         next
-    });
-    if shared.driver.aborted.load(SeqCst) {
-        return Err(RunError::RuntimeShutDown);
-    }
+    })?;
     let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
     core.engine.finish()
 }
@@ -395,19 +402,11 @@ impl Shared<'_> {
 
     /// Activates up to `extra` idle runners (called with the lock held: scheduling only queues).
     fn wake(&self, core: &mut Core, extra: usize) {
+        // A runner's runnable leaves `idle` only here and goes back only at the end of its
+        // turn, both under the lock: it is never queued twice.
         for _ in 0..extra {
-            let Some(i) = core.idle.pop() else { break };
-            self.driver.outstanding.fetch_add(1, SeqCst);
-            let task = &self.runners[i];
-            // SAFETY: the runner lives in `runners` until the run ends, which waits for
-            // `outstanding` to drop to zero; it leaves `idle` only here, under the lock, and goes
-            // back only at the end of its turn, so it is never queued twice.
-            unsafe {
-                legacy::schedule_shared(
-                    &self.handle,
-                    TaskRef::from_raw(NonNull::from(&task.header)),
-                );
-            }
+            let Some(r) = core.idle.pop() else { break };
+            runner::activate(&self.driver, r);
         }
     }
 
@@ -470,94 +469,83 @@ impl Shared<'_> {
 /// on that worker is not starved).
 const TURN: usize = 256;
 
-unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
-    // SAFETY: the header is the first field of a `RunnerTask` (repr(C)), alive until the run ends.
-    let runner = unsafe { header.cast::<RunnerTask>().as_ref() };
-    // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
-    let sh = unsafe { &*runner.shared };
-    let mut panics = Vec::new();
-    let mut chain = Vec::new();
-    let mut core = lock(&sh.core);
-    let mut ran = 0;
-    let mut waited = false;
-    let outcome = loop {
-        let left = core.released.len();
-        if left == 0 {
-            if core.pending > 0 && !waited {
-                // Reactions of this tag run elsewhere and will likely release more within
-                // microseconds: watch for them a while rather than go idle and be woken again.
-                waited = true;
-                sh.released_hint.store(0, Relaxed);
-                drop(core);
-                sh.wait_for_release();
-                core = lock(&sh.core);
+impl Shared<'_> {
+    /// One turn of a runner: claims released reactions one at a time and runs them (with the
+    /// chains that follow them), taking each one's effects in under the lock, until none is
+    /// released (it goes idle) or it ran [`TURN`] reactions (it yields).
+    fn claim_turn(&self, mut runner: Running<RunnerTask<Shared<'static>>>) -> Turn<RunnerSeat> {
+        let Scratch { panics, chain } = runner.private();
+        let mut core = lock(&self.core);
+        let mut ran = 0;
+        let mut waited = false;
+        let yielded = loop {
+            let left = core.released.len();
+            if left == 0 {
+                if core.pending > 0 && !waited {
+                    // Reactions of this tag run elsewhere and will likely release more within
+                    // microseconds: watch for them a while rather than go idle and be woken again.
+                    waited = true;
+                    self.released_hint.store(0, Relaxed);
+                    drop(core);
+                    self.wait_for_release();
+                    core = lock(&self.core);
+                    continue;
+                }
+                break false;
+            }
+            if ran >= TURN {
+                // Stay active (not idle): the runner is queued again by yielding.
+                self.released_hint.store(left, Relaxed);
+                break true;
+            }
+            let r = core.released.pop().expect("a released reaction");
+            ran += 1;
+            waited = false;
+            if left == 1 && core.pending == 1 {
+                // The tag's only pending reaction (a chain): run it without letting go of the
+                // lock, as nothing else can run or complete meanwhile (see the module docs).
+                // SAFETY: released, and the only pending reaction of the tag: every triggered
+                // predecessor has completed and nothing else runs.
+                if let Some(e) = unsafe { execute_guarded(self.prog, r as usize, self.recorder) } {
+                    panics.push(e);
+                }
+                self.completed(&mut core, &[r], panics);
                 continue;
             }
-            core.idle.push(runner.index);
-            break RunOutcome::Idle;
-        }
-        if ran >= TURN {
-            // Stay active (not idle): the runner is queued again by yielding.
-            sh.released_hint.store(left, Relaxed);
-            break RunOutcome::Yield;
-        }
-        let r = core.released.pop().expect("a released reaction");
-        ran += 1;
-        waited = false;
-        if left == 1 && core.pending == 1 {
-            // The tag's only pending reaction (a chain): run it without letting go of the lock,
-            // as nothing else can run or complete meanwhile (see the module docs).
-            // SAFETY: released, and the only pending reaction of the tag: every triggered
-            // predecessor has completed and nothing else runs.
-            if let Some(e) = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) } {
-                panics.push(e);
+            if left > 1 {
+                self.wake(&mut core, left - 1);
             }
-            sh.completed(&mut core, &[r], &mut panics);
-            continue;
+            self.released_hint.store(left - 1, Relaxed);
+            drop(core);
+            self.run_chain(r, chain, panics);
+            ran += chain.len() - 1;
+            core = lock(&self.core);
+            self.completed(&mut core, chain, panics);
+        };
+        if yielded {
+            drop(core);
+            return Turn::Yield(runner.into_runnable());
         }
-        if left > 1 {
-            sh.wake(&mut core, left - 1);
-        }
-        sh.released_hint.store(left - 1, Relaxed);
+        // Idle under the lock, so that whoever releases next finds the runner here.
+        core.idle.push(runner.into_runnable());
         drop(core);
-        // SAFETY: the reaction was released: no pending ancestor, so its triggered predecessors
-        // have completed and no other reaction of its reactor (an ancestor or descendant) runs.
-        let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
+        // SAFETY: the runnable is back in `idle`, and this turn is over.
+        unsafe { runner::idle(&self.driver) }
+    }
+
+    /// Runs released reaction `r` and the chain that follows it (see [`chain_links`]) into
+    /// `chain`, adding the panic that stops it, if any, to `panics`.
+    fn run_chain(&self, r: u32, chain: &mut Vec<u32>, panics: &mut Vec<RunError>) {
         chain.clear();
         chain.push(r);
-        let mut last = r;
-        while failed.is_none() {
-            let s = sh.links[last as usize];
-            // SAFETY: `last` ran on this thread and its completion is not taken in yet.
-            if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
-                break;
-            }
-            // SAFETY: `s` follows `last`, which triggered it: `last` is its only predecessor and
-            // has finished, `s`'s other ancestors are `last`'s (none pending since `chain[0]` was
-            // released), and `chain[0]`, still pending, holds back every descendant of `s`.
-            failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
-            chain.push(s);
-            last = s;
-        }
+        // SAFETY: `r` was released: no pending ancestor, so its triggered predecessors have
+        // completed and no other reaction of its reactor (an ancestor or descendant) runs; it
+        // stays pending, holding back what waits for it, until `completed` takes the chain in.
+        let failed = unsafe {
+            runner::run_chain(self.prog, self.recorder, &self.links, r, |s| chain.push(s))
+        };
         panics.extend(failed);
-        ran += chain.len() - 1;
-        core = lock(&sh.core);
-        sh.completed(&mut core, &chain, &mut panics);
-    };
-    drop(core);
-    if matches!(outcome, RunOutcome::Idle) {
-        sh.driver.outstanding.fetch_sub(1, SeqCst);
     }
-    outcome
-}
-
-unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
-    // SAFETY: as in `run_runner`.
-    let runner = unsafe { header.cast::<RunnerTask>().as_ref() };
-    // SAFETY: as in `run_runner`.
-    let sh = unsafe { &*runner.shared };
-    sh.driver.abort();
-    sh.driver.outstanding.fetch_sub(1, SeqCst);
 }
 
 #[cfg(test)]

@@ -12,15 +12,17 @@
 //! worker, each either active (scheduled or running) or idle, and the scheduler activates
 //! `min(width, workers) - 1` idle runners besides itself, so exactly as many workers wake as there is
 //! work for (runners are scheduled as *shared* tasks, where another worker takes them, and the pool
-//! wakes one parked worker per task). A runner that finds the queue empty
-//! goes idle (returns its permit): it clears its `active` flag, then looks at the queue once more
-//! (`SeqCst` on both sides, so either it sees the newly published level or the scheduler sees it
-//! idle and activates it again). Before that it watches the queue for up to [`WATCH_LEVEL`]
-//! (30 µs) for a level that has run for [`JOIN_AFTER_NS`] (10 µs) with reactions unclaimed, and
-//! joins it (a level the driver published, or one that the level costs share, at once): a
-//! runner that stays active is not activated again through the runtime for every level, and a
-//! level too short to share is left to the worker that published it (see
-//! [`Shared::watch_for_level`]).
+//! wakes one parked worker per task; see [`runner`]). A runner that finds the queue empty goes
+//! idle (returns its permit): it parks its runnable in its slot and clears its `active` flag, then
+//! looks at the queue once more (`SeqCst` on both sides, so either it sees the newly published
+//! level or the scheduler sees it idle and activates it again; see [`IdleSlot`]). Before that it
+//! watches the queue for up to [`WATCH_LEVEL`](claims::WATCH_LEVEL) (30 µs) for a level that has
+//! run for [`JOIN_AFTER_NS`](claims::JOIN_AFTER_NS) (10 µs) with reactions unclaimed, and joins it
+//! (a level the driver published, or one that the level costs share, at once): a runner that stays
+//! active is not activated again through the runtime for every level, and a level too short to
+//! share is left to the worker that published it (see [`Shared::watch_for_level`]).
+//!
+//! The runners' side of this (claiming, watching, going idle, waking) is in [`claims`].
 //!
 //! **Levels of one reaction.** A worker playing the scheduler runs a level that holds a single
 //! reaction itself, on the spot, instead of publishing it: nobody else could run it any sooner, and
@@ -43,19 +45,21 @@
 //! worker does, until a look at the clock says the tags got long (see
 //! [`sequential_tags`](super::sequential_tags)).
 
+mod claims;
+
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
-use std::time::Duration;
 
 use motet_reactor_core::{Engine, LevelQueue, Metrics, Next, Program, RunError, RunOptions};
-use motet_runtime::task::legacy::{self, RunOutcome, TaskHeader, TaskRef, TaskVTable};
-use motet_runtime::Handle;
+use motet_runtime::{Handle, Runnable};
 
 use super::chain::NONE;
 use super::level_cost::{checkpoint, worth_sharing, LevelCosts, Plan, FIRST_CLAIM_NS};
 use super::ready_queue::ReadyQueue;
+use super::runner::{self, IdleSlot, Seat};
 use super::sequential_tags::{run_tags_sequentially, SequentialTags};
+use super::triggered::Triggered;
 use super::Driver;
 use crate::clock::{now_ns, StdClock};
 use crate::runner::execute_guarded;
@@ -106,7 +110,6 @@ pub(crate) enum Sharing {
 
 struct Shared<'p> {
     prog: &'p Program,
-    handle: Handle,
     driver: Driver,
     core: Mutex<Core>,
     queue: ReadyQueue,
@@ -115,7 +118,8 @@ struct Shared<'p> {
     /// driver published, or one the level costs say is worth sharing).
     published_at: AtomicU64,
     panics: Mutex<Option<RunError>>,
-    runners: Vec<Runner>,
+    /// Per runner, its `active` flag and, while it is idle, its runnable (see [`IdleSlot`]).
+    runners: Vec<IdleSlot<Runnable<RunnerSeat>>>,
     recorder: Option<&'p Recorder>,
     /// With chains (see [`Chains`]), what they need; `None` for LF's protocol as it is, and for a
     /// program without chains.
@@ -145,19 +149,6 @@ enum Player {
     Worker,
 }
 
-#[repr(C)]
-struct Runner {
-    header: TaskHeader,
-    shared: *const Shared<'static>,
-    index: usize,
-    active: AtomicBool,
-}
-
-static VTABLE: TaskVTable = TaskVTable {
-    run: run_runner,
-    shutdown: shutdown_runner,
-};
-
 /// Runs `prog` on `handle`'s workers with the level scheduler; with `links` (per reaction, the
 /// reaction that follows it, see [`chain_links`](super::chain::chain_links)), a worker that runs
 /// a reaction runs the chain that follows it too (see [`Chains`]: the readiness rule's release of
@@ -176,20 +167,12 @@ pub(crate) fn run(
     let width = g.level_widths.iter().copied().max().unwrap_or(1) as usize;
     let levels = g.levels as usize;
     let workers = handle.workers();
-    let mut shared = Shared {
+    let shared = Shared {
         prog,
-        handle: handle.clone(),
-        driver: Driver::new(),
+        driver: Driver::new(handle),
         core: Mutex::new(Core {
             engine: Engine::new(prog, now_ns(), options),
-            triggered: Triggered {
-                queues: g
-                    .level_widths
-                    .iter()
-                    .map(|&w| Vec::with_capacity(w as usize))
-                    .collect(),
-                nonempty: vec![0; levels.div_ceil(64).max(1)],
-            },
+            triggered: Triggered::new(prog),
             level: 0,
             batch: Vec::with_capacity(width),
             in_tag: false,
@@ -205,7 +188,7 @@ pub(crate) fn run(
         queue: ReadyQueue::new(width),
         published_at: AtomicU64::new(0),
         panics: Mutex::new(None),
-        runners: Vec::with_capacity(workers),
+        runners: (0..workers).map(|_| IdleSlot::held()).collect(),
         recorder,
         chains: links
             .filter(|links| links.iter().any(|&s| s != NONE))
@@ -215,16 +198,16 @@ pub(crate) fn run(
             }),
         sharing,
     };
-    let self_ptr: *const Shared<'_> = &shared;
-    for index in 0..workers {
-        shared.runners.push(Runner {
-            header: TaskHeader::new(&VTABLE),
-            shared: self_ptr.cast(),
-            index,
-            active: AtomicBool::new(false),
-        });
-    }
     let sh = &shared;
+    // The runners point at `shared`, which stays here until every activation has ended (see
+    // `runner`'s lifetime rule).
+    let at = NonNull::from(sh).cast::<Shared<'static>>();
+    for (index, slot) in sh.runners.iter().enumerate() {
+        // SAFETY: `shared` stays here, untouched but through shared references, until the driver
+        // has seen every activation end; and this thread made the slot held, and nobody else
+        // sees it yet.
+        unsafe { slot.park(runner::make(at, index)) };
+    }
     sh.driver.drive(prog, || {
         let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
         let next = sh.advance(&mut core, Player::Driver);
@@ -236,50 +219,14 @@ pub(crate) fn run(
             }
             Err(n) => Some(n),
         }
-    });
-    if shared.driver.aborted.load(SeqCst) {
-        return Err(RunError::RuntimeShutDown);
-    }
+    })?;
     let core = shared.core.into_inner().unwrap_or_else(|e| e.into_inner());
     core.engine.finish()
 }
 
-/// The reactions triggered at the current tag and not yet taken, in a queue per level, with a
-/// bitset of the non-empty levels: the next level to run is found with a scan of a few words.
-/// (The core's `LevelQueue` hands out one reaction at a time; the level scheduler takes a whole
-/// level at once.)
-struct Triggered {
-    /// Triggered reactions per level.
-    queues: Vec<Vec<u32>>,
-    /// Levels with a non-empty queue, as a bitset.
-    nonempty: Vec<u64>,
-}
-
-impl Triggered {
-    /// Adds reaction `r` of `prog` to its level's queue.
-    #[inline(always)]
-    fn push(&mut self, prog: &Program, r: u32) {
-        let l = prog.level(r as usize) as usize;
-        self.queues[l].push(r);
-        self.nonempty[l / 64] |= 1 << (l % 64);
-    }
-
-    /// The lowest non-empty level at or above `from`, marked empty: the caller takes its queue
-    /// (`queues[l]`).
-    fn take_next(&mut self, from: usize) -> Option<usize> {
-        let mut w = from / 64;
-        let mut bits = self.nonempty.get(w)? & (!0u64 << (from % 64));
-        loop {
-            if bits != 0 {
-                let l = w * 64 + bits.trailing_zeros() as usize;
-                self.nonempty[l / 64] &= !(1 << (l % 64));
-                return Some(l);
-            }
-            w += 1;
-            bits = *self.nonempty.get(w)?;
-        }
-    }
-}
+/// A runner's seat (see [`runner`]): the runners point at the driver's
+/// [`Shared`], whose borrows outlive them.
+type RunnerSeat = Seat<Shared<'static>>;
 
 impl Shared<'_> {
     /// Plays the scheduler: takes in the finished level's effects, then publishes the next level
@@ -538,95 +485,6 @@ impl Shared<'_> {
         batch.drain(..ran);
         shared
     }
-
-    /// Activates idle runners for a published level of `width` reactions: `min(width, workers)`
-    /// in all, counting `me` (the runner playing the scheduler) if given.
-    fn wake(&self, width: usize, me: Option<usize>) {
-        let mut wanted = width
-            .min(self.runners.len())
-            .saturating_sub(usize::from(me.is_some()));
-        for runner in &self.runners {
-            if wanted == 0 {
-                break;
-            }
-            if Some(runner.index) == me {
-                continue;
-            }
-            if !runner.active.swap(true, SeqCst) {
-                wanted -= 1;
-                self.driver.outstanding.fetch_add(1, SeqCst);
-                // SAFETY: the runner lives until the run ends (which waits for `outstanding`);
-                // `active` guarantees it is queued at most once.
-                unsafe {
-                    legacy::schedule_shared(
-                        &self.handle,
-                        TaskRef::from_raw(NonNull::from(&runner.header)),
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// How long a runner that finds the published level all claimed watches for a level worth
-/// joining before it goes idle (see [`Shared::watch_for_level`]).
-const WATCH_LEVEL: Duration = Duration::from_micros(30);
-
-/// How long a published level must have run, with reactions still unclaimed, before a watching
-/// runner joins it (see [`Shared::watch_for_level`]).
-const JOIN_AFTER_NS: u64 = 10_000;
-
-impl Shared<'_> {
-    /// Spins until the published level has unclaimed reactions and has run for
-    /// [`JOIN_AFTER_NS`] (`true`: join it), or until [`WATCH_LEVEL`] passes without such a level
-    /// (`false`: go idle), yielding the thread now and then so that a loaded machine runs the
-    /// threads that do the work.
-    ///
-    /// Why watch: a runner that went idle at the end of every level would be activated again,
-    /// as a task queued on the scheduler's worker, for the next level wide enough for two: a
-    /// hand-off through the runtime per level, whose latency is the thief's (a patient thief
-    /// leaves a running worker's lone queued task alone for 10 µs, and one whose last steals did
-    /// not pay sleeps up to 200 µs), with a wake-up and a park per level, and the scheduler's
-    /// part passing from worker to worker. Watching keeps the runner in the run while levels
-    /// come close together, as LF's workers stay awake between levels.
-    ///
-    /// Why wait before joining: the worker that published a level claims its reactions from the
-    /// start. Where a level's reactions take tens of nanoseconds (Philosopher, Concurrent
-    /// Dictionary, Fork-Join throughput: a level of 20 to 60 reactions is done in a few
-    /// microseconds), a second worker claiming beside it costs more than it saves (the claim
-    /// counter's cache line and the reactors' state move between the cores on every claim): on
-    /// two workers these ran 1.5 to 2 times slower with both runners claiming every level. A
-    /// level still unclaimed after [`JOIN_AFTER_NS`] is long enough to share (Big's levels of
-    /// a hundred reactions, the parallel programs' levels of long reactions), and a level
-    /// whose publisher the operating system preempted is taken over. Under
-    /// [`Sharing::WhenWorthIt`] a level is published only when its costs say that sharing it
-    /// pays, so such a level is joined at once: waiting cost up to 10 µs a level on the
-    /// programs that share a level every tag (Nqueens, Filter Bank, Bounded Buffer; A*'s tags
-    /// take about 150 µs).
-    fn watch_for_level(&self) -> bool {
-        let deadline = now_ns() + WATCH_LEVEL.as_nanos() as u64;
-        loop {
-            for _ in 0..32 {
-                std::hint::spin_loop();
-            }
-            let now = now_ns();
-            if self.joinable(now) {
-                return true;
-            }
-            if now >= deadline {
-                return false;
-            }
-            std::thread::yield_now();
-        }
-    }
-
-    /// Whether the published level has unclaimed reactions and has run for [`JOIN_AFTER_NS`]
-    /// at `now` (a level the driver published is joinable at once: the driver claims nothing;
-    /// so is one that the level costs share: its claims take a microsecond or more).
-    fn joinable(&self, now: u64) -> bool {
-        self.queue.has_work()
-            && now.saturating_sub(self.published_at.load(Relaxed)) >= JOIN_AFTER_NS
-    }
 }
 
 /// Takes in reaction `r`'s completion: every reaction it triggers but `skip` (the next of its
@@ -644,95 +502,4 @@ fn complete_into(
             triggered.push(prog, t);
         }
     });
-}
-
-unsafe fn run_runner(header: NonNull<TaskHeader>) -> RunOutcome {
-    // SAFETY: the header is the first field of a `Runner` (repr(C)), alive until the run ends.
-    let runner = unsafe { header.cast::<Runner>().as_ref() };
-    // SAFETY: `shared` outlives every scheduled runner (see `Shared::wake`).
-    let sh = unsafe { &*runner.shared };
-    // Whether this runner published the level it claims from (it played the scheduler): it runs
-    // its own level from the start; a level published by another worker is joined only once it
-    // is worth it (see `Shared::watch_for_level`).
-    let mut own = false;
-    loop {
-        let claimed = if own || sh.joinable(now_ns()) {
-            sh.queue.claim()
-        } else {
-            None
-        };
-        if let Some(r) = claimed {
-            // SAFETY: `r` is in the published level: every lower level of this tag has finished,
-            // and reactions of one level never share a reactor.
-            let mut failed = unsafe { execute_guarded(sh.prog, r as usize, sh.recorder) };
-            if let Some(c) = &sh.chains {
-                let mut last = r;
-                let mut after = 0;
-                while failed.is_none() {
-                    let s = c.links[last as usize];
-                    // SAFETY: `last` ran on this thread; the level it belongs to is not taken in
-                    // before this claim finishes.
-                    if s == NONE || !unsafe { sh.prog.sets_trigger_of(last as usize, s) } {
-                        break;
-                    }
-                    // SAFETY: `s` follows `last` (its only predecessor, finished, triggered it);
-                    // its other ancestors ran (lower levels or this chain); no reaction of its
-                    // reactor runs (one would be its ancestor, or a descendant waiting for this level).
-                    failed = unsafe { execute_guarded(sh.prog, s as usize, sh.recorder) };
-                    after += 1;
-                    last = s;
-                }
-                // Written only when it changes: the records of one level share cache lines, and
-                // most chains run the same length from tag to tag.
-                let record = &c.ran_after[r as usize];
-                if record.load(Relaxed) != after {
-                    record.store(after, Relaxed);
-                }
-            }
-            if let Some(e) = failed {
-                let mut p = sh.panics.lock().unwrap_or_else(|e| e.into_inner());
-                p.get_or_insert(e);
-            }
-            if sh.queue.finish_one() {
-                let next = {
-                    let mut core = sh.core.lock().unwrap_or_else(|e| e.into_inner());
-                    sh.advance(&mut core, Player::Worker)
-                };
-                match next {
-                    Ok(width) => {
-                        own = true;
-                        sh.wake(width, Some(runner.index));
-                    }
-                    // The driver takes over; this runner goes idle through the protocol below.
-                    Err(n) => sh.driver.hand_over(n),
-                }
-            }
-            continue;
-        }
-        // The level is all claimed (or not worth joining yet): the next one usually comes within
-        // microseconds, so watch for one worth joining before going idle.
-        own = false;
-        if sh.watch_for_level() {
-            continue;
-        }
-        // Going idle: clear the flag, then look once more (see the module docs).
-        runner.active.store(false, SeqCst);
-        // A level published by a worker is claimed by that worker: it is left to it unless it is
-        // worth joining (see `watch_for_level`); one the driver published is taken at once.
-        let revived = sh.joinable(now_ns()) && !runner.active.swap(true, SeqCst);
-        if !revived {
-            break;
-        }
-    }
-    sh.driver.outstanding.fetch_sub(1, SeqCst);
-    RunOutcome::Idle
-}
-
-unsafe fn shutdown_runner(header: NonNull<TaskHeader>) {
-    // SAFETY: as in `run_runner`.
-    let runner = unsafe { header.cast::<Runner>().as_ref() };
-    // SAFETY: as in `run_runner`.
-    let sh = unsafe { &*runner.shared };
-    sh.driver.abort();
-    sh.driver.outstanding.fetch_sub(1, SeqCst);
 }
