@@ -2,9 +2,10 @@
 //!
 //! Actors (motet-actor), behaviours (motet-boc), reactions (motet-reactor) and processes
 //! (motet-process) all run as *tasks* on one pool of worker threads. This crate knows nothing about
-//! those models: it runs [`TaskRef`]s, pointers to a [`TaskHeader`] whose [`TaskVTable`] says how to run
-//! the task for one turn and how to shut it down. The model decides when a task is runnable and calls
-//! [`Handle::schedule`].
+//! those models: a model describes a kind of task with the safe [`Task`] trait (how to run it for
+//! one turn, how to shut it down), makes its tasks as [`Runnable`]s and decides when one is
+//! runnable, and calls [`Handle::schedule`]. The runtime owns the unsafe part: each task's cell, its
+//! reference count and its lifetime (see [`task`]).
 //!
 //! What the runtime provides:
 //!

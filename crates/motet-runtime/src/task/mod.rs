@@ -65,8 +65,6 @@
 //! ```
 
 mod cell;
-#[doc(hidden)]
-pub mod legacy;
 #[cfg(all(test, loom))]
 mod loom_models;
 pub(crate) mod raw;
