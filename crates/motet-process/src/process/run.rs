@@ -16,8 +16,8 @@ use motet_runtime::Runnable;
 
 use super::waker::borrowed_waker;
 use super::{Header, CANCELLED, COMPLETE, NOTIFIED, PINNED, REFS, REF_ONE, RUNNING};
-use crate::channel::fast_park::{self, ParkVTable, NO_REQUEST, REFUSED};
 use crate::blocks::Blocks;
+use crate::channel::fast_park::{self, ParkVTable, NO_REQUEST, REFUSED};
 use crate::context;
 use crate::sync::atomic::Ordering;
 use crate::system::SystemShared;

@@ -129,9 +129,9 @@ impl Shared<'_> {
     ///
     /// Why watch: a runner that went idle at the end of every level would be activated again,
     /// as a task queued on the scheduler's worker, for the next level wide enough for two: a
-    /// hand-off through the runtime per level, whose latency is the thief's (a patient thief
-    /// leaves a running worker's lone queued task alone for 10 µs, and one whose last steals did
-    /// not pay sleeps up to 200 µs), with a wake-up and a park per level, and the scheduler's
+    /// hand-off through the runtime per level, whose latency is the thief's (the runtime's
+    /// selective stealing leaves a running worker's lone queued task alone for 10 µs, and a
+    /// worker whose last steals did not pay sleeps up to 200 µs), with a wake-up and a park per level, and the scheduler's
     /// part passing from worker to worker. Watching keeps the runner in the run while levels
     /// come close together, as LF's workers stay awake between levels.
     ///

@@ -3,7 +3,7 @@
 //! The filters handle up to [`FILTER_BATCH`] messages per turn (motet's default is 128), as
 //! radixsort's stages do: the chain is a pipeline, and a filter's turn must last long enough for
 //! the other worker to take the filter downstream. A message to an idle filter puts it in the
-//! sending worker's next-task slot, and the runtime's patient thief leaves a busy worker's slot and
+//! sending worker's next-task slot, and the runtime's selective stealing leaves a busy worker's slot and
 //! its queue of one alone until that worker has stayed in one turn for 10 µs. With 128 candidates a
 //! turn, the upstream filters' turns (most candidates are composites that a small prime rejects)
 //! were often shorter than that, the chain ran on one worker while the other stayed parked, and on
