@@ -52,7 +52,6 @@ use motet_runtime::{Handle, Runnable};
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr, AnyOps};
-#[cfg(not(loom))]
 use crate::blocks::Blocks;
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};

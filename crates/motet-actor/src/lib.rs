@@ -40,7 +40,6 @@
 mod actor;
 mod addr;
 mod ask;
-#[cfg(not(loom))]
 mod blocks;
 mod cell;
 mod envelope;
