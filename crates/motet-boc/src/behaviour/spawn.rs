@@ -148,7 +148,7 @@ where
 }
 
 /// Spawns a behaviour of head `H` alone (see [`when`]).
-#[inline]
+#[inline(always)]
 fn spawn<S, F, R, H>(cowns: &S, f: F) -> Result<Spawned, WhenError>
 where
     S: CownSet,
