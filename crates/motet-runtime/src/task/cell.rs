@@ -148,6 +148,7 @@ impl<K: Task, B: Backing> Vtables<K, B> {
     const PLAIN: &'static VTable = &VTable {
         run: Cell::<K>::run,
         shutdown: Cell::<K>::shutdown,
+        call: Cell::<K>::call,
         drop_cell: Cell::<K>::drop_cell::<B>,
         kind: TypeId::of::<K>,
     };
@@ -157,6 +158,7 @@ impl<K: TaskWithTail, B: Backing> Vtables<K, B> {
     const TAIL: &'static VTable = &VTable {
         run: Cell::<K>::run,
         shutdown: Cell::<K>::shutdown,
+        call: Cell::<K>::call,
         drop_cell: Cell::<K>::drop_cell_with_tail::<B>,
         kind: TypeId::of::<K>,
     };
@@ -230,6 +232,12 @@ impl<K: Task> Cell<K> {
         K::shutdown(unsafe { Running::<K>::from_header(header) });
     }
 
+    /// The vtable's `call`.
+    unsafe fn call(header: NonNull<Header>, arg: usize) -> usize {
+        // SAFETY: as in `run`.
+        K::call(unsafe { Running::<K>::from_header(header) }, arg)
+    }
+
     /// The vtable's `drop_cell`: drops both parts and frees the cell.
     unsafe fn drop_cell<B: Backing>(header: NonNull<Header>) {
         let cell = header.cast::<Cell<K>>();
@@ -246,13 +254,43 @@ impl<K: TaskWithTail> Cell<K> {
     /// Where the tail starts: after the whole cell, at the tail's alignment.
     const TAIL_OFFSET: usize = size_of::<Cell<K>>().next_multiple_of(align_of::<K::Tail>());
 
+    /// The alignment of a cell with a tail.
+    const TAIL_ALIGN: usize = if align_of::<Cell<K>>() > align_of::<K::Tail>() {
+        align_of::<Cell<K>>()
+    } else {
+        align_of::<K::Tail>()
+    };
+
     /// The layout of a cell with `len` tail values, as `B` allocates it; `None` if it overflows.
+    /// (`Layout::extend` and `Layout::array` give the same layout; the arithmetic here is what
+    /// they do, with the checks once, at allocation, and none at the free: see
+    /// [`Cell::layout_with_tail_unchecked`].)
+    #[inline(always)]
     fn layout_with_tail<B: Backing>(len: usize) -> Option<Layout> {
-        let (layout, offset) = Self::LAYOUT
-            .extend(Layout::array::<K::Tail>(len).ok()?)
-            .ok()?;
-        debug_assert_eq!(offset, Self::TAIL_OFFSET);
-        Some(B::block_layout(layout.pad_to_align()))
+        let size = len
+            .checked_mul(size_of::<K::Tail>())?
+            .checked_add(Self::TAIL_OFFSET)?
+            .checked_next_multiple_of(Self::TAIL_ALIGN)?;
+        Some(B::block_layout(
+            Layout::from_size_align(size, Self::TAIL_ALIGN).ok()?,
+        ))
+    }
+
+    /// [`Cell::layout_with_tail`] without its checks, for a cell made with `len` tail values:
+    /// a free computes its block's layout in a few instructions.
+    ///
+    /// # Safety
+    /// `layout_with_tail::<B>(len)` returned a layout (the cell was allocated with it).
+    #[inline(always)]
+    unsafe fn layout_with_tail_unchecked<B: Backing>(len: usize) -> Layout {
+        let size =
+            (Self::TAIL_OFFSET + len * size_of::<K::Tail>()).next_multiple_of(Self::TAIL_ALIGN);
+        // SAFETY: the caller's contract: this size and alignment passed `Layout`'s checks when
+        // the cell was allocated.
+        let layout = unsafe { Layout::from_size_align_unchecked(size, Self::TAIL_ALIGN) };
+        let block = B::block_layout(layout);
+        debug_assert_eq!(Self::layout_with_tail::<B>(len), Some(block));
+        block
     }
 
     /// Allocates a cell with `len` tail values, the `i`-th made by `tail(i, shared)` once the
@@ -295,7 +333,7 @@ impl<K: TaskWithTail> Cell<K> {
             let tail = tail::<K>(header) as *const [K::Tail] as *mut [K::Tail];
             std::ptr::drop_in_place(tail);
             std::ptr::drop_in_place(cell.as_ptr());
-            let layout = Self::layout_with_tail::<B>(len).unwrap_unchecked();
+            let layout = Self::layout_with_tail_unchecked::<B>(len);
             B::release(cell.cast(), layout);
         }
     }

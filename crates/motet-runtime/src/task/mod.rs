@@ -102,6 +102,16 @@ pub trait Task: Sized + 'static {
         drop(task);
     }
 
+    /// A second entry point, which the runtime never calls: a model calls it through
+    /// [`Runnable::call`] to run a task whose kind it does not know from code of its own,
+    /// passing one word and getting one back (motet-boc steps a behaviour of another kind in a
+    /// chain this way). It takes the runnable over, as [`Task::run`] does. The default drops the
+    /// runnable and returns `arg`: a kind that no model calls needs nothing more.
+    fn call(task: Running<Self>, arg: usize) -> usize {
+        drop(task);
+        arg
+    }
+
     /// Called once when the shared part has been moved to its final place in the cell, before
     /// anyone else can see the task: a shared part that points into itself (an intrusive queue's
     /// stub) links itself here. The cell never moves afterwards. The default does nothing.

@@ -43,6 +43,8 @@ pub(crate) struct VTable {
     pub(crate) run: unsafe fn(NonNull<Header>) -> RawOutcome,
     /// As `run`, for a task that will not run on this runtime any more.
     pub(crate) shutdown: unsafe fn(NonNull<Header>),
+    /// The kind's [`Task::call`](super::Task::call). Takes over the runnable's count.
+    pub(crate) call: unsafe fn(NonNull<Header>, usize) -> usize,
     /// Drops the cell's contents and frees it; called once the count reached zero.
     pub(crate) drop_cell: unsafe fn(NonNull<Header>),
     /// The task kind, for the checked conversion of a runnable back to its typed form.

@@ -200,8 +200,8 @@ impl<S> Runnable<S> {
     }
 
     /// Runs one turn of the task on this thread, now, as a worker would: for a model that runs a
-    /// chain of tasks itself (a behaviour's successor right after it). Returns the runnable if
-    /// the turn yielded it. A panic in the turn propagates.
+    /// chain of tasks itself. Returns the runnable if the turn yielded it. A panic in the turn
+    /// propagates.
     #[inline]
     pub fn run_now(self) -> Option<Runnable<S>> {
         match self.into_task_ref().run() {
@@ -210,6 +210,18 @@ impl<S> Runnable<S> {
             // (`Cell::run` made it from a `Runnable<K::Shared>`).
             RawOutcome::Yield(task) => Some(unsafe { Runnable::from_task_ref(task) }),
         }
+    }
+
+    /// Calls the task's [`Task::call`] with `arg` on this thread, now, and returns the word it
+    /// returns: for a model that runs tasks of kinds it does not know from code of its own and
+    /// needs a word back from each (motet-boc steps a behaviour of another kind in a chain this
+    /// way, and gets the successor the step left). A panic in the call propagates.
+    #[inline]
+    pub fn call(self, arg: usize) -> usize {
+        let header = ManuallyDrop::new(self).header;
+        // SAFETY: the runnable's count keeps the cell alive, and the vtable is the one the cell
+        // was made with; `call` takes the count over (`ManuallyDrop` gave it up here).
+        unsafe { (header.as_ref().vtable.call)(header, arg) }
     }
 
     /// The queued form, which takes over the runnable's count.

@@ -310,3 +310,52 @@ fn a_task_made_running_reads_its_tail_at_once() {
         assert_eq!(drops.load(SeqCst), 3);
     }
 }
+
+/// A task whose `call` counts as a turn and returns the word it is given plus the turns so far.
+struct Adder;
+
+impl Task for Adder {
+    type Shared = AtomicUsize;
+    type Private = Probe;
+
+    fn run(task: Running<Adder>) -> Turn<AtomicUsize> {
+        task.fetch_add(1, SeqCst);
+        Turn::Idle
+    }
+
+    fn call(task: Running<Adder>, arg: usize) -> usize {
+        arg + task.fetch_add(1, SeqCst) + 1
+    }
+}
+
+#[test]
+fn a_call_reaches_its_kind_through_an_erased_runnable_and_ends_it() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (runnable, handle) =
+        Runnable::with_handle::<Adder>(AtomicUsize::new(10), Probe(drops.clone()));
+    // Through the erased form, as a model that does not know the kind calls it.
+    assert_eq!(runnable.erase().call(5), 16);
+    assert_eq!(handle.load(SeqCst), 11);
+    // The call took the runnable over and dropped it: the handle is the last reference.
+    assert_eq!(drops.load(SeqCst), 0);
+    drop(handle);
+    assert_eq!(drops.load(SeqCst), 1);
+}
+
+#[test]
+fn the_default_call_ends_the_task_and_returns_its_word() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (runnable, handle) = probed(1, &drops);
+    assert_eq!(runnable.call(42), 42);
+    assert_eq!(
+        handle.turns.load(SeqCst),
+        0,
+        "the default call runs no turn"
+    );
+    drop(handle);
+    assert_eq!(
+        drops.load(SeqCst),
+        2,
+        "both parts dropped once the handle went"
+    );
+}
