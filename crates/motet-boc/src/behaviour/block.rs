@@ -415,6 +415,13 @@ macro_rules! behaviour_task {
             fn shutdown(task: Running<Self>) {
                 super::cancel::shutdown(task);
             }
+
+            /// One step, for a chain that reached this behaviour from another kind's turn (see
+            /// `run::run_chain`): the word is the [`Step`](super::step::Step) it left.
+            #[inline]
+            fn call(task: Running<Self>, _: usize) -> usize {
+                super::step::step(task).into_word()
+            }
         }
     };
 }

@@ -21,7 +21,7 @@
 //! 3. *Run* ([`run`], [`step`]): the closure runs once, under `catch_unwind`, with the values of
 //!    its cowns; then the chain of successors it made runnable runs on this thread, each taken out
 //!    of its park and stepped here (a successor of the same kind) or through the runtime's
-//!    `run_now` (another kind).
+//!    `call` (another kind: its kind's step, through the task's vtable).
 //! 4. *Release*: every request is released (successors become runnable), then the result is handed
 //!    to the promise. A detached behaviour then drops its runnable, and the runtime frees the
 //!    block; a behaviour with a promise parks its runnable again, and the last of the behaviour and

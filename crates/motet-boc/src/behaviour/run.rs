@@ -11,16 +11,15 @@
 //!
 //! A successor of the turn's own kind (the task itself, or a chain of one kind of behaviour, a
 //! mailbox drained) is stepped right here, its step inlined into the loop. One of another kind is
-//! run with [`Runnable::run_now`], which calls its kind's turn: that turn finds itself *relayed*
-//! ([`RELAY`]) and does one step only, leaving what the step left for the chain here to go on
-//! with.
+//! stepped with [`Runnable::call`](motet_runtime::Runnable::call), which calls its kind's step through the task's vtable and
+//! returns what the step left, as one word, for the chain here to go on with.
 
 use std::cell::Cell;
 use std::mem::ManuallyDrop;
 use std::ptr;
 
-use motet_runtime::task::{Erased, Running};
-use motet_runtime::{Handle, Runnable};
+use motet_runtime::task::Running;
+use motet_runtime::Handle;
 
 use crate::cown::CownHeader;
 
@@ -35,45 +34,9 @@ use super::step::{step, step_as, Step, StepFn};
 /// behaviour on a chain of single-cown `when`s (the worker loop's turns between chains).
 const INLINE_CHAIN: u32 = 128;
 
-/// A chain's request to a behaviour of another kind, and that behaviour's answer.
-#[derive(Clone, Copy)]
-enum Relay {
-    /// No chain waits for a step.
-    Off,
-    /// A chain runs the behaviour with `run_now`: its turn takes one step only.
-    Asked,
-    /// What that step left.
-    Stepped(Step),
-}
-
-thread_local! {
-    /// See [`Relay`].
-    static RELAY: Cell<Relay> = const { Cell::new(Relay::Off) };
-}
-
-/// The turn of a behaviour of kind `K` (its task's `run`): a relayed step, or a turn. Both out of
-/// line, so that entering a relayed step does not pay for the registers of a whole chain.
+/// A behaviour's turn from the runtime (its task's `run`): its step and the chain it starts.
 #[inline(always)]
 pub(super) fn run<K: Kind>(task: Running<K>) {
-    if let Relay::Asked = RELAY.with(Cell::get) {
-        relayed(task);
-    } else {
-        turn_of(task);
-    }
-}
-
-/// A relayed step (see [`relay`]).
-#[inline(never)]
-fn relayed<K: Kind>(task: Running<K>) {
-    // Off before the step, in case it unwinds (into the chain's turn and out of it).
-    RELAY.with(|r| r.set(Relay::Off));
-    let stepped = step(task);
-    RELAY.with(|r| r.set(Relay::Stepped(stepped)));
-}
-
-/// A behaviour's turn from the runtime: its step and the chain it starts.
-#[inline(never)]
-fn turn_of<K: Kind>(task: Running<K>) {
     turn::<K>(|| step(task));
 }
 
@@ -170,23 +133,9 @@ fn run_chain<K: Kind>(mut stepped: Step) {
                 // 30 instructions less per behaviour than the call through the runtime on a chain
                 // of single-cown `when`s.
                 Ok(task) => step(task),
-                Err(runnable) => relay(runnable),
+                // SAFETY: a behaviour's `call` returns its step's word (see `Kind`'s `call`).
+                Err(runnable) => unsafe { Step::from_word(runnable.call(0)) },
             },
         };
-    }
-}
-
-/// Runs one step of a runnable behaviour of another kind: its kind's turn, relayed.
-#[inline(never)]
-fn relay(runnable: Runnable<Erased>) -> Step {
-    RELAY.with(|r| r.set(Relay::Asked));
-    if let Some(yielded) = runnable.run_now() {
-        // A behaviour's turn never yields its runnable (its task's `run` returns `Idle`).
-        std::mem::forget(yielded);
-        unreachable!("a behaviour's turn yielded");
-    }
-    match RELAY.with(|r| r.replace(Relay::Off)) {
-        Relay::Stepped(stepped) => stepped,
-        _ => unreachable!("a relayed turn steps its behaviour"),
     }
 }

@@ -44,6 +44,37 @@ impl Step {
         }
     }
 
+    /// The step as one word, for [`Task::call`](motet_runtime::Task::call): 0 for `Done(None)`,
+    /// the successor's address for `Done(Some(_))`, and that address with bit 0 set for
+    /// `DoneLater` (a slot is aligned to 8).
+    #[inline(always)]
+    pub(super) fn into_word(self) -> usize {
+        match self {
+            Step::Done(None) => 0,
+            Step::Done(Some(next)) => next.as_ptr().expose_provenance(),
+            Step::DoneLater(next) => next.as_ptr().expose_provenance() | 1,
+        }
+    }
+
+    /// The step [`Step::into_word`] made `word` of.
+    ///
+    /// # Safety
+    /// `word` is what `into_word` returned.
+    #[inline(always)]
+    pub(super) unsafe fn from_word(word: usize) -> Step {
+        const { assert!(std::mem::align_of::<Slot>() >= 2) };
+        let slot = |addr: usize| {
+            // SAFETY: the caller's contract: the address of a slot, not null, whose provenance
+            // `into_word` exposed.
+            unsafe { NonNull::new_unchecked(std::ptr::with_exposed_provenance_mut::<Slot>(addr)) }
+        };
+        match word {
+            0 => Step::Done(None),
+            w if w & 1 == 0 => Step::Done(Some(slot(w))),
+            w => Step::DoneLater(slot(w & !1)),
+        }
+    }
+
     /// The kept successor and whether the release of the first cown made it runnable.
     #[inline(always)]
     pub(super) fn next(self) -> (Option<NonNull<Slot>>, bool) {
