@@ -19,9 +19,9 @@ use motet_runtime::Handle;
 ///
 /// It holds no allocation of its own: the result is kept in the behaviour's block until the
 /// promise takes it. Dropping the promise detaches the behaviour, which then drops its result.
-/// The block stays alive while the promise is pending: its HANDLE bit (see
-/// [`crate::completion`]) keeps the behaviour from ending its task, and once the behaviour is done
-/// the promise, if it is the last, takes the behaviour's runnable out of the block and drops it.
+/// The block stays alive while the promise is pending: the promise's bit in the behaviour's
+/// completion state keeps the behaviour from ending its task, and once the behaviour is done the
+/// promise, if it is the last, takes the behaviour's runnable out of the block and drops it.
 ///
 /// ```
 /// use motet_boc::{when, Cown};

@@ -42,8 +42,8 @@ impl Batch {
         Batch::default()
     }
 
-    /// Adds a behaviour (see [`when`]); it is enqueued with the rest of the batch. Do not wait for
-    /// the returned promise before the batch is spawned.
+    /// Adds a behaviour (see [`when`](crate::when)); it is enqueued with the rest of the batch. Do
+    /// not wait for the returned promise before the batch is spawned.
     pub fn when<S, F, R>(&mut self, cowns: S, f: F) -> Promise<R>
     where
         S: CownSet,
