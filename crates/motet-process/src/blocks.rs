@@ -15,9 +15,8 @@
 //!   them and line-aligned (`CacheConfig::pad_to_lines`), so that it touches as few lines as it
 //!   can. A process's cell is now a motet-runtime task's (a few bytes smaller than before), and
 //!   padding put it in a line-aligned class: every block the cache did not have then came from
-//!   the allocator's aligned, over-allocating path (mimalloc: about 90 instructions more per
-//!   block, measured with callgrind on Fork Join creation, where the cold iteration misses every
-//!   time).
+//!   the allocator's aligned, over-allocating path, which costs far more than its plain one
+//!   (docs/measurements/2026-11-28-task-api.md).
 //! - **Bins of 512, full bins shared, at most 32 MiB on the shelves in all**: the shared bins let
 //!   a worker that only frees (processes stolen from a driver on another worker) feed a thread
 //!   that only spawns, and keep the blocks of a whole benchmark iteration (a ring of 100,000

@@ -392,10 +392,11 @@ pub(crate) trait Kind: Task<Private = ManuallyDrop<Self::F>, Shared: BlockShared
     fn complete(task: Running<Self>);
 }
 
-/// The task of both gatings: each turn runs the behaviour and the chain it starts
+/// The task and the kind of both gatings, which differ in their later requests (`$later`, of
+/// the running task `$task`): each turn runs the behaviour and the chain it starts
 /// ([`super::run`]); a shut-down runtime cancels it ([`super::cancel`]).
 macro_rules! behaviour_task {
-    ($gating:ty) => {
+    ($gating:ident, |$task:ident| $later:expr) => {
         impl<Sh, F, R, H> Task for Behaviour<Sh, F, R, H, $gating>
         where
             Sh: Shape,
@@ -423,11 +424,40 @@ macro_rules! behaviour_task {
                 super::step::step(task).into_word()
             }
         }
+
+        impl<Sh, F, R, H> Kind for Behaviour<Sh, F, R, H, $gating>
+        where
+            Sh: Shape,
+            F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
+            R: Send + 'static,
+            H: Head<R>,
+        {
+            type Sh = Sh;
+            type F = F;
+            type R = R;
+            type H = H;
+            type G = $gating;
+
+            #[inline(always)]
+            fn later($task: &Running<Self>) -> &[LaterSlot] {
+                $later
+            }
+
+            #[inline(always)]
+            fn store(task: &Running<Self>, outcome: Outcome<R>) {
+                H::store::<$gating>(task, outcome);
+            }
+
+            #[inline(always)]
+            fn complete(task: Running<Self>) {
+                H::complete::<Self, $gating>(task);
+            }
+        }
     };
 }
 
-behaviour_task!(One);
-behaviour_task!(Many);
+behaviour_task!(One, |_task| &[]);
+behaviour_task!(Many, |task| task.tail());
 
 impl<Sh, F, R, H> TaskWithTail for Behaviour<Sh, F, R, H, Many>
 where
@@ -437,62 +467,4 @@ where
     H: Head<R>,
 {
     type Tail = LaterSlot;
-}
-
-impl<Sh, F, R, H> Kind for Behaviour<Sh, F, R, H, One>
-where
-    Sh: Shape,
-    F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
-    R: Send + 'static,
-    H: Head<R>,
-{
-    type Sh = Sh;
-    type F = F;
-    type R = R;
-    type H = H;
-    type G = One;
-
-    #[inline(always)]
-    fn later(_: &Running<Self>) -> &[LaterSlot] {
-        &[]
-    }
-
-    #[inline(always)]
-    fn store(task: &Running<Self>, outcome: Outcome<R>) {
-        H::store::<One>(task, outcome);
-    }
-
-    #[inline(always)]
-    fn complete(task: Running<Self>) {
-        H::complete::<Self, One>(task);
-    }
-}
-
-impl<Sh, F, R, H> Kind for Behaviour<Sh, F, R, H, Many>
-where
-    Sh: Shape,
-    F: for<'a> FnOnce(Sh::View<'a>) -> R + Send + 'static,
-    R: Send + 'static,
-    H: Head<R>,
-{
-    type Sh = Sh;
-    type F = F;
-    type R = R;
-    type H = H;
-    type G = Many;
-
-    #[inline(always)]
-    fn later(task: &Running<Self>) -> &[LaterSlot] {
-        task.tail()
-    }
-
-    #[inline(always)]
-    fn store(task: &Running<Self>, outcome: Outcome<R>) {
-        H::store::<Many>(task, outcome);
-    }
-
-    #[inline(always)]
-    fn complete(task: Running<Self>) {
-        H::complete::<Self, Many>(task);
-    }
 }
