@@ -13,20 +13,39 @@ use serde::{Deserialize, Serialize};
 use crate::params::{ParamSpec, Params};
 
 /// A programming model (or peer runtime) a benchmark can be written in.
+///
+/// The default models (`actor`, `boc`, `reactor`, `reactor-level`, `process`, `floor`) run each
+/// program as SPEC.md gives it, with the runtime's default settings. A `-tuned` model runs the same
+/// benchmark with named deviations from SPEC.md (a faster kernel, a per-benchmark setting, another
+/// message flow; see [`crate::deviation`]); it is reported apart and never counts in a headline
+/// ratio. `floor-loop` is the fastest sequential program where that is a different algorithm (a
+/// plain loop) from the actor program's message flow, which `floor` runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Model {
     /// motet actors (motet-actor).
     Actor,
+    /// motet actors with deviations from SPEC.md.
+    ActorTuned,
     /// motet behaviour-oriented concurrency (motet-boc).
     Boc,
+    /// motet BoC with deviations from SPEC.md.
+    BocTuned,
     /// motet reactors.
     Reactor,
     /// motet reactors on LF's level scheduler.
     ReactorLevel,
     /// motet processes and channels.
     Process,
-    /// The sequential floor: one thread, plain calls, `VecDeque` mailboxes.
+    /// motet processes with deviations from SPEC.md.
+    ProcessTuned,
+    /// The sequential floor: the actor program's message flow on one thread, with plain calls and
+    /// `VecDeque` mailboxes.
     Floor,
+    /// The sequential floor with deviations from SPEC.md.
+    FloorTuned,
+    /// The fastest sequential program where it is a different algorithm from the message flow (a
+    /// plain loop).
+    FloorLoop,
     /// The actix crate.
     Actix,
     /// The ractor crate.
@@ -37,27 +56,37 @@ pub enum Model {
 
 impl Model {
     /// Every model, in report order.
-    pub const ALL: [Model; 9] = [
+    pub const ALL: [Model; 14] = [
         Model::Actor,
         Model::Boc,
         Model::Reactor,
         Model::ReactorLevel,
         Model::Process,
         Model::Floor,
+        Model::FloorLoop,
         Model::Actix,
         Model::Ractor,
         Model::Kameo,
+        Model::ActorTuned,
+        Model::BocTuned,
+        Model::ProcessTuned,
+        Model::FloorTuned,
     ];
 
     /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Model::Actor => "actor",
+            Model::ActorTuned => "actor-tuned",
             Model::Boc => "boc",
+            Model::BocTuned => "boc-tuned",
             Model::Reactor => "reactor",
             Model::ReactorLevel => "reactor-level",
             Model::Process => "process",
+            Model::ProcessTuned => "process-tuned",
             Model::Floor => "floor",
+            Model::FloorTuned => "floor-tuned",
+            Model::FloorLoop => "floor-loop",
             Model::Actix => "actix",
             Model::Ractor => "ractor",
             Model::Kameo => "kameo",
@@ -71,7 +100,27 @@ impl Model {
 
     /// Whether the model is sequential (runs on one thread whatever `--threads` says).
     pub fn is_sequential(self) -> bool {
-        self == Model::Floor
+        matches!(self, Model::Floor | Model::FloorTuned | Model::FloorLoop)
+    }
+
+    /// The default model a tuned model varies (itself for any other).
+    pub fn untuned(self) -> Model {
+        match self {
+            Model::ActorTuned => Model::Actor,
+            Model::BocTuned => Model::Boc,
+            Model::ProcessTuned => Model::Process,
+            Model::FloorTuned => Model::Floor,
+            m => m,
+        }
+    }
+
+    /// Whether the model runs programs with deviations from SPEC.md (shown apart from the
+    /// headline comparisons).
+    pub fn is_tuned(self) -> bool {
+        matches!(
+            self,
+            Model::ActorTuned | Model::BocTuned | Model::ProcessTuned | Model::FloorTuned
+        )
     }
 }
 
@@ -200,6 +249,12 @@ pub struct Variant {
     pub model: Model,
     /// Builds the program for the given parameters and worker-thread count.
     pub prepare: Prepare,
+    /// The names of the program's deviations from SPEC.md, each explained in
+    /// [`crate::deviation::ALL`]: empty for every model but a `-tuned` one.
+    pub deviations: &'static [&'static str],
+    /// Whether the program's protocol differs from the actor program's by design (BoC's
+    /// multi-cown behaviours, LF's batched reactions), so that it may run below the floor.
+    pub own_protocol: bool,
 }
 
 /// A Savina benchmark: its name, parameters and implementations.
@@ -220,6 +275,32 @@ impl Benchmark {
     /// The variant for `model`, if the benchmark has one.
     pub fn variant(&self, model: Model) -> Option<Variant> {
         (self.variants)().into_iter().find(|v| v.model == model)
+    }
+}
+
+impl Variant {
+    /// The variant of `model` that `prepare` builds, following SPEC.md exactly (no deviations),
+    /// with the actor program's protocol.
+    pub const fn new(model: Model, prepare: Prepare) -> Variant {
+        Variant {
+            model,
+            prepare,
+            deviations: &[],
+            own_protocol: false,
+        }
+    }
+
+    /// This variant, with the protocol of its own that `own_protocol` says it has (see
+    /// [`Variant::own_protocol`]).
+    pub const fn with_own_protocol(mut self, own_protocol: bool) -> Variant {
+        self.own_protocol = own_protocol;
+        self
+    }
+
+    /// This variant, with the deviations from SPEC.md named (see [`crate::deviation`]).
+    pub const fn with_deviations(mut self, deviations: &'static [&'static str]) -> Variant {
+        self.deviations = deviations;
+        self
     }
 }
 

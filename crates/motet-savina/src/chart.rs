@@ -55,7 +55,11 @@ impl Data {
         threads.sort_unstable();
         threads.dedup();
         let mut series = Vec::new();
-        for m in Model::ALL.into_iter().filter(|m| !m.is_sequential()) {
+        // Headline models only: tuned programs are shown apart, in the tables.
+        for m in Model::ALL
+            .into_iter()
+            .filter(|m| !m.is_sequential() && !m.is_tuned())
+        {
             for &t in &threads {
                 if benchmarks.iter().any(|b| valid(b, m, t).is_some()) {
                     series.push((m, t));
@@ -123,7 +127,10 @@ fn colour(model: Model) -> RGBColor {
         Model::Reactor => RGBColor(110, 80, 170),
         Model::ReactorLevel => RGBColor(150, 120, 200),
         Model::Process => RGBColor(20, 150, 160),
-        Model::Floor => RGBColor(0, 0, 0),
+        Model::Floor | Model::FloorTuned | Model::FloorLoop => RGBColor(0, 0, 0),
+        Model::ActorTuned => RGBColor(100, 150, 210),
+        Model::BocTuned => RGBColor(100, 190, 140),
+        Model::ProcessTuned => RGBColor(90, 190, 200),
         Model::Actix => RGBColor(205, 60, 50),
         Model::Ractor => RGBColor(235, 140, 30),
         Model::Kameo => RGBColor(190, 90, 150),

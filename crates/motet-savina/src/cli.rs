@@ -107,18 +107,20 @@ pub struct RunArgs {
     )]
     pub threads: Vec<usize>,
 
-    /// Timed iterations per benchmark, model and thread count.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub iterations: usize,
+    /// Timed iterations per benchmark, model and thread count [default: 10, and more until
+    /// `--min-time` is reached].
+    #[arg(long, value_name = "N")]
+    pub iterations: Option<usize>,
 
     /// Untimed warm-up iterations before the timed ones.
     #[arg(long, value_name = "N", default_value_t = 2)]
     pub warmup: usize,
 
     /// After the timed iterations, keep timing more until they add up to SECONDS per benchmark,
-    /// model and thread count (at most 1000 in all): short cells get a steadier median.
-    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = parse_seconds)]
-    pub min_time: Duration,
+    /// model and thread count (at most 1000 in all): short cells get a steadier median and a
+    /// narrower confidence interval [default: 1 second, or 0 when --iterations is given].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub min_time: Option<Duration>,
 
     /// Problem size: `default` (Savina's), `small`, or PARAM=V by SPEC.md's flag names (e.g.
     /// `--size r=1000`); repeated flags accumulate.
@@ -151,21 +153,36 @@ impl RunArgs {
             parse_models(&self.models)?
         };
         let threads = parse_threads(&self.threads)?;
-        if self.iterations == 0 {
+        if self.iterations == Some(0) {
             return Err("--iterations must be at least 1".into());
         }
+        // By default a cell is timed at least `DEFAULT_ITERATIONS` times and at least
+        // `DEFAULT_MIN_TIME` in all; a run that names its iterations (CI, a quick look) gets just
+        // those, unless it names a time too.
+        let min_time = match (self.iterations, self.min_time) {
+            (_, Some(t)) => t,
+            (Some(_), None) => Duration::ZERO,
+            (None, None) => DEFAULT_MIN_TIME,
+        };
         let params = Sizes::parse(&self.size)?.resolve(&benchmarks)?;
         Ok(Plan {
             benchmarks: benchmarks.into_iter().zip(params).collect(),
             models,
             threads,
-            iterations: self.iterations,
+            iterations: self.iterations.unwrap_or(DEFAULT_ITERATIONS),
             warmup: self.warmup,
-            min_time: self.min_time,
+            min_time,
             isolation: Isolation::current_exe()?,
         })
     }
 }
+
+/// The timed iterations of a cell when `run` is not told.
+pub const DEFAULT_ITERATIONS: usize = 10;
+
+/// The least time the timed iterations of a cell add up to when `run` is told neither
+/// `--iterations` nor `--min-time`.
+pub const DEFAULT_MIN_TIME: Duration = Duration::from_secs(1);
 
 /// A non-negative, finite number of seconds (`--min-time`).
 pub fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -240,6 +257,7 @@ mod tests {
     use super::{parse_models, parse_threads, select_benchmarks, Cli, Command};
     use crate::bench::Model;
     use clap::Parser;
+    use std::time::Duration;
 
     fn strings(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
@@ -356,9 +374,30 @@ mod tests {
             .unwrap_err()
             .contains("big: n, w"));
         assert!(plan_of(&["motet-savina", "run", "big", "--iterations", "0"]).is_err());
-        assert!(plan.min_time.is_zero());
+        // Untold, a cell is timed 10 times and at least a second; told its iterations, just
+        // those; told a time, at least that.
+        assert_eq!(plan.min_time, super::DEFAULT_MIN_TIME);
+        let counted = plan_of(&["motet-savina", "run", "big", "--iterations", "3"]).unwrap();
+        assert_eq!((counted.iterations, counted.min_time), (3, Duration::ZERO));
         let longer = plan_of(&["motet-savina", "run", "big", "--min-time", "0.5"]).unwrap();
-        assert_eq!(longer.min_time, std::time::Duration::from_millis(500));
+        assert_eq!(
+            (longer.iterations, longer.min_time),
+            (10, Duration::from_millis(500))
+        );
+        let both = [
+            "motet-savina",
+            "run",
+            "big",
+            "--iterations",
+            "3",
+            "--min-time",
+            "2",
+        ];
+        let both = plan_of(&both).unwrap();
+        assert_eq!(
+            (both.iterations, both.min_time),
+            (3, Duration::from_secs(2))
+        );
         for bad in ["-1", "x", "inf"] {
             assert!(plan_of(&["motet-savina", "run", "big", "--min-time", bad]).is_err());
         }

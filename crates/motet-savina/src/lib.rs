@@ -43,6 +43,7 @@ pub mod cell;
 pub mod chart;
 pub mod cli;
 pub mod console;
+pub mod deviation;
 pub mod dining_scaling;
 pub mod floor;
 pub mod listing;

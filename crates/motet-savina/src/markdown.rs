@@ -5,8 +5,8 @@
 //! ratios, how often motet's actors beat the fastest peer). Then three tables:
 //!
 //! - **Times**: one row per (benchmark, thread count), a column per model with the median in
-//!   milliseconds and its spread (`±`: half of max − min over the timed iterations, relative to
-//!   the median); the fastest model of the row (the floor aside) in bold; then `actor/floor`
+//!   milliseconds and its spread (`±`: half the width of the median's 95% confidence interval,
+//!   relative to the median); the fastest model of the row (the floor aside) in bold; then `actor/floor`
 //!   (motet actors' median over the floor's: lower is better), the fastest peer and `peer/actor`
 //!   (its median over motet actors': above 1, motet is faster).
 //! - **Peak memory**: the same grid with each cell's peak resident memory in MiB, the lowest in
@@ -38,9 +38,11 @@ pub fn markdown(records: &[Record], plan: &Plan, setting: &Setting, chart: Optio
              scale]({path})\n"
         );
     }
-    let models = models_of(records);
+    let (tuned, models): (Vec<Model>, Vec<Model>) =
+        models_of(records).into_iter().partition(|m| m.is_tuned());
     glance(&mut out, records);
     times(&mut out, records, &models);
+    tuned_programs(&mut out, records, &tuned);
     memory(&mut out, records, &models);
     reactor_metrics(&mut out, records);
     out.push_str("## Parameters\n\n| benchmark | parameters |\n| --- | --- |\n");
@@ -91,12 +93,12 @@ fn valid<'a>(records: &'a [Record], b: &str, m: Model, t: usize) -> Option<&'a R
     lookup(records, b, m, t).filter(|r| r.validated && !r.median_ms.is_nan())
 }
 
-/// The fastest validated peer of a row: (its model, its median).
-fn fastest_peer(records: &[Record], b: &str, t: usize) -> Option<(Model, f64)> {
+/// The fastest validated peer of a row.
+fn fastest_peer<'a>(records: &'a [Record], b: &str, t: usize) -> Option<&'a Record> {
     PEERS
         .iter()
-        .filter_map(|&p| valid(records, b, p, t).map(|r| (p, r.median_ms)))
-        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .filter_map(|&p| valid(records, b, p, t))
+        .min_by(|x, y| x.median_ms.total_cmp(&y.median_ms))
 }
 
 /// The smallest validated peer footprint of a row, in KiB.
@@ -106,6 +108,9 @@ fn smallest_peer(records: &[Record], b: &str, t: usize) -> Option<u64> {
         .filter_map(|&p| valid(records, b, p, t).and_then(|r| r.peak_rss_kib))
         .min()
 }
+
+/// A comparison that is a tie, among the ratios of "at a glance": neither a win nor in the mean.
+const TIE: f64 = f64::NAN;
 
 /// The geometric mean of `values` (`None` if there are none).
 fn geomean(values: &[f64]) -> Option<f64> {
@@ -130,6 +135,7 @@ fn glance(out: &mut String, records: &[Record]) {
             format!("{t} {workers}")
         };
         let mut peer_ratios = Vec::new();
+        let mut ties = 0;
         let mut floor_ratios = Vec::new();
         let mut lighter = 0;
         let mut weighed = 0;
@@ -137,8 +143,13 @@ fn glance(out: &mut String, records: &[Record]) {
             let Some(actor) = valid(records, b, Model::Actor, t) else {
                 continue;
             };
-            if let Some((_, peer)) = fastest_peer(records, b, t) {
-                peer_ratios.push(peer / actor.median_ms);
+            if let Some(peer) = fastest_peer(records, b, t) {
+                if peer.ties(actor) {
+                    ties += 1;
+                    peer_ratios.push(TIE);
+                } else {
+                    peer_ratios.push(peer.median_ms / actor.median_ms);
+                }
             }
             if let Some(floor) = valid(records, b, Model::Floor, t) {
                 floor_ratios.push(actor.median_ms / floor.median_ms);
@@ -148,13 +159,22 @@ fn glance(out: &mut String, records: &[Record]) {
                 lighter += usize::from(own < peer);
             }
         }
-        if let Some(g) = geomean(&peer_ratios) {
-            let wins = peer_ratios.iter().filter(|&&r| r > 1.0).count();
+        let compared = peer_ratios.len();
+        let wins = peer_ratios.iter().filter(|&&r| r > 1.0).count();
+        peer_ratios.retain(|r| !r.is_nan());
+        if compared > 0 {
+            let mean = geomean(&peer_ratios).map_or_else(String::new, |g| {
+                format!(
+                    "; the fastest peer takes {} as long as motet (geometric mean over the {} \
+                     that are not ties)",
+                    times_fmt(g),
+                    peer_ratios.len()
+                )
+            });
             lines.push(format!(
-                "- **{workers}**: motet actors are faster than every peer on {wins} of {} \
-                 benchmarks; the fastest peer takes {} as long as motet (geometric mean).",
-                peer_ratios.len(),
-                times_fmt(g)
+                "- **{workers}**: motet actors are faster than every peer on {wins} of {compared} \
+                 benchmarks, and tie on {ties} (the 95% confidence intervals of the medians \
+                 overlap){mean}."
             ));
         }
         if let Some(g) = geomean(&floor_ratios) {
@@ -187,7 +207,7 @@ fn times(out: &mut String, records: &[Record], models: &[Model]) {
     let has = |m: Model| models.contains(&m);
     let actor_floor = has(Model::Actor) && has(Model::Floor);
     let peer_actor = has(Model::Actor) && PEERS.iter().any(|&p| has(p));
-    out.push_str("## Times\n\nMedian milliseconds per iteration; `±` is half the spread (max − min) of the timed iterations, relative to the median. Bold: the fastest in the row, the sequential floor aside.\n\n");
+    out.push_str("## Times\n\nMedian milliseconds per iteration; `±` is half the width of the median's 95% confidence interval (order statistics, in the JSON records), relative to the median; a ratio marked \"tie\" compares two cells whose intervals overlap. Bold: the fastest in the row, the sequential floor aside.\n\n");
     let mut head: Vec<String> = vec!["benchmark".into(), "threads".into()];
     head.extend(models.iter().map(|m| m.name().to_string()));
     if actor_floor {
@@ -219,17 +239,68 @@ fn times(out: &mut String, records: &[Record], models: &[Model]) {
                 Some(r) => format!("{} {}", ms_fmt(r.median_ms), spread(r)),
             });
         }
-        let actor = valid(records, b, Model::Actor, t).map(|r| r.median_ms);
+        let actor = valid(records, b, Model::Actor, t);
         if actor_floor {
-            let floor = valid(records, b, Model::Floor, t).map(|r| r.median_ms);
-            row.push(ratio_cell(actor, floor));
+            row.push(compared(actor, valid(records, b, Model::Floor, t)));
         }
         if peer_actor {
             let peer = fastest_peer(records, b, t);
-            row.push(peer.map_or_else(|| "–".into(), |(m, _)| m.name().to_string()));
-            row.push(ratio_cell(peer.map(|p| p.1), actor));
+            row.push(peer.map_or_else(|| "–".into(), |p| p.model.name().to_string()));
+            row.push(compared(peer, actor));
         }
         table_row(out, &row);
+    }
+    out.push('\n');
+}
+
+/// The table of the tuned programs, apart from the headline tables: each beside its model's
+/// program as SPEC.md gives it, with the deviations that make the difference.
+fn tuned_programs(out: &mut String, records: &[Record], tuned: &[Model]) {
+    if tuned.is_empty() {
+        return;
+    }
+    out.push_str(
+        "## Tuned programs\n\nPrograms with deviations from SPEC.md (named in the Savina README's \
+         deviations table), beside the same model's default program. They count in no headline \
+         ratio.\n\n",
+    );
+    table_head(
+        out,
+        &[
+            "benchmark".into(),
+            "threads".into(),
+            "model".into(),
+            "median ms".into(),
+            "default".into(),
+            "default/tuned".into(),
+            "deviations".into(),
+        ],
+    );
+    for (b, t) in row_keys(records) {
+        for &m in tuned {
+            let Some(r) = lookup(records, b, m, t) else {
+                continue;
+            };
+            let default = valid(records, b, m.untuned(), t);
+            let time = if r.validated {
+                format!("{} {}", ms_fmt(r.median_ms), spread(r))
+            } else {
+                format!("{} failed", ms_fmt(r.median_ms))
+            };
+            let names: Vec<String> = r.deviations.iter().map(|d| format!("`{d}`")).collect();
+            table_row(
+                out,
+                &[
+                    b.to_string(),
+                    t.to_string(),
+                    m.name().to_string(),
+                    time,
+                    default.map_or_else(|| "–".into(), |d| ms_fmt(d.median_ms)),
+                    compared(default, Some(r).filter(|r| r.validated)),
+                    names.join(", "),
+                ],
+            );
+        }
     }
     out.push('\n');
 }
@@ -358,7 +429,7 @@ fn ms_fmt(v: f64) -> String {
 
 /// `±x%`: half of a record's range over its median.
 fn spread(r: &Record) -> String {
-    let half = (r.max_ms - r.min_ms) / 2.0 / r.median_ms * 100.0;
+    let half = (r.ci95_high_ms - r.ci95_low_ms) / 2.0 / r.median_ms * 100.0;
     if !half.is_finite() {
         String::new()
     } else if half < 1.0 {
@@ -376,6 +447,17 @@ fn times_fmt(v: f64) -> String {
         format!("{v:.1}×")
     } else {
         format!("{v:.0}×")
+    }
+}
+
+/// The ratio of two cells' medians, `num / den`, marked "tie" where their confidence intervals
+/// overlap; `–` if either is missing.
+fn compared(num: Option<&Record>, den: Option<&Record>) -> String {
+    match (num, den) {
+        (Some(n), Some(d)) if n.ties(d) => {
+            format!("{} tie", ratio_cell(Some(n.median_ms), Some(d.median_ms)))
+        }
+        (n, d) => ratio_cell(n.map(|r| r.median_ms), d.map(|r| r.median_ms)),
     }
 }
 
@@ -411,6 +493,48 @@ mod tests {
             min_time: std::time::Duration::ZERO,
             isolation: Isolation::InProcess,
         }
+    }
+
+    #[test]
+    fn overlapping_intervals_are_ties_not_wins() {
+        let mut actor = rec("count", Model::Actor, 1, 10.0);
+        let mut kameo = rec("count", Model::Kameo, 1, 11.0);
+        // 10 ± 10% and 11 ± 10% overlap: a tie, neither a win nor in the mean.
+        let md = markdown(&[actor.clone(), kameo.clone()], &plan(), &setting(), None);
+        assert!(
+            md.contains("faster than every peer on 0 of 1 benchmarks, and tie on 1"),
+            "{md}"
+        );
+        assert!(md.contains("| 1.10× tie |"), "{md}");
+        // Narrow intervals apart: a win.
+        (actor.ci95_low_ms, actor.ci95_high_ms) = (9.9, 10.1);
+        (kameo.ci95_low_ms, kameo.ci95_high_ms) = (10.9, 11.1);
+        let md = markdown(&[actor, kameo], &plan(), &setting(), None);
+        assert!(
+            md.contains("faster than every peer on 1 of 1 benchmarks, and tie on 0"),
+            "{md}"
+        );
+        assert!(md.contains("| 1.10× |"), "{md}");
+    }
+
+    #[test]
+    fn tuned_programs_are_shown_apart() {
+        let mut tuned = rec("mailbox", Model::ActorTuned, 1, 5.0);
+        tuned.deviations = &["batch"];
+        let records = [
+            rec("mailbox", Model::Actor, 1, 10.0),
+            tuned,
+            rec("mailbox", Model::Floor, 1, 8.0),
+        ];
+        let md = markdown(&records, &plan(), &setting(), None);
+        let times = &md[md.find("## Times").unwrap()..md.find("## Tuned programs").unwrap()];
+        assert!(!times.contains("actor-tuned"), "{times}");
+        assert!(
+            md.contains("| mailbox | 1 | actor-tuned | 5.00 ±10% | 10.0 | 2.00× | `batch` |"),
+            "{md}"
+        );
+        // The headline ratio is the default program's.
+        assert!(md.contains("| 1.25× |"), "{md}");
     }
 
     #[test]
@@ -506,7 +630,12 @@ mod tests {
         assert_eq!(ms_fmt(456.789), "456.8");
         assert_eq!(ms_fmt(45678.9), "45679");
         let mut r = rec("count", Model::Actor, 1, 100.0);
-        (r.min_ms, r.max_ms) = (99.9, 100.1);
+        (r.ci95_low_ms, r.ci95_high_ms) = (99.9, 100.1);
         assert_eq!(spread(&r), "±<1%");
+        // The interval, not the range: a wide range with a narrow interval is a narrow spread.
+        (r.min_ms, r.max_ms) = (50.0, 200.0);
+        assert_eq!(spread(&r), "±<1%");
+        (r.ci95_low_ms, r.ci95_high_ms) = (95.0, 105.0);
+        assert_eq!(spread(&r), "±5%");
     }
 }

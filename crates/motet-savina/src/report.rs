@@ -101,21 +101,20 @@ impl Summary {
         let mut rows = Vec::new();
         for (benchmark, threads) in row_keys(records) {
             let record = |m: Model| lookup(records, benchmark, m, threads);
-            // Ratios use validated runs only.
-            let median = |m: Model| record(m).filter(|r| r.validated).map(|r| r.median_ms);
             let mut row = vec![benchmark.to_string(), threads.to_string()];
             row.extend(models.iter().map(|&m| cell(record(m))));
-            let actor = median(Model::Actor);
+            // Ratios use validated runs only.
+            let valid = |m: Model| record(m).filter(|r| r.validated && !r.median_ms.is_nan());
+            let actor = valid(Model::Actor);
             if actor_floor {
-                row.push(ratio(actor, median(Model::Floor)));
+                row.push(compared(actor, valid(Model::Floor)));
             }
             if peer_actor {
                 let best = PEERS
                     .iter()
-                    .filter_map(|&p| median(p))
-                    .filter(|v| !v.is_nan())
-                    .reduce(f64::min);
-                row.push(ratio(best, actor));
+                    .filter_map(|&p| valid(p))
+                    .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
+                row.push(compared(best, actor));
             }
             rows.push(row);
         }
@@ -216,6 +215,16 @@ fn cell(record: Option<&Record>) -> String {
     }
 }
 
+/// The ratio of two cells' medians, `num / den`, marked "tie" where their 95% confidence
+/// intervals overlap.
+fn compared(num: Option<&Record>, den: Option<&Record>) -> String {
+    let r = ratio(num.map(|r| r.median_ms), den.map(|r| r.median_ms));
+    match (num, den) {
+        (Some(n), Some(d)) if n.ties(d) => format!("{r} tie"),
+        _ => r,
+    }
+}
+
 /// `num / den` as "1.23x", or `-` if either is missing.
 fn ratio(num: Option<f64>, den: Option<f64>) -> String {
     match (num, den) {
@@ -255,8 +264,12 @@ pub(crate) fn test_record(
         model,
         threads,
         params: crate::params::Params::small(b.params),
+        deviations: &[],
+        own_protocol: false,
         iterations: 3,
         median_ms: median,
+        ci95_low_ms: median * 0.9,
+        ci95_high_ms: median * 1.1,
         min_ms: median * 0.9,
         max_ms: median * 1.1,
         result: serde_json::json!(1),
@@ -281,8 +294,12 @@ mod tests {
             model,
             threads,
             params: Params::small(b.params),
+            deviations: &[],
+            own_protocol: false,
             iterations: 3,
             median_ms: median,
+            ci95_low_ms: median,
+            ci95_high_ms: median,
             min_ms: median,
             max_ms: median,
             result: serde_json::json!(1),

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::{Benchmark, Iteration, Model, ReactorMetrics, Variant};
 use crate::params::Params;
-use crate::record::{stats, Record};
+use crate::record::{Record, Stats};
 
 /// Where the jobs of a plan run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,7 +241,8 @@ impl Measured {
 
     /// The record of `job` with these measurements.
     pub fn into_record(self, job: &Job<'_>, peak_rss_kib: Option<u64>) -> Record {
-        let (median_ms, min_ms, max_ms) = stats(&self.samples);
+        let stats = Stats::of(&self.samples);
+        let median_ms = stats.median;
         let metrics = self.metrics.map(|mut m| {
             m.ns_per_reaction = (m.reactions_executed > 0 && median_ms.is_finite())
                 .then(|| median_ms * 1e6 / m.reactions_executed as f64);
@@ -252,10 +253,14 @@ impl Measured {
             model: job.variant.model,
             threads: job.threads,
             params: job.params.clone(),
+            deviations: job.variant.deviations,
+            own_protocol: job.variant.own_protocol,
             iterations: self.samples.len(),
             median_ms,
-            min_ms,
-            max_ms,
+            ci95_low_ms: stats.ci_low,
+            ci95_high_ms: stats.ci_high,
+            min_ms: stats.min,
+            max_ms: stats.max,
             result: self.result,
             validated: self.failure.is_none(),
             peak_rss_kib,
@@ -444,18 +449,9 @@ mod tests {
 
     fn variants() -> Vec<Variant> {
         vec![
-            Variant {
-                model: Model::Floor,
-                prepare: prepare_floor,
-            },
-            Variant {
-                model: Model::Actor,
-                prepare: prepare_actor,
-            },
-            Variant {
-                model: Model::Boc,
-                prepare: prepare_boc,
-            },
+            Variant::new(Model::Floor, prepare_floor),
+            Variant::new(Model::Actor, prepare_actor),
+            Variant::new(Model::Boc, prepare_boc),
         ]
     }
 

@@ -20,46 +20,44 @@
 /// `actor`, `boc`, `process` and `floor` export `prepare(params, threads)`; `reactor` exports
 /// `prepare(params, threads, model)` and gives two variants, `reactor` (the readiness scheduler)
 /// and `reactor-level` (LF's level scheduler); `peers` exports `variants()`, the actix, ractor
-/// and kameo programs, and is listed only with the `peers` feature.
+/// and kameo programs, and is listed only with the `peers` feature. `floor_loop` is a module of
+/// its own, the plain-loop program of model `floor-loop`. `actor_tuned` and `floor_tuned` are
+/// `prepare_tuned` in `actor` and `floor`: the same program with the deviations named.
+///
+/// An entry may name its program's deviations from SPEC.md in brackets (names from
+/// [`crate::deviation::ALL`]; a tuned entry must), and say `(own_protocol)` where its protocol
+/// differs from the actor program's by design: `variants!(actor ["init-message"], boc
+/// (own_protocol), actor_tuned ["batch"], floor)`.
 macro_rules! variants {
     (@entries actor) => {
-        [$crate::bench::Variant {
-            model: $crate::bench::Model::Actor,
-            prepare: actor::prepare,
-        }]
+        [$crate::bench::Variant::new($crate::bench::Model::Actor, actor::prepare)]
+    };
+    (@entries actor_tuned) => {
+        [$crate::bench::Variant::new($crate::bench::Model::ActorTuned, actor::prepare_tuned)]
     };
     (@entries boc) => {
-        [$crate::bench::Variant {
-            model: $crate::bench::Model::Boc,
-            prepare: boc::prepare,
-        }]
+        [$crate::bench::Variant::new($crate::bench::Model::Boc, boc::prepare)]
     };
     (@entries process) => {
-        [$crate::bench::Variant {
-            model: $crate::bench::Model::Process,
-            prepare: process::prepare,
-        }]
+        [$crate::bench::Variant::new($crate::bench::Model::Process, process::prepare)]
     };
     (@entries floor) => {
-        [$crate::bench::Variant {
-            model: $crate::bench::Model::Floor,
-            prepare: floor::prepare,
-        }]
+        [$crate::bench::Variant::new($crate::bench::Model::Floor, floor::prepare)]
+    };
+    (@entries floor_tuned) => {
+        [$crate::bench::Variant::new($crate::bench::Model::FloorTuned, floor::prepare_tuned)]
+    };
+    (@entries floor_loop) => {
+        [$crate::bench::Variant::new($crate::bench::Model::FloorLoop, floor_loop::prepare)]
     };
     (@entries reactor) => {
         [
-            $crate::bench::Variant {
-                model: $crate::bench::Model::Reactor,
-                prepare: |params, threads| {
-                    reactor::prepare(params, threads, $crate::bench::Model::Reactor)
-                },
-            },
-            $crate::bench::Variant {
-                model: $crate::bench::Model::ReactorLevel,
-                prepare: |params, threads| {
-                    reactor::prepare(params, threads, $crate::bench::Model::ReactorLevel)
-                },
-            },
+            $crate::bench::Variant::new($crate::bench::Model::Reactor, |params, threads| {
+                reactor::prepare(params, threads, $crate::bench::Model::Reactor)
+            }),
+            $crate::bench::Variant::new($crate::bench::Model::ReactorLevel, |params, threads| {
+                reactor::prepare(params, threads, $crate::bench::Model::ReactorLevel)
+            }),
         ]
     };
     (@entries peers) => {{
@@ -69,11 +67,20 @@ macro_rules! variants {
         let peers = Vec::<$crate::bench::Variant>::new();
         peers
     }};
-    ($($module:ident),+ $(,)?) => {
+    (@own) => {
+        false
+    };
+    (@own own_protocol) => {
+        true
+    };
+    ($($module:ident $([$($deviation:literal),* $(,)?])? $(($own:ident))?),+ $(,)?) => {
         /// The implementations, in listing order.
         fn variants() -> Vec<$crate::bench::Variant> {
             let mut variants = Vec::new();
-            $(variants.extend(variants!(@entries $module));)+
+            $(variants.extend(variants!(@entries $module).into_iter().map(|v| {
+                v.with_deviations(&[$($($deviation),*)?])
+                    .with_own_protocol(variants!(@own $($own)?))
+            }));)+
             variants
         }
     };

@@ -46,9 +46,7 @@ pub(crate) fn run_iterations(
     params: &Params,
     iterations: usize,
 ) -> Vec<Outcome> {
-    let variant = bench
-        .variant(model)
-        .unwrap_or_else(|| panic!("{} has no {model} variant", bench.name));
+    let variant = variant(bench, model);
     let mut program = (variant.prepare)(params, threads)
         .unwrap_or_else(|e| panic!("{} {model} ({params}): {e}", bench.name));
     (0..iterations)
@@ -57,6 +55,18 @@ pub(crate) fn run_iterations(
             program.run()
         })
         .collect()
+}
+
+/// The variant of `bench` for `model`. The tests' `floor` is the benchmark's sequential program:
+/// `floor-loop` where it has no `floor`.
+///
+/// # Panics
+/// If the benchmark has no such variant.
+fn variant(bench: &Benchmark, model: Model) -> crate::bench::Variant {
+    bench
+        .variant(model)
+        .or_else(|| (model == Model::Floor).then(|| bench.variant(Model::FloorLoop))?)
+        .unwrap_or_else(|| panic!("{} has no {model} variant", bench.name))
 }
 
 /// Runs each cell `(model, threads, iterations)` of `bench` at the small sizes with `sets`
@@ -195,9 +205,7 @@ fn rejected_by(bench: &Benchmark, models: &[Model], sets: &[(&str, f64)]) -> Vec
     models
         .iter()
         .map(|&model| {
-            let variant = bench
-                .variant(model)
-                .unwrap_or_else(|| panic!("{} has no {model} variant", bench.name));
+            let variant = variant(bench, model);
             match (variant.prepare)(&params, 1) {
                 Ok(_) => panic!("{} {model} accepted {params}", bench.name),
                 Err(e) => e,

@@ -54,18 +54,9 @@ use crate::bench::{Iteration, Model, Outcome, Prepare, Prepared, Variant};
 /// A benchmark's actix, ractor and kameo variants, in that order, from their `prepare` functions.
 pub fn variants(actix: Prepare, ractor: Prepare, kameo: Prepare) -> Vec<Variant> {
     vec![
-        Variant {
-            model: Model::Actix,
-            prepare: actix,
-        },
-        Variant {
-            model: Model::Ractor,
-            prepare: ractor,
-        },
-        Variant {
-            model: Model::Kameo,
-            prepare: kameo,
-        },
+        Variant::new(Model::Actix, actix),
+        Variant::new(Model::Ractor, ractor),
+        Variant::new(Model::Kameo, kameo),
     ]
 }
 

@@ -23,7 +23,7 @@
 
 mod actor;
 mod blocks;
-mod floor;
+mod floor_loop;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
@@ -61,7 +61,11 @@ crate::params! {
     finish = Config::finish;
 }
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["row-column-payload", "simd-relax"],
+    reactor ["simd-relax"] (own_protocol),
+    floor_loop ["simd-relax"],
+);
 
 impl Config {
     /// Checks the sizes against each other and the limits.

@@ -68,7 +68,11 @@ crate::params! {
 /// The largest grid Savina accepts (31 priorities × granularity 8).
 const MAX_GRID: usize = 248;
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["ledger-search", "private-random"],
+    reactor ["ledger-search", "private-random"] (own_protocol),
+    floor ["ledger-search", "private-random"],
+);
 
 impl Config {
     /// Checks the grid size and the priorities, and clamps the threshold.

@@ -63,7 +63,12 @@ pub(crate) const INITIAL_BALANCE: f64 = 10_000.0;
 /// Savina's seed for the Teller's generator.
 const TELLER_SEED: i64 = 123_456;
 
-variants!(actor, boc, reactor, floor);
+variants!(
+    actor ["init-message", "balance-10000"],
+    boc ["balance-10000"] (own_protocol),
+    reactor ["balance-10000"] (own_protocol),
+    floor ["init-message", "balance-10000"],
+);
 
 impl Config {
     /// The Teller's transactions, in the order it sends them.

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use motet_actor::{spawn, Actor, Addr, Context, Spawn};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Draws, Tally, BUSY_SEED};
@@ -14,7 +14,12 @@ use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare((Config::from_params(params)?, DEFAULT_BATCH), threads, run)
+}
+
+/// As [`prepare`], with the factory yielding after each customer (batch 1, deviation `batch`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare((Config::from_params(params)?, 1), threads, run)
 }
 
 enum FactoryMsg {
@@ -204,7 +209,7 @@ impl Actor for Customer {
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the result.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let tally = ResultSlot::new();
     let barber_draws = ResultSlot::new();
@@ -233,7 +238,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         tally: Tally::default(),
         result: tally.clone(),
     })
-    .batch(1)
+    .batch(*batch)
     .spawn(h);
     let _ = factory.send(FactoryMsg::Start(room));
     rt.wait_quiescent();

@@ -11,11 +11,16 @@ use super::{check, Config, Draws, Tally, BUSY_SEED};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program(Config::from_params(params)?, run)
+    crate::floor::program((Config::from_params(params)?, crate::floor::BATCH), run)
+}
+
+/// As [`prepare`], with the factory yielding after each customer (batch 1, deviation `batch`).
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program((Config::from_params(params)?, 1), run)
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
-fn run(cfg: &Config) -> Outcome {
+fn run((cfg, batch): &(Config, usize)) -> Outcome {
     let mut sys = System::new();
     let barber = sys.spawn(Node::Barber(Barber {
         draws: Draws::new(cfg.haircut),
@@ -29,6 +34,7 @@ fn run(cfg: &Config) -> Outcome {
         barber_asleep: true,
     }));
     let factory = sys.spawn(Node::Factory(Factory {
+        batch: *batch,
         cfg: *cfg,
         room,
         draws: Draws::new(cfg.production),
@@ -83,6 +89,8 @@ enum Node {
 }
 
 struct Factory {
+    /// Messages per turn.
+    batch: usize,
     cfg: Config,
     room: ActorId,
     draws: Draws,
@@ -127,10 +135,9 @@ impl Actor for Node {
         }
     }
 
-    /// The factory yields after each customer, as in motet's version.
     fn batch(&self) -> usize {
         match self {
-            Node::Factory(_) => 1,
+            Node::Factory(f) => f.batch,
             _ => crate::floor::BATCH,
         }
     }

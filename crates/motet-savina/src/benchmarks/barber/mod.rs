@@ -62,7 +62,14 @@ crate::params! {
     finish = Config::finish;
 }
 
-variants!(actor, boc, reactor, floor);
+variants!(
+    actor ["customer-per-message", "private-random"],
+    actor_tuned ["batch", "customer-per-message", "private-random"],
+    boc ["private-random"] (own_protocol),
+    reactor ["private-random"] (own_protocol),
+    floor ["customer-per-message", "private-random"],
+    floor_tuned ["batch", "customer-per-message", "private-random"],
+);
 
 /// The busy-wait generators' seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 74_755;

@@ -47,7 +47,13 @@ crate::params! {
     }
 }
 
-variants!(actor, process, reactor, floor, peers);
+variants!(
+    actor,
+    process["channels-at-spawn"],
+    reactor(own_protocol),
+    floor,
+    peers,
+);
 
 /// Validates a run: the Sink counted `sink_exits` exits, which must be `w`, and `unexpected_pongs`
 /// pongs came from a neighbor other than the one pinged, which must be 0. The result is

@@ -84,7 +84,11 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-variants!(actor, reactor, floor);
+variants!(
+    actor["main-creates-actors"],
+    reactor(own_protocol),
+    floor["main-creates-actors"],
+);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]

@@ -46,7 +46,14 @@ crate::params! {
     }
 }
 
-variants!(actor, process, boc, reactor, floor, peers);
+variants!(
+    actor["mall-starts-meetings"],
+    process["recv-many"],
+    boc(own_protocol),
+    reactor(own_protocol),
+    floor,
+    peers,
+);
 
 /// A creature's color.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -50,7 +50,11 @@ crate::params! {
 /// The smokers' busy-wait seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 200_000;
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["main-creates-actors", "private-random"],
+    reactor ["private-random"] (own_protocol),
+    floor ["main-creates-actors", "private-random"],
+);
 
 impl Config {
     /// Adds up the Arbiter's periods.

@@ -63,7 +63,11 @@ crate::params! {
 /// Savina's `DATA_LIMIT`: `Integer.MAX_VALUE / 4096`, the number of keys.
 pub(crate) const DATA_LIMIT: i32 = i32::MAX / 4_096;
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["init-message", "main-creates-actors", "tuned-hash", "lcg-requests"],
+    reactor ["tuned-hash", "lcg-requests"] (own_protocol),
+    floor ["init-message", "main-creates-actors", "tuned-hash", "lcg-requests"],
+);
 
 /// The dictionary's hash for integer keys, laid out as Java's `HashMap<Integer, _>` lays them out:
 /// key k lands in bucket k mod capacity (Java's `Integer.hashCode` is the value itself), so the

@@ -59,7 +59,11 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["init-message", "vec-list"],
+    reactor ["vec-list"] (own_protocol),
+    floor ["init-message", "vec-list"],
+);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]

@@ -40,7 +40,14 @@ crate::params! {
     }
 }
 
-variants!(actor, process, boc, reactor, floor, peers);
+variants!(
+    actor,
+    process["recv-many"],
+    boc(own_protocol),
+    reactor(own_protocol),
+    floor,
+    peers,
+);
 
 /// Validates a run: the Counter's reply `count` must equal `n`. The result is `count`.
 pub(crate) fn check(n: u64, count: u64) -> Outcome {

@@ -64,7 +64,7 @@ crate::params! {
     finish = Config::finish;
 }
 
-variants!(actor, floor);
+variants!(actor["points-reset"], floor["points-reset"]);
 
 /// Decodes a float that must be above 0.
 fn positive(params: &Params, name: &str) -> Result<f64, String> {

@@ -45,7 +45,7 @@ crate::params! {
 /// The largest N accepted: the tree has 2 fib(N) − 1 actors, 25 billion at 50.
 const MAX_N: u64 = 50;
 
-variants!(actor, boc, floor);
+variants!(actor, boc["driver-decomposition"](own_protocol), floor);
 
 /// Decodes `n`: a whole number from 1 to [`MAX_N`].
 fn which(params: &Params, name: &str) -> Result<u32, String> {

@@ -66,7 +66,11 @@ crate::params! {
     }
 }
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["lanes-fir", "input-plus-one"],
+    reactor ["lanes-fir", "input-plus-one"] (own_protocol),
+    floor ["lanes-fir", "input-plus-one"],
+);
 
 /// Savina's channel limit (its `MessageChannel` enum has 34 usable values).
 const MAX_CHANNELS: u64 = 34;

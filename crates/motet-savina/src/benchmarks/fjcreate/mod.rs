@@ -37,7 +37,13 @@ crate::params! {
     }
 }
 
-variants!(actor, process, boc, floor, peers);
+variants!(
+    actor ["driver-actor", "sharded-counter"],
+    process ["driver-actor", "sharded-counter"],
+    boc (own_protocol),
+    floor,
+    peers ["driver-actor"],
+);
 
 /// Validates a run: `completions` actors finished their message; there must be `n`. The result is
 /// `completions`.

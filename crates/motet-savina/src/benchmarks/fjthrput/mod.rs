@@ -41,7 +41,14 @@ crate::params! {
     }
 }
 
-variants!(actor, process, boc, reactor, floor, peers);
+variants!(
+    actor["driver-actor"],
+    process["driver-actor"],
+    boc(own_protocol),
+    reactor(own_protocol),
+    floor,
+    peers["driver-actor"],
+);
 
 /// Validates a run: `counts` holds how many messages each actor handled; there must be `a` of them,
 /// each equal to `n`. The result is their sum.

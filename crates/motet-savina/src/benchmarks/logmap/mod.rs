@@ -63,7 +63,12 @@ crate::params! {
 /// The step between the series' start terms and between their rates (Savina's `increment`).
 pub(crate) const INCREMENT: f64 = 0.0025;
 
-variants!(actor, boc, reactor, floor);
+variants!(
+    actor ["series-in-a-row", "rle-stash"],
+    boc (own_protocol),
+    reactor (own_protocol),
+    floor ["series-in-a-row"],
+);
 
 impl Config {
     /// Derives the expected sum.

@@ -1,8 +1,9 @@
-//! Mailbox N:1 as motet actors. The receiver drains its mailbox without yielding (an unbounded
-//! batch, as CAF's default unlimited throughput): it is the one consumer, and every turn it gives
-//! up costs a rescheduling while the senders keep pushing.
+//! Mailbox N:1 as motet actors. By default the receiver handles the runtime's default batch per
+//! turn. Under `actor-tuned` it drains its mailbox without yielding (an unbounded batch, as CAF's
+//! default unlimited throughput): it is the one consumer, and every turn it gives up costs a
+//! rescheduling while the senders keep pushing.
 
-use motet_actor::{spawn, Actor, Addr, Context, Spawn};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Numbered, Tally};
@@ -12,7 +13,12 @@ use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare((Config::from_params(params)?, DEFAULT_BATCH), threads, run)
+}
+
+/// As [`prepare`], with the receiver's batch unbounded (deviation `batch`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare((Config::from_params(params)?, u32::MAX), threads, run)
 }
 
 /// Counts the messages; exits with the tally after the last.
@@ -58,14 +64,14 @@ impl Actor for Sender {
 
 /// One timed iteration: creates the receiver and the senders, starts them, runs to quiescence and
 /// checks the tally.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
     let slot = ResultSlot::new();
     let receiver = Spawn::new(Receiver {
         tally: Tally::new(cfg.s),
         total: cfg.total(),
         slot: slot.clone(),
     })
-    .batch(u32::MAX)
+    .batch(*batch)
     .spawn(rt.handle());
     let senders: Vec<Addr<()>> = (0..cfg.s)
         .map(|index| {

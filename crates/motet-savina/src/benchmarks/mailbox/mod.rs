@@ -42,7 +42,7 @@ crate::params! {
     }
 }
 
-variants!(actor, floor, peers);
+variants!(actor, actor_tuned["batch"], floor, peers);
 impl Config {
     /// Messages the receiver must get.
     pub(crate) fn total(&self) -> u64 {

@@ -16,7 +16,7 @@
 
 mod actor;
 mod board;
-mod floor;
+mod floor_loop;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
@@ -81,7 +81,11 @@ const SOLUTIONS: [u64; 20] = [
     39029188884,
 ];
 
-variants!(actor, reactor, floor);
+variants!(
+    actor["window-board"],
+    reactor["window-board"](own_protocol),
+    floor_loop["window-board"],
+);
 
 impl Config {
     /// Checks the board size and the depth.

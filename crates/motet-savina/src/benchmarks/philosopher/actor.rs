@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use motet_actor::{spawn, Actor, Addr, Context, Spawn};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
 use super::{check, Config, Forks, ARBITRATOR_BATCH};
@@ -17,7 +17,16 @@ use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare((Config::from_params(params)?, DEFAULT_BATCH), threads, run)
+}
+
+/// As [`prepare`], with the Arbitrator's batch [`ARBITRATOR_BATCH`] (deviation `batch`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare(
+        (Config::from_params(params)?, ARBITRATOR_BATCH),
+        threads,
+        run,
+    )
 }
 
 enum ArbitratorMsg {
@@ -114,7 +123,7 @@ impl Actor for Philosopher {
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the result.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let result = ResultSlot::new();
     let meals = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
@@ -124,7 +133,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         exited: 0,
         result: result.clone(),
     })
-    .batch(ARBITRATOR_BATCH)
+    .batch(*batch)
     .spawn(h);
     let philosophers: Vec<Addr<PhilosopherMsg>> = (0..cfg.n)
         .map(|id| {

@@ -8,14 +8,23 @@ use super::{check, Config, Forks, ARBITRATOR_BATCH};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program(Config::from_params(params)?, run)
+    crate::floor::program((Config::from_params(params)?, crate::floor::BATCH), run)
+}
+
+/// As [`prepare`], with the Arbitrator's batch [`ARBITRATOR_BATCH`] (deviation `batch`).
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program(
+        (Config::from_params(params)?, ARBITRATOR_BATCH as usize),
+        run,
+    )
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
-fn run(cfg: &Config) -> Outcome {
+fn run((cfg, batch): &(Config, usize)) -> Outcome {
     let Config { n, m, .. } = *cfg;
     let mut sys = System::new();
     let arbitrator = sys.spawn(Node::Arbitrator(Arbitrator {
+        batch: *batch,
         philosophers: Vec::new(),
         forks: Forks::new(n),
         exited: 0,
@@ -76,6 +85,8 @@ enum Node {
 }
 
 struct Arbitrator {
+    /// Messages per turn.
+    batch: usize,
     philosophers: Vec<ActorId>,
     forks: Forks,
     exited: usize,
@@ -101,7 +112,7 @@ impl Actor for Node {
 
     fn batch(&self) -> usize {
         match self {
-            Node::Arbitrator(_) => ARBITRATOR_BATCH as usize,
+            Node::Arbitrator(a) => a.batch,
             Node::Philosopher(_) => crate::floor::BATCH,
         }
     }

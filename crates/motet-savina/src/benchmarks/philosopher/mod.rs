@@ -49,13 +49,21 @@ crate::params! {
     }
 }
 
-/// Messages the Arbitrator handles per turn: Akka's default dispatcher throughput (5), under which
-/// Savina ran. With a long batch (motet's default is 128) the Arbitrator answers runs of retries
-/// from philosophers whose neighbours hold their forks, while those neighbours wait for a turn to
-/// release them; on one worker the denials grew fifteen-fold (1.4 million) and the run four-fold.
+/// Messages the Arbitrator handles per turn under `actor-tuned` and `floor-tuned`: Akka's default
+/// dispatcher throughput (5), under which Savina ran. With a long batch (the runtimes' defaults)
+/// the Arbitrator answers runs of retries from philosophers whose neighbours hold their forks,
+/// while those neighbours wait for a turn to release them, and the denials grow (the README gives
+/// the measurements).
 pub(crate) const ARBITRATOR_BATCH: u32 = 5;
 
-variants!(actor, boc, reactor, floor);
+variants!(
+    actor ["init-message"],
+    actor_tuned ["batch", "init-message"],
+    boc ["meal-queued-early"] (own_protocol),
+    reactor (own_protocol),
+    floor ["init-message"],
+    floor_tuned ["batch", "init-message"],
+);
 
 /// The Arbitrator's forks: each one's holder, and what it saw.
 #[derive(Clone, Debug)]

@@ -55,7 +55,14 @@ crate::params! {
     }
 }
 
-variants!(actor, process, boc, reactor, floor, peers);
+variants!(
+    actor["no-self-message"],
+    process["no-self-message"],
+    boc["no-self-message"](own_protocol),
+    reactor(own_protocol),
+    floor["no-self-message"],
+    peers["no-self-message"],
+);
 
 /// What the pairs report as they finish, one slot per pair, shared by the threads of a parallel
 /// run: the pings Pong counted and the pongs Ping received.

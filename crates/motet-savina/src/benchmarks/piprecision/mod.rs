@@ -21,7 +21,7 @@
 //! number of correct decimal places, `p` less the digits of the error in units of the last place.
 
 mod actor;
-mod floor;
+mod floor_loop;
 mod reactor;
 
 use std::sync::Arc;
@@ -52,7 +52,11 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-variants!(actor, reactor, floor);
+variants!(
+    actor["shift-division"],
+    reactor["shift-division"](own_protocol),
+    floor_loop["shift-division"],
+);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]
@@ -361,7 +365,7 @@ mod tests {
             let reference = spigot(p as usize + 1);
             let cfg = Config { w, p };
             let numerators = Numerators::new(p);
-            let mut sums = vec![super::floor::compute(cfg, &numerators)];
+            let mut sums = vec![super::floor_loop::compute(cfg, &numerators)];
             for threads in [1, 2] {
                 let rt = runtime(threads).unwrap();
                 sums.push(super::actor::compute(cfg, &numerators, &rt).expect("a sum"));

@@ -53,7 +53,11 @@ crate::params! {
     }
 }
 
-variants!(actor, boc, floor);
+variants!(
+    actor ["in-place-quicksort"],
+    boc ["in-place-quicksort", "driver-decomposition"] (own_protocol),
+    floor ["in-place-quicksort"],
+);
 
 /// Savina's defaults, and SPEC.md's values for them: the input's sum and the sorters.
 const DEFAULTS: Config = Config {

@@ -55,7 +55,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-variants!(actor, reactor, floor);
+variants!(actor, actor_tuned["batch"], reactor(own_protocol), floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]

@@ -34,7 +34,7 @@
 
 mod actor;
 mod boc;
-mod floor;
+mod floor_loop;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::random::PseudoRandom;
@@ -74,7 +74,7 @@ pub(crate) const INITIAL_BALANCE: i64 = 1_000;
 /// Teller k's generator starts from this seed plus k.
 const TELLER_SEED: i64 = 123_456;
 
-variants!(actor, boc, floor);
+variants!(actor, boc(own_protocol), floor_loop);
 
 impl Config {
     /// Teller `k`'s transfers, in the order it issues them: N / T each, the first N mod T Tellers

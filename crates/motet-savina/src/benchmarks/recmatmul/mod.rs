@@ -21,7 +21,7 @@
 //! sum of C, `n·(n(n−1)/2)²`.
 
 mod actor;
-mod floor;
+mod floor_loop;
 mod matrix;
 mod reactor;
 
@@ -63,7 +63,11 @@ crate::params! {
     finish = Config::finish;
 }
 
-variants!(actor, reactor, floor);
+variants!(
+    actor ["batch", "tiled-matmul"],
+    reactor ["tiled-matmul"] (own_protocol),
+    floor_loop ["tiled-matmul"],
+);
 
 impl Config {
     /// Checks the dimension, which must halve exactly down to the leaf size (Savina's integer

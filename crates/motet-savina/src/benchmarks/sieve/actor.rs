@@ -1,16 +1,14 @@
 //! Sieve of Eratosthenes as motet actors; a full filter spawns the next one from its handler.
 //!
-//! The filters handle up to [`FILTER_BATCH`] messages per turn (motet's default is 128), as
-//! radixsort's stages do: the chain is a pipeline, and a filter's turn must last long enough for
-//! the other worker to take the filter downstream. A message to an idle filter puts it in the
-//! sending worker's next-task slot, and the runtime's selective stealing leaves a busy worker's slot and
-//! its queue of one alone until that worker has stayed in one turn for 10 µs. With 128 candidates a
-//! turn, the upstream filters' turns (most candidates are composites that a small prime rejects)
-//! were often shorter than that, the chain ran on one worker while the other stayed parked, and on
-//! two workers an iteration took either about 42 ms or, as on one worker, about 80 ms (the README
-//! gives the measurements).
+//! By default the filters handle the runtime's default batch per turn. Under `actor-tuned` they
+//! handle up to [`FILTER_BATCH`] (deviation `batch`), as radixsort's stages do there: the chain is
+//! a pipeline, and a filter's turn must last long enough for the other worker to take the filter
+//! downstream. A message to an idle filter puts it in the sending worker's next-task slot, and the
+//! runtime's selective stealing leaves a busy worker's slot and its queue of one alone until that
+//! worker has stayed in one turn for 10 µs; with short turns the chain can run on one worker while
+//! the other stays parked (the README gives the measurements).
 
-use motet_actor::{spawn, Actor, Addr, Context, Spawn};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
 use super::{check, expected, is_locally_prime, Config, Prime, Report};
@@ -21,7 +19,13 @@ use crate::params::Params;
 /// Builds the runtime and the expected counts (both untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    motet_support::prepare((cfg, expected(&cfg)), threads, run)
+    motet_support::prepare((cfg, expected(&cfg), DEFAULT_BATCH), threads, run)
+}
+
+/// As [`prepare`], with every filter handling [`FILTER_BATCH`] messages per turn.
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    motet_support::prepare((cfg, expected(&cfg), FILTER_BATCH), threads, run)
 }
 
 enum FilterMsg {
@@ -45,12 +49,13 @@ impl Actor for Producer {
     }
 }
 
-/// Messages a filter handles per turn (see the module docs).
+/// Messages a filter handles per turn under `actor-tuned` (see the module docs).
 const FILTER_BATCH: u32 = 1024;
 
-/// Spawns `filter` with [`FILTER_BATCH`].
+/// Spawns `filter` with its batch.
 fn spawn_filter(h: &motet_runtime::Handle, filter: Filter) -> Addr<FilterMsg> {
-    Spawn::new(filter).batch(FILTER_BATCH).spawn(h)
+    let batch = filter.batch;
+    Spawn::new(filter).batch(batch).spawn(h)
 }
 
 /// A filter holding up to `m` primes.
@@ -60,10 +65,12 @@ struct Filter {
     primes: Vec<Prime>,
     next: Option<Addr<FilterMsg>>,
     result: ResultSlot<Report>,
+    /// Messages per turn, for this filter and the ones it spawns.
+    batch: u32,
 }
 
 impl Filter {
-    fn new(id: u64, m: usize, first_prime: u64, result: ResultSlot<Report>) -> Filter {
+    fn new(id: u64, m: usize, first_prime: u64, result: ResultSlot<Report>, batch: u32) -> Filter {
         let mut primes = Vec::with_capacity(m);
         primes.push(Prime::new(first_prime));
         Filter {
@@ -72,6 +79,7 @@ impl Filter {
             primes,
             next: None,
             result,
+            batch,
         }
     }
 }
@@ -89,7 +97,13 @@ impl Actor for Filter {
                 } else if self.primes.len() < self.m {
                     self.primes.push(Prime::new(candidate));
                 } else {
-                    let next = Filter::new(self.id + 1, self.m, candidate, self.result.clone());
+                    let next = Filter::new(
+                        self.id + 1,
+                        self.m,
+                        candidate,
+                        self.result.clone(),
+                        self.batch,
+                    );
                     self.next = Some(spawn_filter(ctx.runtime(), next));
                 }
             }
@@ -109,11 +123,11 @@ impl Actor for Filter {
 }
 
 /// One timed iteration: creates the producer and the first filter, runs to quiescence, checks.
-fn run((cfg, expected): &(Config, Report), rt: &Runtime) -> Outcome {
+fn run((cfg, expected, batch): &(Config, Report, u32), rt: &Runtime) -> Outcome {
     let result = ResultSlot::new();
     let h = rt.handle();
     let producer = spawn(h, Producer { cfg: *cfg });
-    let first = spawn_filter(h, Filter::new(1, cfg.m, 2, result.clone()));
+    let first = spawn_filter(h, Filter::new(1, cfg.m, 2, result.clone(), *batch));
     let _ = producer.send(first);
     rt.wait_quiescent();
     check(*expected, result.take())

@@ -41,7 +41,7 @@ crate::params! {
     }
 }
 
-variants!(actor, floor);
+variants!(actor, actor_tuned["batch"], floor);
 
 impl Config {
     /// The candidates the Producer sends, in order.

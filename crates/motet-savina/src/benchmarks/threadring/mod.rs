@@ -42,7 +42,13 @@ crate::params! {
     }
 }
 
-variants!(actor, process, reactor, floor, peers);
+variants!(
+    actor,
+    process["channels-at-spawn"],
+    reactor(own_protocol),
+    floor,
+    peers,
+);
 
 /// Validates a run: `zero_at` is the index of the actor that received `Ping(0)` (`None` if none
 /// did); it must be `r mod n`. The result is `zero_at` (null if none).

@@ -13,7 +13,7 @@
 
 mod actor;
 mod boc;
-mod floor;
+mod floor_loop;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
@@ -56,7 +56,12 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-variants!(actor, boc, reactor, floor);
+variants!(
+    actor["cube-by-multiplication"],
+    boc["cube-by-multiplication"](own_protocol),
+    reactor["cube-by-multiplication"](own_protocol),
+    floor_loop["cube-by-multiplication"],
+);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug, PartialEq)]

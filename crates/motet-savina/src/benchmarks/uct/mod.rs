@@ -64,7 +64,7 @@ crate::params! {
     }
 }
 
-variants!(actor, floor);
+variants!(actor["no-busy-loops"], floor["no-busy-loops"]);
 
 /// The seed of the Root's `java.util.Random`.
 const ROOT_SEED: i64 = 2;
