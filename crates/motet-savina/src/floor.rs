@@ -10,11 +10,18 @@
 //!   dispatching with `match`); its messages are `A::Msg`. Actors are named by [`ActorId`]s, indices
 //!   into the system, never reused.
 //! - [`Context::send`] appends to the receiver's mailbox. An actor whose mailbox goes from empty to
-//!   non-empty joins the back of the run queue (unless it is the actor running now).
-//! - [`System::run`] takes the actor at the front of the run queue and delivers up to [`BATCH`]
-//!   messages (or the actor's own [`Actor::batch`]) from its mailbox, one [`Actor::receive`] call
-//!   each; if messages remain, the actor rejoins the back of the queue. This is the fair, batched scheduling of an actor runtime on one
-//!   worker. `run` returns when no actor has a message: quiescence.
+//!   non-empty (unless it is the actor running now) becomes ready: into the next-actor slot if that
+//!   is empty, otherwise to the back of the run queue.
+//! - [`System::run`] runs the actor in the slot, or else the one at the front of the run queue,
+//!   and delivers up to [`BATCH`] messages (or the actor's own [`Actor::batch`]) from its mailbox,
+//!   one [`Actor::receive`] call each; if messages remain, the actor rejoins the back of the queue.
+//!   After [`CHAIN_BOUND`] actors in a row from the slot, while others wait in the queue, the
+//!   slot's actor queues behind them. `run` returns when no actor has a message: quiescence.
+//!
+//! This is motet's runtime's policy on one worker (its next-task slot, its chain bound, an
+//! actor's yield to the back of the queue, motet-actor's default batch), so that the floor does
+//! not lose to the runtime by scheduling worse: a floor with a plain FIFO queue ran behind motet's
+//! actors on programs whose hand-offs the slot keeps in cache (chameneos, logmap).
 //! - [`Context::exit`] stops the actor after the current message: it receives nothing more, messages
 //!   sent to it later are dropped (as dead letters are), but its state stays readable through
 //!   [`System::actor`] so that the harness can validate the result.
@@ -25,8 +32,13 @@ use std::collections::VecDeque;
 
 use crate::bench::{Iteration, Outcome, Prepared};
 
-/// How many messages an actor handles per scheduling before it yields to the next one.
-pub const BATCH: usize = 32;
+/// How many messages an actor handles per scheduling before it yields to the next one: motet-actor's
+/// default.
+pub const BATCH: usize = motet_actor::DEFAULT_BATCH as usize;
+
+/// How many actors in a row run from the next-actor slot while others wait: motet's runtime's
+/// default chain bound.
+pub const CHAIN_BOUND: u32 = motet_runtime::DEFAULT_CHAIN_BOUND;
 
 /// The address of an actor in a [`System`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,6 +75,10 @@ pub trait Actor: Sized {
 pub struct Context<A: Actor> {
     mailboxes: Vec<VecDeque<A::Msg>>,
     alive: Vec<bool>,
+    /// The actor made ready first since the slot was last emptied: it runs next.
+    slot: Option<usize>,
+    /// Actors from the slot that ran in a row.
+    chain: u32,
     ready: VecDeque<usize>,
     /// Actors spawned since the system last adopted them, in id order; `None` while an actor's
     /// `started` hook runs (it may spawn actors of its own, which get later ids).
@@ -80,6 +96,8 @@ impl<A: Actor> Context<A> {
         Context {
             mailboxes: Vec::new(),
             alive: Vec::new(),
+            slot: None,
+            chain: 0,
             ready: VecDeque::new(),
             spawned: Vec::new(),
             running: None,
@@ -110,8 +128,37 @@ impl<A: Actor> Context<A> {
         let was_empty = mailbox.is_empty();
         mailbox.push_back(msg);
         if was_empty && self.running != Some(i) {
+            self.make_ready(i);
+        }
+    }
+
+    /// Schedules actor `i`, whose mailbox has just become non-empty: into the slot if it is empty
+    /// (the slot keeps the actor that was there first), otherwise to the back of the queue.
+    fn make_ready(&mut self, i: usize) {
+        if self.slot.is_none() {
+            self.slot = Some(i);
+        } else {
             self.ready.push_back(i);
         }
+    }
+
+    /// The actor to run next: the slot's, unless [`CHAIN_BOUND`] ran from it in a row while
+    /// others wait (it then queues behind them); otherwise the front of the queue.
+    fn next_ready(&mut self) -> Option<usize> {
+        if let Some(i) = self.slot.take() {
+            if self.chain < CHAIN_BOUND {
+                self.chain += 1;
+                return Some(i);
+            }
+            if self.ready.is_empty() {
+                // Nobody waits: the chain goes on.
+                self.chain = 0;
+                return Some(i);
+            }
+            self.ready.push_back(i);
+        }
+        self.chain = 0;
+        self.ready.pop_front()
     }
 
     /// Creates `actor`, runs its `started` hook and returns its address.
@@ -183,7 +230,7 @@ impl<A: Actor> System<A> {
 
     /// Delivers messages until no actor has one left (quiescence).
     pub fn run(&mut self) {
-        while let Some(i) = self.cx.ready.pop_front() {
+        while let Some(i) = self.cx.next_ready() {
             self.run_turn(i);
         }
     }
@@ -274,7 +321,7 @@ impl<P, F: Fn(&P) -> Outcome> Iteration for Program<P, F> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Actor, ActorId, Context, System, BATCH};
+    use super::{Actor, ActorId, Context, System, BATCH, CHAIN_BOUND};
 
     /// Records what it receives; forwards `n - 1` to `next` while `n > 0`; exits on 0.
     struct Relay {
@@ -343,12 +390,14 @@ mod tests {
         let mut sys = System::new();
         let a = sys.spawn(Relay::new(None));
         let b = sys.spawn(Relay::new(None));
-        for n in 1..=(BATCH as u32 + 2) {
+        // Above 100, which makes a relay spawn.
+        let sent = 1_000..=(1_000 + BATCH as u32 + 1);
+        for n in sent.clone() {
             sys.send(a, n);
         }
         sys.send(b, 1);
         sys.run();
-        let expected: Vec<u32> = (1..=(BATCH as u32 + 2)).collect();
+        let expected: Vec<u32> = sent.collect();
         assert_eq!(sys.actor(a).seen, expected);
         assert_eq!(sys.actor(b).seen, [1]);
         assert_eq!(sys.delivered(), BATCH as u64 + 3);
@@ -392,6 +441,55 @@ mod tests {
         }
         sys.run();
         assert_eq!(*log.borrow(), [0, 1, 1, 1, 0, 0]);
+    }
+
+    /// Logs its turns and passes each message on to `to`, if it has one.
+    struct Forward {
+        to: Option<ActorId>,
+        log: std::rc::Rc<std::cell::RefCell<Vec<usize>>>,
+    }
+
+    impl Actor for Forward {
+        type Msg = u32;
+        fn receive(&mut self, hops: u32, cx: &mut Context<Self>) {
+            self.log.borrow_mut().push(cx.me().index());
+            if let (Some(to), 1..) = (self.to, hops) {
+                cx.send(to, hops - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn the_actor_a_turn_wakes_runs_next_until_the_chain_bound() {
+        let log: std::rc::Rc<std::cell::RefCell<Vec<usize>>> = std::rc::Rc::default();
+        let mut sys = System::new();
+        // 0 and 1 bounce a message; 2 waits in the queue.
+        let a = sys.spawn(Forward {
+            to: None,
+            log: std::rc::Rc::clone(&log),
+        });
+        let b = sys.spawn(Forward {
+            to: Some(a),
+            log: std::rc::Rc::clone(&log),
+        });
+        let c = sys.spawn(Forward {
+            to: None,
+            log: std::rc::Rc::clone(&log),
+        });
+        let mut actors = std::mem::take(&mut sys.actors);
+        actors[0].to = Some(b);
+        sys.actors = actors;
+        let hops = 2 * CHAIN_BOUND + 10;
+        sys.send(a, hops);
+        sys.send(c, 0);
+        sys.run();
+        let log = log.borrow();
+        assert_eq!(log.len(), hops as usize + 2);
+        // The first CHAIN_BOUND turns come from the slot (0 was put there first, then each
+        // hand-off), ahead of the queued actor; then it gets its turn.
+        let queued = log.iter().position(|&i| i == 2).unwrap();
+        assert_eq!(queued, CHAIN_BOUND as usize, "{log:?}");
+        assert!(log[..queued].iter().all(|&i| i != 2));
     }
 
     #[test]
