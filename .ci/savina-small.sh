@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
-cargo run --release -p motet-savina -- run --all --size small --model actor,floor \
+cargo run --release -p motet-savina -- run --all --size small --model actor,floor,floor-loop,actor-tuned \
     --threads 1,2 --iterations 3 --warmup 1 --json target/ci-savina.json
 echo "Savina small run: $((SECONDS - start)) s"
