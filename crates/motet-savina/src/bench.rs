@@ -46,8 +46,10 @@ pub enum Model {
     /// The fastest sequential program where it is a different algorithm from the message flow (a
     /// plain loop).
     FloorLoop,
-    /// The actix crate.
+    /// The actix crate, actors placed round-robin on `threads` arbiters.
     Actix,
+    /// The actix crate, every actor on one of `threads` arbiters.
+    ActixOne,
     /// The ractor crate.
     Ractor,
     /// The kameo crate.
@@ -56,7 +58,7 @@ pub enum Model {
 
 impl Model {
     /// Every model, in report order.
-    pub const ALL: [Model; 14] = [
+    pub const ALL: [Model; 15] = [
         Model::Actor,
         Model::Boc,
         Model::Reactor,
@@ -65,6 +67,7 @@ impl Model {
         Model::Floor,
         Model::FloorLoop,
         Model::Actix,
+        Model::ActixOne,
         Model::Ractor,
         Model::Kameo,
         Model::ActorTuned,
@@ -88,6 +91,7 @@ impl Model {
             Model::FloorTuned => "floor-tuned",
             Model::FloorLoop => "floor-loop",
             Model::Actix => "actix",
+            Model::ActixOne => "actix-one",
             Model::Ractor => "ractor",
             Model::Kameo => "kameo",
         }
@@ -301,6 +305,19 @@ impl Variant {
     pub const fn with_deviations(mut self, deviations: &'static [&'static str]) -> Variant {
         self.deviations = deviations;
         self
+    }
+}
+
+impl Variant {
+    /// Builds the program for `params` on `threads` workers (untimed): what [`Variant::prepare`]
+    /// gives, set up for the variant's model where a model shares its program with another
+    /// (`actix-one` is `actix`'s program with every actor on one arbiter).
+    pub fn build(&self, params: &Params, threads: usize) -> Prepared {
+        #[cfg(feature = "peers")]
+        if self.model == Model::ActixOne {
+            return crate::peers::one_arbiter(|| (self.prepare)(params, threads));
+        }
+        (self.prepare)(params, threads)
     }
 }
 

@@ -132,6 +132,7 @@ fn colour(model: Model) -> RGBColor {
         Model::BocTuned => RGBColor(100, 190, 140),
         Model::ProcessTuned => RGBColor(90, 190, 200),
         Model::Actix => RGBColor(205, 60, 50),
+        Model::ActixOne => RGBColor(225, 110, 100),
         Model::Ractor => RGBColor(235, 140, 30),
         Model::Kameo => RGBColor(190, 90, 150),
     }

@@ -138,7 +138,10 @@ mod tests {
                         v.model
                     );
                 }
-                if matches!(v.model, Model::Actix | Model::Ractor | Model::Kameo) {
+                if matches!(
+                    v.model,
+                    Model::Actix | Model::ActixOne | Model::Ractor | Model::Kameo
+                ) {
                     assert!(!v.own_protocol, "{} {}", b.name, v.model);
                 }
             }

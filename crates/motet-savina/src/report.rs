@@ -24,7 +24,7 @@ pub struct Setting {
 }
 
 /// The peer runtimes, compared with motet actors in the summary.
-pub const PEERS: [Model; 3] = [Model::Actix, Model::Ractor, Model::Kameo];
+pub const PEERS: [Model; 4] = [Model::Actix, Model::ActixOne, Model::Ractor, Model::Kameo];
 
 /// The per-run table's header line.
 pub fn table_header() -> String {

@@ -280,7 +280,7 @@ pub fn measure_job(
     min_time: Duration,
     observer: &mut dyn Observer,
 ) -> Option<Measured> {
-    let prepared = catch_unwind(|| (job.variant.prepare)(job.params, job.threads));
+    let prepared = catch_unwind(|| job.variant.build(job.params, job.threads));
     let mut program = match prepared {
         Ok(Ok(program)) => program,
         Ok(Err(e)) => {

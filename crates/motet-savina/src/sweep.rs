@@ -267,7 +267,10 @@ impl SweepArgs {
 
 /// motet's own models and the floor (the peers are not swept unless asked for).
 fn is_motet_or_floor(model: Model) -> bool {
-    !matches!(model, Model::Actix | Model::Ractor | Model::Kameo)
+    !matches!(
+        model,
+        Model::Actix | Model::ActixOne | Model::Ractor | Model::Kameo
+    )
 }
 
 /// The points, each a positive finite number; duplicates dropped, order kept.

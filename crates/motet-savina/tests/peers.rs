@@ -1,4 +1,4 @@
-//! Every peer variant (actix, ractor, kameo) of every benchmark validates at a tiny size, on one
+//! Every peer variant (actix, actix-one, ractor, kameo) of every benchmark validates at a tiny size, on one
 //! and on two threads, several iterations in a row on the same prepared program.
 #![cfg(feature = "peers")]
 
@@ -8,7 +8,7 @@ use motet_savina::bench::Model;
 use motet_savina::registry;
 
 /// The peer models.
-const PEERS: [Model; 3] = [Model::Actix, Model::Ractor, Model::Kameo];
+const PEERS: [Model; 4] = [Model::Actix, Model::ActixOne, Model::Ractor, Model::Kameo];
 
 /// Tiny sizes, some chosen so that the checked value is not the trivial one (threadring's zero ping
 /// lands on actor 7, chameneos has an odd number of creatures).

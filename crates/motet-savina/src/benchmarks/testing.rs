@@ -47,7 +47,8 @@ pub(crate) fn run_iterations(
     iterations: usize,
 ) -> Vec<Outcome> {
     let variant = variant(bench, model);
-    let mut program = (variant.prepare)(params, threads)
+    let mut program = variant
+        .build(params, threads)
         .unwrap_or_else(|e| panic!("{} {model} ({params}): {e}", bench.name));
     (0..iterations)
         .map(|_| {
@@ -206,7 +207,7 @@ fn rejected_by(bench: &Benchmark, models: &[Model], sets: &[(&str, f64)]) -> Vec
         .iter()
         .map(|&model| {
             let variant = variant(bench, model);
-            match (variant.prepare)(&params, 1) {
+            match variant.build(&params, 1) {
                 Ok(_) => panic!("{} {model} accepted {params}", bench.name),
                 Err(e) => e,
             }

@@ -7,7 +7,9 @@
 //! - **Thread limits.** ractor and kameo run on a tokio multi-thread runtime with exactly
 //!   `threads` workers ([`tokio_runtime`]). actix runs every actor on a single-threaded
 //!   [`Arbiter`], so its programs get `threads` arbiters ([`Arbiters`]) and place
-//!   the actors on them round-robin ([`Placement`]), in creation order. Both are built in `prepare`,
+//!   the actors on them round-robin ([`Placement`]), in creation order (model `actix`), or all on
+//!   the first arbiter (model `actix-one`), as a user whose actors talk mostly among themselves
+//!   would place them: the report gives the better of the two as the fastest peer. Both are built in `prepare`,
 //!   outside the timed region, as Verona and LF build their schedulers before the clock starts.
 //! - **The main thread.** As in Savina, the benchmark's "main thread" (the harness thread) creates
 //!   the first actors and sends the kick-off messages, then waits. For ractor and kameo it does so
@@ -39,6 +41,7 @@
 //!   `pre_start` hands the state back. Actors that build their state in `pre_start` (Chameneos'
 //!   mall, actorcreation's nodes) implement ractor's `Actor` themselves.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -51,10 +54,13 @@ use tokio::sync::mpsc;
 
 use crate::bench::{Iteration, Model, Outcome, Prepare, Prepared, Variant};
 
-/// A benchmark's actix, ractor and kameo variants, in that order, from their `prepare` functions.
+/// A benchmark's actix (round-robin and one-arbiter placement), ractor and kameo variants, in
+/// that order, from their `prepare` functions.
 pub fn variants(actix: Prepare, ractor: Prepare, kameo: Prepare) -> Vec<Variant> {
     vec![
         Variant::new(Model::Actix, actix),
+        // The same program: `Variant::build` prepares it with every actor on one arbiter.
+        Variant::new(Model::ActixOne, actix),
         Variant::new(Model::Ractor, ractor),
         Variant::new(Model::Kameo, kameo),
     ]
@@ -180,6 +186,8 @@ pub fn tokio_runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> 
 pub struct Arbiters {
     system: System,
     handles: Arc<[ArbiterHandle]>,
+    /// Whether every actor goes to the first arbiter (see [`one_arbiter`]).
+    one: bool,
     thread: Option<thread::JoinHandle<()>>,
 }
 
@@ -221,6 +229,7 @@ impl Arbiters {
             Ok(Ok((system, handles))) => Ok(Arbiters {
                 system,
                 handles: handles.into(),
+                one: ONE_ARBITER.with(Cell::get),
                 thread: Some(thread),
             }),
             Ok(Err(e)) => {
@@ -234,13 +243,36 @@ impl Arbiters {
         }
     }
 
-    /// A fresh round-robin placement over the arbiters, starting at the first.
+    /// A fresh placement: round-robin over the arbiters, starting at the first, or every actor on
+    /// the first if these arbiters were started under [`one_arbiter`].
     pub fn placement(&self) -> Placement {
-        Placement {
-            handles: Arc::clone(&self.handles),
-            next: 0,
+        let handles = if self.one {
+            Arc::from(&self.handles[..1])
+        } else {
+            Arc::clone(&self.handles)
+        };
+        Placement { handles, next: 0 }
+    }
+}
+
+thread_local! {
+    /// Set while [`one_arbiter`] runs: the arbiters started then place every actor on the first.
+    static ONE_ARBITER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `prepare` (an actix program's) so that its arbiters place every actor on the first one:
+/// model `actix-one`.
+pub(crate) fn one_arbiter<R>(prepare: impl FnOnce() -> R) -> R {
+    /// Clears the flag, also if `prepare` panics.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            ONE_ARBITER.with(|one| one.set(false));
         }
     }
+    ONE_ARBITER.with(|one| one.set(true));
+    let _reset = Reset;
+    prepare()
 }
 
 impl Drop for Arbiters {
@@ -387,4 +419,19 @@ pub async fn ractor_spawn<S: RactorState>(
     state: S,
 ) -> Result<(ActorRef<S::Msg>, tokio::task::JoinHandle<()>), SpawnErr> {
     ractor::Actor::spawn(None, StateActor(PhantomData), state).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{one_arbiter, Arbiters};
+
+    #[test]
+    fn one_arbiter_placement_puts_every_actor_on_the_first() {
+        let spread = Arbiters::new(2).unwrap();
+        assert_eq!(spread.placement().handles.len(), 2);
+        let one = one_arbiter(|| Arbiters::new(2)).unwrap();
+        assert_eq!(one.placement().handles.len(), 1);
+        // The flag is only set while `one_arbiter` runs.
+        assert_eq!(Arbiters::new(2).unwrap().placement().handles.len(), 2);
+    }
 }

@@ -63,10 +63,10 @@ fn a_preset_sweep_resolves_with_its_fixed_parameters() {
     for model in [Model::Actor, Model::Boc, Model::Process, Model::Floor] {
         assert!(s.models.contains(&model), "{model} missing: {:?}", s.models);
     }
-    assert!(!s
-        .models
-        .iter()
-        .any(|m| matches!(m, Model::Actix | Model::Ractor | Model::Kameo)));
+    assert!(!s.models.iter().any(|m| matches!(
+        m,
+        Model::Actix | Model::ActixOne | Model::Ractor | Model::Kameo
+    )));
     assert_eq!(s.models.last(), Some(&Model::Floor));
     assert_eq!(s.threads, [2]);
     assert_eq!((s.iterations, s.warmup), (5, 1));

@@ -43,7 +43,7 @@ pub fn prepare(
         .variant(model)
         .or_else(|| (model == Model::Floor).then(|| b.variant(Model::FloorLoop))?)
         .unwrap_or_else(|| panic!("{name} has no {model} variant"));
-    (variant.prepare)(params, threads)
+    variant.build(params, threads)
 }
 
 /// Runs `iterations` iterations of `model`'s variant of `name` on one program prepared at
