@@ -277,6 +277,11 @@ impl<A: Actor> System<A> {
         &self.actors
     }
 
+    /// The state of actor `id`, to take what it holds (a result) once the system has run.
+    pub fn actor_mut(&mut self, id: ActorId) -> &mut A {
+        &mut self.actors[id.0]
+    }
+
     /// How many actors have exited.
     pub fn exited(&self) -> usize {
         self.cx.exited

@@ -21,6 +21,7 @@
 //! number of correct decimal places, `p` less the digits of the error in units of the last place.
 
 mod actor;
+mod floor;
 mod floor_loop;
 mod reactor;
 
@@ -55,6 +56,7 @@ const PARAMS: &[ParamSpec] = &[
 variants!(
     actor["shift-division"],
     reactor["shift-division"](own_protocol),
+    floor["shift-division"],
     floor_loop["shift-division"],
 );
 
