@@ -16,6 +16,7 @@
 
 mod actor;
 mod board;
+mod floor;
 mod floor_loop;
 mod reactor;
 
@@ -84,6 +85,7 @@ const SOLUTIONS: [u64; 20] = [
 variants!(
     actor["window-board"],
     reactor["window-board"](own_protocol),
+    floor["window-board"],
     floor_loop["window-board"],
 );
 

@@ -1,0 +1,175 @@
+//! N-Queens first K solutions on the sequential floor: the actor program's message flow (a Master
+//! that creates W workers and forwards the Work items they split off, round-robin) on one thread.
+
+use super::{check, expected_work_items, Board, Config, Counts};
+use crate::bench::{Outcome, Prepared};
+use crate::floor::{Actor, ActorId, Context, System};
+use crate::params::Params;
+
+/// Counts the expected Work items (untimed); `threads` is ignored.
+pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    crate::floor::program((cfg, expected_work_items(&cfg)), run)
+}
+
+/// One timed iteration: runs the search on a fresh system and checks the counts.
+fn run((cfg, expected_items): &(Config, u64)) -> Outcome {
+    let mut sys = System::new();
+    let master = sys.spawn(Node::Master(Master {
+        cfg: *cfg,
+        workers: Vec::new(),
+        next_worker: 0,
+        sent: 0,
+        done: 0,
+        solutions: 0,
+        stopping: false,
+        stopped: 0,
+        result: None,
+    }));
+    sys.run();
+    let Node::Master(m) = sys.actor(master) else {
+        unreachable!("the first actor is the Master")
+    };
+    check(cfg, *expected_items, m.result)
+}
+
+/// Every message of the program.
+enum Msg {
+    /// To the Master: a valid partial board to forward. To a worker: a board to process.
+    Work(Board),
+    /// To the Master: one solution.
+    Result,
+    /// To the Master: a worker processed one Work.
+    Done,
+    /// To the Master: a worker's echo of `Stop`.
+    Stopped,
+    /// To a worker: stop.
+    Stop,
+}
+
+/// The Master and the workers.
+enum Node {
+    Master(Master),
+    Worker(Worker),
+}
+
+struct Master {
+    cfg: Config,
+    workers: Vec<ActorId>,
+    next_worker: usize,
+    sent: u64,
+    done: u64,
+    solutions: u64,
+    stopping: bool,
+    stopped: usize,
+    result: Option<Counts>,
+}
+
+struct Worker {
+    master: ActorId,
+    n: usize,
+    threshold: usize,
+}
+
+impl Actor for Node {
+    type Msg = Msg;
+
+    fn started(&mut self, cx: &mut Context<Self>) {
+        if let Node::Master(m) = self {
+            let master = cx.me();
+            for _ in 0..m.cfg.workers {
+                let worker = cx.spawn(Node::Worker(Worker {
+                    master,
+                    n: m.cfg.n,
+                    threshold: m.cfg.threshold,
+                }));
+                m.workers.push(worker);
+            }
+            m.send_work(Board::empty(), cx);
+        }
+    }
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
+        match self {
+            Node::Master(m) => m.receive(msg, cx),
+            Node::Worker(w) => w.receive(msg, cx),
+        }
+    }
+}
+
+impl Master {
+    fn send_work(&mut self, board: Board, cx: &mut Context<Node>) {
+        cx.send(self.workers[self.next_worker], Msg::Work(board));
+        self.next_worker = (self.next_worker + 1) % self.workers.len();
+        self.sent += 1;
+    }
+
+    fn stop_workers(&mut self, cx: &mut Context<Node>) {
+        if !std::mem::replace(&mut self.stopping, true) {
+            for &worker in &self.workers {
+                cx.send(worker, Msg::Stop);
+            }
+        }
+    }
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
+        match msg {
+            Msg::Work(board) => self.send_work(board, cx),
+            Msg::Result => {
+                self.solutions += 1;
+                if self.solutions == self.cfg.limit {
+                    self.stop_workers(cx);
+                }
+            }
+            Msg::Done => {
+                self.done += 1;
+                if self.done == self.sent {
+                    self.stop_workers(cx);
+                }
+            }
+            Msg::Stopped => {
+                self.stopped += 1;
+                if self.stopped == self.workers.len() {
+                    self.result = Some(Counts {
+                        solutions: self.solutions,
+                        work_items: self.sent,
+                    });
+                    cx.exit();
+                }
+            }
+            Msg::Stop => unreachable!("nqueenk: Stop goes to the workers"),
+        }
+    }
+}
+
+impl Worker {
+    /// Savina's `nqueensKernelPar`, as the actor program's worker runs it.
+    fn process(&self, mut board: Board, cx: &mut Context<Node>) {
+        if board.depth() == self.n {
+            cx.send(self.master, Msg::Result);
+        } else if board.depth() >= self.threshold {
+            board.search(self.n, &mut || cx.send(self.master, Msg::Result));
+        } else {
+            for c in 0..self.n {
+                let next = board.with(c);
+                if next.valid() {
+                    cx.send(self.master, Msg::Work(next));
+                }
+            }
+        }
+    }
+
+    fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
+        match msg {
+            Msg::Work(board) => {
+                self.process(board, cx);
+                cx.send(self.master, Msg::Done);
+            }
+            Msg::Stop => {
+                cx.send(self.master, Msg::Stopped);
+                cx.exit();
+            }
+            _ => unreachable!("nqueenk: the workers' messages go to the Master"),
+        }
+    }
+}
