@@ -18,7 +18,7 @@ start=$SECONDS
 SHIFT=5
 # Seconds of host time a run may take before it counts as hung.
 RUN_TIMEOUT=300
-PROGRAMS=(bare empty timer physical pingpong threadring count)
+PROGRAMS=(bare empty timer physical pingpong threadring count modes)
 TARGET=thumbv7em-none-eabihf
 
 json=""
