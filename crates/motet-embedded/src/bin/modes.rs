@@ -134,6 +134,11 @@ fn main() -> ! {
     let (ok, misses) = check(&c.log);
     let ok = ok && c.resets == ROUNDS - 1;
     report::figure("deadline_misses", misses);
+    if !ok {
+        for e in &c.log {
+            cortex_m_semihosting::hprintln!("log: {:?}", e);
+        }
+    }
     report::figure("resets", c.resets);
     match run {
         Ok(_) => report::finish("modes", c.log.len(), ok),
