@@ -41,6 +41,11 @@
 //! assert_eq!(metrics.tags, 3); // startup, the delayed value at 10 ms, shutdown one microstep later
 //! ```
 //!
+//! Physical actions take values from outside the program: a [`PhysicalSender`] from threads (each
+//! send allocates), an [`IrqSender`] from interrupt handlers (a ring of fixed capacity, reserved
+//! when the sender is made: a send allocates nothing and takes no lock, and a full ring is a
+//! reported fault, [`RunError::PhysicalOverflow`]).
+//!
 //! Port types are checked by the compiler: connecting an output of one type to an input of another
 //! does not compile.
 //!

@@ -203,7 +203,7 @@ impl<T: Send + 'static> RingDrain for Ring<T> {
 ///
 /// A send that finds the ring full hands the value back and counts an overflow; the scheduler
 /// then fails the run with [`RunError::PhysicalOverflow`](crate::RunError::PhysicalOverflow)
-/// (see the [module docs](self) for the protocol).
+/// (the protocol is written out beside the code, in `ring.rs`).
 ///
 /// What a send does besides filling the ring is call the notifier the platform installed with
 /// [`Inbox::set_notify`] to wake a sleeping scheduler. A bare-metal platform that sleeps in
