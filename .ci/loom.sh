@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The loom models of every crate with lock-free code (`--cfg loom`, release, at most two
-# preemptions per execution), in a target directory of their own.
+# preemptions per execution), in a target directory of their own. Every test whose name holds
+# "loom" runs: motet-reactor-core's include the physical-action inbox and the interrupt-safe ring.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS

@@ -160,6 +160,13 @@ pub enum RunError {
         /// The action.
         action: String,
     },
+    /// An [`IrqSender`](crate::IrqSender)'s ring was full: values sent to the action were lost.
+    PhysicalOverflow {
+        /// The action.
+        action: String,
+        /// How many values were refused (counted since the last time the scheduler looked).
+        lost: u32,
+    },
     /// The runtime the program ran on shut down before the program finished.
     RuntimeShutDown,
 }
@@ -183,6 +190,10 @@ impl fmt::Display for RunError {
                     "physical action {action} received a value it cannot take"
                 )
             }
+            RunError::PhysicalOverflow { action, lost } => write!(
+                f,
+                "physical action {action}: {lost} values lost to a full interrupt-safe ring"
+            ),
             RunError::RuntimeShutDown => f.write_str("the runtime shut down during the run"),
         }
     }

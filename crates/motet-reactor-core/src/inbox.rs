@@ -15,7 +15,13 @@
 //! either the sender sees the notifier (and wakes the scheduler) or the scheduler's check sees the
 //! node: a value is never left unnoticed while the scheduler sleeps (the loom model checks this).
 //!
-//! **Keepalive.** Each live [`PhysicalSender`] that keeps the program alive counts in `senders`.
+//! **Rings.** An [`IrqSender`](crate::IrqSender) does not push nodes: it fills a ring of its own
+//! (see `ring.rs`), registered here once when the sender is made, and then sets `rings_pending`
+//! and calls the notifier. The flag is `SeqCst` like the push, and the emptiness check reads it
+//! beside `head`, so the wake-up argument above holds for rings too.
+//!
+//! **Keepalive.** Each live [`PhysicalSender`] that keeps the program alive counts in `senders`
+//! (as does each [`IrqSender`](crate::IrqSender)).
 //! While the count is above zero, a program whose event queue is empty waits for input instead of
 //! shutting down; the last sender to go calls the notifier so a waiting scheduler re-evaluates.
 
@@ -26,7 +32,8 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ptr;
 
-use crate::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use crate::ring::RingDrain;
+use crate::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::SeqCst};
 
 /// One value in flight from a sender to the scheduler.
 struct Node {
@@ -40,11 +47,21 @@ struct Node {
 
 type Notify = Box<dyn Fn() + Send + Sync>;
 
+/// One registered ring, in a list that only grows while the inbox lives.
+struct RingNode {
+    next: *mut RingNode,
+    ring: Arc<dyn RingDrain>,
+}
+
 /// The inbox of one program (see the module docs).
 pub struct Inbox {
     head: AtomicPtr<Node>,
     senders: AtomicUsize,
     notify: AtomicPtr<Notify>,
+    /// The rings of the program's [`IrqSender`](crate::IrqSender)s (pushed, never popped).
+    rings: AtomicPtr<RingNode>,
+    /// Set by a ring's sender after each send; cleared by the scheduler before it drains.
+    rings_pending: AtomicBool,
 }
 
 // SAFETY: the raw pointers are owned nodes handed over through atomics; values are `Send`.
@@ -66,6 +83,58 @@ impl Inbox {
             head: AtomicPtr::new(ptr::null_mut()),
             senders: AtomicUsize::new(0),
             notify: AtomicPtr::new(ptr::null_mut()),
+            rings: AtomicPtr::new(ptr::null_mut()),
+            rings_pending: AtomicBool::new(false),
+        }
+    }
+
+    /// Registers a ring (when an [`IrqSender`](crate::IrqSender) is made).
+    pub(crate) fn add_ring(&self, ring: Arc<dyn RingDrain>) {
+        let node = Box::into_raw(Box::new(RingNode {
+            next: ptr::null_mut(),
+            ring,
+        }));
+        let mut head = self.rings.load(SeqCst);
+        loop {
+            // SAFETY: `node` is ours until the CAS publishes it.
+            unsafe { (*node).next = head };
+            match self.rings.compare_exchange_weak(head, node, SeqCst, SeqCst) {
+                Ok(_) => break,
+                Err(h) => head = h,
+            }
+        }
+    }
+
+    /// A ring's sender sent (or overflowed): flags it and wakes the scheduler.
+    pub(crate) fn ring_pushed(&self) {
+        // A read-modify-write, not a store: the scheduler's swap that reads this `true` must
+        // also synchronise with every earlier sender's (release sequences continue through
+        // RMWs, not through plain stores), or it could clear the flag and miss their values.
+        // SeqCst: pairs with the scheduler's emptiness check (see the module docs).
+        self.rings_pending.swap(true, SeqCst);
+        self.wake();
+    }
+
+    /// Takes what every ring holds, oldest first per ring, clearing the pending flag first (so
+    /// that a send after the drain passed its slot flags again); `overflow` gets each ring's
+    /// overflows since the last drain, by action, when there are any.
+    pub(crate) fn drain_rings(
+        &self,
+        f: &mut dyn FnMut(u32, u32, Option<u64>, Box<dyn Any + Send>),
+        overflow: &mut dyn FnMut(u32, u32),
+    ) {
+        if !self.rings_pending.swap(false, SeqCst) {
+            return;
+        }
+        let mut node = self.rings.load(SeqCst);
+        while !node.is_null() {
+            // SAFETY: ring nodes are freed only when the inbox drops.
+            let n = unsafe { &*node };
+            let lost = n.ring.drain(f);
+            if lost > 0 {
+                overflow(n.ring.action(), lost);
+            }
+            node = n.next;
         }
     }
 
@@ -115,7 +184,7 @@ impl Inbox {
     /// Whether nothing waits in the inbox.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.head.load(SeqCst).is_null()
+        self.head.load(SeqCst).is_null() && !self.rings_pending.load(SeqCst)
     }
 
     /// Whether a sender that keeps the program alive exists.
@@ -139,11 +208,11 @@ impl Inbox {
         Drain { next: rev }
     }
 
-    fn sender_added(&self) {
+    pub(crate) fn sender_added(&self) {
         self.senders.fetch_add(1, SeqCst);
     }
 
-    fn sender_dropped(&self) {
+    pub(crate) fn sender_dropped(&self) {
         if self.senders.fetch_sub(1, SeqCst) == 1 {
             self.wake();
         }
@@ -157,6 +226,12 @@ impl Drop for Inbox {
         if !f.is_null() {
             // SAFETY: installed by `set_notify` with `Box::into_raw`; nobody else can reach it now.
             drop(unsafe { Box::from_raw(f) });
+        }
+        let mut node = self.rings.load(SeqCst);
+        while !node.is_null() {
+            // SAFETY: installed by `add_ring` with `Box::into_raw`; nobody else can reach it now.
+            let n = unsafe { Box::from_raw(node) };
+            node = n.next;
         }
     }
 }
@@ -212,7 +287,7 @@ pub fn set_clock(now: fn() -> u64) {
     CLOCK.store(now as *mut (), core::sync::atomic::Ordering::SeqCst);
 }
 
-fn clock_now() -> Option<u64> {
+pub(crate) fn clock_now() -> Option<u64> {
     let p = CLOCK.load(core::sync::atomic::Ordering::SeqCst);
     if p.is_null() {
         None
@@ -223,9 +298,14 @@ fn clock_now() -> Option<u64> {
     }
 }
 
-/// Schedules a [`PhysicalAction`](crate::PhysicalAction) from any thread: a timer callback, an actor,
-/// an interrupt handler. Cheap to clone. While a sender lives, a program with nothing else to do
+/// Schedules a [`PhysicalAction`](crate::PhysicalAction) from any thread: a timer callback, an
+/// actor, an I/O thread. Cheap to clone. While a sender lives, a program with nothing else to do
 /// waits for it instead of shutting down (keepalive).
+///
+/// **Not for interrupt handlers.** Each send allocates (a node and a box for the value), and an
+/// allocator may lock or be unavailable in an interrupt handler; the notifier it calls may lock
+/// too. From an interrupt handler use an [`IrqSender`](crate::IrqSender), which fills a ring
+/// reserved in advance and allocates nothing.
 pub struct PhysicalSender<T> {
     inbox: Arc<Inbox>,
     program: u32,
@@ -249,7 +329,7 @@ impl<T: Send + 'static> PhysicalSender<T> {
     }
 
     /// Schedules the action with `value`, tagged from the physical clock now (plus the action's
-    /// minimum delay).
+    /// minimum delay). Allocates: not for interrupt handlers (see the type's docs).
     pub fn send(&self, value: T) {
         self.push(value, clock_now());
     }

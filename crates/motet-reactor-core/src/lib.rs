@@ -41,6 +41,11 @@
 //! assert_eq!(metrics.tags, 3); // startup, the delayed value at 10 ms, shutdown one microstep later
 //! ```
 //!
+//! Physical actions take values from outside the program: a [`PhysicalSender`] from threads (each
+//! send allocates), an [`IrqSender`] from interrupt handlers (a ring of fixed capacity, reserved
+//! when the sender is made: a send allocates nothing and takes no lock, and a full ring is a
+//! reported fault, [`RunError::PhysicalOverflow`]).
+//!
 //! Port types are checked by the compiler: connecting an output of one type to an input of another
 //! does not compile.
 //!
@@ -73,6 +78,7 @@ mod next_microstep;
 mod ports;
 mod program;
 mod ready;
+mod ring;
 mod sequential;
 mod sync;
 mod time;
@@ -91,5 +97,6 @@ pub use inbox::{set_clock, Inbox, PhysicalSender};
 pub use ports::Ports;
 pub use program::{Clock, Program};
 pub use ready::LevelQueue;
+pub use ring::IrqSender;
 pub use sequential::{run_sequential, Hooks, Platform};
 pub use time::Tag;

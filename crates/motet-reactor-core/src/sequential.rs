@@ -47,8 +47,10 @@ pub fn run_sequential<P: Platform, H: Hooks>(
     hooks: &mut H,
 ) -> Result<Metrics, RunError> {
     let prog: &Program = program;
-    let mut engine = Engine::new(prog, platform.now(), options);
+    // The ready queue first: the start tag's time is read after the setup, so that the setup
+    // does not count against the first tag's deadlines.
     let mut ready = LevelQueue::new(prog);
+    let mut engine = Engine::new(prog, platform.now(), options);
     loop {
         match engine.next(prog, platform) {
             Next::Done => break,

@@ -50,11 +50,11 @@ mod trace;
 
 pub use motet_reactor_core::graph;
 pub use motet_reactor_core::{
-    Action, ActionSpec, BuildError, Connection, Ctx, Declare, Input, InputMultiport, LogicalAction,
-    Metrics, ModeId, Multiport, Output, OutputMultiport, PhysicalAction, PhysicalSender, Port,
-    Ports, Presence, Present, Program, ProgramBuilder, ReactionBuilder, ReactionId, ReactorId,
-    Readable, Reset, RunError, RunOptions, Scope, Shutdown, SpacingPolicy, Startup, Tag, Timer,
-    Transition, Warning,
+    Action, ActionSpec, BuildError, Connection, Ctx, Declare, Input, InputMultiport, IrqSender,
+    LogicalAction, Metrics, ModeId, Multiport, Output, OutputMultiport, PhysicalAction,
+    PhysicalSender, Port, Ports, Presence, Present, Program, ProgramBuilder, ReactionBuilder,
+    ReactionId, ReactorId, Readable, Reset, RunError, RunOptions, Scope, Shutdown, SpacingPolicy,
+    Startup, Tag, Timer, Transition, Warning,
 };
 pub use runner::{Report, Runner, SchedulerKind};
 pub use trace::{ReactionSpan, Trace};

@@ -17,6 +17,7 @@ use crate::ids::{
     PhysicalAction, ReactorId, Timer,
 };
 use crate::inbox::PhysicalSender;
+use crate::ring::IrqSender;
 use crate::time::nanos;
 
 /// The delay, spacing and spacing policy of a logical action.
@@ -275,7 +276,27 @@ impl ProgramBuilder {
     }
 
     /// A sender for `action`, usable from any thread; it keeps the program alive while it exists.
+    /// Each send allocates: from an interrupt handler use [`ProgramBuilder::irq_sender`].
     pub fn sender<T: Send + Sync + 'static>(&self, action: PhysicalAction<T>) -> PhysicalSender<T> {
         PhysicalSender::new(self.inbox.clone(), action.prog, action.ix, true)
+    }
+
+    /// An interrupt-safe sender for `action`, with a ring of `capacity` values (rounded up to a
+    /// power of two) reserved now: sending allocates nothing and takes no lock, and a full ring
+    /// is a counted fault that fails the run ([`IrqSender`]). It keeps the program alive while
+    /// it (or a clone) exists.
+    ///
+    /// # Panics
+    /// If `action` belongs to another program.
+    pub fn irq_sender<T: Send + Sync + 'static>(
+        &self,
+        action: PhysicalAction<T>,
+        capacity: usize,
+    ) -> IrqSender<T> {
+        assert_eq!(
+            action.prog, self.prog,
+            "a physical action of another program"
+        );
+        IrqSender::new(self.inbox.clone(), action.prog, action.ix, capacity)
     }
 }

@@ -283,41 +283,75 @@ impl Engine {
     fn drain_arrivals(&mut self, prog: &Program, clock: &dyn Clock) {
         let now = clock.now();
         for arrival in prog.inbox.take_all() {
-            let a = arrival.action;
-            let Some(meta) = prog
+            self.accept(
+                prog,
+                now,
+                arrival.action,
+                arrival.program,
+                arrival.sent_at,
+                arrival.value,
+            );
+        }
+        let mut lost = Vec::new();
+        prog.inbox.drain_rings(
+            &mut |action, program, sent_at, value| {
+                self.accept(prog, now, action, program, sent_at, value)
+            },
+            &mut |action, n| lost.push((action, n)),
+        );
+        for (a, n) in lost {
+            let action = prog
                 .graph
                 .actions
                 .get(a as usize)
-                .filter(|_| arrival.program == prog.id)
-            else {
-                self.fail(RunError::BadPhysicalValue {
-                    action: alloc::format!("#{a} of another program"),
-                });
-                continue;
-            };
-            let sent = arrival.sent_at.unwrap_or(now);
-            let time = sent
-                .saturating_sub(self.info.start)
-                .saturating_add(meta.min_delay);
-            let mut tag = Tag::from_nanos(time, 0);
-            if self.info.seq > 0 && tag <= self.info.tag {
-                tag = self.info.tag.delay_nanos(0);
-            }
-            // Values that land on a tag already given to this action take the next microstep:
-            // none is lost, and each sender's values stay in order.
-            let last = &mut self.last_physical[a as usize];
-            if tag <= *last {
-                tag = last.delay_nanos(0);
-            }
-            *last = tag;
-            // SAFETY: between tags: no reaction runs.
-            if unsafe { prog.actions[a as usize].push_boxed(tag, arrival.value) } {
-                self.push(tag, Kind::Action, a);
-            } else {
-                self.fail(RunError::BadPhysicalValue {
-                    action: meta.name.clone(),
-                });
-            }
+                .map_or_else(|| alloc::format!("#{a}"), |m| m.name.clone());
+            self.fail(RunError::PhysicalOverflow { action, lost: n });
+        }
+    }
+
+    /// Puts one value from the inbox into the event queue (see [`Engine::drain_inbox`]).
+    fn accept(
+        &mut self,
+        prog: &Program,
+        now: u64,
+        a: u32,
+        program: u32,
+        sent_at: Option<u64>,
+        value: alloc::boxed::Box<dyn core::any::Any + Send>,
+    ) {
+        let Some(meta) = prog
+            .graph
+            .actions
+            .get(a as usize)
+            .filter(|_| program == prog.id)
+        else {
+            self.fail(RunError::BadPhysicalValue {
+                action: alloc::format!("#{a} of another program"),
+            });
+            return;
+        };
+        let sent = sent_at.unwrap_or(now);
+        let time = sent
+            .saturating_sub(self.info.start)
+            .saturating_add(meta.min_delay);
+        let mut tag = Tag::from_nanos(time, 0);
+        if self.info.seq > 0 && tag <= self.info.tag {
+            tag = self.info.tag.delay_nanos(0);
+        }
+        // Values that land on a tag already given to this action take the next microstep:
+        // none is lost, and each sender's values stay in order.
+        let last = &mut self.last_physical[a as usize];
+        if tag <= *last {
+            tag = last.delay_nanos(0);
+        }
+        *last = tag;
+        // SAFETY: between tags: no reaction runs.
+        if unsafe { prog.actions[a as usize].push_boxed(tag, value) } {
+            self.push(tag, Kind::Action, a);
+        } else {
+            self.fail(RunError::BadPhysicalValue {
+                action: meta.name.clone(),
+            });
         }
     }
 

@@ -1,0 +1,59 @@
+//! The physical clock: SysTick counting processor cycles, extended to 64 bits.
+//!
+//! SysTick is a 24-bit down-counter. It runs from the processor clock with the largest reload,
+//! and its exception counts the wraps. A reading combines the wrap count and the counter inside
+//! a critical section; a wrap that happened but whose exception has not run yet (it is masked
+//! there) shows as SysTick's pending bit, and is counted by re-reading the counter, which then
+//! holds a value from after the wrap. Readings are therefore monotonic, and valid from thread
+//! mode and from any interrupt handler.
+
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::{SCB, SYST};
+use cortex_m_rt::exception;
+
+/// SysTick's reload: the full 24 bits, so a wrap is every 2^24 cycles.
+const RELOAD: u32 = 0x00FF_FFFF;
+
+/// Wraps of SysTick counted so far. Written only by the SysTick exception and read inside
+/// critical sections (with the exception masked), so `Relaxed` suffices on one core.
+static WRAPS: AtomicU32 = AtomicU32::new(0);
+
+/// Starts the clock (call once, at startup, before anything reads it).
+pub fn start(mut syst: SYST) {
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(RELOAD);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+    // The counter reads 0 until its first tick loads the reload value; a reading then would be
+    // one wrap ahead of the next.
+    while SYST::get_current() == 0 {}
+}
+
+/// Processor cycles since [`start`].
+#[inline]
+pub fn now_cycles() -> u64 {
+    critical_section::with(|_| {
+        let mut wraps = u64::from(WRAPS.load(Relaxed));
+        let mut current = SYST::get_current();
+        if SCB::is_pendst_pending() {
+            // A wrap not yet counted: read again, now certainly after it.
+            wraps += 1;
+            current = SYST::get_current();
+        }
+        (wraps << 24) + u64::from(RELOAD - current)
+    })
+}
+
+/// Nanoseconds since [`start`] (the clock the reactor core reads).
+#[inline]
+pub fn now_ns() -> u64 {
+    now_cycles() * crate::NS_PER_CYCLE
+}
+
+#[exception]
+fn SysTick() {
+    WRAPS.fetch_add(1, Relaxed);
+}
