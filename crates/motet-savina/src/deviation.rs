@@ -74,7 +74,7 @@ pub const ALL: &[Deviation] = &[
     d("meal-queued-early", Kind::Flow, "philosopher's next meal is queued before the last one ran (boc)"),
     // Kernels and data structures.
     d("vec-list", Kind::Kernel, "concsll's list is a sorted Vec scanned in 64-element blocks, with an O(1) Size, where SPEC.md walks a sorted linked list"),
-    d("tiled-matmul", Kind::Kernel, "recmatmul's leaves multiply in 4x8 register tiles (AVX) with B packed, and C is kept per worker, where SPEC.md runs a plain i-j-k loop on one shared C"),
+    d("tiled-matmul", Kind::Kernel, "recmatmul's leaves multiply in 4x8 register tiles (AVX) with B packed where SPEC.md runs a plain i-j-k loop"),
     d("lanes-fir", Kind::Kernel, "filterbank's FIR dot product sums in 8 lanes where SPEC.md sums in index order"),
     d("cube-by-multiplication", Kind::Kernel, "trapezoid computes x³ as x*x*x where SPEC.md calls pow(x, 3)"),
     d("shift-division", Kind::Kernel, "piprecision divides by 16^k with a rounded shift and precomputes the powers of ten, where SPEC.md divides BigDecimals"),

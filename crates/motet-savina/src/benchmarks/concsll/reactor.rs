@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
-use super::{check, Config, Request, Requests, SortedList};
+use super::{check, Config, ListKind, Request, Requests, SortedList};
 use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
@@ -69,7 +69,7 @@ pub(super) fn build(cfg: &Config) -> (Program, ConcSll) {
     let list = b.reactor(
         "list",
         List {
-            list: SortedList::default(),
+            list: SortedList::new(ListKind::Linked),
             answers: vec![None; e],
             done: false,
         },

@@ -1,5 +1,6 @@
 //! Filter Bank as motet actors. Branches creates the banks and each bank its sub-pipeline when it
-//! starts, as in Savina.
+//! starts, as in Savina. The FIRs add in slot order; under `actor-tuned` in lanes (deviation
+//! `lanes-fir`): the program's coefficients carry which.
 
 use std::sync::Arc;
 
@@ -7,7 +8,8 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{
-    check, combine, expected, Coefficients, Config, Delay, Fir, Integrator, Sample, SinkTotals,
+    check, combine, expected, Coefficients, Config, Delay, Fir, FirSum, Integrator, Sample,
+    SinkTotals,
 };
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
@@ -15,8 +17,18 @@ use crate::params::Params;
 
 /// Builds the runtime, the coefficients and the expected totals (all untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
+    prepare_with(params, threads, FirSum::InIndexOrder)
+}
+
+/// [`prepare`] with FIRs that add in lanes (deviation `lanes-fir`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    prepare_with(params, threads, FirSum::InLanes)
+}
+
+/// [`prepare`] with FIRs that add as `sum` says.
+fn prepare_with(params: &Params, threads: usize, sum: FirSum) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let coef = Coefficients::new(&cfg);
+    let coef = Coefficients::new(&cfg, sum);
     let expected = expected(&cfg, &coef);
     motet_support::prepare((cfg, coef, expected), threads, run)
 }
@@ -166,7 +178,7 @@ impl Actor for Bank {
             next: integrator,
         });
         let fir2 = ctx.spawn(Stage {
-            filter: Filter::Fir(Fir::new(self.coef.f[self.j].clone())),
+            filter: Filter::Fir(Fir::new(self.coef.f[self.j].clone(), self.coef.sum)),
             next: tagged,
         });
         let delay2 = ctx.spawn(Stage {
@@ -178,7 +190,7 @@ impl Actor for Bank {
             next: delay2,
         });
         let fir1 = ctx.spawn(Stage {
-            filter: Filter::Fir(Fir::new(self.coef.h[self.j].clone())),
+            filter: Filter::Fir(Fir::new(self.coef.h[self.j].clone(), self.coef.sum)),
             next: sample,
         });
         self.first = Some(ctx.spawn(Stage {
@@ -376,5 +388,5 @@ fn run((cfg, coef, expected): &(Config, Arc<Coefficients>, SinkTotals), rt: &Run
     );
     let _ = producer.send(ProducerMsg::Start(source));
     rt.wait_quiescent();
-    check(expected, result.take())
+    check(expected, result.take(), coef.sum)
 }

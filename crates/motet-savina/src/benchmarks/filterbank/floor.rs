@@ -1,4 +1,5 @@
-//! Filter Bank on the sequential floor: the same actors and messages.
+//! Filter Bank on the sequential floor: the same actors and messages. The FIRs add in slot order;
+//! under `floor-tuned` in lanes (deviation `lanes-fir`), as `actor-tuned`'s.
 
 use std::sync::Arc;
 
@@ -7,13 +8,24 @@ use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 use super::{
-    check, combine, expected, Coefficients, Config, Delay, Fir, Integrator, Sample, SinkTotals,
+    check, combine, expected, Coefficients, Config, Delay, Fir, FirSum, Integrator, Sample,
+    SinkTotals,
 };
 
 /// Builds the coefficients and the expected totals (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
+    prepare_with(params, FirSum::InIndexOrder)
+}
+
+/// [`prepare`] with FIRs that add in lanes (deviation `lanes-fir`).
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    prepare_with(params, FirSum::InLanes)
+}
+
+/// [`prepare`] with FIRs that add as `sum` says.
+fn prepare_with(params: &Params, sum: FirSum) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let coef = Coefficients::new(&cfg);
+    let coef = Coefficients::new(&cfg, sum);
     let expected = expected(&cfg, &coef);
     crate::floor::program(
         FilterBankFloor {
@@ -69,7 +81,7 @@ impl FilterBankFloor {
         let Node::Sink { totals, done } = sys.actor(sink) else {
             unreachable!("actor 0 is the sink")
         };
-        check(&self.expected, done.then_some(*totals))
+        check(&self.expected, done.then_some(*totals), self.coef.sum)
     }
 }
 
@@ -178,10 +190,10 @@ impl Actor for Node {
                 });
                 let mut next = tagged;
                 for filter in [
-                    Filter::Fir(Fir::new(bank.coef.f[j].clone())),
+                    Filter::Fir(Fir::new(bank.coef.f[j].clone(), bank.coef.sum)),
                     Filter::Delay(Delay::new(col - 1)),
                     Filter::Sample(Sample::new(col)),
-                    Filter::Fir(Fir::new(bank.coef.h[j].clone())),
+                    Filter::Fir(Fir::new(bank.coef.h[j].clone(), bank.coef.sum)),
                     Filter::Delay(Delay::new(col - 1)),
                 ] {
                     next = cx.spawn(Node::Stage { filter, next });

@@ -17,13 +17,20 @@
 //! the first input alone, so the Sink then receives `sim − 2(col−1)` = 2,050 values, each
 //! `Σ_j H[j][0]·F[j][0]` = 9,408: sum 19,286,400. At the small size (`col` = 100) the values vary.
 //!
+//! Kernel: every default program's FIR adds its products in slot order, as Savina does
+//! ([`FirSum::InIndexOrder`]); `actor-tuned` and `floor-tuned` add them in eight interleaved lanes
+//! that vectorise ([`FirSum::InLanes`], deviation `lanes-fir`).
+//!
 //! Validation: the Sink's count, sum and position-weighted sum `Σ (m+1)·v_m` equal those of a direct
-//! computation of the same filter bank (relative 1e-9; exact at the defaults, where every value is
-//! an integer below 2^53). The direct computation is derived from the pipeline's structure rather
-//! than by running it: only every `col`-th FIR1 output passes the SampleFilter, so FIR2's buffer
-//! holds one non-zero value, always in slot `col`−1, and Sink value m is
+//! computation of the same filter bank. The direct computation is derived from the pipeline's
+//! structure rather than by running it: only every `col`-th FIR1 output passes the SampleFilter, so
+//! FIR2's buffer holds one non-zero value, always in slot `col`−1, and Sink value m is
 //! `Σ_j y_j(col·⌊m/col⌋)·F[j][0]`, where `y_j(u)` is FIR1's output u of bank j: O(`sim`) work, done
-//! in `prepare` (untimed). The result is the Sink's sum.
+//! in `prepare` (untimed). It computes `y_j(u)` in slot order, and every other step (the zeros FIR2
+//! adds, Combine's bank order, the Sink's arrival order) as the pipeline does, so a program whose
+//! FIR adds in slot order must match it exactly; the lanes only reassociate FIR1's sum, so the tuned
+//! programs must match it to 1e-9 relative (exactly where every value is an integer below 2^53, as
+//! at the defaults). The result is the Sink's sum.
 
 mod actor;
 mod floor;
@@ -67,9 +74,11 @@ crate::params! {
 }
 
 variants!(
-    actor ["lanes-fir", "input-plus-one"],
-    reactor ["lanes-fir", "input-plus-one"] (own_protocol),
-    floor ["lanes-fir", "input-plus-one"],
+    actor ["input-plus-one"],
+    actor_tuned ["lanes-fir", "input-plus-one"],
+    reactor ["input-plus-one"] (own_protocol),
+    floor ["input-plus-one"],
+    floor_tuned ["lanes-fir", "input-plus-one"],
 );
 
 /// Savina's channel limit (its `MessageChannel` enum has 34 usable values).
@@ -108,19 +117,43 @@ impl Config {
     }
 }
 
+/// How a FIR adds its products: the program's kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FirSum {
+    /// In slot order, as Savina: every default program.
+    InIndexOrder,
+    /// In eight interleaved lanes (deviation `lanes-fir`): the tuned programs.
+    InLanes,
+}
+
+impl FirSum {
+    /// The relative tolerance of the check: none in slot order, which is the direct computation's
+    /// order; lanes reassociate the sum, which changes its rounding where products or partial sums
+    /// are not integers below 2^53.
+    fn tolerance(self) -> f64 {
+        match self {
+            FirSum::InIndexOrder => 0.0,
+            FirSum::InLanes => 1e-9,
+        }
+    }
+}
+
 /// Savina's coefficients, computed once (untimed) and shared read-only; each array is stored
 /// reversed (`coef[col − 1 − s]` at index s) so that a FIR's sum runs over both arrays in order.
+/// They carry the program's [`FirSum`], which every FIR made from them runs.
 #[derive(Debug)]
 pub(crate) struct Coefficients {
     /// `H[j][i] = i·col + j·chan + j + i + j + 1`, reversed, per bank.
     pub(crate) h: Vec<Arc<[f64]>>,
     /// `F[j][i] = i·j + j·j + j + i`, reversed, per bank.
     pub(crate) f: Vec<Arc<[f64]>>,
+    /// How the program's FIRs add their products.
+    pub(crate) sum: FirSum,
 }
 
 impl Coefficients {
-    /// The coefficients for `cfg`.
-    pub(crate) fn new(cfg: &Config) -> Arc<Coefficients> {
+    /// The coefficients for `cfg`, for FIRs that add as `sum` says.
+    pub(crate) fn new(cfg: &Config, sum: FirSum) -> Arc<Coefficients> {
         let (c, chan) = (cfg.col as f64, cfg.chan as f64);
         let reversed = |coef: &dyn Fn(f64) -> f64| -> Arc<[f64]> {
             (0..cfg.col).rev().map(|i| coef(i as f64)).collect()
@@ -137,7 +170,7 @@ impl Coefficients {
                 reversed(&|i| (i * j) + (j * j) + j + i)
             })
             .collect();
-        Arc::new(Coefficients { h, f })
+        Arc::new(Coefficients { h, f, sum })
     }
 
     /// `H[j][i]`.
@@ -188,16 +221,19 @@ pub(crate) struct Fir {
     index: usize,
     full: bool,
     coef_reversed: Arc<[f64]>,
+    sum: FirSum,
 }
 
 impl Fir {
-    /// A FIR with `coef_reversed` (`coef[col − 1 − s]` at index s) and an empty buffer.
-    pub(crate) fn new(coef_reversed: Arc<[f64]>) -> Fir {
+    /// A FIR with `coef_reversed` (`coef[col − 1 − s]` at index s) and an empty buffer, adding its
+    /// products as `sum` says.
+    pub(crate) fn new(coef_reversed: Arc<[f64]>, sum: FirSum) -> Fir {
         Fir {
             data: vec![0.0; coef_reversed.len()],
             index: 0,
             full: false,
             coef_reversed,
+            sum,
         }
     }
 
@@ -210,15 +246,28 @@ impl Fir {
             self.full = true;
             self.index = 0;
         }
-        self.full.then(|| dot(&self.data, &self.coef_reversed))
+        self.full.then(|| match self.sum {
+            FirSum::InIndexOrder => dot(&self.data, &self.coef_reversed),
+            FirSum::InLanes => dot_lanes(&self.data, &self.coef_reversed),
+        })
     }
 }
 
-/// `Σ a[i]·b[i]`, in eight interleaved partial sums (lanes i mod 8) added at the end, so that the
-/// loop vectorises. Savina adds in index order; the sums differ only by rounding, and not at all
-/// when every product and partial sum is an integer below 2^53 (the case at the default sizes).
+/// `Σ a[i]·b[i]` added in index order, as Savina's FIR loop does (and [`expected`]).
 #[inline]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        sum += x * y;
+    }
+    sum
+}
+
+/// `Σ a[i]·b[i]`, in eight interleaved partial sums (lanes i mod 8) added at the end, so that the
+/// loop vectorises (deviation `lanes-fir`). It differs from [`dot`] only by rounding, and not at
+/// all when every product and partial sum is an integer below 2^53 (the case at the default sizes).
+#[inline]
+fn dot_lanes(a: &[f64], b: &[f64]) -> f64 {
     const LANES: usize = 8;
     let mut acc = [0.0f64; LANES];
     let (a8, b8) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
@@ -365,12 +414,14 @@ pub(crate) fn expected(cfg: &Config, coef: &Coefficients) -> SinkTotals {
     totals
 }
 
-/// Validates a run: the Sink's totals against `expected`. The result is the Sink's sum.
-pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>) -> Outcome {
+/// Validates a run whose FIRs add as `sum` says: the Sink's totals against `expected`, exactly or
+/// to [`FirSum::tolerance`]. The result is the Sink's sum.
+pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>, sum: FirSum) -> Outcome {
     let Some(got) = got else {
         return Outcome::failed("the sink did not finish");
     };
-    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    let tolerance = sum.tolerance();
+    let close = |a: f64, b: f64| a == b || (a - b).abs() <= tolerance * a.abs().max(b.abs());
     let check = if got.count != expected.count {
         Err(format!(
             "the sink received {} values, expected {}",
@@ -397,7 +448,11 @@ pub(crate) fn check(expected: &SinkTotals, got: Option<SinkTotals>) -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::{check, dot, expected, Coefficients, Config, Integrator, SinkTotals, BENCHMARK};
+    use super::{
+        check, dot, dot_lanes, expected, Coefficients, Config, FirSum, Integrator, SinkTotals,
+        BENCHMARK,
+    };
+    use crate::bench::Model;
     use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(sets: &[(&str, f64)]) -> Config {
@@ -408,18 +463,35 @@ mod tests {
     #[test]
     fn defaults_give_2050_values_of_9408() {
         let cfg = config(&[]);
-        let e = expected(&cfg, &Coefficients::new(&cfg));
+        let e = expected(&cfg, &Coefficients::new(&cfg, FirSum::InIndexOrder));
         assert_eq!(e.count, 2050);
         assert_eq!(e.sum, 2050.0 * 9408.0);
         assert_eq!(e.weighted, 9408.0 * (2050.0 * 2051.0 / 2.0));
     }
 
     #[test]
-    fn dot_matches_the_plain_sum_on_integers() {
+    fn lanes_match_the_plain_sum_on_integers() {
         let a: Vec<f64> = (0..1003).map(|i| (i % 17) as f64).collect();
         let b: Vec<f64> = (0..1003).map(|i| (i * 3 % 101) as f64).collect();
         let plain: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         assert_eq!(dot(&a, &b), plain);
+        assert_eq!(dot_lanes(&a, &b), plain);
+    }
+
+    /// On values whose sums round, the default kernel is the index-order sum to the bit, and the
+    /// lanes differ from it only within the tuned check's tolerance.
+    #[test]
+    fn the_default_dot_adds_in_index_order() {
+        let a: Vec<f64> = (0..1003).map(|i| 1.0 / (i as f64 + 1.0)).collect();
+        let b: Vec<f64> = (0..1003).map(|i| (i as f64 * 0.7).sin()).collect();
+        let mut plain = 0.0;
+        for (x, y) in a.iter().zip(&b) {
+            plain += x * y;
+        }
+        assert_eq!(dot(&a, &b).to_bits(), plain.to_bits());
+        let lanes = dot_lanes(&a, &b);
+        assert_ne!(lanes.to_bits(), plain.to_bits(), "the lanes reassociate");
+        assert!((lanes - plain).abs() <= FirSum::InLanes.tolerance() * plain.abs());
     }
 
     #[test]
@@ -446,13 +518,26 @@ mod tests {
             sum: 3.0,
             weighted: 5.0,
         };
-        assert!(check(&e, Some(e)).check.is_ok());
-        assert!(check(&e, Some(SinkTotals { count: 1, ..e })).check.is_err());
-        assert!(check(&e, Some(SinkTotals { sum: 3.1, ..e })).check.is_err());
-        assert!(check(&e, Some(SinkTotals { weighted: 4.0, ..e }))
-            .check
-            .is_err());
-        assert!(check(&e, None).check.is_err());
+        for sum in [FirSum::InIndexOrder, FirSum::InLanes] {
+            assert!(check(&e, Some(e), sum).check.is_ok());
+            assert!(check(&e, Some(SinkTotals { count: 1, ..e }), sum)
+                .check
+                .is_err());
+            assert!(check(&e, Some(SinkTotals { sum: 3.1, ..e }), sum)
+                .check
+                .is_err());
+            assert!(check(&e, Some(SinkTotals { weighted: 4.0, ..e }), sum)
+                .check
+                .is_err());
+            assert!(check(&e, None, sum).check.is_err());
+        }
+        // The default kernel adds as the direct computation does: one rounding off fails it.
+        let off = SinkTotals {
+            sum: 3.0f64.next_up(),
+            ..e
+        };
+        assert!(check(&e, Some(off), FirSum::InIndexOrder).check.is_err());
+        assert!(check(&e, Some(off), FirSum::InLanes).check.is_ok());
     }
 
     /// The filter bank run densely, stage by stage over whole arrays, written here independently
@@ -509,10 +594,35 @@ mod tests {
                 ("chan", chan as f64),
             ];
             let cfg = config(&sets);
-            assert_eq!(expected(&cfg, &Coefficients::new(&cfg)), totals);
+            assert_eq!(
+                expected(&cfg, &Coefficients::new(&cfg, FirSum::InIndexOrder)),
+                totals
+            );
             for result in run_actor_and_floor(&BENCHMARK, &sets) {
                 assert_eq!(result, serde_json::json!(totals.sum));
             }
+        }
+    }
+
+    /// The default programs (FIRs in slot order) and the tuned ones (in lanes) validate and give
+    /// the same Sink sum, at a size where the FIRs have whole lanes and a remainder and the values
+    /// vary (all integers below 2^53, so the lanes' sums are exact too).
+    #[test]
+    fn default_and_tuned_programs_agree() {
+        let sets = [("col", 44.0), ("sim", 400.0), ("chan", 8.0)];
+        let cells = [
+            (Model::Actor, 2, 1),
+            (Model::ActorTuned, 2, 1),
+            (Model::Floor, 1, 1),
+            (Model::FloorTuned, 1, 1),
+            (Model::Reactor, 2, 1),
+        ];
+        let outcomes = testing::cells(&BENCHMARK, &cells, &sets);
+        let cfg = config(&sets);
+        let want = expected(&cfg, &Coefficients::new(&cfg, FirSum::InIndexOrder));
+        assert!(want.sum > 0.0);
+        for (outcome, cell) in outcomes.iter().zip(cells) {
+            assert_eq!(outcome.result, serde_json::json!(want.sum), "{cell:?}");
         }
     }
 

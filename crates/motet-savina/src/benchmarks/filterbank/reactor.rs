@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use motet_reactor::{Input, Output, Ports, Program, ProgramBuilder, ReactorId, Startup};
 
-use super::{check, combine, expected, Coefficients, Config, Delay, Fir, Sample, SinkTotals};
+use super::{
+    check, combine, expected, Coefficients, Config, Delay, Fir, FirSum, Sample, SinkTotals,
+};
 use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
@@ -23,7 +25,7 @@ use crate::reactor_support::{self, Built};
 /// The parameters and the coefficients and the expected totals are made once, untimed, for every iteration's program.
 pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let coef = Coefficients::new(&cfg);
+    let coef = Coefficients::new(&cfg, FirSum::InIndexOrder);
     let expected = expected(&cfg, &coef);
     reactor_support::prepare((cfg, coef, expected), threads, model, build)
 }
@@ -67,7 +69,7 @@ fn build(
         let (fir1_in, fir1) = stage(
             b,
             &format!("bank[{j}].fir1"),
-            Fir::new(Arc::clone(&coef.h[j])),
+            Fir::new(Arc::clone(&coef.h[j]), coef.sum),
             Fir::push,
         );
         let (sample_in, sample) = stage(
@@ -85,7 +87,7 @@ fn build(
         let (fir2_in, fir2) = stage(
             b,
             &format!("bank[{j}].fir2"),
-            Fir::new(Arc::clone(&coef.f[j])),
+            Fir::new(Arc::clone(&coef.f[j]), coef.sum),
             Fir::push,
         );
         b.connect(delay1, fir1_in);
@@ -151,6 +153,6 @@ fn stage<S: Send + 'static>(
 impl Built for FilterBank {
     fn outcome(&mut self, program: &mut Program) -> Outcome {
         let totals = *program.state_mut(self.sink);
-        check(&self.expected, Some(totals))
+        check(&self.expected, Some(totals), FirSum::InIndexOrder)
     }
 }

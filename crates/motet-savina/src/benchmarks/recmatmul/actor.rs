@@ -1,32 +1,70 @@
 //! Recursive Matrix Multiplication as motet actors: a Master that creates W workers and routes
-//! every Work to worker `(srC + scC) mod W`.
+//! every Work to worker `(srC + scC) mod W`; the workers add their leaves into the shared C.
+//!
+//! By default the actors have the runtime's default batch and the leaves run SPEC.md's i-j-k
+//! loop. Under `actor-tuned` the Master and the workers handle one message per turn (deviation
+//! `batch`) and the leaves run the tiled kernel (deviation `tiled-matmul`); the program carries
+//! both settings.
 
 use std::sync::Arc;
 
-use motet_actor::{Actor, Addr, Context, Spawn};
+use motet_actor::{Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
-use super::{check, CBlocks, Config, Inputs, Work};
+use super::{check, Config, Inputs, Leaf, SharedC, Work};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the matrices and the runtime (untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Program::new(Config::from_params(params)?), threads, run)
+    let program = Program::new(Config::from_params(params)?, Leaf::Plain, DEFAULT_BATCH);
+    motet_support::prepare(program, threads, run)
 }
 
-/// The parameters and the read-only inputs every iteration shares.
+/// [`prepare`] with the tiled kernel and a batch of one (deviations `tiled-matmul`, `batch`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    let program = Program::new(Config::from_params(params)?, Leaf::Tiled, TUNED_BATCH);
+    motet_support::prepare(program, threads, run)
+}
+
+/// The Master's and the workers' batch under `actor-tuned`: one message per turn.
+///
+/// The Master then forwards a Work as the run reaches it, so the leaves run close to the order in
+/// which the splits produce them (the floor's first-in, first-out order, in which the eight
+/// products of one split, sharing blocks of A and B, run together). With a larger batch it
+/// forwards every leaf at once, and the worker actors' turns go round the few mailboxes Savina's
+/// routing sends the leaves to, so consecutive leaves seldom share a block. On two threads the
+/// Master, getting a turn about once per leaf while it receives more than two messages per leaf,
+/// can fall behind and leave a thread idle; a larger Master batch instead lets it forward ahead
+/// and can end the run with one worker's backlog on one thread.
+///
+/// A worker takes one Work per turn for another reason: a leaf is a long product, and Savina's
+/// routing sends the leaves to a few of the W workers only (the leaves' block coordinates are
+/// multiples of the leaf size), so a worker can hold many leaves at once. With a larger batch a
+/// turn would run them all, and that worker could not move to an idle thread before it ran dry;
+/// a turn per leaf lets the pool share the busy workers between its threads.
+const TUNED_BATCH: u32 = 1;
+
+/// The parameters, the matrices every iteration shares, and the program's settings.
 pub(super) struct Program {
     cfg: Config,
     inputs: Arc<Inputs>,
+    c: Arc<SharedC>,
+    /// The workers' leaf kernel.
+    kernel: Leaf,
+    /// The Master's and the workers' mailbox batch.
+    batch: u32,
 }
 
 impl Program {
-    pub(super) fn new(cfg: Config) -> Program {
+    pub(super) fn new(cfg: Config, kernel: Leaf, batch: u32) -> Program {
         Program {
             cfg,
             inputs: Arc::new(Inputs::new(cfg.n)),
+            c: Arc::new(SharedC::new(&cfg)),
+            kernel,
+            batch,
         }
     }
 }
@@ -34,47 +72,34 @@ impl Program {
 /// One timed iteration: computes C with the actors and checks it.
 fn run(program: &Program, rt: &Runtime) -> Outcome {
     match multiply(program, rt) {
-        Ok(c) => check(&program.cfg, Some(&c)),
+        Ok(()) => check(&program.cfg, Some(&program.c)),
         Err(e) => Outcome::failed(e),
     }
 }
 
-/// Runs the actors to quiescence and returns C as the workers handed it back.
-pub(super) fn multiply(program: &Program, rt: &Runtime) -> Result<CBlocks, String> {
+/// Zeroes C and runs the actors to quiescence; C then holds the product.
+pub(super) fn multiply(program: &Program, rt: &Runtime) -> Result<(), String> {
+    program.c.clear();
     let result = ResultSlot::new();
-    // One message per turn for the Master too: it forwards a Work as the run reaches it, so the
-    // leaves run close to the order in which the splits produce them (the floor's first-in,
-    // first-out order, in which the eight products of one split, sharing blocks of A and B, run
-    // together). With the default batch it forwarded every leaf at once, and the worker actors'
-    // turns then went round five mailboxes (Savina's routing sends the leaves to five of the 20
-    // workers), so consecutive leaves seldom shared a block.
-    //
-    // On two workers a batch of one has a cost: the Master receives about 2.3 messages per leaf
-    // (a Done for every Work, eight Works per split) but gets a turn about once per leaf on its
-    // thread, so it falls behind, the worker actors' mailboxes run dry, and a thread whose actors
-    // are idle waits the runtime's 10 µs patience before it takes the Master, queued alone behind
-    // a leaf on the other thread (a per-leaf trace: about 65 waits of 14 µs per thread, 1.1 ms of
-    // a 29 ms run). A batch of three removes the waits, but the Master then forwards ahead of the
-    // workers, and the run ends with one worker actor's backlog on one thread while the other
-    // idles (median 0.5 ms, up to 2.4); ten alternating rounds of nine iterations on two workers
-    // gave medians of 29.94 ms (batch one) and 29.78 ms (batch three), within the noise.
     let master = Spawn::new(Master {
         cfg: program.cfg,
         inputs: program.inputs.clone(),
+        c: program.c.clone(),
+        kernel: program.kernel,
+        batch: program.batch,
         workers: Vec::new(),
         sent: 0,
         done: 0,
         stopped: 0,
-        c: Ok(CBlocks::new(&program.cfg)),
         result: result.clone(),
     })
-    .batch(1)
+    .batch(program.batch)
     .spawn(rt.handle());
     drop(master);
     rt.wait_quiescent();
     result
         .take()
-        .unwrap_or_else(|| Err("the Master did not finish".into()))
+        .ok_or_else(|| "the Master did not finish".to_string())
 }
 
 enum MasterMsg {
@@ -82,8 +107,8 @@ enum MasterMsg {
     Work(Work),
     /// A worker processed one Work.
     Done,
-    /// A worker's echo of `Stop`, with the blocks of C it owns.
-    Stopped(CBlocks),
+    /// A worker's echo of `Stop`.
+    Stopped,
 }
 
 enum WorkerMsg {
@@ -94,12 +119,15 @@ enum WorkerMsg {
 struct Master {
     cfg: Config,
     inputs: Arc<Inputs>,
+    c: Arc<SharedC>,
+    kernel: Leaf,
+    batch: u32,
     workers: Vec<Addr<WorkerMsg>>,
     sent: u64,
     done: u64,
     stopped: usize,
-    c: Result<CBlocks, String>,
-    result: ResultSlot<Result<CBlocks, String>>,
+    /// Set when every worker has echoed `Stop`.
+    result: ResultSlot<()>,
 }
 
 impl Master {
@@ -114,19 +142,14 @@ impl Actor for Master {
 
     fn started(&mut self, ctx: &mut Context<'_, Self>) {
         for _ in 0..self.cfg.workers {
-            // One Work per turn: a leaf is a long product (about a millisecond at the defaults),
-            // and Savina's routing sends the leaves to a few of the W workers only (the leaves'
-            // block coordinates are multiples of the leaf size), so a worker can hold a hundred
-            // leaves at once. With the default batch a turn would run them all, and that worker
-            // could not move to an idle thread before it ran dry; a turn per leaf lets the pool
-            // share the busy workers between its threads.
             let worker = Spawn::new(Worker {
                 master: ctx.myself(),
                 inputs: self.inputs.clone(),
+                c: self.c.clone(),
+                kernel: self.kernel,
                 threshold: self.cfg.threshold,
-                c: CBlocks::new(&self.cfg),
             })
-            .batch(1)
+            .batch(self.batch)
             .spawn(ctx.runtime());
             self.workers.push(worker);
         }
@@ -144,16 +167,10 @@ impl Actor for Master {
                     }
                 }
             }
-            MasterMsg::Stopped(blocks) => {
-                if let Ok(c) = &mut self.c {
-                    if let Err(e) = c.absorb(blocks) {
-                        self.c = Err(e);
-                    }
-                }
+            MasterMsg::Stopped => {
                 self.stopped += 1;
                 if self.stopped == self.workers.len() {
-                    let c = std::mem::replace(&mut self.c, Err(String::new()));
-                    self.result.set(c);
+                    self.result.set(());
                     self.workers.clear();
                     ctx.stop();
                 }
@@ -165,9 +182,9 @@ impl Actor for Master {
 struct Worker {
     master: Addr<MasterMsg>,
     inputs: Arc<Inputs>,
+    c: Arc<SharedC>,
+    kernel: Leaf,
     threshold: usize,
-    /// The blocks of C this worker's leaves add into.
-    c: CBlocks,
 }
 
 impl Actor for Worker {
@@ -181,14 +198,13 @@ impl Actor for Worker {
                         let _ = self.master.tell(MasterMsg::Work(part));
                     }
                 } else {
-                    let block = self.c.block_for(&work);
-                    self.inputs.multiply_leaf(&work, block);
+                    let mut block = self.c.block_for(&work);
+                    self.inputs.multiply_leaf(self.kernel, &work, &mut block);
                 }
                 let _ = self.master.tell(MasterMsg::Done);
             }
             WorkerMsg::Stop => {
-                let c = std::mem::replace(&mut self.c, CBlocks::empty());
-                let _ = self.master.tell(MasterMsg::Stopped(c));
+                let _ = self.master.tell(MasterMsg::Stopped);
                 ctx.stop();
             }
         }
@@ -197,10 +213,11 @@ impl Actor for Worker {
 
 #[cfg(test)]
 mod tests {
-    use super::{multiply, Program};
-    use crate::benchmarks::recmatmul::{Config, BENCHMARK};
+    use super::{multiply, Program, TUNED_BATCH};
+    use crate::benchmarks::recmatmul::{Config, Leaf, BENCHMARK};
     use crate::motet_support::runtime;
     use crate::params::Params;
+    use motet_actor::DEFAULT_BATCH;
 
     /// `A·B` computed directly: the textbook triple loop over A and B as Savina defines them.
     fn direct_product(n: usize) -> Vec<f64> {
@@ -215,7 +232,8 @@ mod tests {
         c
     }
 
-    /// The actors' C equals the direct product at two sizes, on one and two workers.
+    /// The actors' C equals the direct product at two sizes, on one and two workers, with the
+    /// default program's settings and the tuned one's.
     #[test]
     fn actor_product_equals_a_direct_product() {
         for (n, t, w) in [(32.0, 64.0, 3.0), (48.0, 200.0, 7.0)] {
@@ -224,14 +242,20 @@ mod tests {
             params.set("t", t).unwrap();
             params.set("w", w).unwrap();
             let cfg = Config::from_params(&params).unwrap();
-            let program = Program::new(cfg);
             let want = direct_product(cfg.n);
-            for threads in [1, 2] {
-                let rt = runtime(threads).unwrap();
-                let c = multiply(&program, &rt).unwrap();
-                for i in 0..cfg.n {
-                    for j in 0..cfg.n {
-                        assert_eq!(c.get(i, j), Some(want[i * cfg.n + j]), "n={n} C[{i}][{j}]");
+            for (kernel, batch) in [(Leaf::Plain, DEFAULT_BATCH), (Leaf::Tiled, TUNED_BATCH)] {
+                let program = Program::new(cfg, kernel, batch);
+                for threads in [1, 2] {
+                    let rt = runtime(threads).unwrap();
+                    multiply(&program, &rt).unwrap();
+                    for i in 0..cfg.n {
+                        for j in 0..cfg.n {
+                            assert_eq!(
+                                program.c.get(i, j),
+                                want[i * cfg.n + j],
+                                "n={n} {kernel:?} C[{i}][{j}]"
+                            );
+                        }
                     }
                 }
             }

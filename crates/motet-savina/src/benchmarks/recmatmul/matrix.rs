@@ -1,7 +1,20 @@
-//! The matrices of Recursive Matrix Multiplication, its Work items, and the leaf kernel that the
-//! actors and the floor share.
+//! The matrices of Recursive Matrix Multiplication, its Work items, and the leaf kernels that the
+//! actors, the reactors and the floor share: SPEC.md's i-j-k loop in every default program, the
+//! tiled kernel in `actor-tuned` (deviation `tiled-matmul`).
+
+use std::sync::{Mutex, MutexGuard};
 
 use super::Config;
+
+/// Which leaf kernel a program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Leaf {
+    /// SPEC.md's i-j-k loop ([`Inputs::multiply_leaf_plain`]): every default program.
+    Plain,
+    /// Register tiles over a packed B ([`Inputs::multiply_leaf_tiled`], deviation
+    /// `tiled-matmul`): `actor-tuned`.
+    Tiled,
+}
 
 /// A, B (`n × n`, row-major): `A[i][j] = i`, `B[i][j] = j`, as Savina initialises them.
 pub(crate) struct Inputs {
@@ -18,11 +31,35 @@ impl Inputs {
         Inputs { n, a, b }
     }
 
-    /// The leaf step of Savina's worker: `C[i][j] += Σ_k A[i][scA + k] · B[srB + k][j]` over the
-    /// `dim × dim` block of `work`, into `c` (that block of C, row-major).
-    ///
-    /// Every `C[i][j]` receives its terms in Savina's order (k ascending, each product added onto
-    /// the value C had, one rounding per addition), so the result is bitwise Savina's. The block
+    /// The leaf step of Savina's worker with `kernel`: `C[i][j] += Σ_k A[i][scA + k] · B[srB + k][j]`
+    /// over the `dim × dim` block of `work`, into `c` (that block of C, row-major). Both kernels
+    /// add every `C[i][j]`'s terms in Savina's order (k ascending, each product added onto the
+    /// value C had, one rounding per addition), so both give Savina's C to the bit.
+    #[inline]
+    pub(crate) fn multiply_leaf(&self, kernel: Leaf, work: &Work, c: &mut [f64]) {
+        match kernel {
+            Leaf::Plain => self.multiply_leaf_plain(work, c),
+            Leaf::Tiled => self.multiply_leaf_tiled(work, c),
+        }
+    }
+
+    /// SPEC.md's leaf: Savina's i-j-k loop, one `C[i][j]` at a time, its terms added for k
+    /// ascending, reading A's row i and B's column j (`n` apart) in place.
+    pub(crate) fn multiply_leaf_plain(&self, work: &Work, c: &mut [f64]) {
+        let (n, dim) = (self.n, work.dim);
+        debug_assert_eq!(c.len(), dim * dim);
+        for (i, c_row) in c.chunks_exact_mut(dim).enumerate() {
+            let a_row = &self.a[(work.sr_a + i) * n + work.sc_a..][..dim];
+            for (j, c_ij) in c_row.iter_mut().enumerate() {
+                let b_column = self.b[work.sr_b * n + work.sc_b + j..].iter().step_by(n);
+                for (&a_ik, &b_kj) in a_row.iter().zip(b_column) {
+                    *c_ij += a_ik * b_kj;
+                }
+            }
+        }
+    }
+
+    /// The tuned leaf (deviation `tiled-matmul`), with [`Inputs::multiply_leaf`]'s result. The block
     /// is computed in tiles of [`TILE_ROWS`] × `COLUMNS` entries of C held in registers while k
     /// runs: A's and B's values are loaded once per tile and k instead of C's once per term. The
     /// B block is first copied into a packing buffer as column panels of `COLUMNS`, k-major, so a
@@ -43,13 +80,13 @@ impl Inputs {
     /// On x86-64 processors with AVX the tiles are 8 columns wide and compiled for AVX (twice the
     /// entries per instruction; multiplications and additions stay separate, never fused, so the
     /// roundings are the same); elsewhere they are 4 wide for the baseline SSE2.
-    pub(crate) fn multiply_leaf(&self, work: &Work, c: &mut [f64]) {
+    pub(crate) fn multiply_leaf_tiled(&self, work: &Work, c: &mut [f64]) {
         let mut packed = PACKED.with(|p| p.take());
         self.multiply_leaf_into(work, c, &mut packed);
         PACKED.with(|p| p.set(packed));
     }
 
-    /// [`Inputs::multiply_leaf`] with the packing buffer `packed`.
+    /// [`Inputs::multiply_leaf_tiled`] with the packing buffer `packed`.
     fn multiply_leaf_into(&self, work: &Work, c: &mut [f64], packed: &mut Vec<f64>) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx") {
@@ -57,21 +94,21 @@ impl Inputs {
             // and the processor has them (checked just above).
             return unsafe { self.multiply_leaf_avx(work, c, packed) };
         }
-        self.multiply_leaf_tiled::<TILE_COLUMNS>(work, c, packed);
+        self.multiply_leaf_tiles::<TILE_COLUMNS>(work, c, packed);
     }
 
-    /// [`Inputs::multiply_leaf`] compiled for AVX, with tiles 8 columns wide (16 accumulators in
+    /// [`Inputs::multiply_leaf_tiled`] compiled for AVX, with tiles 8 columns wide (16 accumulators in
     /// 8 of the 16 AVX registers).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     fn multiply_leaf_avx(&self, work: &Work, c: &mut [f64], packed: &mut Vec<f64>) {
-        self.multiply_leaf_tiled::<8>(work, c, packed);
+        self.multiply_leaf_tiles::<8>(work, c, packed);
     }
 
     /// The kernel with tiles `COLUMNS` wide (inlined into each caller, so that it is compiled for
     /// that caller's instruction set).
     #[inline(always)]
-    fn multiply_leaf_tiled<const COLUMNS: usize>(
+    fn multiply_leaf_tiles<const COLUMNS: usize>(
         &self,
         work: &Work,
         c: &mut [f64],
@@ -132,7 +169,7 @@ impl Inputs {
 }
 
 std::thread_local! {
-    /// The packing buffer of [`Inputs::multiply_leaf`] on this thread (taken out while a leaf
+    /// The packing buffer of [`Inputs::multiply_leaf_tiled`] on this thread (taken out while a leaf
     /// runs, put back after): one leaf block of B, reused by every leaf the thread runs, freed
     /// when the thread ends.
     static PACKED: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
@@ -201,79 +238,77 @@ impl Work {
     }
 }
 
-/// Leaf-sized blocks of C owned by one worker (or by the floor, which owns them all): a block is
-/// allocated, zeroed, when its first leaf arrives.
-pub(crate) struct CBlocks {
+/// C, the one matrix every worker adds into, as Savina's static C: allocated zeroed once, untimed,
+/// and zeroed again at the start of each iteration ([`SharedC::clear`]).
+///
+/// It is stored as leaf-sized blocks (row-major within a block, blocks row-major), each behind its
+/// own lock, which a leaf holds while it adds into the block. Savina's routing sends every leaf of
+/// one block to one worker (they share `srC + scC`), which runs them one after another, so no lock
+/// is ever waited on; the locks make the sharing safe without relying on that routing. The layout
+/// leaves the kernels' arithmetic alone: a leaf reads and writes each `C[i][j]` once.
+pub(crate) struct SharedC {
     /// Leaf dimension.
     leaf: usize,
     /// Blocks per row of C.
     per_row: usize,
-    /// Row-major by block, `None` until first written.
-    blocks: Vec<Option<Box<[f64]>>>,
+    /// Row-major by block.
+    blocks: Vec<Mutex<Box<[f64]>>>,
 }
 
-impl CBlocks {
-    /// No blocks yet, for C of `cfg`.
-    pub(crate) fn new(cfg: &Config) -> CBlocks {
+impl SharedC {
+    /// A zero C for `cfg`.
+    pub(crate) fn new(cfg: &Config) -> SharedC {
         let per_row = cfg.n / cfg.leaf;
-        CBlocks {
+        let len = cfg.leaf * cfg.leaf;
+        SharedC {
             leaf: cfg.leaf,
             per_row,
-            blocks: (0..per_row * per_row).map(|_| None).collect(),
+            blocks: (0..per_row * per_row)
+                .map(|_| Mutex::new(vec![0.0; len].into_boxed_slice()))
+                .collect(),
         }
     }
 
-    /// Holds nothing (what a worker keeps once it has handed its blocks over).
-    pub(crate) fn empty() -> CBlocks {
-        CBlocks {
-            leaf: 1,
-            per_row: 0,
-            blocks: Vec::new(),
+    /// Sets every entry to zero.
+    pub(crate) fn clear(&self) {
+        for index in 0..self.blocks.len() {
+            self.lock(index).fill(0.0);
         }
     }
 
-    /// The block of C a leaf Work adds into.
-    pub(crate) fn block_for(&mut self, work: &Work) -> &mut [f64] {
+    /// The block of C a leaf Work adds into, locked.
+    pub(crate) fn block_for(&self, work: &Work) -> MutexGuard<'_, Box<[f64]>> {
         debug_assert_eq!(work.dim, self.leaf, "leaves all have the leaf dimension");
-        self.block_mut((work.sr_c / self.leaf) * self.per_row + work.sc_c / self.leaf)
+        self.lock((work.sr_c / self.leaf) * self.per_row + work.sc_c / self.leaf)
     }
 
-    /// Block `index` (row-major by block), allocated zeroed if absent.
+    /// Block `index` (row-major by block), locked. A leaf that panicked leaves its block
+    /// half-written, which the check then reports, so a poisoned lock is taken as it is.
+    fn lock(&self, index: usize) -> MutexGuard<'_, Box<[f64]>> {
+        self.blocks[index].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Block `index` (row-major by block).
+    #[cfg(test)]
     pub(crate) fn block_mut(&mut self, index: usize) -> &mut [f64] {
-        let len = self.leaf * self.leaf;
-        self.blocks[index].get_or_insert_with(|| vec![0.0; len].into_boxed_slice())
+        self.blocks[index]
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Every present block with its index.
+    /// Every block with its index.
     #[cfg(test)]
     pub(crate) fn blocks_mut(&mut self) -> impl Iterator<Item = (usize, &mut [f64])> {
-        let len = self.leaf * self.leaf;
         self.blocks
             .iter_mut()
             .enumerate()
-            .map(move |(i, b)| (i, &mut **b.get_or_insert_with(|| vec![0.0; len].into())))
+            .map(|(i, b)| (i, &mut **b.get_mut().unwrap_or_else(|e| e.into_inner())))
     }
 
-    /// Moves every block of `other` into `self`; a block both hold is an error (two owners).
-    pub(crate) fn absorb(&mut self, other: CBlocks) -> Result<(), String> {
-        for (index, block) in other.blocks.into_iter().enumerate() {
-            if let Some(block) = block {
-                if self.blocks[index].replace(block).is_some() {
-                    return Err(format!("two workers hold block {index} of C"));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Calls `f(i, j0, row)` for each row of each block: `row` holds `C[i][j0..]`. Stops at the
-    /// first block never written, and returns its index.
-    pub(crate) fn for_each_row(
-        &self,
-        mut f: impl FnMut(usize, usize, &[f64]),
-    ) -> Result<(), usize> {
-        for (index, block) in self.blocks.iter().enumerate() {
-            let block = block.as_deref().ok_or(index)?;
+    /// Calls `f(i, j0, row)` for each row of each block: `row` holds `C[i][j0..]`.
+    pub(crate) fn for_each_row(&self, mut f: impl FnMut(usize, usize, &[f64])) {
+        for index in 0..self.blocks.len() {
+            let block = self.lock(index);
             let (i0, j0) = (
                 (index / self.per_row) * self.leaf,
                 (index % self.per_row) * self.leaf,
@@ -282,21 +317,19 @@ impl CBlocks {
                 f(i0 + di, j0, row);
             }
         }
-        Ok(())
     }
 
-    /// `C[i][j]`, if its block was written.
+    /// `C[i][j]`.
     #[cfg(test)]
-    pub(crate) fn get(&self, i: usize, j: usize) -> Option<f64> {
+    pub(crate) fn get(&self, i: usize, j: usize) -> f64 {
         let (leaf, per_row) = (self.leaf, self.per_row);
-        let block = self.blocks[(i / leaf) * per_row + j / leaf].as_ref()?;
-        Some(block[(i % leaf) * leaf + j % leaf])
+        self.lock((i / leaf) * per_row + j / leaf)[(i % leaf) * leaf + j % leaf]
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Inputs, Work, TILE_COLUMNS};
+    use super::{Inputs, Leaf, Work, TILE_COLUMNS};
 
     #[test]
     fn split_covers_each_quadrant_twice_with_matching_inner_blocks() {
@@ -315,12 +348,17 @@ mod tests {
         }
     }
 
-    /// The tiled kernel against the textbook loop on blocks whose size is not a multiple of the
-    /// tile (edge rows and columns), onto a C that is not zero.
+    /// Both kernels against the textbook loop, to the bit, on blocks whose size is not a multiple
+    /// of the tile (edge rows and columns), onto a C that is not zero, with values whose sums
+    /// round (so that a kernel adding in another order would differ).
     #[test]
     fn leaf_kernel_matches_the_textbook_loop_at_every_shape() {
         let n = 24;
-        let inputs = Inputs::new(n);
+        let inputs = Inputs {
+            n,
+            a: (0..n * n).map(|e| 1.0 / (e as f64 + 3.0)).collect(),
+            b: (0..n * n).map(|e| (e as f64 * 0.37).sin()).collect(),
+        };
         for dim in [1, 3, 4, 5, 7, 8, 9, 12, 17] {
             let work = Work {
                 sr_a: 1,
@@ -342,12 +380,14 @@ mod tests {
                     }
                 }
             }
-            let mut got = start.clone();
-            inputs.multiply_leaf(&work, &mut got);
-            assert_eq!(got, want, "dim {dim}");
+            for kernel in [Leaf::Plain, Leaf::Tiled] {
+                let mut got = start.clone();
+                inputs.multiply_leaf(kernel, &work, &mut got);
+                assert_eq!(got, want, "dim {dim}, {kernel:?}");
+            }
             // The baseline tiles, whichever the processor runs above.
             let mut got = start;
-            inputs.multiply_leaf_tiled::<TILE_COLUMNS>(&work, &mut got, &mut Vec::new());
+            inputs.multiply_leaf_tiles::<TILE_COLUMNS>(&work, &mut got, &mut Vec::new());
             assert_eq!(got, want, "dim {dim}, baseline tiles");
         }
     }
@@ -365,9 +405,15 @@ mod tests {
             num_blocks: 4,
             dim: 2,
         };
-        let mut c = vec![1.0; 4];
-        inputs.multiply_leaf(&work, &mut c);
-        // C[i][j] += Σ_{k<2} i·j = 2·i·j for i, j in {2, 3}.
-        assert_eq!(c, [1.0 + 8.0, 1.0 + 12.0, 1.0 + 12.0, 1.0 + 18.0]);
+        for kernel in [Leaf::Plain, Leaf::Tiled] {
+            let mut c = vec![1.0; 4];
+            inputs.multiply_leaf(kernel, &work, &mut c);
+            // C[i][j] += Σ_{k<2} i·j = 2·i·j for i, j in {2, 3}.
+            assert_eq!(
+                c,
+                [1.0 + 8.0, 1.0 + 12.0, 1.0 + 12.0, 1.0 + 18.0],
+                "{kernel:?}"
+            );
+        }
     }
 }

@@ -1,16 +1,35 @@
 //! Trapezoidal Approximation as motet actors: the Master creates its workers when the work arrives.
+//!
+//! Workers integrate with SPEC.md's kernel ([`area`], x³ by `pow`); under `actor-tuned` with x³ as
+//! two multiplications ([`area_cube_by_multiplication`], deviation `cube-by-multiplication`). The
+//! program's state carries the kernel, and the Master hands it to each worker.
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{area, check, Config};
+use super::{area, area_cube_by_multiplication, check, Config};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
+/// A worker's kernel: its area from its range and the piece width.
+type Kernel = fn(f64, f64, f64) -> f64;
+
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare((Config::from_params(params)?, area as Kernel), threads, run)
+}
+
+/// [`prepare`] with x³ as two multiplications (deviation `cube-by-multiplication`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare(
+        (
+            Config::from_params(params)?,
+            area_cube_by_multiplication as Kernel,
+        ),
+        threads,
+        run,
+    )
 }
 
 enum MasterMsg {
@@ -26,6 +45,7 @@ struct Work {
 
 struct Master {
     workers: usize,
+    kernel: Kernel,
     received: usize,
     area: f64,
     result: ResultSlot<f64>,
@@ -41,6 +61,7 @@ impl Actor for Master {
                     let wl = width * i as f64 + l;
                     let worker = ctx.spawn(Worker {
                         master: ctx.myself(),
+                        kernel: self.kernel,
                     });
                     let _ = worker.send(Work {
                         l: wl,
@@ -63,6 +84,7 @@ impl Actor for Master {
 
 struct Worker {
     master: Addr<MasterMsg>,
+    kernel: Kernel,
 }
 
 impl Actor for Worker {
@@ -70,18 +92,19 @@ impl Actor for Worker {
     fn handle(&mut self, ctx: &mut Context<'_, Self>, work: Work) {
         let _ = self
             .master
-            .tell(MasterMsg::Result(area(work.l, work.r, work.h)));
+            .tell(MasterMsg::Result((self.kernel)(work.l, work.r, work.h)));
         ctx.stop();
     }
 }
 
 /// One timed iteration: creates the Master, runs to quiescence and checks the area.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run((cfg, kernel): &(Config, Kernel), rt: &Runtime) -> Outcome {
     let result = ResultSlot::new();
     let master = spawn(
         rt.handle(),
         Master {
             workers: cfg.w,
+            kernel: *kernel,
             received: 0,
             area: 0.0,
             result: result.clone(),
