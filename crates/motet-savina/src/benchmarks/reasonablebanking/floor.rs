@@ -55,7 +55,7 @@ fn run(cfg: &Config) -> Outcome {
 fn start(cfg: &Config, sys: &mut System<Node>) -> Rc<Bank> {
     let accounts: Vec<ActorId> = (0..cfg.accounts)
         .map(|id| {
-            sys.spawn(Node::Account(Account {
+            sys.spawn(Node::Account(Box::new(Account {
                 id,
                 ledger: Ledger::new(cfg.tellers),
                 bank: None,
@@ -64,13 +64,13 @@ fn start(cfg: &Config, sys: &mut System<Node>) -> Rc<Bank> {
                 voted: None,
                 stash: VecDeque::new(),
                 recorded: None,
-            }))
+            })))
         })
         .collect();
     let working = Rc::new(Cell::new(cfg.tellers));
     let tellers: Vec<ActorId> = (0..cfg.tellers)
         .map(|k| {
-            sys.spawn(Node::Teller(Teller {
+            sys.spawn(Node::Teller(Box::new(Teller {
                 id: k as u32,
                 transfers: cfg.transfers_of(k),
                 current: None,
@@ -78,7 +78,7 @@ fn start(cfg: &Config, sys: &mut System<Node>) -> Rc<Bank> {
                 committed: 0,
                 refused: 0,
                 working: Rc::clone(&working),
-            }))
+            })))
         })
         .collect();
     let bank = Rc::new(Bank { accounts, tellers });
@@ -127,10 +127,12 @@ struct Operation {
     manager: ActorId,
 }
 
-/// The Tellers, the accounts and the Managers.
+/// The Tellers, the accounts and the Managers. The system keeps every actor's state after it
+/// exits, one Manager per transfer, so the few large Tellers and accounts are boxed: a Manager's
+/// slot then takes a few words rather than an account's size.
 enum Node {
-    Teller(Teller),
-    Account(Account),
+    Teller(Box<Teller>),
+    Account(Box<Account>),
     Manager(Manager),
 }
 
