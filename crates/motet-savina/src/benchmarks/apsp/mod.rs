@@ -23,6 +23,7 @@
 
 mod actor;
 mod blocks;
+mod floor;
 mod floor_loop;
 mod reactor;
 
@@ -64,6 +65,7 @@ crate::params! {
 variants!(
     actor ["row-column-payload", "simd-relax"],
     reactor ["simd-relax"] (own_protocol),
+    floor ["row-column-payload", "simd-relax"],
     floor_loop ["simd-relax"],
 );
 
@@ -271,6 +273,16 @@ mod tests {
         assert!(err.contains("`b`"), "{err}");
         testing::rejects(&BENCHMARK, &[("w", 0.0)]);
         testing::rejects(&BENCHMARK, &[("n", 0.0)]);
+    }
+
+    /// The floor runs the actors' flow and kernel: its sum equals theirs (on one and two workers)
+    /// and the plain loop's, every distance having been checked against the reference.
+    #[test]
+    fn floor_equals_the_actors() {
+        let sets = [("n", 60.0), ("b", 15.0)];
+        let [one, two, floor] = testing::run_actor_and_floor(&BENCHMARK, &sets);
+        let floor_loop = testing::run(&BENCHMARK, Model::FloorLoop, 1, &sets).result;
+        assert_eq!([&one, &two, &floor_loop], [&floor; 3]);
     }
 
     #[test]

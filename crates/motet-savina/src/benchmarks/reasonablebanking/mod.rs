@@ -16,7 +16,9 @@
 //!   votes, sends commit or abort to both accounts and tells the Teller, which starts its next
 //!   transfer. Acquiring in account order rules out deadlock; operations wait only for decisions
 //!   of transfers that already hold both accounts, so nothing waits in a cycle.
-//! - **floor**: the transfers applied in a sequential loop, the Tellers' in turn (no protocol).
+//! - **floor**: the actor program's protocol and messages on the sequential floor (one thread).
+//! - **floor-loop**: the transfers applied in a sequential loop, the Tellers' in turn (no
+//!   protocol).
 //!
 //! Parameters: the paper's (Savina's Banking: 1,000 accounts, 50,000 transfers), with 10 Tellers
 //! (the paper does not give its count). Teller k draws its transfers from its own
@@ -34,6 +36,7 @@
 
 mod actor;
 mod boc;
+mod floor;
 mod floor_loop;
 
 use crate::bench::{Benchmark, Outcome};
@@ -74,7 +77,7 @@ pub(crate) const INITIAL_BALANCE: i64 = 1_000;
 /// Teller k's generator starts from this seed plus k.
 const TELLER_SEED: i64 = 123_456;
 
-variants!(actor, boc(own_protocol), floor_loop);
+variants!(actor, boc(own_protocol), floor, floor_loop);
 
 impl Config {
     /// Teller `k`'s transfers, in the order it issues them: N / T each, the first N mod T Tellers
@@ -317,6 +320,18 @@ mod tests {
             assert!(outcome.result["refused"].as_u64().unwrap() > 0, "{model}");
             assert!(outcome.result["committed"].as_u64().unwrap() > 0, "{model}");
         }
+    }
+
+    /// With one Teller the transfers are decided one at a time in its order, whatever the
+    /// scheduling, so the counts are fixed: the floor's equal the actors' (on one and two
+    /// workers) and the plain loop's.
+    #[test]
+    fn with_one_teller_the_floor_counts_what_the_actors_count() {
+        let sets = [("a", 5.0), ("n", 1_000.0), ("t", 1.0)];
+        let [one, two, floor] = testing::run_actor_and_floor(&BENCHMARK, &sets);
+        let floor_loop = testing::run(&BENCHMARK, Model::FloorLoop, 1, &sets).result;
+        assert_eq!([&one, &two, &floor_loop], [&floor; 3]);
+        assert!(floor["refused"].as_u64().unwrap() > 0, "{floor}");
     }
 
     #[test]
