@@ -66,8 +66,6 @@ pub const ALL: &[Deviation] = &[
     d("init-message", Kind::Flow, "one extra Init message per actor hands out a table of addresses (concdict, concsll, philosopher, banking)"),
     d("main-creates-actors", Kind::Flow, "the main thread creates the actors and hands them over where SPEC.md's Master, Manager or Arbiter creates them (concdict, bndbuffer, cigsmok)"),
     d("customer-per-message", Kind::Flow, "barber's factory makes one customer per self-message where SPEC.md makes all N in one handler, so returns interleave with arrivals differently"),
-    d("series-in-a-row", Kind::Flow, "logmap's Manager sends each series all its terms in a row (rr=0) where SPEC.md interleaves the series round-robin"),
-    d("rle-stash", Kind::Flow, "logmap's actors stash messages as runs of equal messages where SPEC.md stashes a list"),
     d("row-column-payload", Kind::Flow, "apsp's blocks send each neighbour only the row or column its next step reads, and update in place, where SPEC.md broadcasts whole blocks"),
     d("ledger-search", Kind::Flow, "astar's Master owns the search ledger and workers expand one level per item, where SPEC.md's workers search up to the threshold on a shared graph"),
     d("driver-decomposition", Kind::Flow, "one driver behaviour runs the whole recursive decomposition; only leaves and merges run in parallel (boc's fib and quicksort)"),
