@@ -59,6 +59,14 @@ impl Actor for Sink {
     }
 }
 
+/// What the Big actors add up as they exit: the pings they answered and the pongs that came from
+/// a neighbor other than the one pinged.
+#[derive(Default)]
+struct Totals {
+    pings_handled: AtomicU64,
+    unexpected: AtomicU64,
+}
+
 struct Big {
     id: i32,
     n: u64,
@@ -67,8 +75,9 @@ struct Big {
     rng: PseudoRandom,
     sink: Addr<SinkMsg>,
     neighbors: Option<Neighbors>,
+    pings_handled: u64,
     unexpected: u64,
-    unexpected_total: Arc<AtomicU64>,
+    totals: Arc<Totals>,
 }
 
 impl Big {
@@ -87,6 +96,7 @@ impl Actor for Big {
         match msg {
             BigMsg::Neighbors(all) => self.neighbors = Some(all),
             BigMsg::Ping(sender) => {
+                self.pings_handled += 1;
                 if let Some(all) = &self.neighbors {
                     let _ = all[sender as usize].tell(BigMsg::Pong(self.id));
                 }
@@ -102,7 +112,11 @@ impl Actor for Big {
                 }
             }
             BigMsg::Exit => {
-                self.unexpected_total
+                self.totals
+                    .pings_handled
+                    .fetch_add(self.pings_handled, Ordering::Relaxed);
+                self.totals
+                    .unexpected
                     .fetch_add(self.unexpected, Ordering::Relaxed);
                 self.neighbors = None;
                 ctx.stop();
@@ -115,7 +129,7 @@ impl Actor for Big {
 fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let Config { n, w } = *cfg;
     let result = ResultSlot::new();
-    let unexpected = Arc::new(AtomicU64::new(0));
+    let totals = Arc::new(Totals::default());
     let h = rt.handle();
     let sink = spawn(
         h,
@@ -138,8 +152,9 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
                     rng: PseudoRandom::new(id as i64),
                     sink: sink.clone(),
                     neighbors: None,
+                    pings_handled: 0,
                     unexpected: 0,
-                    unexpected_total: unexpected.clone(),
+                    totals: totals.clone(),
                 },
             )
         })
@@ -155,8 +170,9 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     drop(sink);
     rt.wait_quiescent();
     check(
-        w,
+        *cfg,
         result.take().unwrap_or(0),
-        unexpected.load(Ordering::Relaxed),
+        totals.pings_handled.load(Ordering::Relaxed),
+        totals.unexpected.load(Ordering::Relaxed),
     )
 }

@@ -33,6 +33,7 @@ fn run(cfg: &Config) -> Outcome {
                 exp_pinger: -1,
                 rng: PseudoRandom::new(id as i64),
                 neighbors: None,
+                pings_handled: 0,
                 unexpected_pongs: 0,
             }))
         })
@@ -46,14 +47,17 @@ fn run(cfg: &Config) -> Outcome {
     }
     sys.run();
     let mut sink_exits = 0;
-    let mut unexpected_pongs = 0;
+    let (mut pings_handled, mut unexpected_pongs) = (0, 0);
     for node in sys.actors() {
         match node {
             Node::Sink(s) => sink_exits = s.exits,
-            Node::Big(b) => unexpected_pongs += b.unexpected_pongs,
+            Node::Big(b) => {
+                pings_handled += b.pings_handled;
+                unexpected_pongs += b.unexpected_pongs;
+            }
         }
     }
-    check(w, sink_exits, unexpected_pongs)
+    check(*cfg, sink_exits, pings_handled, unexpected_pongs)
 }
 
 /// The messages of Big.
@@ -90,6 +94,8 @@ struct Big {
     exp_pinger: i32,
     rng: PseudoRandom,
     neighbors: Option<Rc<[ActorId]>>,
+    /// Pings answered.
+    pings_handled: u64,
     unexpected_pongs: u64,
 }
 
@@ -127,6 +133,7 @@ impl Big {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
             Msg::Ping(sender) => {
+                self.pings_handled += 1;
                 let to = self.neighbor(sender as usize);
                 cx.send(to, Msg::Pong(self.id));
             }

@@ -8,8 +8,8 @@
 //! `Ping(s)` an actor replies `Pong(id)` to neighbor s. With W exits the Sink sends `Exit` to every
 //! Big actor and exits. 2WN + 4W + 1 messages.
 //!
-//! Validation: no pong from an unexpected neighbor, and W exits at the Sink. The result is the
-//! Sink's exit count.
+//! Validation: W exits at the Sink, W x N pings handled (counted by the actors that answer them),
+//! and no pong from an unexpected neighbor. The result is the Sink's exit count.
 //!
 //! [`PseudoRandom`]: crate::random::PseudoRandom
 
@@ -55,11 +55,24 @@ variants!(
     peers,
 );
 
-/// Validates a run: the Sink counted `sink_exits` exits, which must be `w`, and `unexpected_pongs`
-/// pongs came from a neighbor other than the one pinged, which must be 0. The result is
-/// `sink_exits`.
-pub(crate) fn check(w: usize, sink_exits: u64, unexpected_pongs: u64) -> Outcome {
+/// Validates a run: the Sink counted `sink_exits` exits, which must be `w`; the Big actors
+/// answered `pings_handled` pings, which must be `w` x `n` (every actor sends `n` and waits for each
+/// pong, so by the time the Sink has `w` exits every ping has been answered); and
+/// `unexpected_pongs` pongs came from a neighbor other than the one pinged, which must be 0. The
+/// result is `sink_exits`.
+pub(crate) fn check(
+    Config { n, w }: Config,
+    sink_exits: u64,
+    pings_handled: u64,
+    unexpected_pongs: u64,
+) -> Outcome {
     let mut outcome = Outcome::expect_eq("exits at the sink", w as u64, sink_exits);
+    let expected_pings = w as u64 * n;
+    if outcome.check.is_ok() && pings_handled != expected_pings {
+        outcome.check = Err(format!(
+            "pings handled: expected {expected_pings} (W x N), got {pings_handled}"
+        ));
+    }
     if outcome.check.is_ok() && unexpected_pongs != 0 {
         outcome.check = Err(format!(
             "{unexpected_pongs} pongs came from a neighbor other than the one pinged"
@@ -70,14 +83,33 @@ pub(crate) fn check(w: usize, sink_exits: u64, unexpected_pongs: u64) -> Outcome
 
 #[cfg(test)]
 mod tests {
-    use super::check;
+    use super::{check, Config, BENCHMARK};
+    use crate::benchmarks::testing;
     use crate::random::PseudoRandom;
 
+    /// The actor program on one and two workers and the floor hand their counts to `check` (the
+    /// process, reactor and peer programs are run by the crate's integration tests).
     #[test]
-    fn check_wants_w_exits_and_no_stray_pongs() {
-        assert!(check(120, 120, 0).check.is_ok());
-        assert!(check(120, 119, 0).check.is_err());
-        assert!(check(120, 120, 1).check.is_err());
+    fn actor_and_floor_validate() {
+        for (n, w) in [(50, 12), (0, 3)] {
+            let sets = [("n", f64::from(n)), ("w", f64::from(w))];
+            for outcome in testing::validates(&BENCHMARK, &sets) {
+                assert_eq!(outcome.result, serde_json::json!(w));
+            }
+        }
+    }
+
+    #[test]
+    fn check_wants_w_exits_w_times_n_pings_and_no_stray_pongs() {
+        let cfg = Config { n: 500, w: 120 };
+        let ok = check(cfg, 120, 60_000, 0);
+        assert!(ok.check.is_ok());
+        assert_eq!(ok.result, serde_json::json!(120));
+        assert!(check(cfg, 119, 60_000, 0).check.is_err());
+        assert!(check(cfg, 120, 59_999, 0).check.is_err());
+        assert!(check(cfg, 120, 60_001, 0).check.is_err());
+        assert!(check(cfg, 120, 60_000, 1).check.is_err());
+        assert!(check(Config { n: 0, w: 3 }, 3, 0, 0).check.is_ok());
     }
 
     /// SPEC.md: "In the LCG era 19,978 of the 2.4 M pings are self-pings".

@@ -27,6 +27,8 @@ struct Pinger {
     exp_pinger: i64,
     /// Pongs from an unexpected sender (Savina prints an "Expected…" line for each).
     errors: u64,
+    /// Pings answered.
+    pings_handled: u64,
     rng: PseudoRandom,
 }
 
@@ -46,7 +48,22 @@ impl Pinger {
             num_pings: 0,
             exp_pinger: -1,
             errors: 0,
+            pings_handled: 0,
             rng: PseudoRandom::new(id as i64),
+        }
+    }
+
+    /// Handles a `Ping`: counts it, and returns the id to answer the pinger with (`Pong(id)`).
+    fn ping(&mut self) -> i64 {
+        self.pings_handled += 1;
+        self.id as i64
+    }
+
+    /// The actor's report when it exits.
+    fn report(&self) -> Report {
+        Report::Big {
+            pings_handled: self.pings_handled,
+            errors: self.errors,
         }
     }
 
@@ -68,28 +85,39 @@ impl Pinger {
 /// What the actors report when they exit.
 #[derive(Clone, Copy, Debug)]
 enum Report {
-    /// A Big actor's count of unexpected pongs.
-    Errors(u64),
+    /// A Big actor's counts: the pings it answered and the unexpected pongs.
+    Big {
+        /// Pings answered.
+        pings_handled: u64,
+        /// Pongs from an unexpected sender.
+        errors: u64,
+    },
     /// The sink's count of exits.
     Exits(u64),
 }
 
-/// Validates the reports (the sink's exits, the Big actors' errors) with the benchmark's check.
-fn outcome(Config { w, .. }: Config, reports: &[Report]) -> Outcome {
+/// Validates the reports (the sink's exits, the Big actors' pings answered and errors) with
+/// the benchmark's check.
+fn outcome(cfg: Config, reports: &[Report]) -> Outcome {
+    let w = cfg.w;
     let mut exits = None;
-    let mut errors = 0;
+    let (mut pings_handled, mut errors) = (0, 0);
     let mut bigs = 0;
     for r in reports {
         match *r {
             Report::Exits(k) => exits = Some(k),
-            Report::Errors(k) => {
-                errors += k;
+            Report::Big {
+                pings_handled: p,
+                errors: e,
+            } => {
+                pings_handled += p;
+                errors += e;
                 bigs += 1;
             }
         }
     }
     match exits {
-        Some(exits) if bigs == w => super::check(w, exits, errors),
+        Some(exits) if bigs == w => super::check(cfg, exits, pings_handled, errors),
         _ => Outcome::failed(format!(
             "expected one report from the sink and {w} from the Big actors, got {} and {bigs}",
             u8::from(exits.is_some())

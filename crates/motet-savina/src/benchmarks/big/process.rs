@@ -43,17 +43,27 @@ struct Big {
     inbox: Receiver<BigMsg>,
     neighbors: Neighbors,
     sink: Sender<()>,
-    unexpected_total: Arc<AtomicU64>,
+    totals: Arc<Totals>,
+}
+
+/// What the Big processes add up as they exit: the pings they answered and the pongs that came
+/// from a neighbor other than the one pinged.
+#[derive(Default)]
+struct Totals {
+    pings_handled: AtomicU64,
+    unexpected: AtomicU64,
 }
 
 impl Big {
     async fn run(self) {
         let mut rng = PseudoRandom::new(self.id as i64);
-        let (mut pings, mut exp_pinger, mut unexpected) = (0, -1, 0);
+        let (mut pings, mut exp_pinger) = (0, -1);
+        let (mut pings_handled, mut unexpected) = (0, 0);
         let w = self.neighbors.len() as i32;
         while let Ok(msg) = self.inbox.recv().await {
             match msg {
                 BigMsg::Ping(sender) => {
+                    pings_handled += 1;
                     let _ = self.neighbors[sender as usize].send(BigMsg::Pong(self.id));
                 }
                 BigMsg::Pong(sender) => {
@@ -72,7 +82,11 @@ impl Big {
                 BigMsg::Exit => break,
             }
         }
-        self.unexpected_total
+        self.totals
+            .pings_handled
+            .fetch_add(pings_handled, Ordering::Relaxed);
+        self.totals
+            .unexpected
             .fetch_add(unexpected, Ordering::Relaxed);
     }
 }
@@ -93,11 +107,11 @@ async fn sink(inbox: Receiver<()>, neighbors: Neighbors, result: ResultSlot<u64>
 }
 
 /// One timed iteration: creates the channels and the processes, sends the start pongs, waits for
-/// every process and checks the exits and the pongs' senders.
+/// every process and checks the exits, the pings answered and the pongs' senders.
 fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
     let Config { n, w } = *cfg;
     let result = ResultSlot::new();
-    let unexpected = Arc::new(AtomicU64::new(0));
+    let totals = Arc::new(Totals::default());
     let (inboxes, senders): (Vec<_>, Vec<_>) = (0..w)
         .map(|_| {
             let (tx, rx) = channel::unbounded();
@@ -114,7 +128,7 @@ fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
             inbox,
             neighbors: neighbors.clone(),
             sink: sink_tx.clone(),
-            unexpected_total: unexpected.clone(),
+            totals: totals.clone(),
         };
         system.spawn(big.run());
     }
@@ -125,9 +139,10 @@ fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
     drop(neighbors);
     process_support::finish(system, || {
         check(
-            w,
+            *cfg,
             result.take().unwrap_or(0),
-            unexpected.load(Ordering::Relaxed),
+            totals.pings_handled.load(Ordering::Relaxed),
+            totals.unexpected.load(Ordering::Relaxed),
         )
     })
 }

@@ -32,6 +32,8 @@ struct Worker {
     expected: usize,
     /// Pongs from any other neighbor.
     unexpected: u64,
+    /// Pings answered.
+    pings_handled: u64,
 }
 
 /// What reads the result of a built program: the Sink (its state counts finished workers) and the workers.
@@ -58,6 +60,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Big) {
                 random: PseudoRandom::new(i as i64),
                 expected: usize::MAX,
                 unexpected: 0,
+                pings_handled: 0,
             },
         );
         let in_ping = b.input_multiport::<(), _>(r, "in_ping", w);
@@ -78,8 +81,9 @@ pub(super) fn build(cfg: &Config) -> (Program, Big) {
         b.reaction(r, "pong")
             .trigger(in_ping)
             .effect(out_pong)
-            .body(move |_, ctx| {
+            .body(move |me: &mut Worker, ctx| {
                 for (from, _) in ctx.present(in_ping) {
+                    me.pings_handled += 1;
                     ctx.set(out_pong.channel(from), ());
                 }
             });
@@ -131,11 +135,12 @@ pub(super) fn build(cfg: &Config) -> (Program, Big) {
 impl Built for Big {
     fn outcome(&mut self, program: &mut Program) -> Outcome {
         let exits = *program.state_mut(self.sink);
-        let unexpected: u64 = self
-            .workers
-            .iter()
-            .map(|&r| program.state_mut(r).unexpected)
-            .sum();
-        check(self.cfg.w, exits, unexpected)
+        let (mut pings_handled, mut unexpected) = (0, 0);
+        for &r in &self.workers {
+            let worker = program.state_mut(r);
+            pings_handled += worker.pings_handled;
+            unexpected += worker.unexpected;
+        }
+        check(self.cfg, exits, pings_handled, unexpected)
     }
 }

@@ -3,15 +3,12 @@
 //! `Compute` carries the worker's address as its reply-to, which the computer consumes with
 //! [`Addr::send`]; a worker keeps its own address to re-send stashed messages to itself.
 //!
-//! The stash is Savina's list of put-aside messages, oldest first, held as runs of equal messages
-//! ([`Stash`]): the Master's `NextTerm`s reach a worker all at once, so at the defaults each
-//! worker stashes up to 24,999 of them in a row, which as a list of messages is 400 KB per worker
-//! (4 MB in all, written and read back once per iteration, and regrown each time) and as runs is
-//! one entry with a count. What is stashed, the order in which it comes back and every re-send to
-//! the worker itself are unchanged.
+//! The stash is Savina's list of put-aside messages, oldest first (a `VecDeque` of the messages
+//! themselves): the Master's `NextTerm`s reach a worker all at once, so a worker stashes up to
+//! T − 1 of them, and re-sends them to itself one at a time.
 //!
-//! The Master sends each worker its `NextTerm`s in a row unless `rr=1` asks for Savina's
-//! round-robin ([`SendOrder`] explains why: the burst's message nodes stay in order in memory).
+//! The Master sends the `NextTerm`s round-robin, as Savina does, unless `rr=0` asks for each
+//! worker's in a row ([`SendOrder`]).
 
 use std::collections::VecDeque;
 
@@ -109,53 +106,9 @@ struct Worker {
     computer: Addr<ComputerMsg>,
     me: Option<Addr<WorkerMsg>>,
     in_reply_mode: bool,
-    stash: Stash,
-}
-
-/// A message a worker can stash: any but the computer's `Result`, which ends reply mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stashed {
-    NextTerm,
-    GetTerm,
-    Stop,
-}
-
-/// A worker's stash: the messages it put aside in reply mode, oldest first, as runs of equal
-/// messages (see the module docs).
-#[derive(Default)]
-struct Stash {
-    /// Each message with how many times it comes in a row.
-    runs: VecDeque<(Stashed, u32)>,
-}
-
-impl Stash {
-    fn is_empty(&self) -> bool {
-        self.runs.is_empty()
-    }
-
-    /// Puts `msg` aside, after every message already stashed.
-    fn push_back(&mut self, msg: Stashed) {
-        match self.runs.back_mut() {
-            Some((last, count)) if *last == msg && *count < u32::MAX => *count += 1,
-            _ => self.runs.push_back((msg, 1)),
-        }
-    }
-
-    /// Takes out the oldest stashed message.
-    fn pop_front(&mut self) -> Option<WorkerMsg> {
-        let (msg, count) = self.runs.front_mut()?;
-        let msg = *msg;
-        if *count == 1 {
-            self.runs.pop_front();
-        } else {
-            *count -= 1;
-        }
-        Some(match msg {
-            Stashed::NextTerm => WorkerMsg::NextTerm,
-            Stashed::GetTerm => WorkerMsg::GetTerm,
-            Stashed::Stop => WorkerMsg::Stop,
-        })
-    }
+    /// Savina's stash: the messages put aside in reply mode, oldest first. Never a `Result`,
+    /// which ends reply mode.
+    stash: VecDeque<WorkerMsg>,
 }
 
 impl Worker {
@@ -175,7 +128,7 @@ impl Worker {
                 if self.stash.is_empty() {
                     let _ = self.master.tell(MasterMsg::Result(self.term));
                 } else {
-                    self.stash.push_back(Stashed::GetTerm);
+                    self.stash.push_back(WorkerMsg::GetTerm);
                 }
             }
             WorkerMsg::Stop => {
@@ -202,9 +155,7 @@ impl Actor for Worker {
                     self.in_reply_mode = false;
                     self.term = term;
                 }
-                WorkerMsg::NextTerm => self.stash.push_back(Stashed::NextTerm),
-                WorkerMsg::GetTerm => self.stash.push_back(Stashed::GetTerm),
-                WorkerMsg::Stop => self.stash.push_back(Stashed::Stop),
+                other => self.stash.push_back(other),
             }
         } else {
             self.serve(ctx, msg);
@@ -271,7 +222,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
                     computer: computer.clone(),
                     me: None,
                     in_reply_mode: false,
-                    stash: Stash::default(),
+                    stash: VecDeque::new(),
                 },
             )
         })
@@ -279,41 +230,4 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let _ = master.send(MasterMsg::Start { workers, computers });
     rt.wait_quiescent();
     check(cfg, result.take())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Stash, Stashed, WorkerMsg};
-
-    fn kind(msg: WorkerMsg) -> Stashed {
-        match msg {
-            WorkerMsg::NextTerm => Stashed::NextTerm,
-            WorkerMsg::GetTerm => Stashed::GetTerm,
-            WorkerMsg::Stop => Stashed::Stop,
-            WorkerMsg::Result(_) => panic!("a Result is never stashed"),
-        }
-    }
-
-    /// The runs give back every stashed message once, oldest first, as a list would.
-    #[test]
-    fn the_stash_is_a_fifo_of_messages() {
-        use Stashed::{GetTerm, NextTerm, Stop};
-        let stashed = [NextTerm, NextTerm, NextTerm, GetTerm, NextTerm, Stop, Stop];
-        let mut stash = Stash::default();
-        for msg in stashed {
-            stash.push_back(msg);
-        }
-        assert_eq!(stash.runs.len(), 4);
-        let mut out = Vec::new();
-        while let Some(msg) = stash.pop_front() {
-            out.push(kind(msg));
-            if out.len() == 2 {
-                stash.push_back(GetTerm);
-            }
-        }
-        let mut expected = stashed.to_vec();
-        expected.push(GetTerm);
-        assert_eq!(out, expected);
-        assert!(stash.is_empty());
-    }
 }

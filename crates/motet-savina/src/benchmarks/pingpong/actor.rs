@@ -1,4 +1,5 @@
-//! Ping Pong as motet actors.
+//! Ping Pong as motet actors: SPEC.md's flow, Ping sending itself a `Ping` after each `SendPong`
+//! while pings are left (3N + 1 messages per pair).
 
 use std::sync::atomic::Ordering;
 
@@ -17,6 +18,8 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 
 enum PingMsg {
     Start,
+    /// Ping's message to itself after a `SendPong` while pings are left: send the next ping.
+    Ping,
     SendPong,
 }
 
@@ -56,11 +59,11 @@ impl Actor for Ping {
     type Msg = PingMsg;
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: PingMsg) {
         match msg {
-            PingMsg::Start => self.ping(ctx),
+            PingMsg::Start | PingMsg::Ping => self.ping(ctx),
             PingMsg::SendPong => {
                 self.pongs += 1;
                 if self.pings_left > 0 {
-                    self.ping(ctx);
+                    let _ = ctx.myself().send(PingMsg::Ping);
                 } else {
                     self.finish(ctx);
                 }

@@ -2,7 +2,9 @@
 //! partner's cown as the actors hold addresses; a message is a `when` on the receiver's cown that
 //! the sender spawns. The last round trip breaks the cycle between the two cowns. Messages are
 //! `when_detached`, as a message is a `tell`: nobody awaits their results (a `when` over one cown is
-//! never rejected, so their `Ok` is not checked).
+//! never rejected, so their `Ok` is not checked). As in Verona's port, Ping's `SendPong` behaviour
+//! sends the next `SendPing` itself, with no `Ping` behaviour in between (2N + 2 behaviours per
+//! pair; the variant names the deviation `no-self-message`).
 
 use motet_boc::{when_detached, Cown};
 use motet_runtime::Runtime;

@@ -1,11 +1,14 @@
 //! 1. Ping Pong (micro): two actors exchange `n` round trips.
 //!
-//! motet follows the Pony and Verona ports' flow rather than Akka's (SPEC.md section 3.1, "Ports'
-//! variation"): the main thread sends `Start` to Ping; Ping sends `SendPing(self)` to Pong and
-//! decrements `pings_left`; Pong counts it and replies `SendPong`; on `SendPong`, Ping sends the next
-//! `SendPing` directly (no self-message) while `pings_left > 0`, and otherwise sends `Stop` to Pong
-//! and both exit. That is 2N + 2 messages (Akka's flow, with a `Ping` self-message per round trip,
-//! has 3N + 1). Every variant uses this flow, so the models are compared on the same work.
+//! Flow (SPEC.md section 3.1): the main thread sends `Start` to Ping; Ping sends `SendPing(self)`
+//! to Pong and decrements `pings_left`; Pong counts it and replies `SendPong`; on `SendPong`, Ping
+//! sends itself a `Ping` message while `pings_left > 0`, and on `Ping` sends the next `SendPing`;
+//! when no pings are left it sends `Stop` to Pong and both exit. That is 3N + 1 messages per pair:
+//! `Start`, N `SendPing`, N `SendPong`, N − 1 `Ping` and `Stop`. The actor, process, floor and
+//! peers' programs follow it. Two programs have their own protocol: the BoC program follows the
+//! Verona port, which sends the next `SendPing` straight from the `SendPong` behaviour (2N + 2
+//! behaviours; it names the deviation `no-self-message`), and the reactor program follows LF's port,
+//! whose logical action stands for the self-message.
 //!
 //! `p` independent pairs (default 1) run at once: Effpi's ping-pong sweep (the Effpi runtime
 //! thesis, section 5.3.5) grows the number of pairs with 200 round trips each. The actor, process
@@ -56,12 +59,12 @@ crate::params! {
 }
 
 variants!(
-    actor["no-self-message"],
-    process["no-self-message"],
+    actor,
+    process,
     boc["no-self-message"](own_protocol),
     reactor(own_protocol),
-    floor["no-self-message"],
-    peers["no-self-message"],
+    floor,
+    peers,
 );
 
 /// What the pairs report as they finish, one slot per pair, shared by the threads of a parallel

@@ -1,6 +1,6 @@
-//! Ping Pong on the peer runtimes: one program per crate, each the Pony/Verona flow of SPEC.md
-//! section 3.1 (Ping sends the next `SendPing` straight from the `SendPong` handler, no
-//! self-message; `2N` messages plus `Start` and `Stop`).
+//! Ping Pong on the peer runtimes: one program per crate, each SPEC.md section 3.1's flow (after
+//! each `SendPong`, Ping sends itself a `Ping` while pings are left and sends the next `SendPing`
+//! on it; 3N + 1 messages).
 
 mod actix;
 mod kameo;

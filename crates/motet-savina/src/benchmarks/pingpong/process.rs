@@ -1,6 +1,8 @@
-//! Ping Pong as motet processes, as Effpi writes it: Pong is a process reading its channel; each
-//! ping carries the channel its pong goes back on (pi-calculus mobility), here Ping's own channel.
-//! Ping is a process that sends a ping and waits for the pong, `n` times, then stops Pong.
+//! Ping Pong as motet processes: Pong is a process reading its channel; each ping carries the
+//! channel its pong goes back on (pi-calculus mobility, as Effpi writes it), here Ping's own
+//! channel. Ping is a process reading that channel with SPEC.md's flow: `Start` from the main
+//! thread, then after each `SendPong` a `Ping` sent to itself while pings are left, on which it
+//! sends the next `SendPing` (3N + 1 messages per pair).
 
 use std::sync::atomic::Ordering;
 
@@ -19,14 +21,21 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 
 /// What Ping sends to Pong.
 enum PongMsg {
-    /// A ping, with the channel to answer on.
-    SendPing(Sender<SendPong>),
+    /// A ping, with the channel to answer on (Ping's).
+    SendPing(Sender<PingMsg>),
     /// The last round trip is done.
     Stop,
 }
 
-/// Pong's answer.
-struct SendPong;
+/// What Ping receives.
+enum PingMsg {
+    /// From the main thread: send the first ping.
+    Start,
+    /// From Ping itself after a `SendPong` while pings are left: send the next ping.
+    Ping,
+    /// Pong's answer.
+    SendPong,
+}
 
 /// Pong: answers every ping on the channel it carries, counts them, and reports on `Stop`.
 async fn pong(inbox: Receiver<PongMsg>, pair: usize, tallies: Tallies) {
@@ -35,7 +44,7 @@ async fn pong(inbox: Receiver<PongMsg>, pair: usize, tallies: Tallies) {
         match msg {
             PongMsg::SendPing(reply) => {
                 count += 1;
-                let _ = reply.send(SendPong);
+                let _ = reply.send(PingMsg::SendPong);
             }
             PongMsg::Stop => break,
         }
@@ -44,17 +53,33 @@ async fn pong(inbox: Receiver<PongMsg>, pair: usize, tallies: Tallies) {
     tally.pings_counted.store(count, Ordering::Relaxed);
 }
 
-/// Ping: `n` round trips with Pong, each ping carrying Ping's own channel, then `Stop`.
-async fn ping(pong: Sender<PongMsg>, n: u64, pair: usize, tallies: Tallies) {
-    let (me, pongs) = channel::unbounded::<SendPong>();
-    let mut received = 0;
-    for _ in 0..n {
-        if pong.send(PongMsg::SendPing(me.clone())).is_err() {
-            break;
-        }
-        match pongs.recv().await {
-            Ok(SendPong) => received += 1,
-            Err(_) => break,
+/// Ping: on `Start` or its own `Ping`, sends `SendPing` (carrying its own channel) and counts a
+/// ping down; on `SendPong`, sends itself `Ping` while pings are left, else `Stop` to Pong.
+async fn ping(
+    inbox: Receiver<PingMsg>,
+    me: Sender<PingMsg>,
+    pong: Sender<PongMsg>,
+    n: u64,
+    pair: usize,
+    tallies: Tallies,
+) {
+    let (mut pings_left, mut received) = (n, 0);
+    while let Ok(msg) = inbox.recv().await {
+        match msg {
+            PingMsg::Start | PingMsg::Ping => {
+                pings_left -= 1;
+                if pong.send(PongMsg::SendPing(me.clone())).is_err() {
+                    break;
+                }
+            }
+            PingMsg::SendPong => {
+                received += 1;
+                if pings_left > 0 {
+                    let _ = me.send(PingMsg::Ping);
+                } else {
+                    break;
+                }
+            }
         }
     }
     let _ = pong.send(PongMsg::Stop);
@@ -69,8 +94,10 @@ fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
     let tallies = Tallies::new(p);
     for pair in 0..p {
         let (pong_tx, pong_rx) = channel::unbounded();
+        let (ping_tx, ping_rx) = channel::unbounded();
         system.spawn(pong(pong_rx, pair, tallies.clone()));
-        system.spawn(ping(pong_tx, n, pair, tallies.clone()));
+        let _ = ping_tx.send(PingMsg::Start);
+        system.spawn(ping(ping_rx, ping_tx, pong_tx, n, pair, tallies.clone()));
     }
     process_support::finish(system, || tallies.check(n))
 }

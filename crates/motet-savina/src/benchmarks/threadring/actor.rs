@@ -1,9 +1,12 @@
 //! Thread Ring as motet actors.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, Config};
+use super::{check, Config, Counts};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -19,11 +22,22 @@ enum RingMsg {
     Exit(usize),
 }
 
+/// What the ring's actors add up as they exit: the pings they handled, and how many exited.
+#[derive(Default)]
+struct Totals {
+    pings: AtomicU64,
+    exits: AtomicU64,
+}
+
 struct Ring {
     index: usize,
     n: usize,
     next: Option<Addr<RingMsg>>,
+    /// Pings handled; added to `totals` on exit, after the token's last pass (the exit wave
+    /// starts at the zero ping and reaches each actor after every ping sent to it).
+    pings: u64,
     zero_at: ResultSlot<usize>,
+    totals: Arc<Totals>,
 }
 
 impl Ring {
@@ -42,6 +56,7 @@ impl Ring {
         match msg {
             RingMsg::Data(next) => self.next = Some(next),
             RingMsg::Ping(_) => {
+                self.pings += 1;
                 self.zero_at.set(self.index);
                 // The exit wave: N + 1 exits, so one actor gets a second, ignored one.
                 self.send_next(RingMsg::Exit(self.n));
@@ -50,6 +65,8 @@ impl Ring {
                 if e > 0 {
                     self.send_next(RingMsg::Exit(e - 1));
                 }
+                self.totals.pings.fetch_add(self.pings, Ordering::Relaxed);
+                self.totals.exits.fetch_add(1, Ordering::Relaxed);
                 ctx.stop();
             }
         }
@@ -60,7 +77,10 @@ impl Actor for Ring {
     type Msg = RingMsg;
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: RingMsg) {
         match msg {
-            RingMsg::Ping(k) if k > 0 => self.send_next(RingMsg::Ping(k - 1)),
+            RingMsg::Ping(k) if k > 0 => {
+                self.pings += 1;
+                self.send_next(RingMsg::Ping(k - 1));
+            }
             msg => self.handle_rare(ctx, msg),
         }
     }
@@ -70,6 +90,7 @@ impl Actor for Ring {
 fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let Config { n, r } = *cfg;
     let zero_at = ResultSlot::new();
+    let totals = Arc::new(Totals::default());
     let h = rt.handle();
     let ring: Vec<Addr<RingMsg>> = (0..n)
         .map(|index| {
@@ -79,7 +100,9 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
                     index,
                     n,
                     next: None,
+                    pings: 0,
                     zero_at: zero_at.clone(),
+                    totals: totals.clone(),
                 },
             )
         })
@@ -90,5 +113,10 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let _ = ring[0].tell(RingMsg::Ping(r));
     drop(ring);
     rt.wait_quiescent();
-    check(n, r, zero_at.take())
+    let counts = Counts {
+        zero_at: zero_at.take(),
+        pings: totals.pings.load(Ordering::Relaxed),
+        exits: Some(totals.exits.load(Ordering::Relaxed)),
+    };
+    check(*cfg, counts)
 }

@@ -4,7 +4,7 @@ use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, Config};
+use super::{check, Config, Counts};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
@@ -21,6 +21,8 @@ fn run(cfg: &Config) -> Outcome {
                 n: n as u64,
                 next: None,
                 got_zero: false,
+                pings: 0,
+                exited: false,
             })
         })
         .collect();
@@ -29,8 +31,13 @@ fn run(cfg: &Config) -> Outcome {
     }
     sys.send(ring[0], Msg::Ping(r));
     sys.run();
-    let zero_at = sys.actors().iter().position(|node| node.got_zero);
-    check(n, r, zero_at)
+    let nodes = sys.actors();
+    let counts = Counts {
+        zero_at: nodes.iter().position(|node| node.got_zero),
+        pings: nodes.iter().map(|node| node.pings).sum(),
+        exits: Some(nodes.iter().filter(|node| node.exited).count() as u64),
+    };
+    check(*cfg, counts)
 }
 
 /// The messages of Thread Ring.
@@ -49,6 +56,10 @@ struct RingNode {
     n: u64,
     next: Option<ActorId>,
     got_zero: bool,
+    /// Pings handled.
+    pings: u64,
+    /// Whether it handled an exit (and stopped).
+    exited: bool,
 }
 
 impl RingNode {
@@ -65,14 +76,19 @@ impl Actor for RingNode {
         match msg {
             Msg::Data(next) => self.next = Some(next),
             Msg::Ping(0) => {
+                self.pings += 1;
                 self.got_zero = true;
                 cx.send(self.next(), Msg::Exit(self.n));
             }
-            Msg::Ping(k) => cx.send(self.next(), Msg::Ping(k - 1)),
+            Msg::Ping(k) => {
+                self.pings += 1;
+                cx.send(self.next(), Msg::Ping(k - 1));
+            }
             Msg::Exit(e) => {
                 if e > 0 {
                     cx.send(self.next(), Msg::Exit(e - 1));
                 }
+                self.exited = true;
                 cx.exit();
             }
         }

@@ -7,7 +7,7 @@ mod actix;
 mod kameo;
 mod ractor;
 
-use super::Config;
+use super::{Config, Counts};
 use crate::bench::{Outcome, Variant};
 
 /// The actix, ractor and kameo variants.
@@ -15,14 +15,38 @@ pub(super) fn variants() -> Vec<Variant> {
     crate::peers::variants(actix::prepare, ractor::prepare, kameo::prepare)
 }
 
-/// Validates where the zero ping arrived (the index of each member that got one; exactly one
-/// should) with the benchmark's check.
-fn outcome(Config { n, r }: Config, reports: &[usize]) -> Outcome {
-    match reports {
-        [] => super::check(n, r, None),
-        [zero_at] => super::check(n, r, Some(*zero_at)),
-        _ => Outcome::failed(format!(
-            "expected one ring member to get the zero ping, got {reports:?}"
-        )),
+/// What a ring member reports.
+#[derive(Clone, Copy, Debug)]
+enum Report {
+    /// It received the zero ping; its index.
+    ZeroAt(usize),
+    /// It handled an exit and stops, having handled this many pings.
+    Exited(u64),
+}
+
+/// Validates the reports (where the zero ping arrived, each member's pings on its exit) with the
+/// benchmark's check; exactly one member should get the zero ping.
+fn outcome(cfg: Config, reports: &[Report]) -> Outcome {
+    let mut zero_at = Vec::new();
+    let (mut pings, mut exits) = (0, 0);
+    for r in reports {
+        match *r {
+            Report::ZeroAt(i) => zero_at.push(i),
+            Report::Exited(p) => {
+                pings += p;
+                exits += 1;
+            }
+        }
     }
+    if zero_at.len() > 1 {
+        return Outcome::failed(format!(
+            "expected one ring member to get the zero ping, got {zero_at:?}"
+        ));
+    }
+    let counts = Counts {
+        zero_at: zero_at.first().copied(),
+        pings,
+        exits: Some(exits),
+    };
+    super::check(cfg, counts)
 }

@@ -8,11 +8,13 @@
 //! and injects the token, as the benchmark's main process.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use motet_process::channel::{self, Receiver, Sender};
 use motet_process::ProcessSystem;
 
-use super::{check, Config};
+use super::{check, Config, Counts};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::ResultSlot;
 use crate::params::Params;
@@ -38,6 +40,14 @@ struct Member {
     inbox: Receiver<RingMsg>,
     next: Sender<RingMsg>,
     zero_at: ResultSlot<usize>,
+    totals: Arc<Totals>,
+}
+
+/// What the members add up as they end: the pings they handled, and how many ended on an exit.
+#[derive(Default)]
+struct Totals {
+    pings: AtomicU64,
+    exits: AtomicU64,
 }
 
 impl Member {
@@ -47,12 +57,17 @@ impl Member {
     #[allow(clippy::manual_async_fn)] // on purpose: the `async fn` form is the larger future
     fn run(self) -> impl Future<Output = ()> + Send + 'static {
         async move {
+            // Pings handled; added to the totals on the exit, which reaches each member after
+            // every ping sent to it.
+            let mut pings = 0;
             while let Ok(msg) = self.inbox.recv().await {
                 match msg {
                     RingMsg::Ping(k) if k > 0 => {
+                        pings += 1;
                         let _ = self.next.send(RingMsg::Ping(k - 1));
                     }
                     RingMsg::Ping(_) => {
+                        pings += 1;
                         self.zero_at.set(self.index);
                         let _ = self.next.send(RingMsg::Exit(self.n));
                     }
@@ -60,6 +75,8 @@ impl Member {
                         if e > 0 {
                             let _ = self.next.send(RingMsg::Exit(e - 1));
                         }
+                        self.totals.pings.fetch_add(pings, Ordering::Relaxed);
+                        self.totals.exits.fetch_add(1, Ordering::Relaxed);
                         return;
                     }
                 }
@@ -72,7 +89,12 @@ impl Member {
 /// then injects the token. It runs on a worker, so the ring's processes and channels are allocated
 /// on the worker threads that later free them (an allocator's thread-local free path), instead of
 /// on the harness thread.
-async fn build_ring(system: ProcessSystem, cfg: Config, zero_at: ResultSlot<usize>) {
+async fn build_ring(
+    system: ProcessSystem,
+    cfg: Config,
+    zero_at: ResultSlot<usize>,
+    totals: Arc<Totals>,
+) {
     let Config { n, r } = cfg;
     let (first_tx, first_inbox) = channel::unbounded();
     let mut inbox = Some(first_inbox);
@@ -92,6 +114,7 @@ async fn build_ring(system: ProcessSystem, cfg: Config, zero_at: ResultSlot<usiz
                 .expect("each member's channel is made before it"),
             next,
             zero_at: zero_at.clone(),
+            totals: totals.clone(),
         };
         inbox = next_inbox;
         system.spawn(member.run());
@@ -100,9 +123,22 @@ async fn build_ring(system: ProcessSystem, cfg: Config, zero_at: ResultSlot<usiz
 }
 
 /// One timed iteration: spawns the ring's builder, waits for every process and checks where the
-/// zero ping arrived.
+/// zero ping arrived, the pings handled and the exits.
 fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
     let zero_at = ResultSlot::new();
-    system.spawn(build_ring(system.clone(), *cfg, zero_at.clone()));
-    process_support::finish(system, || check(cfg.n, cfg.r, zero_at.take()))
+    let totals = Arc::new(Totals::default());
+    system.spawn(build_ring(
+        system.clone(),
+        *cfg,
+        zero_at.clone(),
+        totals.clone(),
+    ));
+    process_support::finish(system, || {
+        let counts = Counts {
+            zero_at: zero_at.take(),
+            pings: totals.pings.load(Ordering::Relaxed),
+            exits: Some(totals.exits.load(Ordering::Relaxed)),
+        };
+        check(*cfg, counts)
+    })
 }

@@ -65,7 +65,7 @@ impl Handler<Ping> for BigActor {
     type Result = ();
 
     fn handle(&mut self, Ping(sender): Ping, _: &mut Context<Self>) {
-        self.neighbors[sender].do_send(Pong(self.pinger.id as i64));
+        self.neighbors[sender].do_send(Pong(self.pinger.ping()));
     }
 }
 
@@ -73,7 +73,7 @@ impl Handler<Exit> for BigActor {
     type Result = ();
 
     fn handle(&mut self, _: Exit, ctx: &mut Context<Self>) {
-        self.done.report(Report::Errors(self.pinger.errors));
+        self.done.report(self.pinger.report());
         ctx.stop();
     }
 }

@@ -62,7 +62,7 @@ impl Message<Ping> for BigActor {
 
     async fn handle(&mut self, Ping(sender): Ping, _: &mut Context<Self, ()>) {
         let _ = self.neighbors[sender]
-            .tell(Pong(self.pinger.id as i64))
+            .tell(Pong(self.pinger.ping()))
             .try_send();
     }
 }
@@ -71,7 +71,7 @@ impl Message<Exit> for BigActor {
     type Reply = ();
 
     async fn handle(&mut self, _: Exit, ctx: &mut Context<Self, ()>) {
-        self.done.report(Report::Errors(self.pinger.errors));
+        self.done.report(self.pinger.report());
         ctx.stop();
     }
 }

@@ -55,10 +55,10 @@ impl RactorState for BigState {
                 AfterPong::Exit => self.sink.cast(SinkMsg::Exit)?,
             },
             BigMsg::Ping(sender) => {
-                self.neighbors[sender].cast(BigMsg::Pong(self.pinger.id as i64))?;
+                self.neighbors[sender].cast(BigMsg::Pong(self.pinger.ping()))?;
             }
             BigMsg::Exit => {
-                self.done.report(Report::Errors(self.pinger.errors));
+                self.done.report(self.pinger.report());
                 myself.stop(None);
             }
         }

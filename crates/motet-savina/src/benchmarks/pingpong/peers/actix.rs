@@ -14,6 +14,11 @@ use super::Report;
 #[rtype(result = "()")]
 struct Start;
 
+/// Ping's message to itself after a `SendPong` while pings are left: send the next ping.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct PingSelf;
+
 /// A ping, carrying the address to answer.
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -55,13 +60,22 @@ impl Handler<Start> for Ping {
     }
 }
 
+impl Handler<PingSelf> for Ping {
+    type Result = ();
+
+    fn handle(&mut self, _: PingSelf, ctx: &mut Context<Self>) {
+        self.send_ping(ctx);
+    }
+}
+
 impl Handler<SendPong> for Ping {
     type Result = ();
 
     fn handle(&mut self, _: SendPong, ctx: &mut Context<Self>) {
         self.pongs += 1;
         if self.pings_left > 0 {
-            self.send_ping(ctx);
+            // Through the mailbox, as Akka's `self ! Ping`.
+            ctx.address().do_send(PingSelf);
         } else {
             self.pong.do_send(Stop);
             self.done.report(Report::PongsReceived(self.pongs));

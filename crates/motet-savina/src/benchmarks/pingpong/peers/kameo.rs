@@ -15,6 +15,9 @@ use super::Report;
 /// Kicks off the exchange.
 struct Start;
 
+/// Ping's message to itself after a `SendPong` while pings are left: send the next ping.
+struct PingSelf;
+
 /// A ping, carrying the actor to answer.
 struct SendPing(ActorRef<Ping>);
 
@@ -47,13 +50,21 @@ impl Message<Start> for Ping {
     }
 }
 
+impl Message<PingSelf> for Ping {
+    type Reply = ();
+
+    async fn handle(&mut self, _: PingSelf, ctx: &mut Context<Self, ()>) {
+        self.send_ping(ctx.actor_ref());
+    }
+}
+
 impl Message<SendPong> for Ping {
     type Reply = ();
 
     async fn handle(&mut self, _: SendPong, ctx: &mut Context<Self, ()>) {
         self.pongs += 1;
         if self.pings_left > 0 {
-            self.send_ping(ctx.actor_ref());
+            let _ = ctx.actor_ref().tell(PingSelf).try_send();
         } else {
             let _ = self.pong.tell(Stop).try_send();
             self.done.report(Report::PongsReceived(self.pongs));

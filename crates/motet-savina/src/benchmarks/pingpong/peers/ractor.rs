@@ -13,6 +13,8 @@ use super::Report;
 enum PingMsg {
     /// Kicks off the exchange.
     Start,
+    /// Ping's message to itself after a `SendPong` while pings are left: send the next ping.
+    Ping,
     /// Pong's answer.
     SendPong,
 }
@@ -49,11 +51,11 @@ impl RactorState for PingState {
         msg: PingMsg,
     ) -> Result<(), ActorProcessingErr> {
         match msg {
-            PingMsg::Start => self.send_ping(myself)?,
+            PingMsg::Start | PingMsg::Ping => self.send_ping(myself)?,
             PingMsg::SendPong => {
                 self.pongs += 1;
                 if self.pings_left > 0 {
-                    self.send_ping(myself)?;
+                    myself.cast(PingMsg::Ping)?;
                 } else {
                     self.pong.cast(PongMsg::Stop)?;
                     self.done.report(Report::PongsReceived(self.pongs));

@@ -2,6 +2,7 @@
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
+use super::Report;
 use crate::bench::Prepared;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
@@ -25,8 +26,11 @@ struct Exit(usize);
 struct Member {
     id: usize,
     ring_size: usize,
+    /// Pings handled, reported on the exit (which reaches the member after every ping sent to
+    /// it).
+    pings: u64,
     next: Option<Addr<Member>>,
-    done: Reporter<usize>,
+    done: Reporter<Report>,
 }
 
 impl Member {
@@ -53,10 +57,11 @@ impl Handler<Ping> for Member {
     type Result = ();
 
     fn handle(&mut self, Ping(left): Ping, _: &mut Context<Self>) {
+        self.pings += 1;
         if left > 0 {
             self.successor().do_send(Ping(left - 1));
         } else {
-            self.done.report(self.id);
+            self.done.report(Report::ZeroAt(self.id));
             self.successor().do_send(Exit(self.ring_size));
         }
     }
@@ -69,6 +74,7 @@ impl Handler<Exit> for Member {
         if left > 0 {
             self.successor().do_send(Exit(left - 1));
         }
+        self.done.report(Report::Exited(self.pings));
         ctx.stop();
     }
 }
@@ -83,7 +89,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 fn start(
     Config { n, r }: Config,
     mut place: Placement,
-    reporter: Reporter<usize>,
+    reporter: Reporter<Report>,
 ) -> Vec<Addr<Member>> {
     let members: Vec<_> = (0..n)
         .map(|id| {
@@ -92,6 +98,7 @@ fn start(
                 id,
                 ring_size: n,
                 next: None,
+                pings: 0,
                 done,
             })
         })

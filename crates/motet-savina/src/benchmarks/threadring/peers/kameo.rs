@@ -5,6 +5,7 @@ use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
+use super::Report;
 use crate::bench::Prepared;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
@@ -23,8 +24,11 @@ struct Exit(usize);
 struct Member {
     id: usize,
     ring_size: usize,
+    /// Pings handled, reported on the exit (which reaches the member after every ping sent to
+    /// it).
+    pings: u64,
     next: Option<ActorRef<Member>>,
-    done: Reporter<usize>,
+    done: Reporter<Report>,
 }
 
 impl Member {
@@ -47,10 +51,11 @@ impl Message<Ping> for Member {
     type Reply = ();
 
     async fn handle(&mut self, Ping(left): Ping, _: &mut Context<Self, ()>) {
+        self.pings += 1;
         if left > 0 {
             let _ = self.successor().tell(Ping(left - 1)).try_send();
         } else {
-            self.done.report(self.id);
+            self.done.report(Report::ZeroAt(self.id));
             let _ = self.successor().tell(Exit(self.ring_size)).try_send();
         }
     }
@@ -64,6 +69,7 @@ impl Message<Exit> for Member {
             // The last Exit reaches a member that has already stopped and is dropped.
             let _ = self.successor().tell(Exit(left - 1)).try_send();
         }
+        self.done.report(Report::Exited(self.pings));
         ctx.stop();
     }
 }
@@ -74,13 +80,14 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
-async fn start(Config { n, r }: Config, reporter: Reporter<usize>) {
+async fn start(Config { n, r }: Config, reporter: Reporter<Report>) {
     let members: Vec<_> = (0..n)
         .map(|id| {
             let member = Member {
                 id,
                 ring_size: n,
                 next: None,
+                pings: 0,
                 done: reporter.clone(),
             };
             kameo_spawn(member)

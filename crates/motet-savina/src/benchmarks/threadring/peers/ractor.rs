@@ -2,6 +2,7 @@
 
 use ::ractor::{ActorProcessingErr, ActorRef};
 
+use super::Report;
 use crate::bench::Prepared;
 use crate::benchmarks::threadring::Config;
 use crate::params::Params;
@@ -20,8 +21,11 @@ enum MemberMsg {
 struct MemberState {
     id: usize,
     ring_size: usize,
+    /// Pings handled, reported on the exit (which reaches the member after every ping sent to
+    /// it).
+    pings: u64,
     next: Option<ActorRef<MemberMsg>>,
-    done: Reporter<usize>,
+    done: Reporter<Report>,
 }
 
 impl MemberState {
@@ -43,10 +47,12 @@ impl RactorState for MemberState {
         match msg {
             MemberMsg::Data(next) => self.next = Some(next),
             MemberMsg::Ping(left) if left > 0 => {
+                self.pings += 1;
                 self.successor().cast(MemberMsg::Ping(left - 1))?
             }
             MemberMsg::Ping(_) => {
-                self.done.report(self.id);
+                self.pings += 1;
+                self.done.report(Report::ZeroAt(self.id));
                 self.successor().cast(MemberMsg::Exit(self.ring_size))?;
             }
             MemberMsg::Exit(left) => {
@@ -54,6 +60,7 @@ impl RactorState for MemberState {
                     // The last Exit reaches a member that has already stopped: ignore the error.
                     let _ = self.successor().cast(MemberMsg::Exit(left - 1));
                 }
+                self.done.report(Report::Exited(self.pings));
                 myself.stop(None);
             }
         }
@@ -67,13 +74,14 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 }
 
 /// Creates the first actors and sends the kick-off messages, on the main thread.
-async fn start(Config { n, r }: Config, reporter: Reporter<usize>) {
+async fn start(Config { n, r }: Config, reporter: Reporter<Report>) {
     let mut members = Vec::with_capacity(n);
     for id in 0..n {
         let state = MemberState {
             id,
             ring_size: n,
             next: None,
+            pings: 0,
             done: reporter.clone(),
         };
         let (member, _) = ractor_spawn(state).await.expect("spawn a ring member");
