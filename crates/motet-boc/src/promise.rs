@@ -151,6 +151,7 @@ impl<R> Promise<R> {
     /// (spawn a behaviour over the result's cowns, or `.await` in an async task, instead).
     pub fn wait(mut self) -> Result<R, WhenError> {
         crate::behaviour::flush_handoff();
+        let _stall = crate::behaviour::stall();
         self.drive();
         let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
         while !self.poll_done(&waker) {
@@ -164,6 +165,7 @@ impl<R> Promise<R> {
     /// run.
     pub fn wait_timeout(mut self, timeout: Duration) -> Result<Result<R, WhenError>, Promise<R>> {
         crate::behaviour::flush_handoff();
+        let _stall = crate::behaviour::stall();
         self.drive();
         let deterministic = matches!(self.state, State::Pending(_, Some(_), _));
         let deadline = Instant::now() + timeout;

@@ -66,7 +66,7 @@ where
     // SAFETY: the spawner holds a handle to the cown.
     let header = unsafe { first_cown(first) };
     if let Some(bound) = header.bound.as_deref() {
-        throttle(header, bound);
+        throttle(header, bound, false);
     }
     // SAFETY: a fresh single behaviour over a cown the spawner holds a handle to, a write request
     // if its shape says so.
