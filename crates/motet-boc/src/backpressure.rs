@@ -38,9 +38,11 @@
 //!
 //! - `c` is *entangled* while a behaviour queued on it names another cown too (it may wait for
 //!   that cown, and that cown for the producer), or while a behaviour holding it blocks in
-//!   [`Promise::wait`](crate::Promise::wait) (it may wait for anything). A behaviour that names
-//!   `c` alone (`when(&c, ..)`, `when(c.read(), ..)`) waits for nothing but `c`: once granted, it
-//!   runs and completes, or is deferred in turn.
+//!   [`Promise::wait`](crate::Promise::wait) (it may wait for anything). A behaviour spawned
+//!   alone over `c` (`when(&c, ..)`, `when(c.read(), ..)`) waits for nothing but `c`: once
+//!   granted, it runs and completes, or is deferred in turn. Which behaviours entangle is read
+//!   from their requests' tags, so that a release needs nothing else: every behaviour that counts
+//!   its grants does, which includes a dynamic set or a batch member naming `c` alone.
 //! - A *deferred holder* of a bounded cown `b` is a deferred behaviour that holds `b`: `b` then
 //!   drains only once that behaviour's own target drains. These are the edges of the *deferral
 //!   graph*, from each bounded cown to the targets of its deferred holders.
@@ -125,8 +127,9 @@ pub(crate) struct Bound {
     /// Behaviours queued on the cown: counted by their spawn before they are enqueued, and by
     /// their release before the cown is handed on. Written by read-modify-writes only.
     pending: AtomicUsize,
-    /// Behaviours queued on the cown that name other cowns too, and holders of the cown blocked
-    /// in `Promise::wait`: while not zero, the cown may wait for anything (see the module docs).
+    /// Behaviours queued on the cown that count their grants (they name other cowns too, see the
+    /// module docs), and holders of the cown blocked in `Promise::wait`: while not zero, the cown
+    /// may wait for anything.
     /// Written by read-modify-writes only.
     entangled: AtomicUsize,
     /// Deferred releases parked on the cown (their list is in [`Deferrals`]).

@@ -84,8 +84,9 @@
 //!
 //! - a behaviour that holds the bounded cown itself is never held (it is the cown's own backlog);
 //! - no behaviour is held while the cown is *entangled*: while a behaviour queued on it names any
-//!   other cown or a deferred value, or one holding it waits in [`Promise::wait`]. What that
-//!   behaviour waits for may need the producer's cowns. Becoming entangled lets go what was held;
+//!   other cown or a deferred value (or names it in a dynamic set or a [`Batch`], which counts
+//!   the same), or one holding it waits in [`Promise::wait`]. What that behaviour waits for may
+//!   need the producer's cowns. Becoming entangled lets go what was held;
 //! - a behaviour is not held where its own cowns are what the cown waits for through other held
 //!   behaviours (bounded cowns whose consumers feed each other): the one that would close such a
 //!   cycle lets go, and so does one whose cown waits, through held behaviours, for an entangled

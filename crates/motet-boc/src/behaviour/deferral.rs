@@ -44,7 +44,11 @@ fn deferrals() -> &'static Deferrals<Parked> {
 }
 
 /// Applies backpressure for a request on a bounded cown about to be enqueued (see
-/// [`crate::backpressure`]), and counts it. `joint`: the behaviour names other cowns too.
+/// [`crate::backpressure`]), and counts it. `joint`: the behaviour counts its grants (it names
+/// several cowns, or is spawned over a dynamic set or in a batch), so it entangles the cown until
+/// it releases it. Whether a behaviour counts its grants is what its release reads back from the
+/// request's tags ([`Slot::is_single`]); it is also what may wait for other cowns, with the
+/// exception of a dynamic set or a batch member over this cown alone, which entangles it anyway.
 #[cold]
 pub(super) fn throttle(header: &CownHeader, bound: &Bound, joint: bool) {
     if joint && bound.entangle() {
@@ -81,25 +85,29 @@ pub(super) fn throttle(header: &CownHeader, bound: &Bound, joint: bool) {
     }
 }
 
-/// Applies backpressure to, and counts, the requests of a behaviour on bounded cowns.
+/// Applies backpressure to, and counts, the requests of a behaviour that counts its grants on
+/// bounded cowns.
 #[inline]
 pub(super) fn throttle_all(requests: &[NonNull<Slot>]) {
-    let joint = requests.len() > 1;
     for &slot in requests {
         // SAFETY: the spawner holds references to the cowns it names.
         let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
         if let Some(bound) = header.bound.as_deref() {
-            throttle(header, bound, joint);
+            throttle(header, bound, true);
         }
     }
 }
 
-/// Counts the release of a bounded cown by a behaviour (`later` are its later requests: whether
-/// it names other cowns), and wakes the releases parked on the cown if it went below its bound.
-#[cold]
+/// Counts the release of a bounded cown by one of its requests, `slot`, and wakes the releases
+/// parked on the cown if it went below its bound.
+///
+/// Out of line, so that the release of a behaviour on an unbounded cown only tests for a bound.
+/// Not `#[cold]`: a cold call here made the compiler spill a register of the chain of steps
+/// (`run`) on every behaviour, bounded or not. It takes the slot alone, which the release has at
+/// hand anyway: whether the behaviour entangled the cown is read from its tags (see `throttle`).
 #[inline(never)]
-pub(super) fn released(bound: &Bound, later: &[LaterSlot]) {
-    if later.iter().any(|s| !s.slot().is_duplicate()) {
+pub(super) fn released(bound: &Bound, slot: &Slot) {
+    if !slot.is_single() {
         bound.disentangle();
     }
     if bound.on_release() {
@@ -194,10 +202,12 @@ pub(super) struct DeferredRelease<K>(PhantomData<K>);
 
 /// Defers the release of a behaviour whose closure ran and spawned onto the full bounded cown
 /// `bounded` (holding one reference to it): parks it in the deferral graph, or, if the graph
-/// says it must not wait, releases its cowns now. Returns what its step leaves for the chain.
+/// says it must not wait, releases its cowns now and schedules what that release made runnable
+/// (its step then leaves nothing for the chain, so that the step of every behaviour, inlined into
+/// the chain's loop, is the same as without backpressure).
 #[cold]
 #[inline(never)]
-pub(super) fn defer<K: Kind>(task: Running<K>, bounded: NonNull<CownHeader>) -> Step {
+pub(super) fn defer<K: Kind>(task: Running<K>, bounded: NonNull<CownHeader>) {
     let first = first_of::<K::Shared>(&task);
     let later: *const [LaterSlot] = K::later(&task);
     let bounded = BoundedRef(bounded);
@@ -220,7 +230,7 @@ pub(super) fn defer<K: Kind>(task: Running<K>, bounded: NonNull<CownHeader>) -> 
         }
     });
     let task = match parked {
-        Ok(()) => return Step::Done(None),
+        Ok(()) => return,
         Err(None) => parts.take().expect("not parked").0,
         Err(Some(parked)) => {
             let Ok(mut task) = parked.task.downcast::<DeferredRelease<K>>() else {
@@ -234,7 +244,9 @@ pub(super) fn defer<K: Kind>(task: Running<K>, bounded: NonNull<CownHeader>) -> 
     };
     // The release may wake a promise's waker, which may unwind: as outside any behaviour.
     CURRENT.with(|cur| cur.set(Current::NONE));
-    finish(task, 0)
+    if let (Some(next), _) = finish(task, 0).next() {
+        schedule_ready(next);
+    }
 }
 
 impl<K: Kind> Task for DeferredRelease<K> {

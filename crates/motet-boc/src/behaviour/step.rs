@@ -135,7 +135,8 @@ pub(super) fn step<K: Kind>(mut task: Running<K>) -> Step {
     let result = outcome.map_err(|payload| Box::new(WhenError::Panicked(panic_message(&*payload))));
     K::store(&task, result);
     if let Some(bounded) = running.deferred_on {
-        return defer(task, bounded);
+        defer(task, bounded);
+        return Step::Done(None);
     }
     finish(task, <K::Sh as Shape>::WRITERS)
 }
@@ -218,22 +219,22 @@ pub(super) fn finish<K: Kind>(task: Running<K>, writers: usize) -> Step {
         debug_assert_eq!(writers, 1 + later.len());
         // SAFETY: the behaviour's `writers` requests are all write requests, none a duplicate,
         // granted, finished with, and not used again.
-        unsafe { release_slot(first, true, later, &mut runnable) };
+        unsafe { release_slot(first, true, &mut runnable) };
         from_first = kept.get().is_some();
         for slot in &later[..writers - 1] {
             // SAFETY: as above.
-            unsafe { release_slot(slot.as_ptr(), true, later, &mut runnable) };
+            unsafe { release_slot(slot.as_ptr(), true, &mut runnable) };
         }
     } else {
         // SAFETY: granted, finished with, and not used again; the first is never a duplicate.
-        unsafe { release_slot(first, false, later, &mut runnable) };
+        unsafe { release_slot(first, false, &mut runnable) };
         from_first = kept.get().is_some();
         for slot in later {
             if slot.slot().is_duplicate() {
                 continue;
             }
             // SAFETY: as above.
-            unsafe { release_slot(slot.as_ptr(), false, later, &mut runnable) };
+            unsafe { release_slot(slot.as_ptr(), false, &mut runnable) };
         }
     }
     // Read before the task ends: the end may call out (the runtime frees the block), which would
@@ -243,9 +244,8 @@ pub(super) fn finish<K: Kind>(task: Running<K>, writers: usize) -> Step {
     Step::done(next, from_first)
 }
 
-/// Releases one granted slot (not a duplicate) of a behaviour whose later requests are `later`:
-/// counts the release on a bounded cown (out of line, see `deferral::released`), then hands the
-/// cown on.
+/// Releases one granted slot (not a duplicate): counts the release on a bounded cown (out of
+/// line, see `deferral::released`), then hands the cown on.
 ///
 /// # Safety
 /// `slot` is granted, finished with, not a duplicate, and not used again; a write request if
@@ -254,13 +254,13 @@ pub(super) fn finish<K: Kind>(task: Running<K>, writers: usize) -> Step {
 unsafe fn release_slot(
     slot: NonNull<Slot>,
     writer: bool,
-    later: &[LaterSlot],
     runnable: &mut impl FnMut(NonNull<Slot>),
 ) {
     // SAFETY: the slot is still granted, so its cown is alive.
     let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
     if let Some(bound) = header.bound.as_deref() {
-        released(bound, later);
+        // SAFETY: as above: the slot is live.
+        released(bound, unsafe { slot.as_ref() });
     }
     // SAFETY: the caller's contract.
     unsafe {
