@@ -491,3 +491,51 @@ fn a_consumer_waiting_on_the_producer_cannot_deadlock() {
         scenario(&Runtime::builder().workers(workers).build().unwrap());
     }
 }
+
+/// An actor flooding a bounded cown from its handler is neither blocked nor deferred on a thread
+/// pool (it holds no cown to defer, and blocking its worker could stall the cown's consumers):
+/// every behaviour runs, and nothing deadlocks. The bound is not applied to it.
+#[test]
+fn an_actor_producer_is_not_held_and_cannot_deadlock() {
+    struct Producer(Cown<u64>);
+    impl motet_actor::Actor for Producer {
+        type Msg = u64;
+        fn handle(&mut self, _: &mut motet_actor::Context<'_, Self>, n: u64) {
+            for _ in 0..n {
+                drop(when(&self.0, |v| *v += 1));
+            }
+        }
+    }
+    testing::check(|rt| {
+        let sink = Cown::bounded(rt.handle(), 0u64, bound(2));
+        let producer = motet_actor::spawn(rt.handle(), Producer(sink.clone()));
+        for _ in 0..50 {
+            producer.tell(10).unwrap();
+        }
+        rt.wait_quiescent();
+        assert_eq!(when(&sink, |v| *v).wait(), Ok(500));
+    });
+}
+
+/// A process (motet-process) flooding a bounded cown, which it may await the behaviours of: not
+/// held, and nothing deadlocks.
+#[test]
+fn a_process_producer_is_not_held_and_cannot_deadlock() {
+    testing::check(|rt| {
+        let sink = Cown::bounded(rt.handle(), 0u64, bound(2));
+        let system = motet_process::ProcessSystem::new(rt.handle());
+        for _ in 0..10 {
+            let sink = sink.clone();
+            system.spawn(async move {
+                for i in 0..50 {
+                    let p = when(&sink, |v| *v += 1);
+                    if i % 10 == 0 {
+                        p.await.unwrap();
+                    }
+                }
+            });
+        }
+        rt.wait_quiescent();
+        assert_eq!(when(&sink, |v| *v).wait(), Ok(500));
+    });
+}
