@@ -141,7 +141,7 @@ unsafe fn free_cown<T>(queue: NonNull<Queue>) {
 /// use motet_boc::{when, Cown};
 /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
 /// let account = Cown::new(rt.handle(), 100i64);
-/// when(&account, |balance| *balance -= 30);
+/// drop(when(&account, |balance| *balance -= 30));
 /// let left = when(&account, |balance| *balance).wait().unwrap();
 /// assert_eq!(left, 70);
 /// ```
@@ -177,7 +177,7 @@ impl<T: Send + 'static> Cown<T> {
     /// let sink = Cown::bounded(rt.handle(), 0u64, NonZeroUsize::new(8).unwrap());
     /// for _ in 0..100 {
     ///     // From outside the runtime: blocks while 8 behaviours are queued on the sink.
-    ///     when(&sink, |n| *n += 1);
+    ///     drop(when(&sink, |n| *n += 1));
     ///     assert!(sink.pending().unwrap() <= 8);
     /// }
     /// assert_eq!(when(&sink, |n| *n).wait(), Ok(100));
@@ -264,7 +264,7 @@ impl<T> Cown<T> {
     /// use motet_boc::{when, Cown};
     /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
     /// let c = Cown::new(rt.handle(), 1);
-    /// when(&c, |v| *v += 1);
+    /// drop(when(&c, |v| *v += 1));
     /// rt.wait_quiescent();
     /// assert_eq!(c.try_unwrap().ok(), Some(2));
     /// ```

@@ -13,13 +13,14 @@
 //! let dst = Cown::new(rt.handle(), 0u64);
 //!
 //! // Both accounts at once: no other behaviour sees the money in flight.
-//! when((&src, &dst), |(src, dst)| {
+//! let transfer = when((&src, &dst), |(src, dst)| {
 //!     *src -= 30;
 //!     *dst += 30;
 //! });
 //! // Spawned after the transfer and overlapping it, so it runs after it.
 //! let balances = when((src.read(), dst.read()), |(s, d)| (*s, *d));
 //! assert_eq!(balances.wait(), Ok((70, 30)));
+//! assert_eq!(transfer.wait(), Ok(()));
 //! ```
 //!
 //! # Guarantees (the paper's section 3)

@@ -22,7 +22,7 @@ fn an_external_producer_is_blocked_at_the_bound() {
         let sink = Cown::bounded(rt.handle(), 0u64, bound(4));
         let mut most = 0;
         for _ in 0..500 {
-            when(&sink, |v| *v += 1);
+            drop(when(&sink, |v| *v += 1));
             most = most.max(sink.pending().unwrap());
         }
         assert!(most <= 4, "{most} behaviours queued on a cown bounded at 4");
@@ -47,16 +47,16 @@ fn a_producer_behaviour_is_deferred_not_lost() {
         let producer = Cown::new(rt.handle(), 0u64);
         fn produce(producer: Cown<u64>, sink: Cown<Vec<u64>>, left: u64) {
             let (p, s) = (producer.clone(), sink.clone());
-            when(&producer, move |n| {
+            drop(when(&producer, move |n| {
                 for _ in 0..4 {
                     *n += 1;
                     let v = *n;
-                    when(&s, move |log| log.push(v));
+                    drop(when(&s, move |log| log.push(v)));
                 }
                 if left > 1 {
                     produce(p, s, left - 1);
                 }
-            });
+            }));
         }
         produce(producer.clone(), sink.clone(), 100);
         rt.wait_quiescent();
@@ -76,16 +76,16 @@ fn a_backlog_that_needs_the_producer_cannot_deadlock() {
         let done = Arc::new(AtomicUsize::new(0));
         for _ in 0..20 {
             let (s, p, done) = (sink.clone(), producer.clone(), done.clone());
-            when(&producer, move |_| {
+            drop(when(&producer, move |_| {
                 // Fill the sink with behaviours over (sink, producer): they need this producer.
                 for _ in 0..3 {
                     let done = done.clone();
-                    when((&s, &p), move |(v, _)| {
+                    drop(when((&s, &p), move |(v, _)| {
                         *v += 1;
                         done.fetch_add(1, SeqCst);
-                    });
+                    }));
                 }
-            });
+            }));
         }
         rt.wait_quiescent();
         assert_eq!(done.load(SeqCst), 60);
@@ -101,9 +101,9 @@ fn a_blocked_thread_is_released_when_nothing_can_drain() {
     testing::check(|rt| {
         let sink = Cown::bounded(rt.handle(), 0u64, bound(1));
         let (gate, resolver) = Deferred::<()>::new(rt.handle());
-        when((&sink, &gate), |(v, _)| *v += 1);
+        drop(when((&sink, &gate), |(v, _)| *v += 1));
         // The sink is full and its backlog waits for `gate`: this `when` must not block forever.
-        when(&sink, |v| *v += 10);
+        drop(when(&sink, |v| *v += 10));
         resolver.resolve(());
         assert_eq!(when(&sink, |v| *v).wait(), Ok(11));
     });
@@ -115,12 +115,12 @@ fn spawning_onto_a_held_bounded_cown_is_not_deferred() {
     testing::check(|rt| {
         let sink = Cown::bounded(rt.handle(), 0u64, bound(1));
         let s = sink.clone();
-        when(&sink, move |v| {
+        drop(when(&sink, move |v| {
             *v += 1;
             for _ in 0..10 {
-                when(&s, |v| *v += 1);
+                drop(when(&s, |v| *v += 1));
             }
-        });
+        }));
         rt.wait_quiescent();
         assert_eq!(when(&sink, |v| *v).wait(), Ok(11));
     });
@@ -136,15 +136,15 @@ fn a_deferred_producer_waits_for_the_backlog_on_one_worker() {
     let producer = Cown::new(rt.handle(), 0usize);
     fn produce(producer: Cown<usize>, sink: Cown<u64>, left: u64) {
         let (p, s) = (producer.clone(), sink.clone());
-        when(&producer, move |most| {
+        drop(when(&producer, move |most| {
             *most = (*most).max(s.pending().unwrap());
             for _ in 0..4 {
-                when(&s, |v| *v += 1);
+                drop(when(&s, |v| *v += 1));
             }
             if left > 1 {
                 produce(p, s, left - 1);
             }
-        });
+        }));
     }
     produce(producer.clone(), sink.clone(), 100);
     rt.wait_quiescent();
@@ -197,7 +197,7 @@ fn chained_producers(
     }
     fn step<C: Fn() + Clone + Send + 'static>(chain: Chain<C>, left: u64) {
         let producer = chain.producer.clone();
-        when(&producer, move |n| {
+        drop(when(&producer, move |n| {
             for _ in 0..chain.per_step {
                 *n += 1;
                 let consume = chain.consume.clone();
@@ -210,7 +210,7 @@ fn chained_producers(
             if left > 1 {
                 step(chain, left - 1);
             }
-        });
+        }));
     }
     let producers: Vec<_> = (0..chains).map(|_| Cown::new(rt.handle(), 0u64)).collect();
     for producer in &producers {
@@ -339,11 +339,11 @@ fn producer_threads_are_held_at_the_bound() {
                 scope.spawn(move || {
                     for _ in 0..2_000 {
                         let (s, p) = (sink.clone(), peak.clone());
-                        when(&sink, move |v| {
+                        drop(when(&sink, move |v| {
                             p.fetch_max(s.pending().unwrap(), SeqCst);
                             busy_wait(Duration::from_micros(1));
                             *v += 1;
-                        });
+                        }));
                         peak.fetch_max(sink.pending().unwrap(), SeqCst);
                     }
                 });
@@ -371,20 +371,20 @@ fn a_pipeline_of_bounded_cowns_holds_each_bound() {
         let peaks = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
         for _ in 0..steps {
             let (f, s, peaks) = (first.clone(), second.clone(), peaks.clone());
-            when(&producer, move |_| {
+            drop(when(&producer, move |_| {
                 let (f2, peaks2) = (f.clone(), peaks.clone());
-                when(&f, move |n| {
+                drop(when(&f, move |n| {
                     *n += 1;
                     let (s2, peaks3) = (s.clone(), peaks2.clone());
-                    when(&s, move |n| {
+                    drop(when(&s, move |n| {
                         peaks3[1].fetch_max(s2.pending().unwrap(), SeqCst);
                         busy_wait(body);
                         *n += 1;
-                    });
+                    }));
                     peaks2[1].fetch_max(s.pending().unwrap(), SeqCst);
-                });
+                }));
                 peaks[0].fetch_max(f2.pending().unwrap(), SeqCst);
-            });
+            }));
         }
         rt.wait_quiescent();
         assert_eq!(when(&first, |n| *n).wait(), Ok(steps));
@@ -409,14 +409,14 @@ fn a_pipeline_of_bounded_cowns_holds_each_bound() {
 fn bounded_cowns_that_feed_each_other_cannot_deadlock() {
     fn bounce(here: Cown<u64>, there: Cown<u64>, hops: u32, done: Arc<AtomicUsize>) {
         let h = here.clone();
-        when(&here, move |n| {
+        drop(when(&here, move |n| {
             *n += 1;
             if hops == 0 {
                 done.fetch_add(1, SeqCst);
             } else {
                 bounce(there, h, hops - 1, done);
             }
-        });
+        }));
     }
     let scenario = |rt: &Runtime| {
         let a = Cown::bounded(rt.handle(), 0u64, bound(2));
@@ -447,14 +447,14 @@ fn a_backlog_that_needs_the_producer_through_another_cown_cannot_deadlock() {
         let x = Cown::new(rt.handle(), 0u64);
         for _ in 0..20 {
             let (s, p, x) = (sink.clone(), producer.clone(), x.clone());
-            when(&producer, move |_| {
+            drop(when(&producer, move |_| {
                 // Queued behind this behaviour on the producer's cown, and on `x`.
-                when((&x, &p), |(x, p)| *x += *p);
+                drop(when((&x, &p), |(x, p)| *x += *p));
                 // Queued on the sink and behind the one above on `x`.
-                when((&s, &x), |(s, _)| *s += 1);
+                drop(when((&s, &x), |(s, _)| *s += 1));
                 // A consumer of the sink alone, so that the sink is full.
-                when(&s, |s| *s += 1);
-            });
+                drop(when(&s, |s| *s += 1));
+            }));
         }
         rt.wait_quiescent();
         assert_eq!(when(&sink, |v| *v).wait(), Ok(40));
@@ -471,15 +471,15 @@ fn a_consumer_waiting_on_the_producer_cannot_deadlock() {
         let producer = Cown::new(rt.handle(), 0u64);
         for _ in 0..20 {
             let (s, p) = (sink.clone(), producer.clone());
-            when(&producer, move |n| {
+            drop(when(&producer, move |n| {
                 *n += 1;
                 for _ in 0..3 {
                     let p = p.clone();
-                    when(&s, move |v| {
+                    drop(when(&s, move |v| {
                         *v += when(&p, |n| *n).wait().unwrap();
-                    });
+                    }));
                 }
-            });
+            }));
         }
         rt.wait_quiescent();
         assert_eq!(when(&producer, |n| *n).wait(), Ok(20));

@@ -241,10 +241,10 @@ unsafe fn enqueue_requests(
 /// use motet_boc::{when, Cown};
 /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
 /// let (src, dst) = (Cown::new(rt.handle(), 100), Cown::new(rt.handle(), 0));
-/// when((&src, &dst), |(src, dst)| {
+/// drop(when((&src, &dst), |(src, dst)| {
 ///     *src -= 40;
 ///     *dst += 40;
-/// });
+/// }));
 /// let total = when((src.read(), dst.read()), |(s, d)| s + d).wait().unwrap();
 /// assert_eq!(total, 100);
 /// ```
