@@ -141,7 +141,7 @@ unsafe fn free_cown<T>(queue: NonNull<Queue>) {
 /// use motet_boc::{when, Cown};
 /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
 /// let account = Cown::new(rt.handle(), 100i64);
-/// when(&account, |balance| *balance -= 30);
+/// drop(when(&account, |balance| *balance -= 30));
 /// let left = when(&account, |balance| *balance).wait().unwrap();
 /// assert_eq!(left, 70);
 /// ```
@@ -164,8 +164,24 @@ impl<T: Send + 'static> Cown<T> {
     }
 
     /// A cown with *backpressure*: while `bound` or more behaviours are queued on it (waiting or
-    /// running), spawning another slows the spawner down. See [the crate docs](crate#backpressure)
-    /// for exactly what blocks and what is deferred.
+    /// running), spawning another slows the spawner down: a thread outside the runtime blocks, and
+    /// a behaviour keeps its own cowns once its closure returns (its next behaviours wait) until
+    /// the count is below the bound again. See [the crate docs](crate#backpressure) for exactly
+    /// what blocks, what is deferred, by how much the count may exceed the bound, and why this
+    /// cannot deadlock.
+    ///
+    /// ```
+    /// use std::num::NonZeroUsize;
+    /// use motet_boc::{when, Cown};
+    /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+    /// let sink = Cown::bounded(rt.handle(), 0u64, NonZeroUsize::new(8).unwrap());
+    /// for _ in 0..100 {
+    ///     // From outside the runtime: blocks while 8 behaviours are queued on the sink.
+    ///     drop(when(&sink, |n| *n += 1));
+    ///     assert!(sink.pending().unwrap() <= 8);
+    /// }
+    /// assert_eq!(when(&sink, |n| *n).wait(), Ok(100));
+    /// ```
     pub fn bounded(runtime: &Handle, value: T, bound: NonZeroUsize) -> Cown<T> {
         Cown::build(runtime, value, Some(Box::new(Bound::new(bound.get()))))
     }
@@ -234,7 +250,9 @@ impl<T> Cown<T> {
     }
 
     /// For a cown made with [`Cown::bounded`]: how many behaviours are queued on it now (waiting
-    /// or running). `None` for an unbounded cown, which does not count them.
+    /// or running), as counted by their spawns (a spawn in progress included) and their releases.
+    /// `None` for an unbounded cown, which does not count them: counting costs two atomic
+    /// operations on a shared line per behaviour, which a cown that needs no bound does not pay.
     pub fn pending(&self) -> Option<usize> {
         self.header().bound.as_ref().map(|b| b.pending())
     }
@@ -246,7 +264,7 @@ impl<T> Cown<T> {
     /// use motet_boc::{when, Cown};
     /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
     /// let c = Cown::new(rt.handle(), 1);
-    /// when(&c, |v| *v += 1);
+    /// drop(when(&c, |v| *v += 1));
     /// rt.wait_quiescent();
     /// assert_eq!(c.try_unwrap().ok(), Some(2));
     /// ```

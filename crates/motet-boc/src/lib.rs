@@ -13,13 +13,14 @@
 //! let dst = Cown::new(rt.handle(), 0u64);
 //!
 //! // Both accounts at once: no other behaviour sees the money in flight.
-//! when((&src, &dst), |(src, dst)| {
+//! let transfer = when((&src, &dst), |(src, dst)| {
 //!     *src -= 30;
 //!     *dst += 30;
 //! });
 //! // Spawned after the transfer and overlapping it, so it runs after it.
 //! let balances = when((src.read(), dst.read()), |(s, d)| (*s, *d));
 //! assert_eq!(balances.wait(), Ok((70, 30)));
+//! assert_eq!(transfer.wait(), Ok(()));
 //! ```
 //!
 //! # Guarantees (the paper's section 3)
@@ -65,21 +66,48 @@
 //!
 //! # Backpressure
 //!
-//! [`Cown::bounded`] gives a cown a bound on the behaviours queued on it. When a `when` names a
-//! bounded cown whose queue is at or above its bound:
+//! [`Cown::bounded`] gives a cown a bound on the behaviours queued on it (its *pending* count,
+//! [`Cown::pending`]: spawned and not yet completed, the running one included). When a `when`
+//! names a bounded cown whose count is at or above its bound:
 //!
-//! - a thread **outside the runtime** blocks in `when` (before enqueueing) until the queue is below
-//!   the bound, or until the runtime is quiescent (the queue then waits for something outside the
-//!   runtime, which this thread might be the one to provide);
+//! - a thread **outside the runtime** blocks in `when` (before enqueueing) until the count is below
+//!   the bound: threads alone never take the count past the bound;
 //! - a **behaviour** is not blocked and its spawn is enqueued at once; what is *deferred* is the
-//!   release of its own cowns, until the bounded queue is below the bound or has made no progress
-//!   since the behaviour last checked (it re-checks each time the worker gets to it), so the
-//!   producer's next behaviours wait;
-//! - **other code on a worker** (an actor, a process) is neither blocked nor deferred.
+//!   release of its own cowns, until the count is below the bound again, so that the producer's
+//!   next behaviours wait. The deferred release is parked, not polled: the worker runs other work
+//!   meanwhile, and the release that takes the count below the bound lets it go;
+//! - **other code on a worker** (an actor's handler, a process) is neither blocked nor deferred:
+//!   it can read [`Cown::pending`] itself, or spawn through a behaviour.
 //!
-//! This cannot deadlock: a blocked thread holds no cown, and a deferred producer lets its cowns go
-//! as soon as the bounded queue stops draining, which it does if the queue needs them. Nothing is
-//! dropped or reordered. The details are in the `backpressure` module's source.
+//! Holding a producer back must not stop the cown from draining, so a behaviour is held only while
+//! the cown is sure to drain without its cowns (the rule Verona's backpressure follows when it
+//! leaves unmuted the senders whose cowns an overloaded cown's messages name):
+//!
+//! - a behaviour that holds the bounded cown itself is never held (it is the cown's own backlog);
+//! - no behaviour is held while the cown is *entangled*: while a behaviour queued on it names any
+//!   other cown or a deferred value (or names it in a dynamic set or a [`Batch`], which counts
+//!   the same), or one holding it waits in [`Promise::wait`]. What that behaviour waits for may
+//!   need the producer's cowns. Becoming entangled lets go what was held;
+//! - a behaviour is not held where its own cowns are what the cown waits for through other held
+//!   behaviours (bounded cowns whose consumers feed each other): the one that would close such a
+//!   cycle lets go, and so does one whose cown waits, through held behaviours, for an entangled
+//!   cown.
+//!
+//! So while the behaviours queued on a bounded cown name it alone (`when(&c, ..)`,
+//! `when(c.read(), ..)`, its consumers), its pending count stays within the bound plus, per
+//! producer behaviour that is held, what that behaviour spawned onto the cown in the closure that
+//! found it full: one for a producer chain whose steps spawn one behaviour each, on any number of
+//! workers. A closure that spawns many behaviours onto the cown has them all enqueued (a spawn is
+//! never refused or delayed), and its producer's next behaviour waits until the cown is below its
+//! bound again. A behaviour that spawns onto several full bounded cowns waits for the first.
+//! Actors and processes are not counted in this bound. An entangled cown has no bound for
+//! behaviours; a thread blocked on one stops waiting once the runtime is quiescent (the queue may
+//! then wait for something this very thread provides, such as a deferred value).
+//!
+//! This cannot deadlock a program that would not deadlock without it: a blocked thread holds no
+//! cown and waits only for a cown that drains by itself, and a held behaviour waits only for a
+//! cown that is sure to drain without it. Nothing is dropped or reordered. The details are in the
+//! `backpressure` module's source.
 //!
 //! # Blocking inside a behaviour
 //!
@@ -89,7 +117,9 @@
 //! kept behaviour to the runtime, so waiting for one's own spawn does not deadlock. A behaviour
 //! that blocks its thread any other way (a channel, a lock, a sleep) on something its own spawns
 //! must do can wait forever: await the spawn's [`Promise`] instead, or let the result arrive in a
-//! later behaviour.
+//! later behaviour. So can a behaviour queued on a bounded cown that blocks its thread on what a
+//! producer held back by backpressure must do (backpressure sees a [`Promise::wait`], not a channel
+//! or a lock).
 //!
 //! # Implementation
 //!

@@ -18,7 +18,10 @@ use motet_runtime::Handle;
 /// [`wait`](Promise::wait) from outside the runtime.
 ///
 /// It holds no allocation of its own: the result is kept in the behaviour's block until the
-/// promise takes it. Dropping the promise detaches the behaviour, which then drops its result.
+/// promise takes it. Dropping the promise detaches the behaviour, which then drops its result;
+/// since a promise dropped by mistake loses a result (or an error) silently, the type is
+/// `#[must_use]`: drop one on purpose with `drop(when(..))`, or spawn with
+/// [`when_detached`](crate::when_detached), which makes no promise at all.
 /// The block stays alive while the promise is pending: the promise's bit in the behaviour's
 /// completion state keeps the behaviour from ending its task, and once the behaviour is done the
 /// promise, if it is the last, takes the behaviour's runnable out of the block and drops it.
@@ -33,6 +36,8 @@ use motet_runtime::Handle;
 /// });
 /// assert_eq!(p.wait(), Ok(42));
 /// ```
+#[must_use = "dropping a promise detaches its behaviour (which still runs): spawn with \
+              `when_detached` if the result is not wanted, or drop the promise with `drop(..)`"]
 pub struct Promise<R> {
     state: State<R>,
 }
@@ -151,6 +156,7 @@ impl<R> Promise<R> {
     /// (spawn a behaviour over the result's cowns, or `.await` in an async task, instead).
     pub fn wait(mut self) -> Result<R, WhenError> {
         crate::behaviour::flush_handoff();
+        let _stall = crate::behaviour::stall();
         self.drive();
         let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
         while !self.poll_done(&waker) {
@@ -164,6 +170,7 @@ impl<R> Promise<R> {
     /// run.
     pub fn wait_timeout(mut self, timeout: Duration) -> Result<Result<R, WhenError>, Promise<R>> {
         crate::behaviour::flush_handoff();
+        let _stall = crate::behaviour::stall();
         self.drive();
         let deterministic = matches!(self.state, State::Pending(_, Some(_), _));
         let deadline = Instant::now() + timeout;

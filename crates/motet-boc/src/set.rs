@@ -359,12 +359,12 @@ unsafe impl<T: Send + Sync + 'static> Shape for ManyRef<T> {
 /// use motet_boc::{when, Cown};
 /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
 /// let forks: Vec<_> = (0..3).map(|_| Cown::new(rt.handle(), 0u32)).collect();
-/// when(&forks, |mut forks| {
+/// drop(when(&forks, |mut forks| {
 ///     for f in forks.iter_mut() {
 ///         *f += 1;
 ///     }
 ///     forks[0] += 10;
-/// });
+/// }));
 /// let total = when(&forks, |forks| forks.iter().sum::<u32>()).wait().unwrap();
 /// assert_eq!(total, 13);
 /// ```

@@ -31,10 +31,10 @@ impl Actor for Spawner {
         match msg {
             Msg::Add(n) => {
                 let me: Addr<Msg> = ctx.myself();
-                when(&self.cown, move |v| {
+                drop(when(&self.cown, move |v| {
                     *v += n;
                     let _ = me.tell(Msg::Added(*v));
-                });
+                }));
             }
             Msg::Added(v) => {
                 self.reports += 1;
@@ -90,10 +90,10 @@ fn behaviours_send_to_actors_in_cown_order() {
         let cown = Cown::new(rt.handle(), 0u64);
         for _ in 0..50 {
             let to = collector.clone();
-            when(&cown, move |v| {
+            drop(when(&cown, move |v| {
                 *v += 1;
                 let _ = to.tell((*v, None));
-            });
+            }));
         }
         rt.wait_quiescent();
         let seen = collector.ask(|r| (0, Some(r)), GUARD).wait().unwrap();

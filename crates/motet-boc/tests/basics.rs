@@ -22,7 +22,7 @@ fn behaviours_on_one_cown_run_in_spawn_order() {
     testing::check(|rt| {
         let log = Cown::new(rt.handle(), Vec::new());
         for i in 0..100 {
-            when(&log, move |l| l.push(i));
+            drop(when(&log, move |l| l.push(i)));
         }
         let seen = when(&log, |l| l.clone()).wait().unwrap();
         assert_eq!(seen, (0..100).collect::<Vec<_>>());
@@ -83,12 +83,12 @@ fn tuples_of_different_types_up_to_twelve() {
 fn a_dynamic_set_acquires_all_its_cowns() {
     testing::check(|rt| {
         let forks: Vec<_> = (0..10).map(|i| Cown::new(rt.handle(), i)).collect();
-        when(&forks, |mut fs| {
+        drop(when(&forks, |mut fs| {
             assert_eq!(fs.len(), 10);
             for f in fs.iter_mut() {
                 *f *= 2;
             }
-        });
+        }));
         let sum = when(read_all(&forks), |fs| fs.iter().sum::<i32>()).wait();
         assert_eq!(sum, Ok(90));
         let pair = when(&forks[3..5], |fs| (fs[0], fs[1])).wait();
@@ -102,14 +102,14 @@ fn nested_whens_run_after_their_parents() {
         let a = Cown::new(rt.handle(), Vec::new());
         let b = Cown::new(rt.handle(), 0);
         let (a2, b2) = (a.clone(), b.clone());
-        when(&a, move |log| {
+        drop(when(&a, move |log| {
             log.push("outer");
             let a3 = a2.clone();
-            when(&b2, move |n| {
+            drop(when(&b2, move |n| {
                 *n += 1;
-                when(&a3, |log| log.push("inner"));
-            });
-        });
+                drop(when(&a3, |log| log.push("inner")));
+            }));
+        }));
         rt.wait_quiescent();
         assert_eq!(when(&a, |l| l.clone()).wait().unwrap(), ["outer", "inner"]);
         assert_eq!(when(&b, |n| *n).wait(), Ok(1));
@@ -231,7 +231,7 @@ fn a_batch_is_not_interleaved() {
         let p1 = batch.when(&log, |l| l.push(1));
         let p2 = batch.when((&log, &other), |(l, _)| l.push(2));
         batch.spawn();
-        when(&log, |l| l.push(3));
+        drop(when(&log, |l| l.push(3)));
         assert_eq!(p1.wait(), Ok(()));
         assert_eq!(p2.wait(), Ok(()));
         assert_eq!(when(&log, |l| l.clone()).wait().unwrap(), [1, 2, 3]);
@@ -326,11 +326,11 @@ mod handoff {
                 Cown::new(rt.handle(), Vec::new()),
             );
             let l = log.clone();
-            when(&a, move |_| {
+            drop(when(&a, move |_| {
                 for i in 0..50 {
-                    when(&l, move |l| l.push(i));
+                    drop(when(&l, move |l| l.push(i)));
                 }
-            });
+            }));
             rt.wait_quiescent();
             let seen = when(&log, |l| l.clone()).wait().unwrap();
             assert_eq!(seen, (0..50).collect::<Vec<_>>());
@@ -345,11 +345,11 @@ mod handoff {
         );
         let (a, b) = (Cown::new(rt1.handle(), ()), Cown::new(rt2.handle(), 0u64));
         let b2 = b.clone();
-        when(&a, move |_| {
+        drop(when(&a, move |_| {
             for _ in 0..100 {
-                when(&b2, |v| *v += 1);
+                drop(when(&b2, |v| *v += 1));
             }
-        });
+        }));
         rt1.wait_quiescent();
         rt2.wait_quiescent();
         assert_eq!(when(&b, |v| *v).wait_timeout(HANG).ok(), Some(Ok(100)));
@@ -361,7 +361,7 @@ mod handoff {
             let (a, b) = (Cown::new(rt.handle(), ()), Cown::new(rt.handle(), 0u32));
             let b2 = b.clone();
             let p = when(&a, move |_| {
-                when(&b2, |v| *v += 1);
+                drop(when(&b2, |v| *v += 1));
                 panic!("after the spawn");
             });
             assert!(matches!(p.wait(), Err(WhenError::Panicked(_))));

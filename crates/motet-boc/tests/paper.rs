@@ -57,15 +57,15 @@ fn listing_2_independent_behaviours() {
     testing::check(|rt| {
         let transfer = |src: &Cown<Account>, dst: &Cown<Account>, amount, ev: &Events| {
             let e = ev.clone();
-            when(src, move |s| {
+            drop(when(src, move |s| {
                 s.balance -= amount;
                 e.record("withdraw");
-            });
+            }));
             let e = ev.clone();
-            when(dst, move |d| {
+            drop(when(dst, move |d| {
                 d.balance += amount;
                 e.record("deposit");
-            });
+            }));
         };
         let (src, dst) = (account(rt, 100), account(rt, 0));
         let ev = Events::default();
@@ -84,16 +84,16 @@ fn listing_2_independent_behaviours() {
 
 fn nested_transfer(src: &Cown<Account>, dst: &Cown<Account>, amount: i64, ev: &Events) {
     let (dst, e) = (dst.clone(), ev.clone());
-    when(src, move |s| {
+    drop(when(src, move |s| {
         e.record("withdraw");
         if s.balance >= amount {
             s.balance -= amount;
-            when(&dst, move |d| {
+            drop(when(&dst, move |d| {
                 d.balance += amount;
                 e.record("deposit");
-            });
+            }));
         }
-    });
+    }));
 }
 
 /// Listing 3: the deposit is spawned by the withdrawal, only when the funds suffice, and so runs
@@ -131,12 +131,12 @@ fn listing_4_no_deadlock() {
 }
 
 fn atomic_transfer(src: &Cown<Account>, dst: &Cown<Account>, amount: i64) {
-    when((src, dst), move |(s, d)| {
+    drop(when((src, dst), move |(s, d)| {
         if s.balance >= amount && !s.frozen && !d.frozen {
             s.balance -= amount;
             d.balance += amount;
         }
-    });
+    }));
 }
 
 /// Listing 5: one behaviour over both accounts; a frozen account blocks the whole transfer.
@@ -145,7 +145,7 @@ fn listing_5_both_accounts_at_once() {
     testing::check(|rt| {
         let (src, dst) = (account(rt, 100), account(rt, 0));
         atomic_transfer(&src, &dst, 30);
-        when(&dst, |d| d.frozen = true);
+        drop(when(&dst, |d| d.frozen = true));
         atomic_transfer(&src, &dst, 30);
         rt.wait_quiescent();
         assert_eq!((balance(&src), balance(&dst)), (70, 30));
@@ -203,25 +203,25 @@ fn listing_8_nested_behaviours_keep_the_log_in_order() {
     testing::check(|rt| {
         let (src, dst) = (account(rt, 100), account(rt, 0));
         let log = Cown::new(rt.handle(), Vec::<&'static str>::new());
-        when(&log, |l| l.push("begin")); // b1
+        drop(when(&log, |l| l.push("begin"))); // b1
         let l2 = log.clone();
-        when(&src, move |s| {
+        drop(when(&src, move |s| {
             // b2
             s.balance -= 10;
-            when(&l2, |l| l.push("deposit")); // b3
-        });
+            drop(when(&l2, |l| l.push("deposit"))); // b3
+        }));
         let l4 = log.clone();
-        when(&dst, move |d| {
+        drop(when(&dst, move |d| {
             // b4
             d.frozen = true;
-            when(&l4, |l| l.push("freeze")); // b5
-        });
+            drop(when(&l4, |l| l.push("freeze"))); // b5
+        }));
         let l6 = log.clone();
-        when((&src, &dst), move |(s, d)| {
+        drop(when((&src, &dst), move |(s, d)| {
             // b6
             let _ = (s, d);
-            when(&l6, |l| l.push("transfer")); // b7
-        });
+            drop(when(&l6, |l| l.push("transfer"))); // b7
+        }));
         rt.wait_quiescent();
         let entries = when(&log, |l| l.clone()).wait().unwrap();
         let pos = |name: &str| entries.iter().position(|e| *e == name).unwrap();
@@ -241,7 +241,7 @@ fn listing_9_sequential_scheduling() {
         let ev = Events::default();
         let eat = |a: usize, b: usize, name: &'static str| {
             let e = ev.clone();
-            when((&forks[a], &forks[b]), move |_| e.record(name));
+            drop(when((&forks[a], &forks[b]), move |_| e.record(name)));
         };
         eat(0, 1, "b1");
         eat(1, 2, "b2");
@@ -261,7 +261,7 @@ fn listing_10_alternating_scheduling() {
         let ev = Events::default();
         let eat = |a: usize, b: usize, name: &'static str| {
             let e = ev.clone();
-            when((&forks[a], &forks[b]), move |_| e.record(name));
+            drop(when((&forks[a], &forks[b]), move |_| e.record(name)));
         };
         eat(0, 1, "b1");
         eat(2, 3, "b3");

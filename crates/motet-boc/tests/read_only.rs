@@ -119,9 +119,9 @@ fn mixed_access_keeps_writer_order() {
         let out = Cown::new(rt.handle(), Vec::new());
         for i in 0..20u64 {
             if i % 5 == 0 {
-                when(&config, move |c| *c = i);
+                drop(when(&config, move |c| *c = i));
             } else {
-                when((config.read(), &out), move |(c, o)| o.push((i, *c)));
+                drop(when((config.read(), &out), move |(c, o)| o.push((i, *c))));
             }
         }
         let seen = when(&out, |o| o.clone()).wait().unwrap();

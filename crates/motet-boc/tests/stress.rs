@@ -39,20 +39,20 @@ fn banking(workers: usize, spawners: usize, transfers: usize) {
                     let amount = rng.below(50) as i64;
                     let done = done.clone();
                     if i % 2 == 0 {
-                        when((&accounts[a], &accounts[b]), move |(x, y)| {
+                        drop(when((&accounts[a], &accounts[b]), move |(x, y)| {
                             *x -= amount;
                             *y += amount;
                             done.fetch_add(1, SeqCst);
-                        });
+                        }));
                     } else {
                         let to = accounts[b].clone();
-                        when(&accounts[a], move |x| {
+                        drop(when(&accounts[a], move |x| {
                             *x -= amount;
-                            when(&to, move |y| {
+                            drop(when(&to, move |y| {
                                 *y += amount;
                                 done.fetch_add(1, SeqCst);
-                            });
-                        });
+                            }));
+                        }));
                     }
                 }
             });
@@ -94,16 +94,16 @@ fn mixed_spawners(workers: usize, transfers: usize) {
                     let b = (a + 1 + rng.below(3)) % 4;
                     let done = done.clone();
                     if i % 2 == 0 {
-                        when((&accounts[a], &accounts[b]), move |(x, y)| {
+                        drop(when((&accounts[a], &accounts[b]), move |(x, y)| {
                             *x -= 1;
                             *y += 1;
                             done.fetch_add(1, SeqCst);
-                        });
+                        }));
                     } else {
-                        when(&accounts[a], move |x| {
+                        drop(when(&accounts[a], move |x| {
                             *x += 0;
                             done.fetch_add(1, SeqCst);
-                        });
+                        }));
                     }
                 }
             });
@@ -174,7 +174,7 @@ fn philosophers(workers: usize, n: usize, meals: usize) {
     let eaten = Arc::new(AtomicUsize::new(0));
     fn eat(forks: Arc<Vec<Cown<usize>>>, i: usize, left: usize, eaten: Arc<AtomicUsize>) {
         let pair = vec![forks[i].clone(), forks[(i + 1) % forks.len()].clone()];
-        when(&pair, move |mut fs| {
+        drop(when(&pair, move |mut fs| {
             for f in fs.iter_mut() {
                 *f += 1;
             }
@@ -182,7 +182,7 @@ fn philosophers(workers: usize, n: usize, meals: usize) {
             if left > 1 {
                 eat(forks, i, left - 1, eaten);
             }
-        });
+        }));
     }
     for i in (0..n).step_by(2).chain((1..n).step_by(2)) {
         eat(forks.clone(), i, meals, eaten.clone());
@@ -219,17 +219,17 @@ fn readers_and_writers_from_several_threads() {
                 for _ in 0..3_000 {
                     let c = &pairs[rng.below(pairs.len())];
                     if rng.below(4) == 0 {
-                        when(c, |p| {
+                        drop(when(c, |p| {
                             p.0 += 1;
                             p.1 += 1;
-                        });
+                        }));
                     } else {
                         let torn = torn.clone();
-                        when(c.read(), move |p: &(u64, u64)| {
+                        drop(when(c.read(), move |p: &(u64, u64)| {
                             if p.0 != p.1 {
                                 torn.fetch_add(1, SeqCst);
                             }
-                        });
+                        }));
                     }
                 }
             });

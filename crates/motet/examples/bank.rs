@@ -28,7 +28,7 @@ fn main() {
     for (i, amount) in [30, 50, 70, 20].into_iter().enumerate() {
         let (from, to) = (&accounts[i % 3], &accounts[(i + 1) % 3]);
         let log = log.clone();
-        when((from, to), move |(from, to)| {
+        drop(when((from, to), move |(from, to)| {
             let entry = if from.balance >= amount {
                 from.balance -= amount;
                 to.balance += amount;
@@ -36,14 +36,14 @@ fn main() {
             } else {
                 format!("{} -> {}: {amount} refused", from.name, to.name)
             };
-            when(&log, move |log| log.push(entry));
-        });
+            drop(when(&log, move |log| log.push(entry)));
+        }));
     }
 
     // A withdrawal and a deposit as one atomic step: nothing comes between them.
     let mut batch = Batch::new();
-    batch.when(&accounts[0], |a| a.balance -= 10);
-    batch.when(&accounts[2], |a| a.balance += 10);
+    drop(batch.when(&accounts[0], |a| a.balance -= 10));
+    drop(batch.when(&accounts[2], |a| a.balance += 10));
     batch.spawn();
 
     // An audit reads every account at once; its promise is waited for here.

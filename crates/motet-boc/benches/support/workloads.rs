@@ -54,7 +54,7 @@ where
     if DETACHED {
         when_detached(cowns, f).expect("a valid cown set");
     } else {
-        when(cowns, f);
+        drop(when(cowns, f));
     }
 }
 
@@ -156,10 +156,10 @@ fn pingpong_boc<const DETACHED: bool>(rt: &Runtime, n: u64) {
     let ping = Cown::new(rt.handle(), party(None));
     let pong = Cown::new(rt.handle(), party(Some(ping.clone())));
     let p = pong.clone();
-    when(&ping, move |party| party.partner = Some(p));
+    drop(when(&ping, move |party| party.partner = Some(p)));
     hop::<DETACHED>(&ping, n);
     rt.wait_quiescent();
-    when(&pong, |party| party.partner = None);
+    drop(when(&pong, |party| party.partner = None));
     rt.wait_quiescent();
 }
 

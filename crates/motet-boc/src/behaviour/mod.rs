@@ -54,5 +54,6 @@ mod tests;
 
 pub use batch::Batch;
 pub(crate) use current::outside_behaviours;
+pub(crate) use deferral::stall;
 pub(crate) use handoff::{flush_handoff, schedule_ready};
 pub use spawn::{when, when_detached};

@@ -66,7 +66,7 @@ where
     // SAFETY: the spawner holds a handle to the cown.
     let header = unsafe { first_cown(first) };
     if let Some(bound) = header.bound.as_deref() {
-        throttle(header, bound);
+        throttle(header, bound, false);
     }
     // SAFETY: a fresh single behaviour over a cown the spawner holds a handle to, a write request
     // if its shape says so.
@@ -241,10 +241,10 @@ unsafe fn enqueue_requests(
 /// use motet_boc::{when, Cown};
 /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
 /// let (src, dst) = (Cown::new(rt.handle(), 100), Cown::new(rt.handle(), 0));
-/// when((&src, &dst), |(src, dst)| {
+/// drop(when((&src, &dst), |(src, dst)| {
 ///     *src -= 40;
 ///     *dst += 40;
-/// });
+/// }));
 /// let total = when((src.read(), dst.read()), |(s, d)| s + d).wait().unwrap();
 /// assert_eq!(total, 100);
 /// ```

@@ -17,7 +17,7 @@ use crate::set::{Shape, SlotView};
 
 use super::block::{block_start, first_of, Kind, HEADER};
 use super::current::{Current, CURRENT};
-use super::deferral::defer;
+use super::deferral::{defer, released};
 use super::handoff::schedule_ready;
 
 /// What a step left to do: the one successor its release made runnable and kept for this thread,
@@ -244,8 +244,8 @@ pub(super) fn finish<K: Kind>(task: Running<K>, writers: usize) -> Step {
     Step::done(next, from_first)
 }
 
-/// Releases one granted slot (not a duplicate): counts the release on a bounded cown, then hands
-/// the cown on.
+/// Releases one granted slot (not a duplicate): counts the release on a bounded cown (out of
+/// line, see `deferral::released`), then hands the cown on.
 ///
 /// # Safety
 /// `slot` is granted, finished with, not a duplicate, and not used again; a write request if
@@ -259,7 +259,8 @@ unsafe fn release_slot(
     // SAFETY: the slot is still granted, so its cown is alive.
     let header = unsafe { CownHeader::from_queue(slot.as_ref().queue()) };
     if let Some(bound) = header.bound.as_deref() {
-        bound.on_release();
+        // SAFETY: as above: the slot is live.
+        released(bound, unsafe { slot.as_ref() });
     }
     // SAFETY: the caller's contract.
     unsafe {

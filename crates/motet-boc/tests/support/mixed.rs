@@ -31,16 +31,16 @@ pub fn mixed(rt: &Runtime, census: &Census) {
         let t = census.track();
         drop(when(read_all(&set), move |_| drop(t)));
         let (b2, t) = (b.clone(), census.track());
-        when(&a, move |_| {
+        drop(when(&a, move |_| {
             let t2 = census_free(t);
-            when(&b2, move |_| drop(t2));
-        });
+            drop(when(&b2, move |_| drop(t2)));
+        }));
         let t = census.track();
         let r = census.track();
-        when(&bounded, move |_| {
+        drop(when(&bounded, move |_| {
             drop(t);
             r
-        });
+        }));
         let (t, r) = (census.track(), census.track());
         when_detached(&a, move |_| {
             drop(t);
