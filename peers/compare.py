@@ -4,21 +4,24 @@ motet-savina's `--size` names, and the merged records and Markdown table.
 
 usage:
   compare.py has KIT B1,B2,...            the benchmarks of the list that KIT has, comma-separated
-  compare.py plan --bench B1,... KIT.json...
+LIST is the output of `motet-savina list`, saved to a file (its models and default parameters).
+  compare.py plan --bench B1,... [--listing LIST] KIT.json...
                                           one line per benchmark and distinct parameter set the kits ran
-                                          it at: "BENCH<TAB>TAG<TAB>P=V P=V ..." in motet-savina's names
-  compare.py models BENCH M1,M2,... < (motet-savina list)
+                                          it at: "BENCH<TAB>TAG<TAB>P=V P=V ..." in motet-savina's names,
+                                          leaving out the values equal to motet-savina's defaults
+  compare.py models --listing LIST BENCH M1,M2,...
                                           the models of the list that motet-savina has for BENCH
-  compare.py report --json OUT --markdown OUT.md [--command C] [--root DIR]
-                    [--sources sources.txt] [--kits "k1 k2"] FILES...
+  compare.py report --json OUT --markdown OUT.md [--command C] [--root DIR] [--listing LIST]
+                    [--sources sources.txt] [--kits "k1 k2"] [--bench B1,...] FILES...
                                           merges kit-KIT.json and motet-*.json records into one array
                                           (kit records get "peer_kit") and writes the comparison table
 
 Kit records are in motet-savina's format but use their own parameter names (Verona's harness names,
 Savina's Akka "Args:" lines, LF's runner names; CAF's are SPEC.md's flags). PARAMS below maps each to
 motet-savina's name, or to None where motet-savina has no such parameter and the value is the only one
-it implements (a channel count of 1, no priorities). A kit parameter missing from PARAMS is an error:
-motet is never compared at parameters that were not checked to be the kit's.
+it implements (a channel count of 1, no priorities; see FIXED). A kit parameter missing from PARAMS is
+an error: motet is never compared at parameters that were not checked to be the kit's. A parameter
+that a kit's record leaves out is run at motet-savina's default, which is Savina's.
 """
 import argparse
 import json
@@ -61,7 +64,8 @@ PEER_MODELS = {
 }
 
 # kit -> benchmark -> {kit's parameter name: motet-savina's name, or None (see the module's doc)}.
-# Every entry was checked against the kit's port and motet-savina's parameter of that benchmark.
+# The seven micro benchmarks were checked against each kit's port and motet-savina's program; the
+# others by each kit's documented meaning of its parameters against motet-savina's `list --verbose`.
 PARAMS = {
     "verona": {  # peers/verona/run.sh's tables: the arguments savina/savina.cpp passes
         "pingpong": {"pings": "n"},
@@ -71,8 +75,24 @@ PARAMS = {
         "threadring": {"actors": "n", "passes": "r"},
         "chameneos": {"chameneos": "c", "meetings": "m"},
         "big": {"pings": "n", "actors": "w"},
+        "concdict": {"workers": "e", "messages": "m", "write_percentage": "w"},
+        "concsll": {"workers": "e", "messages": "m", "size_percentage": "s", "write_percentage": "w"},
+        "bndbuffer": {"buffersize": "bb", "producers": "np", "consumers": "nc", "items": "ipp",
+                      "producercosts": "pc", "consumercosts": "cc"},
+        "philosopher": {"philosophers": "n", "rounds": "m", "channels": "c"},
+        "barber": {"haircuts": "n", "room": "w", "production": "pr", "cut": "hr"},
+        "cigsmok": {"rounds": "r", "smokers": "s"},
+        "logmap": {"terms": "t", "series": "s", "rate": "r", "increment": None},
+        "banking": {"accounts": "a", "transactions": "n"},
+        "radixsort": {"dataset": "n", "max": "m", "seed": "s"},
+        "filterbank": {"columns": "col", "simulations": "sim", "channels": "chan", "sinkrate": None},
+        "sieve": {"limit": "n", "buffersize": "m"},
+        "trapezoid": {"pieces": "n", "workers": "w", "left": "l", "right": "r"},
+        "recmatmul": {"workers": "w", "length": "n", "threshold": "t", "priorities": "p"},
+        "quicksort": {"dataset": "n", "max": "m", "threshold": "t", "seed": "s"},
+        "fib": {"n": "n"},
     },
-    "caf": {  # SPEC.md's (Savina's) flags, as motet-savina's
+    "caf": {  # SPEC.md's (Savina's) flags, as motet-savina's, but for bndbuffer's
         "pingpong": {"n": "n"},
         "count": {"n": "n"},
         "fjthrput": {"n": "n", "a": "a"},
@@ -80,6 +100,22 @@ PARAMS = {
         "threadring": {"n": "n", "r": "r"},
         "chameneos": {"c": "c", "m": "m"},
         "big": {"n": "n", "w": "w"},
+        "concdict": {"e": "e", "m": "m", "w": "w"},
+        "concsll": {"e": "e", "m": "m", "w": "w", "s": "s"},
+        "bndbuffer": {"b": "bb", "p": "np", "c": "nc", "x": "pc", "y": "cc", "i": "ipp"},
+        "philosopher": {"n": "n", "m": "m"},
+        "logmap": {"t": "t", "s": "s", "r": "r"},
+        "banking": {"a": "a", "n": "n"},
+        "radixsort": {"n": "n", "m": "m", "s": "s"},
+        "sieve": {"n": "n", "m": "m"},
+        "facloc": {"n": "n", "g": "g", "a": "a", "s": "s", "c": "c"},
+        "trapezoid": {"n": "n", "w": "w", "l": "l", "r": "r"},
+        "recmatmul": {"n": "n", "t": "t", "w": "w"},
+        "quicksort": {"n": "n", "m": "m", "t": "t", "s": "s"},
+        "apsp": {"n": "n", "b": "b", "w": "w"},
+        "nqueenk": {"n": "n", "w": "w", "t": "t", "s": "s"},
+        "fib": {"n": "n"},
+        "bitonicsort": {"n": "n", "m": "m", "s": "s"},
     },
     "akka": {  # the "Args:" block Savina's BenchmarkRunner prints ("debug" is dropped for every one)
         "pingpong": {"N (num pings)": "n"},
@@ -91,6 +127,32 @@ PARAMS = {
         "chameneos": {"num chameneos": "c", "num meetings": "m", "num mailboxes": None,
                       "use priorities": None},
         "big": {"N (num pings)": "n", "W (num actors)": "w"},
+        "concdict": {"Num Entities": "e", "Message/Worker": "m", "Write Percent": "w"},
+        "concsll": {"Num Entities": "e", "Message/Worker": "m", "Insert Percent": "w", "Size Percent": "s"},
+        "bndbuffer": {"Buffer size": "bb", "num producers": "np", "num consumers": "nc", "prod cost": "pc",
+                      "cons cost": "cc", "items per producer": "ipp", "num mailboxes": "nm"},
+        "philosopher": {"N (num philosophers)": "n", "M (num eating rounds)": "m", "C (num channels)": "c"},
+        "barber": {"N (num haircuts)": "n", "W (waiting room size)": "w", "APR (production rate)": "pr",
+                   "AHR (haircut rate)": "hr"},
+        "cigsmok": {"R (num rounds)": "r", "S (num smokers)": "s"},
+        "logmap": {"num terms": "t", "num series": "s", "start rate": "r"},
+        "banking": {"A (num accounts)": "a", "N (num transactions)": "n", "Initial Balance": None},
+        "radixsort": {"N (num values)": "n", "M (max value)": "m", "S (seed)": "s"},
+        "filterbank": {"numSimulations": "sim", "numColumns": "col", "numChannels": "chan"},
+        "sieve": {"N (input size)": "n"},
+        "uct": {"Max. nodes": "nodes", "Avg. comp size": "avg", "Std. dev. comp size": "stdev",
+                "Binomial Param": "binomial", "Urgent node percent": "urgent"},
+        "facloc": {"Num points": "n", "Grid size": "g", "F": None, "Alpha": "a", "Cut-off depth": "c",
+                   "Seed": "s"},
+        "trapezoid": {"N (num trapezoids)": "n", "W (num workers)": "w", "L (left end-point)": "l",
+                      "R (right end-point)": "r"},
+        "piprecision": {"Num Workers": "w", "Precision": "p"},
+        "recmatmul": {"Num Workers": "w", "Data length": "n", "Threshold": "t", "Priorities": "p"},
+        "quicksort": {"N (num values)": "n", "M (max value)": "m", "T (sequential cutoff)": "t", "S (seed)": "s"},
+        "apsp": {"N (num workers)": "n", "B (block size)": "b", "W (max edge weight)": "w"},  # N is the nodes
+        "astar": {"Num Workers": "w", "Grid Size": "g", "Priorities": "p", "Threshold": "t", "Granularity": None},
+        "nqueenk": {"Num Workers": "w", "Size": "n", "Max Solutions": "s", "Threshold": "t", "Priorities": "p"},
+        "fib": {"N (index)": "n"},
     },
     "lf": {  # peers/lf/run.sh: the benchmarks-lingua-franca runner's small sizes
         "pingpong": {"pings": "n"},
@@ -99,11 +161,36 @@ PARAMS = {
         "threadring": {"actors": "n", "pings": "r"},
         "chameneos": {"chameneos": "c", "meetings": "m"},
         "big": {"messages": "n", "actors": "w"},
+        "banking": {"accounts": "a", "transactions": "n"},
+        "barber": {"haircuts": "n", "waiting_room_size": "w", "production_rate": "pr", "haircut_rate": "hr"},
+        "bndbuffer": {"buffer_size": "bb", "producers": "np", "consumers": "nc", "items_per_producer": "ipp",
+                      "produce_cost": "pc", "consume_cost": "cc"},
+        "cigsmok": {"rounds": "r", "smokers": "s"},
+        "concdict": {"workers": "e", "messages_per_worker": "m", "write_percentage": "w"},
+        "concsll": {"workers": "e", "messages_per_worker": "m", "write_percentage": "w", "size_percentage": "s"},
+        "logmap": {"terms": "t", "series": "s", "start_rate": "r"},
+        "philosopher": {"philosophers": "n", "eating_rounds": "m"},
+        "apsp": {"nodes": "n", "block_size": "b", "max_edge_weight": "w"},
+        "astar": {"workers": "w", "grid_size": "g", "priorities": "p", "threshold": "t"},
+        "filterbank": {"columns": "col", "simulations": "sim", "channels": "chan"},
+        "nqueenk": {"workers": "w", "size": "n", "threshold": "t", "priorities": "p", "solution_limit": "s"},
+        "piprecision": {"workers": "w", "precision": "p"},
+        "radixsort": {"data_size": "n", "max_value": "m", "seed": "s"},
+        "recmatmul": {"workers": "w", "data_length": "n", "block_threshold": "t", "priorities": "p"},
+        "trapezoid": {"workers": "w", "pieces": "n", "left": "l", "right": "r"},
     },
 }
-# The only values motet-savina implements for the parameters mapped to None.
+# The only values motet-savina implements for the parameters mapped to None; ANY where motet-savina
+# runs its own value whatever the kit's, and its records say so (banking's balance-10000) or the
+# parameter only tunes a priority mailbox or a printout that motet-savina's programs do not have.
+ANY = object()
 FIXED = {"channels": 1, "C (num channels)": 1, "num mailboxes": 1,
-         "priorities": (True, False), "P (use priorities)": (True, False), "use priorities": (True, False)}
+         "priorities": (True, False), "P (use priorities)": (True, False), "use priorities": (True, False),
+         "increment": 0.0025,  # logmap: rate computer i's rate is r + i * 0.0025 in motet-savina too
+         "sinkrate": ANY,  # filterbank: how often Verona's sink prints
+         "Initial Balance": ANY,  # banking: motet-savina's accounts start at 10,000 (balance-10000)
+         "F": ANY,  # facloc: derived from the grid size
+         "Granularity": ANY}  # astar: the priority mailbox's granularity
 DROPPED = {"akka": {"debug"}}
 
 
@@ -112,9 +199,10 @@ def kit_of(path):
     return m.group(1) if m else None
 
 
-def sizes_of(kit, rec):
+def sizes_of(kit, rec, defaults=None):
     """motet-savina's --size overrides for the parameters of a kit record, as sorted (name, value)
-    pairs; or raises ValueError naming what is not mapped."""
+    pairs, leaving out those equal to motet-savina's defaults (`defaults`: benchmark -> {name: value});
+    or raises ValueError naming what is not mapped."""
     bench = rec["benchmark"]
     table = PARAMS.get(kit, {}).get(bench)
     if table is None:
@@ -129,14 +217,13 @@ def sizes_of(kit, rec):
         name = table[key]
         if name is None:
             fixed = FIXED.get(key)
-            ok = value in fixed if isinstance(fixed, tuple) else value == fixed
+            ok = fixed is ANY or (value in fixed if isinstance(fixed, tuple) else value == fixed)
             if not ok:
                 raise ValueError(f"{kit}'s {bench} runs {key}={value}, which motet-savina does not implement")
             continue
         out[name] = value
-    missing = [k for k in table if k not in params]
-    if missing:
-        raise ValueError(f"{kit}'s {bench} record lacks {missing}")
+    dflt = (defaults or {}).get(bench, {})
+    out = {k: v for k, v in out.items() if not (k in dflt and float(v) == dflt[k])}
     return tuple(sorted(out.items()))
 
 
@@ -149,7 +236,7 @@ def fmt_value(v):
 
 
 def label(sizes):
-    return " ".join(f"{k}={fmt_value(v)}" for k, v in sizes)
+    return " ".join(f"{k}={fmt_value(v)}" for k, v in sizes) or "SPEC.md's"
 
 
 def load(path):
@@ -168,6 +255,7 @@ def cmd_has(a):
 def cmd_plan(a):
     benches = [b for b in a.bench.split(",") if b]
     groups = {}  # (bench, sizes) -> kits
+    defaults = defaults_of(read_listing(a.listing))
     bad = 0
     for path in a.files:
         kit = kit_of(path)
@@ -175,7 +263,7 @@ def cmd_plan(a):
             if rec["benchmark"] not in benches:
                 continue
             try:
-                sizes = sizes_of(kit, rec)
+                sizes = sizes_of(kit, rec, defaults)
             except ValueError as e:
                 print(f"compare.py: {e}; motet is not run at these parameters", file=sys.stderr)
                 bad += 1
@@ -190,25 +278,41 @@ def cmd_plan(a):
 
 
 def cmd_models(a):
-    # `motet-savina list` prints a matrix: a header row of model names, then a row per benchmark (its
-    # Savina id, its name, a mark under each model: ● implemented, · not).
-    text = sys.stdin.read()
-    want = [m for m in a.models.split(",") if m]
-    print(",".join(m for m in want if motet_has(text, a.bench, m)))
+    listing = read_listing(a.listing)
+    have = listing.get(a.bench, ([], {}))[0]
+    print(",".join(m for m in a.models.split(",") if m and m in have))
 
 
-def motet_has(listing, bench, model):
-    lines = [l for l in listing.splitlines() if l.strip()]
-    header = next((l for l in lines if re.search(r"\bactor\b", l) and re.search(r"\bfloor\b", l)), None)
-    row = next((l for l in lines if len(l.split()) > 1 and l.split()[1] == bench), None)  # id, name, ...
-    if header is None or row is None:
-        return False
-    # the column of the model's name in the header; a mark in the row under it
-    for m in re.finditer(r"\S+", header):
-        if m.group(0) == model:
-            cell = row[m.start():m.end()].strip()
-            return cell not in ("", "-", ".", "·")
-    return False
+def read_listing(path):
+    """`motet-savina list`, saved to `path`: {benchmark: (models it has, {parameter: default})}."""
+    if not path:
+        return {}
+    with open(path) as f:
+        text = f.read()
+    lines = [l for l in text.splitlines() if l.strip()]
+    header = next((l for l in lines if re.search(r"\bactor\b", l) and re.search(r"\bfloor\b", l)), "")
+    # the header's model columns: "id", "benchmark", then one per model, then "parameters (default)"
+    cols = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"\S+", header)][2:]
+    out = {}
+    for l in lines:
+        toks = l.split()
+        if l is header or len(toks) < 2 or not (toks[0].isdigit() or toks[0] == "-"):
+            continue
+        models = [name for name, a, b in cols if l[a:b].strip() == "●"]  # the mark of "implemented"
+        params = {}
+        for t in toks[2:]:
+            if "=" in t:
+                k, v = t.split("=", 1)
+                try:
+                    params[k] = float(v)
+                except ValueError:
+                    pass
+        out[toks[1]] = (models, params)
+    return out
+
+
+def defaults_of(listing):
+    return {b: p for b, (_m, p) in listing.items()}
 
 
 def median(rec):
@@ -281,10 +385,11 @@ def cmd_report(a):
     rows = {}
     peer_cols = []
     unmapped = []
+    defaults = defaults_of(read_listing(a.listing))
     for rec in kit_recs:
         kit = rec["peer_kit"]
         try:
-            sizes = sizes_of(kit, rec)
+            sizes = sizes_of(kit, rec, defaults)
         except ValueError as e:
             unmapped.append(str(e))
             continue
@@ -304,7 +409,9 @@ def cmd_report(a):
     motet_models.sort(key=lambda m: base_order.index(m) if m in base_order else 99)
 
     def motet_cell(bench, sizes, threads, model):
-        want = dict(sizes)
+        # the record at exactly these parameters: the overrides, and motet-savina's defaults for the rest
+        want = dict(defaults.get(bench, {}))
+        want.update(sizes)
         found = None
         for rec in motet_recs:
             if rec["benchmark"] != bench or rec["model"] != model:
@@ -392,8 +499,9 @@ def cmd_report(a):
         srcs = ", ".join(f"{repo}@{c[:12]}" for k, repo, c in sources if k == kit)
         md.append(f"  - {kit}: {srcs}")
     md.append("")
-    md.append("Median ms of each cell. Every row is at one peer kit's own parameters (in motet-savina's "
-              "names); motet ran at each kit's parameters in the same invocation. Ratios are the peer's "
+    md.append("Median ms of each cell. Every row is at one peer kit's own parameters; the parameters column "
+              "names those that differ from SPEC.md's defaults (Savina's), in motet-savina's names. motet ran "
+              "at each kit's parameters in the same invocation. Ratios are the peer's "
               "median over motet's (above 1: motet is faster); verona-full (BoC Full) is taken over motet's "
               "boc, every other peer over motet's actors. The floor is sequential and runs once (threads 1). "
               "✗: not validated (no ratio is taken). What each kit validates, times and counts as an "
@@ -446,9 +554,11 @@ def main():
     p.set_defaults(f=cmd_has)
     p = sub.add_parser("plan")
     p.add_argument("--bench", default=",".join(MICRO))
+    p.add_argument("--listing", default="", help="`motet-savina list`, saved to a file")
     p.add_argument("files", nargs="*")
     p.set_defaults(f=cmd_plan)
     p = sub.add_parser("models")
+    p.add_argument("--listing", required=True, help="`motet-savina list`, saved to a file")
     p.add_argument("bench")
     p.add_argument("models")
     p.set_defaults(f=cmd_models)
@@ -459,6 +569,7 @@ def main():
     p.add_argument("--root", default="")
     p.add_argument("--sources", default="")
     p.add_argument("--kits", default="")
+    p.add_argument("--listing", default="", help="`motet-savina list`, saved to a file")
     p.add_argument("--bench", dest="bench_order", type=lambda s: [b for b in s.split(",") if b], default=None)
     p.add_argument("files", nargs="*")
     p.set_defaults(f=cmd_report)

@@ -185,6 +185,8 @@ step_done "build motet-savina"
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 rm -f "$OUT"/kit-*.json "$OUT"/motet-*.json
+LISTING="$OUT/motet-savina-list.txt"
+"$MOTET" list > "$LISTING"
 
 # ---- the peers, at their own parameters ------------------------------------------------------------
 for kit in "${BUILT[@]}"; do
@@ -201,16 +203,17 @@ done
 
 # ---- motet, at each kit's parameters -------------------------------------------------------------
 # compare.py plan: one line per benchmark and distinct parameter set the kits ran it at,
-# "BENCH<TAB>TAG<TAB>P=V P=V ...", the kits' names mapped to motet-savina's.
+# "BENCH<TAB>TAG<TAB>P=V P=V ...", the kits' names mapped to motet-savina's (values equal to
+# motet-savina's defaults left out).
 kit_files=()
 for kit in "${BUILT[@]}"; do
   [ -f "$OUT/kit-$kit.json" ] && kit_files+=("$OUT/kit-$kit.json")
 done
 [ "${#kit_files[@]}" -gt 0 ] || die "no kit produced records"
-plan="$(python3 "$HERE/compare.py" plan --bench "$BENCH" "${kit_files[@]}")"
+plan="$(python3 "$HERE/compare.py" plan --bench "$BENCH" --listing "$LISTING" "${kit_files[@]}")"
 while IFS=$'\t' read -r bench tag sizes; do
   [ -n "$bench" ] || continue
-  models="$("$MOTET" list | python3 "$HERE/compare.py" models "$bench" "$MODELS")"
+  models="$(python3 "$HERE/compare.py" models --listing "$LISTING" "$bench" "$MODELS")"
   [ -n "$models" ] || { echo "compare.sh: motet-savina has none of $MODELS for $bench" >&2; continue; }
   size_args=()
   for s in $sizes; do size_args+=(--size "$s"); done
@@ -227,7 +230,7 @@ shopt -s nullglob
 motet_files=("$OUT"/motet-*.json)
 shopt -u nullglob
 python3 "$HERE/compare.py" report --json "$OUT/peers.json" --markdown "$OUT/peers.md" \
-  --command "peers/compare.sh ${ARGV[*]}" --root "$ROOT" --sources "$HERE/sources.txt" \
+  --command "peers/compare.sh ${ARGV[*]}" --root "$ROOT" --sources "$HERE/sources.txt" --listing "$LISTING" \
   --kits "${BUILT[*]}" --bench "$BENCH" "${kit_files[@]}" "${motet_files[@]}"
 step_done "merge"
 echo "compare.sh: wrote $OUT/peers.json and $OUT/peers.md" >&2
