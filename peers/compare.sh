@@ -54,7 +54,7 @@ while [ "$#" -gt 0 ]; do
     --out) need_arg "$@"; OUT="$2"; shift 2;;
     --timeout) need_arg "$@"; TIMEOUT="$2"; shift 2;;
     --build-only) BUILD_ONLY=1; shift;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0;;
+    -h|--help) sed -n '2,26p' "$0" | cut -c3-; exit 0;;
     *) die "unknown argument $1 (see --help)";;
   esac
 done
