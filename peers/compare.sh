@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Compare motet with its peer runtimes on the Savina benchmarks, in one invocation: build each peer
+# kit (if not built) from pinned commits, run its ports at the kit's own parameters, run motet-savina
+# at each kit's parameters, and write the merged records and a Markdown table.
+#
+# usage: peers/compare.sh [--bench B1,B2,...] [--threads 1,2] [--iterations N]
+#                         [--kits verona,caf,akka,lf] [--models actor,boc,floor] --out DIR
+#                         [--timeout SEC] [--build-only]
+#   --bench       Savina short names (default: the seven micro benchmarks); each kit runs those it has
+#   --threads     worker counts (default 1,2), for every kit and for motet
+#   --iterations  timed iterations per cell (default 5): each kit's own meaning (see peers/README.md);
+#                 motet times N after its default 2 warm-up iterations
+#   --kits        which kits (default verona,caf,akka,lf)
+#   --models      motet-savina models (default actor,boc,floor: the untuned defaults)
+#   --out DIR     writes DIR/peers.json (every record), DIR/peers.md (the table), and each kit's and
+#                 motet's own records (DIR/kit-*.json, DIR/motet-*.json)
+#   --timeout     seconds one peer process may run (default 600)
+#   --build-only  get the sources and build the kits, then stop
+# Sources: each kit's git repositories are named in peers/sources.txt with their pinned commits.
+# An environment variable named there (VERONA_BENCH_GIT, CAF_SAVINA_GIT, ...) may name a local git
+# directory (bare, or a checkout) holding the commit; otherwise the repository is cloned from
+# PEERS_GIT_URL (default https://github.com/%s.git, %s = owner/name) into PEERS_SOURCES (default
+# peers/.sources). MOTET_SAVINA names a prebuilt motet-savina binary (default: cargo builds
+# target/release/motet-savina with --features peers).
+# Timed runs (each peer process, each motet-savina run) hold `flock -x peers/.bench.lock`; builds
+# hold it shared, so no two timed runs, and no timed run and build, overlap.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+LOCK="$HERE/.bench.lock"
+SOURCES="${PEERS_SOURCES:-$HERE/.sources}"
+GIT_URL="${PEERS_GIT_URL:-https://github.com/%s.git}"
+
+BENCH="pingpong,count,fjthrput,fjcreate,threadring,chameneos,big"
+THREADS="1,2"
+ITER=5
+KITS="verona,caf,akka,lf"
+MODELS="actor,boc,floor"
+OUT=""
+TIMEOUT=600
+BUILD_ONLY=0
+ARGV=("$@")
+
+die() { echo "compare.sh: $*" >&2; exit 1; }
+need_arg() { [ "$#" -ge 2 ] || die "$1 needs a value"; }
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+    --bench) need_arg "$@"; BENCH="$2"; shift 2;;
+    --threads) need_arg "$@"; THREADS="$2"; shift 2;;
+    --iterations) need_arg "$@"; ITER="$2"; shift 2;;
+    --kits) need_arg "$@"; KITS="$2"; shift 2;;
+    --models) need_arg "$@"; MODELS="$2"; shift 2;;
+    --out) need_arg "$@"; OUT="$2"; shift 2;;
+    --timeout) need_arg "$@"; TIMEOUT="$2"; shift 2;;
+    --build-only) BUILD_ONLY=1; shift;;
+    -h|--help) sed -n '2,26p' "$0" | cut -c3-; exit 0;;
+    *) die "unknown argument $1 (see --help)";;
+  esac
+done
+[ "$BUILD_ONLY" = 1 ] || [ -n "$OUT" ] || die "--out DIR is required"
+[[ "$ITER" =~ ^[1-9][0-9]*$ ]] || die "--iterations takes a positive integer"
+IFS=',' read -r -a KIT_LIST <<< "$KITS"
+for kit in "${KIT_LIST[@]}"; do
+  case "$kit" in verona|caf|akka|lf) ;; *) die "unknown kit $kit (verona, caf, akka, lf)";; esac
+done
+
+# ---- timing of each step -------------------------------------------------------------------------
+STEPS=()
+step_start=0
+step() { step_start=$(date +%s); echo "compare.sh: == $*" >&2; }
+step_done() { # step_done LABEL
+  local s=$(( $(date +%s) - step_start ))
+  STEPS+=("$(printf '%-44s %4dm%02ds' "$1" $((s / 60)) $((s % 60)))")
+  printf 'compare.sh: %s took %dm%02ds\n' "$1" $((s / 60)) $((s % 60)) >&2
+}
+print_steps() {
+  [ "${#STEPS[@]}" -gt 0 ] || return 0
+  echo "compare.sh: time per step:" >&2
+  printf '  %s\n' "${STEPS[@]}" >&2
+}
+trap print_steps EXIT
+
+# ---- system packages that this script needs itself ----------------------------------------------
+need_pkgs=()
+for p in git python3 util-linux; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_pkgs+=("$p")
+done
+if [ "${#need_pkgs[@]}" -gt 0 ]; then
+  SUDO=()
+  [ "$(id -u)" = 0 ] || SUDO=(sudo)
+  echo "compare.sh: installing ${need_pkgs[*]}" >&2
+  "${SUDO[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${need_pkgs[@]}"
+fi
+touch "$LOCK"
+
+# ---- sources ------------------------------------------------------------------------------------
+# git_dir VAR REPO COMMIT: prints a git directory holding COMMIT: $VAR's directory, or a clone of REPO.
+git_dir() {
+  local var="$1" repo="$2" commit="$3" dir
+  dir="${!var:-}"
+  if [ -n "$dir" ]; then
+    [ -d "$dir" ] || { echo "compare.sh: $var=$dir is not a directory" >&2; return 1; }
+    [ -d "$dir/.git" ] && dir="$dir/.git"
+    git --git-dir="$dir" cat-file -e "$commit^{commit}" 2>/dev/null ||
+      { echo "compare.sh: $var=$dir does not hold $repo@$commit" >&2; return 1; }
+  else
+    dir="$SOURCES/${repo//\//+}.git"
+    if [ ! -d "$dir" ]; then
+      mkdir -p "$SOURCES"
+      local url="${GIT_URL//%s/$repo}"
+      echo "compare.sh: git clone --bare $url" >&2
+      git clone --bare --quiet "$url" "$dir.tmp" && mv "$dir.tmp" "$dir" || return 1
+    fi
+    if ! git --git-dir="$dir" cat-file -e "$commit^{commit}" 2>/dev/null; then
+      echo "compare.sh: fetching $repo@$commit" >&2
+      git --git-dir="$dir" fetch --quiet origin "$commit" || {
+        echo "compare.sh: $repo@$commit is not in $dir, nor could it be fetched (set $var to a git directory that holds it)" >&2
+        return 1
+      }
+    fi
+  fi
+  (cd "$dir" && pwd)
+}
+
+# build_kit KIT: build the kit from its pinned sources, unless it was built from them already.
+build_kit() {
+  # (called as a condition, so errexit is off here: every failure returns explicitly)
+  local kit="$1" k var repo commit cvar d dirs=() commits=() stamp want
+  while read -r k var repo commit cvar; do
+    [ "$k" = "$kit" ] || continue
+    d="$(git_dir "$var" "$repo" "$commit")" || return 1
+    dirs+=("$d")
+    commits+=("$cvar=$commit")
+  done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$HERE/sources.txt")
+  [ "${#dirs[@]}" -gt 0 ] || die "no sources for $kit in sources.txt"
+  # the stamp: the commits and every file of the kit that goes into its build
+  want="$(printf '%s\n' "${commits[@]}";
+          cd "$HERE/$kit" && find . -path ./.build -prune -o -type f ! -name README.md ! -name run.sh -print |
+            LC_ALL=C sort | xargs sha256sum)"
+  stamp="$HERE/$kit/.build/compare.stamp"
+  if [ "$kit" != lf ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    echo "compare.sh: $kit is built from the pinned sources" >&2
+    return 0
+  fi
+  rm -f "$stamp"
+  if [ "$kit" = lf ]; then
+    # lfc takes ~20 min to build; build.sh skips the steps already done, and builds only the
+    # programs asked for (BENCHES)
+    local lf_benches
+    lf_benches="$(python3 "$HERE/compare.py" has lf "$BENCH")"
+    [ -n "$lf_benches" ] || { echo "compare.sh: lf has none of $BENCH" >&2; return 0; }
+    env "${commits[@]}" BENCHES="$lf_benches" "$HERE/lf/build.sh" "${dirs[@]}" || return 1
+  else
+    env "${commits[@]}" "$HERE/$kit/build.sh" "${dirs[@]}" || return 1
+  fi
+  mkdir -p "$HERE/$kit/.build"
+  printf '%s\n' "$want" > "$stamp"
+}
+
+BUILT=()
+for kit in "${KIT_LIST[@]}"; do
+  step "build $kit"
+  if build_kit "$kit"; then
+    BUILT+=("$kit")
+  else
+    echo "compare.sh: building $kit failed; it is left out" >&2
+  fi
+  step_done "build $kit"
+done
+[ "$BUILD_ONLY" = 0 ] || exit 0
+
+# ---- motet-savina -------------------------------------------------------------------------------
+step "build motet-savina"
+if [ -n "${MOTET_SAVINA:-}" ]; then
+  MOTET="$MOTET_SAVINA"
+else
+  (cd "$ROOT" && flock -s "$LOCK" cargo build --release -q -p motet-savina --features peers)
+  MOTET="$ROOT/target/release/motet-savina"
+fi
+[ -x "$MOTET" ] || die "no motet-savina binary at $MOTET"
+step_done "build motet-savina"
+
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+rm -f "$OUT"/kit-*.json "$OUT"/motet-*.json
+LISTING="$OUT/motet-savina-list.txt"
+"$MOTET" list > "$LISTING"
+
+# ---- the peers, at their own parameters ------------------------------------------------------------
+for kit in "${BUILT[@]}"; do
+  want="$(python3 "$HERE/compare.py" has "$kit" "$BENCH")"
+  [ -n "$want" ] || { echo "compare.sh: $kit has none of $BENCH" >&2; continue; }
+  step "run $kit: $want"
+  extra=()
+  [ "$kit" = lf ] && extra=(--model lf-cpp)
+  "$HERE/$kit/run.sh" --bench "$want" --threads "$THREADS" --iterations "$ITER" --timeout "$TIMEOUT" \
+    "${extra[@]}" --json "$OUT/kit-$kit.json" ||
+    echo "compare.sh: $kit/run.sh failed; its records are left out" >&2
+  step_done "run $kit"
+done
+
+# ---- motet, at each kit's parameters -------------------------------------------------------------
+# compare.py plan: one line per benchmark and distinct parameter set the kits ran it at,
+# "BENCH<TAB>TAG<TAB>P=V P=V ...", the kits' names mapped to motet-savina's (values equal to
+# motet-savina's defaults left out).
+kit_files=()
+for kit in "${BUILT[@]}"; do
+  [ -f "$OUT/kit-$kit.json" ] && kit_files+=("$OUT/kit-$kit.json")
+done
+[ "${#kit_files[@]}" -gt 0 ] || die "no kit produced records"
+plan="$(python3 "$HERE/compare.py" plan --bench "$BENCH" --listing "$LISTING" "${kit_files[@]}")"
+while IFS=$'\t' read -r bench tag sizes; do
+  [ -n "$bench" ] || continue
+  models="$(python3 "$HERE/compare.py" models --listing "$LISTING" "$bench" "$MODELS")"
+  [ -n "$models" ] || { echo "compare.sh: motet-savina has none of $MODELS for $bench" >&2; continue; }
+  size_args=()
+  for s in $sizes; do size_args+=(--size "$s"); done
+  step "motet $bench $sizes"
+  flock -x "$LOCK" "$MOTET" run "$bench" --model "$models" --threads "$THREADS" --iterations "$ITER" \
+    "${size_args[@]}" --json "$OUT/motet-$bench-$tag.json" >&2 ||
+    echo "compare.sh: motet-savina run $bench failed" >&2
+  step_done "motet $bench ($tag)"
+done <<< "$plan"
+
+# ---- merge --------------------------------------------------------------------------------------
+step "merge"
+shopt -s nullglob
+motet_files=("$OUT"/motet-*.json)
+shopt -u nullglob
+python3 "$HERE/compare.py" report --json "$OUT/peers.json" --markdown "$OUT/peers.md" \
+  --command "peers/compare.sh ${ARGV[*]}" --root "$ROOT" --sources "$HERE/sources.txt" --listing "$LISTING" \
+  --kits "${BUILT[*]}" --bench "$BENCH" "${kit_files[@]}" "${motet_files[@]}"
+step_done "merge"
+echo "compare.sh: wrote $OUT/peers.json and $OUT/peers.md" >&2
