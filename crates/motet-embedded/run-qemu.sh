@@ -5,7 +5,7 @@
 #
 #   bash crates/motet-embedded/run-qemu.sh [--json FILE]
 #
-# Missing Debian packages are installed non-interactively (with sudo when not root), as
+# Missing Debian packages are installed non-interactively by .ci/apt-install.sh, as
 # crates/motet-reactor-core/ci/build-thumbv7em.sh does. The build uses Debian's Rust and compiles
 # `core` and `alloc` from source (`-Z build-std`, see .cargo/config.toml); the crate is a workspace
 # of its own with its own target directory, so the host workspace is untouched.
@@ -30,18 +30,7 @@ while (($#)); do
 done
 
 PACKAGES=(rustc-web cargo-web rust-web-src lld qemu-system-arm binutils-arm-none-eabi)
-missing=()
-for p in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    echo "installing: ${missing[*]}"
-    SUDO=()
-    if [ "$(id -u)" != 0 ]; then SUDO=(sudo -n); fi
-    export DEBIAN_FRONTEND=noninteractive
-    "${SUDO[@]}" apt-get update -qq
-    "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash ../../.ci/apt-install.sh "${PACKAGES[@]}"
 
 # Debian's cargo and rustc, not rustup's proxies; `-Z build-std` needs RUSTC_BOOTSTRAP on stable.
 export PATH=/usr/bin:/bin

@@ -12,18 +12,7 @@ cd "$(dirname "$0")/../../.."
 TARGET=thumbv7em-none-eabihf
 PACKAGES=(rustc-web cargo-web rust-web-src lld)
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    echo "installing: ${missing[*]}"
-    SUDO=()
-    if [ "$(id -u)" != 0 ]; then SUDO=(sudo -n); fi
-    export DEBIAN_FRONTEND=noninteractive
-    "${SUDO[@]}" apt-get update -qq
-    "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash .ci/apt-install.sh "${PACKAGES[@]}"
 
 # Debian's cargo and rustc, not rustup's proxies.
 export PATH=/usr/bin:/bin
