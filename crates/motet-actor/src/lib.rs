@@ -44,12 +44,17 @@ mod blocks;
 mod cell;
 mod envelope;
 mod exit;
+mod group;
 mod ids;
 pub mod mailbox;
 mod oneshot;
+mod pool;
+mod registry;
 mod spawn;
 mod supervisor;
+mod timers;
 mod watch;
+mod weak;
 
 /// The std/loom synchronisation facade shared by motet's crates.
 use motet_runtime::sync;
@@ -58,9 +63,14 @@ pub use actor::{Actor, Context};
 pub use addr::{Addr, AnyAddr, SendError};
 pub use ask::{Ask, AskError, Reply};
 pub use exit::{ActorId, Down, ExitReason, ExitSignal};
+pub use group::Group;
+pub use pool::{Pool, PoolBuilder, PoolError};
+pub use registry::{Registry, RegistryEntry, RegistryError};
 pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
 pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
+pub use timers::{TimerId, Timers};
 pub use watch::ExitWatch;
+pub use weak::WeakAddr;
 
 /// Switches off (or back on) the sharing of full bins of freed message nodes and actor cells
 /// between threads, for tests that count the bytes a workload leaves behind: with it off, each
