@@ -211,6 +211,29 @@ fn a_restarted_worker_keeps_its_queued_messages() {
 }
 
 #[test]
+fn beyond_the_restart_intensity_the_pool_stops() {
+    testing::check(|rt| {
+        let tally = Tally::default();
+        let pool = Pool::builder(tally.factory())
+            .size(2)
+            .restart(2, Duration::from_secs(3600))
+            .spawn(rt.handle())
+            .unwrap();
+        let stopped = pool.watch();
+        for _ in 0..3 {
+            pool.tell(Job::Panic).unwrap();
+        }
+        match stopped.wait() {
+            ExitReason::Error(m) => assert_eq!(&*m, "pool: no worker left"),
+            other => panic!("unexpected reason {other:?}"),
+        }
+        assert!(pool.tell(Job::Add(1)).is_err());
+        rt.wait_quiescent();
+        assert_eq!(tally.dropped.load(SeqCst), tally.made.load(SeqCst));
+    });
+}
+
+#[test]
 fn resizing_while_busy_loses_nothing() {
     testing::check(|rt| {
         let tally = Tally::default();
