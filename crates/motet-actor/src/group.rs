@@ -19,7 +19,7 @@
 //!
 //! Membership holds an [`Addr`]: a member stays reachable while it is in a group (it does not stop
 //! as [`ExitReason::Unreachable`](crate::ExitReason::Unreachable)); leave the group, or drop it, to
-//! let it go. Every join costs the member one exit watch until it stops.
+//! let it go. A group costs each actor that ever joined it one exit watch until the actor stops.
 //!
 //! ```
 //! use std::sync::atomic::{AtomicU32, Ordering};
@@ -45,17 +45,27 @@
 //! assert_eq!(sum.load(Ordering::SeqCst), 6);
 //! ```
 
+use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError, Weak};
+use std::sync::{
+    Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError, Weak,
+};
 
 use crate::addr::Addr;
 use crate::exit::ActorId;
 use crate::weak::on_exit;
 
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 struct Shared<M: Send + 'static> {
     members: RwLock<Vec<Addr<M>>>,
     /// Members whose exit hook could not take the write lock (a publish held the read lock).
     departed: Mutex<Vec<ActorId>>,
+    /// Actors with an exit hook of this group that has not run yet: one hook per actor, however
+    /// often it joins and leaves.
+    hooked: Mutex<HashSet<ActorId>>,
 }
 
 impl<M: Send + 'static> Shared<M> {
@@ -68,8 +78,7 @@ impl<M: Send + 'static> Shared<M> {
     /// on this thread, whose exit hook takes the lock).
     fn write(&self) -> (RwLockWriteGuard<'_, Vec<Addr<M>>>, Vec<Addr<M>>) {
         let mut members = self.members.write().unwrap_or_else(|e| e.into_inner());
-        let departed =
-            std::mem::take(&mut *self.departed.lock().unwrap_or_else(|e| e.into_inner()));
+        let departed = std::mem::take(&mut *lock(&self.departed));
         let mut removed = Vec::new();
         for id in departed {
             if let Some(i) = members.iter().position(|m| m.id() == id) {
@@ -94,10 +103,7 @@ impl<M: Send + 'static> Shared<M> {
                     .map(|i| members.swap_remove(i))
             }
             Err(TryLockError::WouldBlock) => {
-                self.departed
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(id);
+                lock(&self.departed).push(id);
                 None
             }
         };
@@ -118,6 +124,7 @@ impl<M: Send + 'static> Group<M> {
             shared: Arc::new(Shared {
                 members: RwLock::new(Vec::new()),
                 departed: Mutex::new(Vec::new()),
+                hooked: Mutex::new(HashSet::new()),
             }),
         }
     }
@@ -139,11 +146,16 @@ impl<M: Send + 'static> Group<M> {
             drop(removed);
         }
         // Registered after the member is in the list, so that a member that has stopped meanwhile
-        // is removed at once by its hook.
-        let group: Weak<Shared<M>> = Arc::downgrade(&self.shared);
+        // is removed at once by its hook. The hook forgets the actor before it removes it: a join
+        // between the two then installs a hook of its own, which runs at once.
         let id = addr.id();
+        if !lock(&self.shared.hooked).insert(id) {
+            return true;
+        }
+        let group: Weak<Shared<M>> = Arc::downgrade(&self.shared);
         on_exit(addr, move |_| {
             if let Some(shared) = group.upgrade() {
+                lock(&shared.hooked).remove(&id);
                 shared.depart(id);
             }
         });

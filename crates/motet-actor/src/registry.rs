@@ -40,7 +40,7 @@
 //! ```
 
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -114,26 +114,40 @@ pub struct RegistryEntry {
 }
 
 #[derive(Default)]
+struct Names {
+    by_name: HashMap<String, Entry>,
+    /// Actors with an exit hook of this registry that has not run yet: one hook per actor, however
+    /// many names it gets.
+    hooked: HashSet<ActorId>,
+}
+
+#[derive(Default)]
 struct Shared {
-    names: Mutex<HashMap<String, Entry>>,
+    names: Mutex<Names>,
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Entry>> {
+    fn lock(&self) -> MutexGuard<'_, Names> {
         self.names.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Removes `name` if it is still bound to `id`. The entry (an address) is dropped after the
+    /// The actor `id` stopped: removes its names. The entries (addresses) are dropped after the
     /// lock is released: dropping an address may stop an actor on this thread.
-    fn remove_if(&self, name: &str, id: ActorId) -> bool {
-        let removed = {
+    fn exited(&self, id: ActorId) {
+        let removed: Vec<Entry> = {
             let mut names = self.lock();
-            match names.get(name) {
-                Some(entry) if entry.id == id => names.remove(name),
-                _ => None,
-            }
+            names.hooked.remove(&id);
+            let gone: Vec<String> = names
+                .by_name
+                .iter()
+                .filter(|(_, e)| e.id == id)
+                .map(|(n, _)| n.clone())
+                .collect();
+            gone.iter()
+                .filter_map(|n| names.by_name.remove(n))
+                .collect()
         };
-        removed.is_some()
+        drop(removed);
     }
 }
 
@@ -165,9 +179,9 @@ impl Registry {
             return Err(RegistryError::Stopped);
         }
         let id = addr.id();
-        {
+        let hook = {
             let mut names = self.shared.lock();
-            if let Some(entry) = names.get(&name) {
+            if let Some(entry) = names.by_name.get(&name) {
                 return Err(RegistryError::Taken {
                     name,
                     holder: entry.id,
@@ -178,16 +192,19 @@ impl Registry {
                 type_name: std::any::type_name::<M>(),
                 addr: Box::new(addr.clone()),
             };
-            names.insert(name.clone(), entry);
-        }
+            names.by_name.insert(name, entry);
+            names.hooked.insert(id)
+        };
         // Registered after the entry is in, so that an actor that stopped meanwhile is removed at
         // once by its hook. The hook holds the registry weakly: an actor does not keep it.
-        let registry: Weak<Shared> = Arc::downgrade(&self.shared);
-        on_exit(addr, move |_| {
-            if let Some(shared) = registry.upgrade() {
-                shared.remove_if(&name, id);
-            }
-        });
+        if hook {
+            let registry: Weak<Shared> = Arc::downgrade(&self.shared);
+            on_exit(addr, move |_| {
+                if let Some(shared) = registry.upgrade() {
+                    shared.exited(id);
+                }
+            });
+        }
         Ok(())
     }
 
@@ -199,6 +216,7 @@ impl Registry {
     pub fn lookup<M: Send + 'static>(&self, name: &str) -> Result<Addr<M>, RegistryError> {
         let names = self.shared.lock();
         let entry = names
+            .by_name
             .get(name)
             .ok_or_else(|| RegistryError::NotFound(name.to_owned()))?;
         match entry.addr.downcast_ref::<Addr<M>>() {
@@ -213,7 +231,7 @@ impl Registry {
 
     /// Removes `name`; false if it was not registered.
     pub fn unregister(&self, name: &str) -> bool {
-        let removed = self.shared.lock().remove(name);
+        let removed = self.shared.lock().by_name.remove(name);
         removed.is_some()
     }
 
@@ -221,6 +239,7 @@ impl Registry {
     pub fn entries(&self) -> Vec<RegistryEntry> {
         let names = self.shared.lock();
         let mut list: Vec<RegistryEntry> = names
+            .by_name
             .iter()
             .map(|(name, e)| RegistryEntry {
                 name: name.clone(),
@@ -235,12 +254,12 @@ impl Registry {
 
     /// Whether `name` is registered.
     pub fn contains(&self, name: &str) -> bool {
-        self.shared.lock().contains_key(name)
+        self.shared.lock().by_name.contains_key(name)
     }
 
     /// The number of registered names.
     pub fn len(&self) -> usize {
-        self.shared.lock().len()
+        self.shared.lock().by_name.len()
     }
 
     /// Whether no name is registered.

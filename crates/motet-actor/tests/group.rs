@@ -145,3 +145,22 @@ fn leave_is_linearised_against_a_concurrent_publisher() {
         }
     });
 }
+
+/// A group installs one exit hook per actor: after leaving and joining again, the member is
+/// still removed when it stops.
+#[test]
+fn a_member_that_joined_again_still_leaves_when_it_stops() {
+    testing::check(|rt| {
+        let group = Group::new();
+        let (a, _) = member(rt);
+        for _ in 0..5 {
+            assert!(group.join(&a));
+            assert!(group.leave(&a));
+        }
+        assert!(group.join(&a));
+        let stopped = a.watch();
+        a.tell(Note::Stop).unwrap();
+        stopped.wait();
+        assert!(group.is_empty());
+    });
+}

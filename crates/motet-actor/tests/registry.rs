@@ -107,3 +107,21 @@ fn an_unregistered_actor_can_become_unreachable() {
         assert_eq!(stopped.wait(), motet_actor::ExitReason::Unreachable);
     });
 }
+
+#[test]
+fn an_actor_registered_again_loses_its_names_when_it_stops() {
+    testing::check(|rt| {
+        let registry = Registry::new();
+        let echo = spawn(rt.handle(), Echo);
+        for _ in 0..5 {
+            registry.register("echo", &echo).unwrap();
+            assert!(registry.unregister("echo"));
+        }
+        registry.register("echo", &echo).unwrap();
+        registry.register("alias", &echo).unwrap();
+        let stopped = echo.watch();
+        echo.tell("stop".into()).unwrap();
+        stopped.wait();
+        assert!(registry.is_empty());
+    });
+}
