@@ -12,6 +12,12 @@
 //! with [`ExitReason::Panicked`] (the runtime carries on), and a [`Supervisor`] restarts failed children
 //! in place (one-for-one or one-for-all) within a restart intensity limit.
 //!
+//! Tools built on these: a [`Pool`] puts one address in front of several workers (round robin,
+//! random, broadcast, split-join; resizable; failed workers removed or restarted), a [`Group`]
+//! publishes to its members, [`Timers`] send after a delay or periodically without keeping their
+//! target reachable (through a [`WeakAddr`]), and a [`Registry`] names actors. All of them learn
+//! that an actor stopped from an exit hook, so a stopped actor leaves them by itself.
+//!
 //! ```
 //! use std::time::Duration;
 //! use motet_actor::{spawn, Actor, Context, Reply};
