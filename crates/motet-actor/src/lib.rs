@@ -12,6 +12,12 @@
 //! with [`ExitReason::Panicked`] (the runtime carries on), and a [`Supervisor`] restarts failed children
 //! in place (one-for-one or one-for-all) within a restart intensity limit.
 //!
+//! Tools built on these: a [`Pool`] puts one address in front of several workers (round robin,
+//! random, broadcast, split-join; resizable; failed workers removed or restarted), a [`Group`]
+//! publishes to its members, [`Timers`] send after a delay or periodically without keeping their
+//! target reachable (through a [`WeakAddr`]), and a [`Registry`] names actors. All of them learn
+//! that an actor stopped from an exit hook, so a stopped actor leaves them by itself.
+//!
 //! ```
 //! use std::time::Duration;
 //! use motet_actor::{spawn, Actor, Context, Reply};
@@ -44,12 +50,17 @@ mod blocks;
 mod cell;
 mod envelope;
 mod exit;
+mod group;
 mod ids;
 pub mod mailbox;
 mod oneshot;
+mod pool;
+mod registry;
 mod spawn;
 mod supervisor;
+mod timers;
 mod watch;
+mod weak;
 
 /// The std/loom synchronisation facade shared by motet's crates.
 use motet_runtime::sync;
@@ -58,9 +69,14 @@ pub use actor::{Actor, Context};
 pub use addr::{Addr, AnyAddr, SendError};
 pub use ask::{Ask, AskError, Reply};
 pub use exit::{ActorId, Down, ExitReason, ExitSignal};
+pub use group::Group;
+pub use pool::{Pool, PoolBuilder, PoolError};
+pub use registry::{Registry, RegistryEntry, RegistryError};
 pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
 pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
+pub use timers::{TimerId, Timers};
 pub use watch::ExitWatch;
+pub use weak::WeakAddr;
 
 /// Switches off (or back on) the sharing of full bins of freed message nodes and actor cells
 /// between threads, for tests that count the bytes a workload leaves behind: with it off, each
