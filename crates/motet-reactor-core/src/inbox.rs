@@ -33,8 +33,8 @@ use core::marker::PhantomData;
 use core::ptr;
 
 use crate::ring::RingDrain;
-use crate::time::Tag;
 use crate::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use crate::time::Tag;
 
 /// One value in flight from a sender to the scheduler.
 struct Node {

@@ -23,11 +23,11 @@ impl Engine {
         self.check_program(prog);
         let g = &prog.graph;
         let mut excluded = alloc::vec![false; g.reactors.len()];
-        for r in 0..g.reactors.len() {
+        for (r, ex) in excluded.iter_mut().enumerate() {
             let mut x = Some(r as u32);
             while let Some(cur) = x {
                 if off(cur) {
-                    excluded[r] = true;
+                    *ex = true;
                     break;
                 }
                 x = g.reactors[cur as usize].parent;
@@ -88,7 +88,10 @@ mod tests {
         let mut b = ProgramBuilder::new();
         let a = b.reactor("a", ());
         let t = b.timer(a, "t", Duration::from_millis(1), Duration::ZERO);
-        b.reaction(a, "go").trigger(Startup).trigger(t).body(|_, _| {});
+        b.reaction(a, "go")
+            .trigger(Startup)
+            .trigger(t)
+            .body(|_, _| {});
         let k = b.reactor("k", ());
         b.reaction(k, "go").trigger(Startup).body(|_, _| {});
         let prog = b.build().unwrap();
