@@ -231,6 +231,14 @@ impl Coordinator {
             for f in 0..self.feds.len() as u32 {
                 self.send(f, FromRti::Start { start_ns });
             }
+            // Who failed between joining and the start is told with the start.
+            for name in self.failures.clone() {
+                for f in 0..self.feds.len() as u32 {
+                    if !self.feds[f as usize].done {
+                        self.send(f, FromRti::Failed(name.clone()));
+                    }
+                }
+            }
         }
     }
 
