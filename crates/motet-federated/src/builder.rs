@@ -42,6 +42,7 @@ pub(crate) struct LinkDecl {
     pub(crate) from_port: usize,
     pub(crate) to_port: usize,
     pub(crate) after: Option<u64>,
+    pub(crate) physical: bool,
     /// The generated sending and receiving reactors (federate builds only).
     pub(crate) sender: Option<usize>,
     pub(crate) receiver: Option<usize>,
@@ -137,7 +138,25 @@ impl FederatedBuilder {
         self.link(from, to, Some(ns));
     }
 
+    /// Connects physically (LF's `~>` between federates): each value goes straight to the
+    /// receiving federate, not through the coordinator, and arrives at a tag taken from the
+    /// receiver's clock. Such connections do not constrain grants, and their values' tags are not
+    /// deterministic.
+    pub fn connect_federated_physical<T>(&mut self, from: Output<T>, to: Input<T>)
+    where
+        T: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+    {
+        self.link_as(from, to, None, true);
+    }
+
     fn link<T>(&mut self, from: Output<T>, to: Input<T>, after: Option<u64>)
+    where
+        T: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+    {
+        self.link_as(from, to, after, false);
+    }
+
+    fn link_as<T>(&mut self, from: Output<T>, to: Input<T>, after: Option<u64>, physical: bool)
     where
         T: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
     {
@@ -146,13 +165,15 @@ impl FederatedBuilder {
             from_port: from.index(),
             to_port: to.index(),
             after,
+            physical,
             sender: None,
             receiver: None,
         };
         if self.role == Role::Whole {
-            match after {
-                None => self.b.connect(from, to),
-                Some(d) => self.b.connect_after(from, to, Duration::from_nanos(d)),
+            match (physical, after) {
+                (true, _) => self.b.connect_physical(from, to),
+                (false, None) => self.b.connect(from, to),
+                (false, Some(d)) => self.b.connect_after(from, to, Duration::from_nanos(d)),
             }
             self.injectors.push(None);
             self.links.push(decl);
@@ -199,7 +220,12 @@ impl FederatedBuilder {
         let tx: PhysicalSender<T> = self.b.sender(action);
         let inject: Injector = Box::new(move |tag: Tag, bytes: &[u8]| {
             let v: T = wire::decode(bytes)?;
-            tx.send_at_tag(v, tag);
+            if physical {
+                // Tagged from this federate's clock, as a physical action's value is.
+                tx.send_at(v, crate::program::unix_now());
+            } else {
+                tx.send_at_tag(v, tag);
+            }
             Ok(())
         });
         self.injectors.push(Some(inject));
@@ -274,6 +300,7 @@ impl FederatedBuilder {
                         from,
                         to,
                         after: l.after,
+                        physical: l.physical,
                         name,
                     });
                 }

@@ -246,7 +246,7 @@ impl Coordinator {
         let Some(l) = self.topo.links.get(link as usize) else {
             return;
         };
-        if l.from != fed {
+        if l.from != fed || l.physical {
             return;
         }
         let to = l.to;
@@ -289,7 +289,7 @@ impl Coordinator {
         let mut y: Vec<WireTag> = (0..k).map(|u| own(u).max(floor(u))).collect();
         for _ in 0..=k {
             let mut changed = false;
-            for l in &self.topo.links {
+            for l in self.topo.logical() {
                 let (w, u) = (l.from as usize, l.to as usize);
                 if u == e || self.feds[u].done {
                     continue;
@@ -305,8 +305,7 @@ impl Coordinator {
             }
         }
         self.topo
-            .links
-            .iter()
+            .logical()
             .filter(|l| l.to as usize == e)
             .map(|l| Delay::of_connection(l.after).apply(y[l.from as usize]))
             .min()
@@ -417,6 +416,7 @@ mod tests {
                     from,
                     to,
                     after,
+                    physical: false,
                     name: format!("{from}->{to}"),
                 })
                 .collect(),

@@ -183,6 +183,7 @@ impl FederatedProgram {
         };
         let mut fed = FederateLoop {
             me,
+            topology: &self.topology,
             transport,
             report: FederateReport::default(),
             granted: None,
@@ -232,6 +233,7 @@ impl FederatedProgram {
 /// The state of a federate's loop (see the module docs).
 struct FederateLoop<'a> {
     me: u32,
+    topology: &'a Topology,
     transport: &'a dyn FederateTransport,
     report: FederateReport,
     granted: Option<Tag>,
@@ -402,6 +404,14 @@ impl FederateLoop<'_> {
         let msg = match ev {
             FederateEvent::Wake => return Ok(()),
             FederateEvent::RtiLost => return Err(FederatedError::CoordinatorLost),
+            FederateEvent::Physical { link, payload } => {
+                // After the injectors were released (FOREVER granted) a physical value has
+                // nowhere to go: the run is ending.
+                if let Some(inject) = injectors.get(link as usize).and_then(|i| i.as_ref()) {
+                    inject(Tag::ZERO, &payload)?;
+                }
+                return Ok(());
+            }
             FederateEvent::Rti(msg) => msg,
         };
         self.report.received += 1;
@@ -479,13 +489,22 @@ impl FederateLoop<'_> {
             .map(|mut q| core::mem::take(&mut *q))
             .unwrap_or_default();
         for o in sent {
-            let msg = ToRti::Tagged {
-                fed: self.me,
-                link: o.link,
-                tag: o.tag,
-                payload: o.payload?,
-            };
-            self.send(&msg)?;
+            let payload = o.payload?;
+            match self.topology.links.get(o.link as usize) {
+                Some(l) if l.physical => {
+                    self.report.sent += 1;
+                    self.transport.send_physical(l.to, o.link, payload)?;
+                }
+                _ => {
+                    let msg = ToRti::Tagged {
+                        fed: self.me,
+                        link: o.link,
+                        tag: o.tag,
+                        payload,
+                    };
+                    self.send(&msg)?;
+                }
+            }
         }
         if engine.stop_tag() != self.known_stop && self.stop_pending.is_none() {
             // A reaction requested a stop: agree on it with the others.

@@ -79,6 +79,9 @@ pub struct Link {
     pub to: u32,
     /// `None`: plain; `Some(d)`: `after d` nanoseconds.
     pub after: Option<u64>,
+    /// A physical connection (LF's `~>`): values go from federate to federate directly and
+    /// take their tag from the receiver's clock; it does not constrain grants.
+    pub physical: bool,
     /// Its name, `source port -> destination port`.
     pub name: String,
 }
@@ -101,6 +104,11 @@ impl Topology {
             .map(|i| i as u32)
     }
 
+    /// The logical connections (those that constrain grants).
+    pub fn logical(&self) -> impl Iterator<Item = &Link> {
+        self.links.iter().filter(|l| !l.physical)
+    }
+
     /// A fingerprint of the topology (FNV-1a over its encoding): federates built from different
     /// programs have different ones.
     pub fn fingerprint(&self) -> u64 {
@@ -115,7 +123,7 @@ impl Topology {
     pub fn least_delays(&self) -> Vec<Vec<Option<Delay>>> {
         let n = self.federates.len();
         let mut d: Vec<Vec<Option<Delay>>> = vec![vec![None; n]; n];
-        for l in &self.links {
+        for l in self.logical() {
             let (u, e) = (l.from as usize, l.to as usize);
             let delay = Delay::of_connection(l.after);
             d[u][e] = Some(d[u][e].map_or(delay, |x| x.min(delay)));
@@ -123,7 +131,7 @@ impl Topology {
         // Bellman-Ford from every source: n rounds cover every simple path.
         for _ in 0..n {
             let mut changed = false;
-            for l in &self.links {
+            for l in self.logical() {
                 let (m, e) = (l.from as usize, l.to as usize);
                 let delay = Delay::of_connection(l.after);
                 for row in d.iter_mut() {
@@ -217,6 +225,7 @@ mod tests {
             from,
             to,
             after,
+            physical: false,
             name: format!("{from}->{to}"),
         }
     }

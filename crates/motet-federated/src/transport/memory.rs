@@ -20,6 +20,8 @@ pub struct MemoryCoordinator {
 pub struct MemoryFederate {
     fed: u32,
     to_rti: Sender<CoordinatorEvent>,
+    /// Every federate's events, for physical connections.
+    peers: Vec<Sender<FederateEvent>>,
     events: Receiver<FederateEvent>,
     waker: Sender<FederateEvent>,
 }
@@ -27,18 +29,18 @@ pub struct MemoryFederate {
 /// Makes the coordinator's end and one end per federate, for `n` federates.
 pub fn network(n: usize) -> (MemoryCoordinator, Vec<MemoryFederate>) {
     let (to_rti, rti_events) = unbounded();
-    let mut to_feds = Vec::new();
-    let mut feds = Vec::new();
-    for fed in 0..n {
-        let (tx, rx) = unbounded();
-        to_feds.push(tx.clone());
-        feds.push(MemoryFederate {
+    let (to_feds, rxs): (Vec<_>, Vec<_>) = (0..n).map(|_| unbounded()).unzip();
+    let feds = rxs
+        .into_iter()
+        .enumerate()
+        .map(|(fed, rx)| MemoryFederate {
             fed: fed as u32,
             to_rti: to_rti.clone(),
+            peers: to_feds.clone(),
             events: rx,
-            waker: tx,
-        });
-    }
+            waker: to_feds[fed].clone(),
+        })
+        .collect();
     (
         MemoryCoordinator {
             to_feds,
@@ -69,6 +71,16 @@ impl FederateTransport for MemoryFederate {
         self.to_rti
             .send(CoordinatorEvent::Message(msg.clone()))
             .map_err(|_| FederatedError::CoordinatorLost)
+    }
+
+    fn send_physical(&self, to: u32, link: u32, payload: Vec<u8>) -> Result<(), FederatedError> {
+        let tx = self
+            .peers
+            .get(to as usize)
+            .ok_or_else(|| FederatedError::Transport(format!("no federate {to}")))?;
+        // A federate that has ended drops its end; a late physical value is not needed.
+        let _ = tx.send(FederateEvent::Physical { link, payload });
+        Ok(())
     }
 
     fn events(&self) -> &Receiver<FederateEvent> {

@@ -20,6 +20,13 @@ use crate::wire::{FromRti, ToRti};
 pub enum FederateEvent {
     /// A message from the coordinator.
     Rti(FromRti),
+    /// A value on a physical connection, straight from the sending federate.
+    Physical {
+        /// The connection's index in the topology.
+        link: u32,
+        /// The value, postcard-encoded.
+        payload: Vec<u8>,
+    },
     /// The coordinator vanished.
     RtiLost,
     /// Something arrived in the program's inbox (a physical action from another thread): only
@@ -43,6 +50,13 @@ pub trait FederateTransport: Send {
     /// # Errors
     /// When the transport cannot send.
     fn send(&self, msg: &ToRti) -> Result<(), FederatedError>;
+
+    /// Sends a value on physical connection `link` straight to federate `to` (peer to peer, not
+    /// through the coordinator).
+    ///
+    /// # Errors
+    /// When the transport cannot send.
+    fn send_physical(&self, to: u32, link: u32, payload: Vec<u8>) -> Result<(), FederatedError>;
 
     /// Where arrivals are delivered, in order.
     fn events(&self) -> &Receiver<FederateEvent>;

@@ -5,6 +5,9 @@
 //! Key space, under `motet/fed/<federation>/`:
 //! - `rti`: what federates send to the coordinator (one publisher per federate);
 //! - `fed/<name>`: what the coordinator sends to federate `<name>` (one publisher per federate);
+//! - `phys/<name>`: values on physical connections into federate `<name>`, straight from the
+//!   sending federate (peer to peer: federates that exchange them must reach each other, e.g.
+//!   each listening on `tcp/127.0.0.1:0`, found through Zenoh's gossip);
 //! - `alive/rti`, `alive/fed/<name>`: liveliness tokens; a token's end is a vanished process
 //!   (the coordinator treats a federate's as LF's `FAILED`, a federate the coordinator's as the
 //!   end of the federation).
@@ -66,6 +69,9 @@ fn prefix(opts: &ZenohOptions) -> String {
 /// A federate's end over Zenoh.
 pub struct ZenohFederate {
     publisher: Publisher<'static>,
+    prefix: String,
+    names: Vec<String>,
+    _phys: Subscriber<()>,
     events: Receiver<FederateEvent>,
     waker: Sender<FederateEvent>,
     malformed: Arc<AtomicU64>,
@@ -117,6 +123,21 @@ impl ZenohFederate {
             )
             .wait()
             .map_err(zerr)?;
+        let (t, m) = (tx.clone(), malformed.clone());
+        let phys = session
+            .declare_subscriber(format!("{p}/phys/{name}"))
+            .callback(
+                move |s| match wire::decode::<(u32, Vec<u8>)>(&s.payload().to_bytes()) {
+                    Ok((link, payload)) => {
+                        let _ = t.send(FederateEvent::Physical { link, payload });
+                    }
+                    Err(_) => {
+                        m.fetch_add(1, Ordering::Relaxed);
+                    }
+                },
+            )
+            .wait()
+            .map_err(zerr)?;
         let t = tx.clone();
         let rti_alive = session
             .liveliness()
@@ -140,6 +161,9 @@ impl ZenohFederate {
             .map_err(zerr)?;
         Ok(ZenohFederate {
             publisher,
+            prefix: p,
+            names: topology.federates.clone(),
+            _phys: phys,
             events,
             waker: tx,
             malformed,
@@ -165,6 +189,19 @@ impl FederateTransport for ZenohFederate {
     fn send(&self, msg: &ToRti) -> Result<(), FederatedError> {
         let bytes = wire::encode(msg)?;
         self.publisher.put(bytes).wait().map_err(zerr)
+    }
+
+    fn send_physical(&self, to: u32, link: u32, payload: Vec<u8>) -> Result<(), FederatedError> {
+        let name = self
+            .names
+            .get(to as usize)
+            .ok_or_else(|| FederatedError::Transport(format!("no federate {to}")))?;
+        let bytes = wire::encode(&(link, payload))?;
+        self.session
+            .put(format!("{}/phys/{name}", self.prefix), bytes)
+            .congestion_control(CongestionControl::Block)
+            .wait()
+            .map_err(zerr)
     }
 
     fn events(&self) -> &Receiver<FederateEvent> {
