@@ -5,7 +5,9 @@
 //! - determinism: the chain's event log equals the one-process log, over `FEDERATED_RUNS` runs
 //!   (3 by default; the release stress script runs 20 through the example);
 //! - failure: the filter federate killed with SIGKILL mid-run is reported by the coordinator and
-//!   by the other federates, which run to their timeout and exit with the error.
+//!   by the other federates, which run to their timeout and exit with the error;
+//! - physical connections: values go peer to peer between two federate processes (each listens
+//!   on an ephemeral port; Zenoh's gossip connects them), none lost, in order.
 //!
 //! A test binary with its own `main` (`harness = false`): the children need a main to enter.
 
@@ -14,9 +16,186 @@ mod launch;
 #[path = "../examples/chain/program.rs"]
 mod program;
 
-use std::time::Duration;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use motet_federated::FederatedError;
+use motet_federated::transport::zenoh::{ZenohCoordinator, ZenohFederate, ZenohOptions};
+use motet_federated::{
+    run_coordinator, CoordinatorOptions, FederateOptions, FederatedBuilder, FederatedError,
+    FederatedProgram, Role,
+};
+use motet_reactor_core::RunOptions;
+
+/// `a` sends 1..=20 on a 1 ms timer over a physical connection to `b`, which prints each value.
+fn physical_program(role: Role) -> FederatedProgram {
+    let mut b = FederatedBuilder::new(role);
+    let (fa, fb) = (b.federate("a"), b.federate("b"));
+    let a = b.reactor("a", 0u32);
+    let t = b.timer(a, "t", Duration::ZERO, Duration::from_millis(1));
+    let out = b.output::<u32, _>(a, "out");
+    b.reaction(a, "tick")
+        .trigger(t)
+        .effect(out)
+        .body(move |n: &mut u32, ctx| {
+            if *n < 20 {
+                *n += 1;
+                ctx.set(out, *n);
+            }
+        });
+    let r = b.reactor("b", ());
+    let inp = b.input::<u32, _>(r, "in");
+    b.reaction(r, "seen")
+        .trigger(inp)
+        .body(move |_, ctx| println!("PHYS {}", ctx.get(inp).unwrap()));
+    b.assign(a, fa);
+    b.assign(r, fb);
+    b.connect_federated_physical(out, inp);
+    b.build().expect("the physical program builds")
+}
+
+fn physical_run() -> RunOptions {
+    RunOptions {
+        fast: false,
+        timeout: Some(Duration::from_millis(1000)),
+    }
+}
+
+/// A federate of [`physical_program`]: `--physical NAME --connect EP --federation F`.
+fn physical_federate(args: &[String]) -> Option<i32> {
+    let i = args.iter().position(|a| a == "--physical")?;
+    let name = args.get(i + 1)?.clone();
+    let a = launch::FederateArgs::parse(&[
+        "--federate".into(),
+        name.clone(),
+        "--connect".into(),
+        args.iter()
+            .position(|a| a == "--connect")
+            .and_then(|i| args.get(i + 1))?
+            .clone(),
+        "--federation".into(),
+        args.iter()
+            .position(|a| a == "--federation")
+            .and_then(|i| args.get(i + 1))?
+            .clone(),
+    ])?;
+    let mut prog = physical_program(Role::Federate(name.clone()));
+    let opts = ZenohOptions {
+        federation: a.federation,
+        listen: vec!["tcp/127.0.0.1:0".into()],
+        connect: vec![a.connect],
+    };
+    let t = match ZenohFederate::connect(&opts, prog.topology(), &name) {
+        Ok(t) => t,
+        Err(e) => {
+            println!("ERROR {e}");
+            return Some(2);
+        }
+    };
+    let fopts = FederateOptions {
+        run: physical_run(),
+        join_timeout: Duration::from_secs(60),
+    };
+    let r = prog.run_federate(&t, &fopts);
+    t.close();
+    Some(match r {
+        Ok(_) => 0,
+        Err(e) => {
+            println!("ERROR {e}");
+            2
+        }
+    })
+}
+
+fn physical(exe: &std::path::Path) -> Result<(), String> {
+    let port = launch::free_port();
+    let listen = format!("tcp/127.0.0.1:{port}");
+    let federation = format!("physical-{}", std::process::id());
+    let topology = physical_program(Role::Whole).topology().clone();
+    let opts = ZenohOptions {
+        federation: federation.clone(),
+        listen: vec![listen.clone()],
+        connect: Vec::new(),
+    };
+    let rti = ZenohCoordinator::open(&opts, &topology).map_err(|e| e.to_string())?;
+    let coordinator = std::thread::spawn(move || {
+        let r = run_coordinator(topology, &rti, &CoordinatorOptions::default());
+        std::thread::sleep(Duration::from_millis(50));
+        rti.close();
+        r
+    });
+    let mut guards = Vec::new();
+    for name in ["a", "b"] {
+        let child = Command::new(exe)
+            .args([
+                "--physical",
+                name,
+                "--connect",
+                &listen,
+                "--federation",
+                &federation,
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        guards.push(launch::Guard {
+            name: name.into(),
+            child,
+        });
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    for g in &mut guards {
+        if let Some(out) = g.child.stdout.take() {
+            let tx = tx.clone();
+            std::thread::spawn(move || {
+                for l in BufReader::new(out).lines().map_while(Result::ok) {
+                    let _ = tx.send(l);
+                }
+            });
+        }
+    }
+    drop(tx);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut values = Vec::new();
+    let mut other = Vec::new();
+    while let Ok(l) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        match l.strip_prefix("PHYS ").and_then(|v| v.parse::<u32>().ok()) {
+            Some(v) => values.push(v),
+            None => other.push(l),
+        }
+    }
+    for g in &mut guards {
+        let code = loop {
+            match g.child.try_wait() {
+                Ok(Some(s)) => break s.code(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => break None,
+            }
+        };
+        if code != Some(0) {
+            return Err(format!("{} exited with {code:?}: {other:?}", g.name));
+        }
+    }
+    while !coordinator.is_finished() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if !coordinator.is_finished() {
+        return Err("the coordinator did not end".into());
+    }
+    coordinator
+        .join()
+        .map_err(|_| "the coordinator panicked".to_string())?
+        .map_err(|e| e.to_string())?;
+    let expected: Vec<u32> = (1..=20).collect();
+    if values != expected {
+        return Err(format!("b received {values:?}"));
+    }
+    println!("  20 values peer to peer, in order");
+    Ok(())
+}
 
 fn determinism(exe: &std::path::Path) -> Result<(), String> {
     let runs: usize = std::env::var("FEDERATED_RUNS")
@@ -111,12 +290,15 @@ fn killed_federate(exe: &std::path::Path) -> Result<(), String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(code) = physical_federate(&args) {
+        std::process::exit(code);
+    }
     if let Some(a) = launch::FederateArgs::parse(&args) {
         std::process::exit(launch::federate_main(&a));
     }
     // `cargo test -- --list` and filters: this binary has two checks and runs both.
     if args.iter().any(|a| a == "--list") {
-        println!("determinism: test\nkilled_federate: test");
+        println!("determinism: test\nkilled_federate: test\nphysical: test");
         return;
     }
     let exe = std::env::current_exe().expect("the test executable's path");
@@ -127,6 +309,7 @@ fn main() {
             determinism as fn(&std::path::Path) -> Result<(), String>,
         ),
         ("killed_federate", killed_federate),
+        ("physical", physical),
     ] {
         println!("test {name} ...");
         match check(&exe) {

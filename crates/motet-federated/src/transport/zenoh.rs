@@ -69,8 +69,8 @@ fn prefix(opts: &ZenohOptions) -> String {
 /// A federate's end over Zenoh.
 pub struct ZenohFederate {
     publisher: Publisher<'static>,
-    prefix: String,
-    names: Vec<String>,
+    /// Per federate, the publisher of the physical connections into it from this one.
+    peers: Vec<Option<Publisher<'static>>>,
     _phys: Subscriber<()>,
     events: Receiver<FederateEvent>,
     waker: Sender<FederateEvent>,
@@ -88,22 +88,24 @@ impl core::fmt::Debug for ZenohFederate {
 }
 
 impl ZenohFederate {
-    /// Opens a session for federate `name` of `topology` and declares its subscriber, publisher
-    /// and liveliness token.
+    /// Opens a session for federate `name` of `topology` and declares its subscribers,
+    /// publishers and liveliness token. When the federate sends on physical connections, it
+    /// waits (at most 30 s) until each receiving federate's subscriber is reachable, as LF sets
+    /// up its peer-to-peer sockets before the start: a value put before would be dropped.
     ///
     /// # Errors
     /// [`FederatedError::Transport`] when Zenoh fails; [`FederatedError::Federation`] for an
-    /// unknown name.
+    /// unknown name; [`FederatedError::Timeout`] when a receiving federate stays unreachable.
     pub fn connect(
         opts: &ZenohOptions,
         topology: &Topology,
         name: &str,
     ) -> Result<ZenohFederate, FederatedError> {
-        if topology.index(name).is_none() {
+        let Some(me) = topology.index(name) else {
             return Err(FederatedError::Federation(format!(
                 "no federate is named {name}"
             )));
-        }
+        };
         let session = open(opts)?;
         let p = prefix(opts);
         let (tx, events) = unbounded();
@@ -159,10 +161,32 @@ impl ZenohFederate {
             .congestion_control(CongestionControl::Block)
             .wait()
             .map_err(zerr)?;
+        let mut peers: Vec<Option<Publisher<'static>>> =
+            (0..topology.federates.len()).map(|_| None).collect();
+        for l in topology.links.iter().filter(|l| l.physical && l.from == me) {
+            let to = l.to as usize;
+            if peers[to].is_none() {
+                peers[to] = Some(
+                    session
+                        .declare_publisher(format!("{p}/phys/{}", topology.federates[to]))
+                        .congestion_control(CongestionControl::Block)
+                        .wait()
+                        .map_err(zerr)?,
+                );
+            }
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        for peer in peers.iter().flatten() {
+            while !peer.matching_status().wait().map_err(zerr)?.matching() {
+                if std::time::Instant::now() > deadline {
+                    return Err(FederatedError::Timeout("peer-to-peer connections"));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
         Ok(ZenohFederate {
             publisher,
-            prefix: p,
-            names: topology.federates.clone(),
+            peers,
             _phys: phys,
             events,
             waker: tx,
@@ -192,16 +216,15 @@ impl FederateTransport for ZenohFederate {
     }
 
     fn send_physical(&self, to: u32, link: u32, payload: Vec<u8>) -> Result<(), FederatedError> {
-        let name = self
-            .names
+        let peer = self
+            .peers
             .get(to as usize)
-            .ok_or_else(|| FederatedError::Transport(format!("no federate {to}")))?;
+            .and_then(|p| p.as_ref())
+            .ok_or_else(|| {
+                FederatedError::Transport(format!("no physical connection to federate {to}"))
+            })?;
         let bytes = wire::encode(&(link, payload))?;
-        self.session
-            .put(format!("{}/phys/{name}", self.prefix), bytes)
-            .congestion_control(CongestionControl::Block)
-            .wait()
-            .map_err(zerr)
+        peer.put(bytes).wait().map_err(zerr)
     }
 
     fn events(&self) -> &Receiver<FederateEvent> {
