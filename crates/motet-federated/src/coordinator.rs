@@ -1,6 +1,6 @@
 //! The coordinator's logic (LF's RTI, centralized coordination) as a state machine without I/O:
-//! it takes one message at a time and says what to send to whom. The [`rti`](crate::rti) loop
-//! runs it over a transport; the tests below run it on small graphs directly.
+//! it takes one message at a time and says what to send to whom. The coordinator's loop
+//! ([`run_coordinator`](crate::run_coordinator)) runs it over a transport; the tests below run it on small graphs directly.
 //!
 //! # Grants
 //!
@@ -39,8 +39,8 @@
 //! A federate that vanishes without resigning (its process died, its connection dropped) is
 //! handled as reactor-c's RTI handles `FAILED`: it counts as having ended (its NET is `FOREVER`),
 //! grants to the others are re-evaluated so they do not wait for it, every other federate is
-//! told of the failure (and ends its run with [`FederatedError::FederateFailed`]
-//! (crate::FederatedError::FederateFailed)), and the coordinator reports it at the end.
+//! told of the failure (and ends its run with
+//! [`FederatedError::FederateFailed`](crate::FederatedError::FederateFailed)), and the coordinator reports it at the end.
 
 use crate::topology::{Delay, Topology};
 use crate::wire::{FromRti, ToRti, WireTag};

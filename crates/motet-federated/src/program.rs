@@ -145,8 +145,8 @@ impl FederatedProgram {
         &mut self.program
     }
 
-    /// Runs the whole program in this process, single-threaded (a [`Role::Whole`]
-    /// (crate::Role::Whole) build; a federate build runs its federate with
+    /// Runs the whole program in this process, single-threaded (a
+    /// [`Role::Whole`](crate::Role::Whole) build; a federate build runs its federate with
     /// [`FederatedProgram::run_federate`]).
     ///
     /// # Errors
