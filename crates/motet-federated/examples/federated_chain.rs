@@ -39,20 +39,20 @@ fn main() {
     };
 
     let t = Instant::now();
-    let whole = program::sorted(launch::whole_log());
+    let (whole, tags) = launch::whole_log();
     let whole_time = t.elapsed();
-    let tags = {
-        let mut t: Vec<(u64, u32)> = whole.iter().map(|e| (e.0, e.1)).collect();
-        t.dedup();
-        t.len()
-    };
+    let whole = program::sorted(whole);
     if !quiet {
         println!("event log ({} events, tag-ordered):", whole.len());
         for e in &whole {
             println!("  ({:>9} ns, {}) {:<10} {}", e.0, e.1, e.2, e.3);
         }
     }
-    println!("one process: {} events in {:?}", whole.len(), whole_time);
+    println!(
+        "one process: {} events, {tags} tags, in {:?}",
+        whole.len(),
+        whole_time
+    );
 
     let mut failed = 0;
     for run in 1..=runs {
@@ -61,15 +61,17 @@ fn main() {
         let same = fed == whole;
         let messages = match &out.coordinator {
             Ok(r) => format!(
-                "coordinator received {} and sent {} messages: {:.1} per logged tag",
+                "coordinator received {} and sent {} messages: {:.1} per tag of the one-process run",
                 r.received,
                 r.sent,
                 (r.received + r.sent) as f64 / tags.max(1) as f64
             ),
             Err(e) => format!("coordinator: {e}"),
         };
+        let run_us = launch::federated_run_us(&out.lines)
+            .map_or_else(|| "?".to_string(), |us| format!("{us} us"));
         println!(
-            "federated run {run}: {} events in {:?} (3 processes); {}; log {}",
+            "federated run {run}: {} events; {:?} with process start-up, {run_us} from the start message to the last federate's end; {}; log {}",
             fed.len(),
             out.wall,
             messages,

@@ -89,6 +89,11 @@ pub struct FederateReport {
     pub sent: u64,
     /// Coordination messages received from the coordinator (values included).
     pub received: u64,
+    /// The physical time of the start tag (nanoseconds since the Unix epoch).
+    pub start_ns: u64,
+    /// How long the run took from the coordinator's start message to the federate's end (in
+    /// real time, this includes the wait for the start tag's physical time).
+    pub run: Duration,
 }
 
 /// A federated program, built for the whole program or for one federate.
@@ -194,6 +199,8 @@ impl FederatedProgram {
             released: false,
         };
         let start = fed.join(self.topology.fingerprint(), options.join_timeout)?;
+        let began = std::time::Instant::now();
+        fed.report.start_ns = start;
         // Keep only the injectors of connections into this federate: the others' keep-alive
         // would hold the run open for values that never come.
         for (k, inj) in self.injectors.iter_mut().enumerate() {
@@ -222,6 +229,7 @@ impl FederatedProgram {
         fed.resign();
         result?;
         fed.report.metrics = engine.metrics();
+        fed.report.run = began.elapsed();
         engine.finish().map_err(FederatedError::Run)?;
         if !fed.failures.is_empty() {
             return Err(FederatedError::FederateFailed(fed.failures));

@@ -202,7 +202,7 @@ fn determinism(exe: &std::path::Path) -> Result<(), String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
-    let whole = program::sorted(launch::whole_log());
+    let whole = program::sorted(launch::whole_log().0);
     if whole.len() < 50 {
         return Err(format!(
             "the reference run logged only {} events",

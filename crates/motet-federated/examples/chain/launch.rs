@@ -101,9 +101,10 @@ pub fn federate_main(a: &FederateArgs) -> i32 {
     transport.close();
     match r {
         Ok(report) => {
+            let run_us = report.run.as_micros();
             println!(
-                "REPORT {} sent {} received {} tags {}",
-                a.name, report.sent, report.received, report.metrics.tags
+                "REPORT {} sent {} received {} tags {} run_us {}",
+                a.name, report.sent, report.received, report.metrics.tags, run_us
             );
             0
         }
@@ -272,11 +273,21 @@ pub fn launch(
     }
 }
 
-/// The whole program's log, run in this process.
-pub fn whole_log() -> Vec<Entry> {
+/// The whole program's log, run in this process, and the number of tags it processed.
+pub fn whole_log() -> (Vec<Entry>, u64) {
     let (mut prog, log) = program::build(Role::Whole, false);
-    prog.run_whole(&program::options())
+    let metrics = prog
+        .run_whole(&program::options())
         .expect("the whole program runs");
     let l = log.lock().map(|g| g.clone()).unwrap_or_default();
-    l
+    (l, metrics.tags)
+}
+
+/// The longest time a federate ran from the coordinator's start message to its end
+/// (microseconds), read from the `REPORT` lines.
+pub fn federated_run_us(lines: &[String]) -> Option<u64> {
+    lines
+        .iter()
+        .filter_map(|l| l.split(" run_us ").nth(1)?.trim().parse().ok())
+        .max()
 }
