@@ -231,9 +231,10 @@ fn determinism(exe: &std::path::Path) -> Result<(), String> {
             ));
         }
         println!(
-            "  run {run}: identical log of {} events ({:?} with process start-up)",
+            "  run {run}: identical log of {} events ({:?} with process start-up, {:?} us run)",
             fed.len(),
-            out.wall
+            out.wall,
+            launch::federated_run_us(&out.lines)
         );
     }
     Ok(())
