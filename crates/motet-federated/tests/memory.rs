@@ -308,3 +308,34 @@ fn physical_connections_go_peer_to_peer_and_lose_nothing() {
     // Tags from the receiver's clock increase.
     assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1));
 }
+
+#[test]
+fn a_vanished_coordinator_ends_the_federates_with_an_error() {
+    use motet_federated::transport::{CoordinatorEvent, CoordinatorTransport};
+    use motet_federated::wire::{FromRti, ToRti};
+    let (rti, mut ends) = network(3);
+    let end = ends.remove(0);
+    let (mut prog, _log) = program::build(Role::Federate("sensors".into()), false);
+    let sensors = thread::spawn(move || {
+        let opts = FederateOptions {
+            run: program::options(),
+            join_timeout: Duration::from_secs(30),
+        };
+        prog.run_federate(&end, &opts)
+    });
+    // Play the coordinator by hand: take the join, start, then vanish before any grant.
+    match rti.events().recv_timeout(Duration::from_secs(30)) {
+        Ok(CoordinatorEvent::Message(ToRti::Join { fed: 0, .. })) => {}
+        other => panic!("expected the sensors' join, got {other:?}"),
+    }
+    rti.send(0, &FromRti::Start { start_ns: 0 }).unwrap();
+    match rti.events().recv_timeout(Duration::from_secs(30)) {
+        Ok(CoordinatorEvent::Message(ToRti::NextEventTag { fed: 0, .. })) => {}
+        other => panic!("expected the sensors' NET, got {other:?}"),
+    }
+    rti.vanish();
+    assert_eq!(
+        sensors.join().unwrap().unwrap_err(),
+        FederatedError::CoordinatorLost
+    );
+}

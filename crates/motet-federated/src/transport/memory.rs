@@ -50,6 +50,16 @@ pub fn network(n: usize) -> (MemoryCoordinator, Vec<MemoryFederate>) {
     )
 }
 
+impl MemoryCoordinator {
+    /// Ends the coordinator's connection as a crash would: every federate is told that it
+    /// vanished (its liveliness ended).
+    pub fn vanish(self) {
+        for tx in &self.to_feds {
+            let _ = tx.send(FederateEvent::RtiLost);
+        }
+    }
+}
+
 impl CoordinatorTransport for MemoryCoordinator {
     fn send(&self, to: u32, msg: &FromRti) -> Result<(), FederatedError> {
         let tx = self
