@@ -64,6 +64,7 @@
 mod builder;
 pub mod coordinator;
 mod error;
+mod federate;
 mod program;
 mod rti;
 pub mod topology;
