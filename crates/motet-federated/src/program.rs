@@ -151,7 +151,7 @@ impl FederatedProgram {
     }
 
     /// Runs this process's federate over `transport`, coordinated by the coordinator at its other
-    /// end, until the federate's run ends (see the module docs).
+    /// end, until the federate's run ends (see the loop in `federate.rs`).
     ///
     /// # Errors
     /// [`FederatedError::Rejected`] or [`FederatedError::Timeout`] when joining fails;
