@@ -144,6 +144,8 @@ impl ZenohFederate {
         let rti_alive = session
             .liveliness()
             .declare_subscriber(format!("{p}/alive/rti"))
+            // With the current token, so that its end is seen whenever the subscriber came.
+            .history(true)
             .callback(move |s| {
                 if s.kind() == SampleKind::Delete {
                     let _ = t.send(FederateEvent::RtiLost);
@@ -292,6 +294,7 @@ impl ZenohCoordinator {
         let alive = session
             .liveliness()
             .declare_subscriber(format!("{p}/alive/fed/*"))
+            .history(true)
             .callback(move |s| {
                 if s.kind() != SampleKind::Delete {
                     return;
