@@ -6,6 +6,8 @@
 //!   (3 by default; the release stress script runs 20 through the example);
 //! - failure: the filter federate killed with SIGKILL mid-run is reported by the coordinator and
 //!   by the other federates, which run to their timeout and exit with the error;
+//! - coordinator loss: the coordinator (in a child process here) killed with SIGKILL mid-run:
+//!   every federate stops with `CoordinatorLost`;
 //! - physical connections: values go peer to peer between two federate processes (each listens
 //!   on an ephemeral port; Zenoh's gossip connects them), none lost, in order.
 //!
@@ -289,8 +291,136 @@ fn killed_federate(exe: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The coordinator's process: `--coordinator --listen EP --federation F`.
+fn coordinator_process(args: &[String]) -> Option<i32> {
+    args.iter().position(|a| a == "--coordinator")?;
+    let get = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let topology = program::build(Role::Whole, false).0.topology().clone();
+    let opts = ZenohOptions {
+        federation: get("--federation")?,
+        listen: vec![get("--listen")?],
+        connect: Vec::new(),
+    };
+    let rti = match ZenohCoordinator::open(&opts, &topology) {
+        Ok(r) => r,
+        Err(e) => {
+            println!("ERROR {e}");
+            return Some(2);
+        }
+    };
+    println!("READY");
+    let r = run_coordinator(topology, &rti, &CoordinatorOptions::default());
+    Some(if r.is_ok() { 0 } else { 2 })
+}
+
+fn coordinator_lost(exe: &std::path::Path) -> Result<(), String> {
+    let port = launch::free_port();
+    let listen = format!("tcp/127.0.0.1:{port}");
+    let federation = format!("lost-{}", std::process::id());
+    let spawn = |args: &[&str]| {
+        Command::new(exe)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<(String, String)>();
+    let read = |name: &str, child: &mut std::process::Child| {
+        if let Some(out) = child.stdout.take() {
+            let tx = tx.clone();
+            let name = name.to_string();
+            std::thread::spawn(move || {
+                for l in BufReader::new(out).lines().map_while(Result::ok) {
+                    let _ = tx.send((name.clone(), l));
+                }
+            });
+        }
+    };
+    let mut rti = launch::Guard {
+        name: "coordinator".into(),
+        child: spawn(&[
+            "--coordinator",
+            "--listen",
+            &listen,
+            "--federation",
+            &federation,
+        ])?,
+    };
+    read("coordinator", &mut rti.child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let wait = |rx: &std::sync::mpsc::Receiver<(String, String)>| {
+        rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+    };
+    match wait(&rx) {
+        Ok((_, l)) if l == "READY" => {}
+        other => return Err(format!("the coordinator did not start: {other:?}")),
+    }
+    let mut feds = Vec::new();
+    for name in program::FEDERATES {
+        let mut child = spawn(&[
+            "--federate",
+            name,
+            "--connect",
+            &listen,
+            "--federation",
+            &federation,
+            "--realtime",
+            "3000",
+        ])?;
+        read(name, &mut child);
+        feds.push(launch::Guard {
+            name: name.into(),
+            child,
+        });
+    }
+    drop(tx);
+    // Once the run is under way (a federate logged an event), kill the coordinator.
+    let mut lines = Vec::new();
+    loop {
+        match wait(&rx) {
+            Ok((_, l)) if l.starts_with("LOG ") => break,
+            Ok((n, l)) => lines.push(format!("{n}: {l}")),
+            Err(_) => return Err(format!("no federate ran: {lines:?}")),
+        }
+    }
+    let _ = rti.child.kill();
+    while let Ok((n, l)) = wait(&rx) {
+        if !l.starts_with("LOG ") {
+            lines.push(format!("{n}: {l}"));
+        }
+    }
+    for g in &mut feds {
+        let code = loop {
+            match g.child.try_wait() {
+                Ok(Some(s)) => break s.code(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => break None,
+            }
+        };
+        let reported = lines
+            .iter()
+            .any(|l| l == &format!("{}: ERROR the coordinator vanished", g.name));
+        if code != Some(2) || !reported {
+            return Err(format!("{} exited with {code:?}: {lines:?}", g.name));
+        }
+    }
+    println!("  the coordinator killed: every federate stopped with CoordinatorLost");
+    Ok(())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(code) = coordinator_process(&args) {
+        std::process::exit(code);
+    }
     if let Some(code) = physical_federate(&args) {
         std::process::exit(code);
     }
@@ -299,7 +429,9 @@ fn main() {
     }
     // `cargo test -- --list` and filters: this binary has two checks and runs both.
     if args.iter().any(|a| a == "--list") {
-        println!("determinism: test\nkilled_federate: test\nphysical: test");
+        println!(
+            "determinism: test\nkilled_federate: test\ncoordinator_lost: test\nphysical: test"
+        );
         return;
     }
     let exe = std::env::current_exe().expect("the test executable's path");
@@ -310,6 +442,7 @@ fn main() {
             determinism as fn(&std::path::Path) -> Result<(), String>,
         ),
         ("killed_federate", killed_federate),
+        ("coordinator_lost", coordinator_lost),
         ("physical", physical),
     ] {
         println!("test {name} ...");
