@@ -26,7 +26,9 @@
 //! Values on logical connections come to the coordinator, which forwards each to its destination
 //! before any grant it computes afterwards (on the same ordered channel), and lowers the
 //! destination's NET to the value's tag, as reactor-c's RTI does. A grant therefore never
-//! overtakes a value it covers.
+//! overtakes a value it covers. Until the destination reports the value's tag completed, the
+//! tag stays recorded as in transit, and a NET the destination sent before the value reached it
+//! (a later tag) does not raise its NET past it.
 //!
 //! # Stop
 //!
@@ -54,6 +56,10 @@ struct Federate {
     completed: Option<WireTag>,
     granted: Option<WireTag>,
     provisional: Option<WireTag>,
+    /// The tags of the values forwarded to it that it has not completed yet (reactor-c's
+    /// in-transit records): a NET it sent before such a value reached it must not hide the
+    /// value's tag.
+    in_transit: Vec<WireTag>,
     /// Resigned or failed: it sends nothing any more.
     done: bool,
     failed: bool,
@@ -143,12 +149,14 @@ impl Coordinator {
             ToRti::Join { fed, program } => self.join(fed, program, now_ns),
             ToRti::NextEventTag { fed, tag } => {
                 if let Some(f) = self.fed_mut(fed) {
-                    f.next = Some(tag);
+                    let pending = f.in_transit.iter().min().copied();
+                    f.next = Some(pending.map_or(tag, |p| p.min(tag)));
                 }
             }
             ToRti::LatestTagComplete { fed, tag } => {
                 if let Some(f) = self.fed_mut(fed) {
                     f.completed = Some(f.completed.map_or(tag, |c| c.max(tag)));
+                    f.in_transit.retain(|&t| t > tag);
                 }
             }
             ToRti::Tagged {
@@ -254,10 +262,12 @@ impl Coordinator {
         if dest.done {
             return;
         }
-        // The destination will process `tag`: its NET is at most that from now on.
+        // The destination will process `tag`: its NET is at most that until it completes it,
+        // whatever NET it sent before the value reached it.
         if dest.next.is_some_and(|n| tag < n) {
             dest.next = Some(tag);
         }
+        dest.in_transit.push(tag);
         self.send(to, FromRti::Tagged { link, tag, payload });
     }
 
@@ -554,6 +564,44 @@ mod tests {
                 (3, FromRti::Grant(tag(25, 0)))
             ]
         );
+    }
+
+    /// A NET that the destination sent before a forwarded value reached it does not hide the
+    /// value: its downstream is not granted past the value's tag plus the delay.
+    #[test]
+    fn a_stale_net_does_not_hide_a_value_in_transit() {
+        // a -> b -> c, b -> c after 3.
+        let mut c = started(topo(3, &[(0, 1, None), (1, 2, Some(3))]));
+        assert_eq!(
+            net(&mut c, 0, tag(10, 0)),
+            [(0, FromRti::Grant(tag(10, 0)))]
+        );
+        // a sends at 10 to b, then moves on to 50.
+        let out = c.handle(
+            ToRti::Tagged {
+                fed: 0,
+                link: 0,
+                tag: tag(10, 0),
+                payload: vec![],
+            },
+            0,
+        );
+        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]));
+        ltc(&mut c, 0, tag(10, 0));
+        net(&mut c, 0, tag(50, 0));
+        // b's NET(60), sent before the value reached it, arrives now: b is granted 10, the
+        // value's tag, not 60.
+        assert_eq!(
+            net(&mut c, 1, tag(60, 0)),
+            [(1, FromRti::Grant(tag(10, 0)))]
+        );
+        // c asks for 20: b will still process 10 and may send at 10 + 3: no grant.
+        assert!(net(&mut c, 2, tag(20, 0)).iter().all(|(to, _)| *to != 2));
+        assert_eq!(c.granted(2), None);
+        // b completes 10 and asks for 60: now c may have 20.
+        ltc(&mut c, 1, tag(10, 0));
+        let out = net(&mut c, 1, tag(60, 0));
+        assert!(out.contains(&(2, FromRti::Grant(tag(20, 0)))), "{out:?}");
     }
 
     /// a <-> b with an `after 5` back edge: each may go up to the other's NET plus the delay.
