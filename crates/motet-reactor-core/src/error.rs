@@ -169,6 +169,17 @@ pub enum RunError {
     },
     /// The runtime the program ran on shut down before the program finished.
     RuntimeShutDown,
+    /// A value sent for an exact tag
+    /// ([`PhysicalSender::send_at_tag`](crate::PhysicalSender::send_at_tag)) arrived after the
+    /// scheduler had passed that tag.
+    LateArrival {
+        /// The action.
+        action: String,
+        /// The tag the value was for.
+        tag: crate::Tag,
+        /// The tag the scheduler had reached.
+        current: crate::Tag,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -195,6 +206,14 @@ impl fmt::Display for RunError {
                 "physical action {action}: {lost} values lost to a full interrupt-safe ring"
             ),
             RunError::RuntimeShutDown => f.write_str("the runtime shut down during the run"),
+            RunError::LateArrival {
+                action,
+                tag,
+                current,
+            } => write!(
+                f,
+                "action {action} received a value for tag {tag} after the run had reached {current}"
+            ),
         }
     }
 }

@@ -90,6 +90,13 @@ macro_rules! value_handle {
                     _t: PhantomData,
                 }
             }
+
+            /// The element's index in its program (declaration order among its kind: the
+            /// index into [`Graph::ports`](crate::graph::Graph::ports) for a port, into
+            /// [`Graph::actions`](crate::graph::Graph::actions) for an action).
+            pub fn index(self) -> usize {
+                self.ix as usize
+            }
         }
     };
 }

@@ -34,6 +34,7 @@ use core::ptr;
 
 use crate::ring::RingDrain;
 use crate::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use crate::time::Tag;
 
 /// One value in flight from a sender to the scheduler.
 struct Node {
@@ -42,6 +43,8 @@ struct Node {
     program: u32,
     /// When it was sent (platform clock, nanoseconds), if the sender knew.
     sent_at: Option<u64>,
+    /// The exact tag it is for, when the sender gave one ([`PhysicalSender::send_at_tag`]).
+    at: Option<Tag>,
     value: Box<dyn Any + Send>,
 }
 
@@ -74,6 +77,7 @@ pub(crate) struct Arrival {
     pub(crate) action: u32,
     pub(crate) program: u32,
     pub(crate) sent_at: Option<u64>,
+    pub(crate) at: Option<Tag>,
     pub(crate) value: Box<dyn Any + Send>,
 }
 
@@ -263,6 +267,7 @@ impl Iterator for Drain {
             action: node.action,
             program: node.program,
             sent_at: node.sent_at,
+            at: node.at,
             value: node.value,
         })
     }
@@ -339,12 +344,27 @@ impl<T: Send + 'static> PhysicalSender<T> {
         self.push(value, Some(now));
     }
 
+    /// Schedules the action with `value` at exactly `tag`, not at a tag taken from the clock:
+    /// for values whose tag is decided elsewhere, such as messages between the federates of a
+    /// federated program, which arrive at the tag they were sent at plus the connection's delay.
+    /// The scheduler must not have passed `tag` when it takes the value in
+    /// ([`RunError::LateArrival`](crate::RunError::LateArrival) otherwise); a coordinator that
+    /// grants tags only once every value for them has arrived ensures that.
+    pub fn send_at_tag(&self, value: T, tag: Tag) {
+        self.push_node(value, None, Some(tag));
+    }
+
     fn push(&self, value: T, sent_at: Option<u64>) {
+        self.push_node(value, sent_at, None);
+    }
+
+    fn push_node(&self, value: T, sent_at: Option<u64>, at: Option<Tag>) {
         self.inbox.push(Box::new(Node {
             next: ptr::null_mut(),
             action: self.action,
             program: self.program,
             sent_at,
+            at,
             value: Box::new(value),
         }));
     }

@@ -8,7 +8,9 @@
 //!   and `when`;
 //! - [`reactor`] (feature `reactor`, on by default): deterministic reactors after Lingua Franca;
 //! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
-//!   session types after Effpi.
+//!   session types after Effpi;
+//! - `federated` (feature `remote`, off by default): a reactor program split over processes,
+//!   coordinated with Lingua Franca's centralized protocol over Zenoh.
 //!
 //! # Which actors?
 //!
@@ -69,6 +71,13 @@ pub mod reactor {
 #[cfg(feature = "process")]
 pub mod process {
     pub use motet_process::*;
+}
+
+/// Federated reactors: a reactor program split over processes, coordinated over Zenoh
+/// (re-export of `motet-federated`).
+#[cfg(feature = "remote")]
+pub mod federated {
+    pub use motet_federated::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};

@@ -24,6 +24,7 @@
 mod complete;
 mod enter;
 mod finish;
+mod part;
 
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
@@ -283,6 +284,10 @@ impl Engine {
     fn drain_arrivals(&mut self, prog: &Program, clock: &dyn Clock) {
         let now = clock.now();
         for arrival in prog.inbox.take_all() {
+            if let Some(tag) = arrival.at {
+                self.accept_at(prog, arrival.action, arrival.program, tag, arrival.value);
+                continue;
+            }
             self.accept(
                 prog,
                 now,
@@ -345,6 +350,46 @@ impl Engine {
             tag = last.delay_nanos(0);
         }
         *last = tag;
+        // SAFETY: between tags: no reaction runs.
+        if unsafe { prog.actions[a as usize].push_boxed(tag, value) } {
+            self.push(tag, Kind::Action, a);
+        } else {
+            self.fail(RunError::BadPhysicalValue {
+                action: meta.name.clone(),
+            });
+        }
+    }
+
+    /// Puts one value sent for an exact tag into the event queue (see
+    /// [`PhysicalSender::send_at_tag`](crate::PhysicalSender::send_at_tag)); a tag the run has
+    /// passed fails it.
+    fn accept_at(
+        &mut self,
+        prog: &Program,
+        a: u32,
+        program: u32,
+        tag: Tag,
+        value: alloc::boxed::Box<dyn core::any::Any + Send>,
+    ) {
+        let Some(meta) = prog
+            .graph
+            .actions
+            .get(a as usize)
+            .filter(|_| program == prog.id)
+        else {
+            self.fail(RunError::BadPhysicalValue {
+                action: alloc::format!("#{a} of another program"),
+            });
+            return;
+        };
+        if self.info.seq > 0 && tag <= self.info.tag {
+            self.fail(RunError::LateArrival {
+                action: meta.name.clone(),
+                tag,
+                current: self.info.tag,
+            });
+            return;
+        }
         // SAFETY: between tags: no reaction runs.
         if unsafe { prog.actions[a as usize].push_boxed(tag, value) } {
             self.push(tag, Kind::Action, a);

@@ -1,0 +1,721 @@
+//! The coordinator's logic (LF's RTI, centralized coordination) as a state machine without I/O:
+//! it takes one message at a time and says what to send to whom. The coordinator's loop
+//! ([`run_coordinator`](crate::run_coordinator)) runs it over a transport; the tests below run it on small graphs directly.
+//!
+//! # Grants
+//!
+//! Each federate reports its next event tag (NET) whenever it wants to advance, and its latest
+//! completed tag (LTC) after each tag. For a federate `e` that asks for tag `n`, the coordinator
+//! computes the earliest tag `B` at which a message could still reach `e`: the least, over the
+//! connections into `e`, of the earliest tag at which the sender may still send, delayed by the
+//! connection's delay. A federate `u` may still send at its NET (from the start tag while it has
+//! reported none; `e` itself at `n`), or at the earliest tag at which something may still reach
+//! it, computed the same way through its own upstream (a fixpoint over the graph, cycles
+//! included); but never at or before its LTC, and never once it has resigned or failed.
+//!
+//! - `B > n`: tag advance grant (TAG) for `n`: nothing can arrive at or before `n` any more.
+//! - `B == n` and `e` lies on a zero-delay cycle: provisional grant (PTAG) for `n`, as LF gives,
+//!   since the cycle would otherwise wait on itself.
+//! - otherwise `e` waits; each later message re-evaluates every federate.
+//!
+//! A federate with nothing left reports `FOREVER` and gets `TAG(FOREVER)` once every upstream
+//! federate has ended.
+//!
+//! # Messages between federates
+//!
+//! Values on logical connections come to the coordinator, which forwards each to its destination
+//! before any grant it computes afterwards (on the same ordered channel), and lowers the
+//! destination's NET to the value's tag, as reactor-c's RTI does. A grant therefore never
+//! overtakes a value it covers. Until the destination reports the value's tag completed, the
+//! tag stays recorded as in transit, and a NET the destination sent before the value reached it
+//! (a later tag) does not raise its NET past it.
+//!
+//! # Stop
+//!
+//! A stop request from one federate is sent to all others; each answers with the earliest tag it
+//! can stop at; the largest answer is granted to all (LF's STOP_REQUEST / REPLY / GRANTED). While
+//! a stop is being agreed, no grant goes beyond the largest tag proposed so far.
+//!
+//! # Failure
+//!
+//! A federate that vanishes without resigning (its process died, its connection dropped) is
+//! handled as reactor-c's RTI handles `FAILED`: it counts as having ended (its NET is `FOREVER`),
+//! grants to the others are re-evaluated so they do not wait for it, every other federate is
+//! told of the failure (and ends its run with
+//! [`FederatedError::FederateFailed`](crate::FederatedError::FederateFailed)), and the coordinator reports it at the end.
+
+use crate::topology::{Delay, Topology};
+use crate::wire::{FromRti, ToRti, WireTag};
+
+/// What the coordinator knows of one federate.
+#[derive(Clone, Debug, Default)]
+struct Federate {
+    joined: bool,
+    /// Its next event tag; `None` until it reports one (it may send from the start tag).
+    next: Option<WireTag>,
+    completed: Option<WireTag>,
+    granted: Option<WireTag>,
+    provisional: Option<WireTag>,
+    /// The tags of the values forwarded to it that it has not completed yet (reactor-c's
+    /// in-transit records): a NET it sent before such a value reached it must not hide the
+    /// value's tag.
+    in_transit: Vec<WireTag>,
+    /// Resigned or failed: it sends nothing any more.
+    done: bool,
+    failed: bool,
+}
+
+/// A stop being agreed.
+#[derive(Clone, Debug)]
+struct PendingStop {
+    tag: WireTag,
+    waiting: Vec<bool>,
+}
+
+/// The coordinator's state machine (see the module docs).
+#[derive(Debug)]
+pub struct Coordinator {
+    topo: Topology,
+    zero_cycle: Vec<bool>,
+    feds: Vec<Federate>,
+    started: bool,
+    start_delay_ns: u64,
+    start_ns: u64,
+    stop: Option<PendingStop>,
+    stop_granted: Option<WireTag>,
+    failures: Vec<String>,
+    /// Messages sent, for the figures (coordination messages per tag).
+    sent: u64,
+    out: Vec<(u32, FromRti)>,
+}
+
+impl Coordinator {
+    /// A coordinator for `topo`; the start tag is set `start_delay_ns` after the last join.
+    pub fn new(topo: Topology, start_delay_ns: u64) -> Coordinator {
+        let mut zero_cycle = vec![false; topo.federates.len()];
+        for e in topo.zero_delay_cycles() {
+            zero_cycle[e as usize] = true;
+        }
+        let feds = vec![Federate::default(); topo.federates.len()];
+        Coordinator {
+            topo,
+            zero_cycle,
+            feds,
+            started: false,
+            start_delay_ns,
+            start_ns: 0,
+            stop: None,
+            stop_granted: None,
+            failures: Vec::new(),
+            sent: 0,
+            out: Vec::new(),
+        }
+    }
+
+    /// The federation's topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// Whether every federate has joined and been told to start.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Whether every federate has ended (resigned or failed).
+    pub fn finished(&self) -> bool {
+        self.feds.iter().all(|f| f.done)
+    }
+
+    /// The federates that failed, in the order they did.
+    pub fn failures(&self) -> &[String] {
+        &self.failures
+    }
+
+    /// How many messages the coordinator has sent so far.
+    pub fn messages_sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// The last grant given to federate `fed`, if any.
+    pub fn granted(&self, fed: u32) -> Option<WireTag> {
+        self.feds.get(fed as usize).and_then(|f| f.granted)
+    }
+
+    /// Takes one message from a federate, at physical time `now_ns` (nanoseconds since the Unix
+    /// epoch, for the start time); returns what to send to whom, in order.
+    pub fn handle(&mut self, msg: ToRti, now_ns: u64) -> Vec<(u32, FromRti)> {
+        match msg {
+            ToRti::Join { fed, program } => self.join(fed, program, now_ns),
+            ToRti::NextEventTag { fed, tag } => {
+                if let Some(f) = self.fed_mut(fed) {
+                    let pending = f.in_transit.iter().min().copied();
+                    f.next = Some(pending.map_or(tag, |p| p.min(tag)));
+                }
+            }
+            ToRti::LatestTagComplete { fed, tag } => {
+                if let Some(f) = self.fed_mut(fed) {
+                    f.completed = Some(f.completed.map_or(tag, |c| c.max(tag)));
+                    f.in_transit.retain(|&t| t > tag);
+                }
+            }
+            ToRti::Tagged {
+                fed,
+                link,
+                tag,
+                payload,
+            } => self.forward(fed, link, tag, payload),
+            ToRti::StopRequest { fed, tag } => self.stop_request(fed, tag),
+            ToRti::StopReply { fed, tag } => self.stop_reply(fed, tag),
+            ToRti::Resign { fed } => {
+                if let Some(f) = self.fed_mut(fed) {
+                    f.done = true;
+                    self.send(fed, FromRti::Resigned);
+                }
+                self.forget_in_stop(fed);
+            }
+        }
+        self.evaluate_all();
+        core::mem::take(&mut self.out)
+    }
+
+    /// Federate `fed` vanished without resigning (see the module docs).
+    pub fn federate_failed(&mut self, fed: u32) -> Vec<(u32, FromRti)> {
+        let Some(f) = self.fed_mut(fed) else {
+            return Vec::new();
+        };
+        if f.done {
+            return Vec::new();
+        }
+        f.done = true;
+        f.failed = true;
+        let name = self.topo.federates[fed as usize].clone();
+        self.failures.push(name.clone());
+        for other in 0..self.feds.len() as u32 {
+            if !self.feds[other as usize].done && self.feds[other as usize].joined {
+                self.send(other, FromRti::Failed(name.clone()));
+            }
+        }
+        self.forget_in_stop(fed);
+        self.evaluate_all();
+        core::mem::take(&mut self.out)
+    }
+
+    fn fed_mut(&mut self, fed: u32) -> Option<&mut Federate> {
+        self.feds.get_mut(fed as usize)
+    }
+
+    fn send(&mut self, to: u32, msg: FromRti) {
+        self.sent += 1;
+        self.out.push((to, msg));
+    }
+
+    fn join(&mut self, fed: u32, program: u64, now_ns: u64) {
+        if fed as usize >= self.feds.len() {
+            return;
+        }
+        if program != self.topo.fingerprint() {
+            self.send(
+                fed,
+                FromRti::Reject {
+                    reason: "built from a different program than the coordinator's".into(),
+                },
+            );
+            return;
+        }
+        if self.started || self.feds[fed as usize].joined {
+            // A repeated join (byte transports repeat it until the start arrives).
+            if self.started {
+                let start_ns = self.start_ns;
+                self.send(fed, FromRti::Start { start_ns });
+            }
+            return;
+        }
+        self.feds[fed as usize].joined = true;
+        if self.feds.iter().all(|f| f.joined) {
+            self.started = true;
+            let start_ns = now_ns.saturating_add(self.start_delay_ns);
+            self.start_ns = start_ns;
+            for f in 0..self.feds.len() as u32 {
+                self.send(f, FromRti::Start { start_ns });
+            }
+            // Who failed between joining and the start is told with the start.
+            for name in self.failures.clone() {
+                for f in 0..self.feds.len() as u32 {
+                    if !self.feds[f as usize].done {
+                        self.send(f, FromRti::Failed(name.clone()));
+                    }
+                }
+            }
+        }
+    }
+
+    fn forward(&mut self, fed: u32, link: u32, tag: WireTag, payload: Vec<u8>) {
+        let Some(l) = self.topo.links.get(link as usize) else {
+            return;
+        };
+        if l.from != fed || l.physical {
+            return;
+        }
+        let to = l.to;
+        let dest = &mut self.feds[to as usize];
+        if dest.done {
+            return;
+        }
+        // The destination will process `tag`: its NET is at most that until it completes it,
+        // whatever NET it sent before the value reached it.
+        if dest.next.is_some_and(|n| tag < n) {
+            dest.next = Some(tag);
+        }
+        dest.in_transit.push(tag);
+        self.send(to, FromRti::Tagged { link, tag, payload });
+    }
+
+    /// The earliest tag at which a message could still reach federate `e`, asking for `n`
+    /// (see the module docs): the least fixpoint of "each federate may still send at its NET, or
+    /// at whatever may still reach it, but never at or before what it has completed".
+    fn earliest_incoming(&self, e: usize, n: WireTag) -> WireTag {
+        let k = self.feds.len();
+        let after_completed =
+            |f: &Federate| f.completed.map(|c| Delay::of_connection(Some(0)).apply(c));
+        let floor = |u: usize| -> WireTag {
+            let f = &self.feds[u];
+            if f.done {
+                WireTag::FOREVER
+            } else {
+                after_completed(f).unwrap_or(WireTag::ZERO)
+            }
+        };
+        let own = |u: usize| -> WireTag {
+            let f = &self.feds[u];
+            if f.done {
+                WireTag::FOREVER
+            } else if u == e {
+                n
+            } else {
+                f.next.unwrap_or(WireTag::ZERO)
+            }
+        };
+        let mut y: Vec<WireTag> = (0..k).map(|u| own(u).max(floor(u))).collect();
+        for _ in 0..=k {
+            let mut changed = false;
+            for l in self.topo.logical() {
+                let (w, u) = (l.from as usize, l.to as usize);
+                if u == e || self.feds[u].done {
+                    continue;
+                }
+                let via = Delay::of_connection(l.after).apply(y[w]).max(floor(u));
+                if via < y[u] {
+                    y[u] = via;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.topo
+            .logical()
+            .filter(|l| l.to as usize == e)
+            .map(|l| Delay::of_connection(l.after).apply(y[l.from as usize]))
+            .min()
+            .unwrap_or(WireTag::FOREVER)
+    }
+
+    fn evaluate_all(&mut self) {
+        if !self.started {
+            return;
+        }
+        for e in 0..self.feds.len() {
+            self.evaluate(e);
+        }
+    }
+
+    fn evaluate(&mut self, e: usize) {
+        let f = &self.feds[e];
+        let Some(n) = f.next else { return };
+        if f.done || f.granted.is_some_and(|g| g >= n) {
+            return;
+        }
+        if let Some(s) = &self.stop {
+            if n > s.tag {
+                return;
+            }
+        }
+        let b = self.earliest_incoming(e, n);
+        if b > n || (b == WireTag::FOREVER && n == WireTag::FOREVER) {
+            self.feds[e].granted = Some(n);
+            self.send(e as u32, FromRti::Grant(n));
+        } else if b == n && self.zero_cycle[e] && self.feds[e].provisional.is_none_or(|p| p < n) {
+            self.feds[e].provisional = Some(n);
+            self.send(e as u32, FromRti::ProvisionalGrant(n));
+        }
+    }
+
+    fn stop_request(&mut self, fed: u32, tag: WireTag) {
+        if self.stop_granted.is_some() || fed as usize >= self.feds.len() {
+            return;
+        }
+        if let Some(s) = &mut self.stop {
+            s.tag = s.tag.max(tag);
+            s.waiting[fed as usize] = false;
+        } else {
+            let waiting: Vec<bool> = (0..self.feds.len())
+                .map(|i| i != fed as usize && !self.feds[i].done)
+                .collect();
+            for (i, &w) in waiting.iter().enumerate() {
+                if w {
+                    self.send(i as u32, FromRti::StopRequest(tag));
+                }
+            }
+            self.stop = Some(PendingStop { tag, waiting });
+        }
+        self.stop_complete();
+    }
+
+    fn stop_reply(&mut self, fed: u32, tag: WireTag) {
+        if let Some(s) = &mut self.stop {
+            if let Some(w) = s.waiting.get_mut(fed as usize) {
+                *w = false;
+                s.tag = s.tag.max(tag);
+            }
+        }
+        self.stop_complete();
+    }
+
+    fn forget_in_stop(&mut self, fed: u32) {
+        if let Some(s) = &mut self.stop {
+            if let Some(w) = s.waiting.get_mut(fed as usize) {
+                *w = false;
+            }
+        }
+        self.stop_complete();
+    }
+
+    fn stop_complete(&mut self) {
+        let Some(s) = &self.stop else { return };
+        if s.waiting.iter().any(|&w| w) {
+            return;
+        }
+        let tag = s.tag;
+        self.stop = None;
+        self.stop_granted = Some(tag);
+        for f in 0..self.feds.len() as u32 {
+            if !self.feds[f as usize].done {
+                self.send(f, FromRti::StopGranted(tag));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Link;
+
+    fn tag(time: u64, microstep: u32) -> WireTag {
+        WireTag { time, microstep }
+    }
+
+    fn topo(n: usize, links: &[(u32, u32, Option<u64>)]) -> Topology {
+        Topology {
+            federates: (0..n).map(|i| format!("f{i}")).collect(),
+            links: links
+                .iter()
+                .map(|&(from, to, after)| Link {
+                    from,
+                    to,
+                    after,
+                    physical: false,
+                    name: format!("{from}->{to}"),
+                })
+                .collect(),
+        }
+    }
+
+    /// A coordinator whose federates have all joined (the start messages taken).
+    fn started(t: Topology) -> Coordinator {
+        let fp = t.fingerprint();
+        let n = t.federates.len() as u32;
+        let mut c = Coordinator::new(t, 0);
+        for fed in 0..n {
+            let out = c.handle(ToRti::Join { fed, program: fp }, 0);
+            if fed + 1 < n {
+                assert!(out.is_empty());
+            } else {
+                assert_eq!(out.len(), n as usize);
+            }
+        }
+        assert!(c.started());
+        c
+    }
+
+    fn net(c: &mut Coordinator, fed: u32, t: WireTag) -> Vec<(u32, FromRti)> {
+        c.handle(ToRti::NextEventTag { fed, tag: t }, 0)
+    }
+
+    fn ltc(c: &mut Coordinator, fed: u32, t: WireTag) -> Vec<(u32, FromRti)> {
+        c.handle(ToRti::LatestTagComplete { fed, tag: t }, 0)
+    }
+
+    #[test]
+    fn a_different_program_is_rejected() {
+        let mut c = Coordinator::new(topo(2, &[(0, 1, None)]), 0);
+        let out = c.handle(ToRti::Join { fed: 0, program: 1 }, 0);
+        assert!(matches!(out[..], [(0, FromRti::Reject { .. })]));
+        assert!(!c.started());
+    }
+
+    /// a -> b -> c, no delays: c may advance only as far as b, b only as far as a.
+    #[test]
+    fn chain_grants_follow_the_upstream() {
+        let mut c = started(topo(3, &[(0, 1, None), (1, 2, None)]));
+        // The source has no upstream: granted at once.
+        assert_eq!(net(&mut c, 0, tag(0, 0)), [(0, FromRti::Grant(tag(0, 0)))]);
+        // b and c wait: a may still send at (0, 0).
+        assert!(net(&mut c, 1, tag(0, 0)).is_empty());
+        assert!(net(&mut c, 2, tag(0, 0)).is_empty());
+        // a completes (0, 0): it cannot send at (0, 0) any more, so b may take it; c still
+        // waits for b.
+        assert_eq!(ltc(&mut c, 0, tag(0, 0)), [(1, FromRti::Grant(tag(0, 0)))]);
+        assert_eq!(
+            net(&mut c, 0, tag(10, 0)),
+            [(0, FromRti::Grant(tag(10, 0)))]
+        );
+        assert_eq!(ltc(&mut c, 1, tag(0, 0)), [(2, FromRti::Grant(tag(0, 0)))]);
+        // b wants 10 too, where a is: b waits for a to complete it.
+        assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+        assert_eq!(
+            ltc(&mut c, 0, tag(10, 0)),
+            [(1, FromRti::Grant(tag(10, 0)))]
+        );
+        assert_eq!(c.granted(2), Some(tag(0, 0)));
+    }
+
+    /// a message forwarded to a federate lowers its NET before the grants sent after it.
+    #[test]
+    fn a_forwarded_value_comes_before_the_grant_it_covers() {
+        let mut c = started(topo(2, &[(0, 1, Some(5))]));
+        net(&mut c, 1, tag(100, 0));
+        net(&mut c, 0, tag(0, 0));
+        let out = c.handle(
+            ToRti::Tagged {
+                fed: 0,
+                link: 0,
+                tag: tag(5, 0),
+                payload: vec![1],
+            },
+            0,
+        );
+        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]));
+        ltc(&mut c, 0, tag(0, 0));
+        let out = net(&mut c, 0, WireTag::FOREVER);
+        // b's NET is now 5 (the value), granted after the value was forwarded.
+        assert_eq!(
+            out,
+            [
+                (0, FromRti::Grant(WireTag::FOREVER)),
+                (1, FromRti::Grant(tag(5, 0)))
+            ]
+        );
+    }
+
+    /// a -> b, a -> c, b -> d, c -> d (delays 10 and 20 through c): d waits for the nearer path.
+    #[test]
+    fn diamond_takes_the_least_delay() {
+        let mut c = started(topo(
+            4,
+            &[
+                (0, 1, Some(10)),
+                (0, 2, Some(20)),
+                (1, 3, None),
+                (2, 3, None),
+            ],
+        ));
+        net(&mut c, 0, tag(0, 0));
+        net(&mut c, 1, tag(10, 0));
+        net(&mut c, 2, tag(20, 0));
+        // d asks for 9 ms: a may send at 0, reaching d no earlier than 10 ms: granted.
+        assert_eq!(net(&mut c, 3, tag(9, 0)), [(3, FromRti::Grant(tag(9, 0)))]);
+        // 10 ms is not: b may send at 10 ms (its NET) with no delay.
+        assert!(net(&mut c, 3, tag(10, 0)).is_empty());
+        // b completes 10: it can send only after that, a only through b or c: d gets 10.
+        assert_eq!(
+            ltc(&mut c, 1, tag(10, 0)),
+            [(3, FromRti::Grant(tag(10, 0)))]
+        );
+        // d asks for 25: b has nothing left, but a (at 0) may still reach d through b at 10.
+        assert!(net(&mut c, 1, WireTag::FOREVER).is_empty());
+        assert!(net(&mut c, 3, tag(25, 0)).is_empty());
+        // a resigns: b and c, which waited for it, are granted; c, at 20, is d's nearest now.
+        assert_eq!(
+            c.handle(ToRti::Resign { fed: 0 }, 0),
+            [
+                (0, FromRti::Resigned),
+                (1, FromRti::Grant(WireTag::FOREVER)),
+                (2, FromRti::Grant(tag(20, 0)))
+            ]
+        );
+        ltc(&mut c, 2, tag(20, 0));
+        assert_eq!(
+            net(&mut c, 2, WireTag::FOREVER),
+            [
+                (2, FromRti::Grant(WireTag::FOREVER)),
+                (3, FromRti::Grant(tag(25, 0)))
+            ]
+        );
+    }
+
+    /// A NET that the destination sent before a forwarded value reached it does not hide the
+    /// value: its downstream is not granted past the value's tag plus the delay.
+    #[test]
+    fn a_stale_net_does_not_hide_a_value_in_transit() {
+        // a -> b -> c, b -> c after 3.
+        let mut c = started(topo(3, &[(0, 1, None), (1, 2, Some(3))]));
+        assert_eq!(
+            net(&mut c, 0, tag(10, 0)),
+            [(0, FromRti::Grant(tag(10, 0)))]
+        );
+        // a sends at 10 to b, then moves on to 50.
+        let out = c.handle(
+            ToRti::Tagged {
+                fed: 0,
+                link: 0,
+                tag: tag(10, 0),
+                payload: vec![],
+            },
+            0,
+        );
+        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]));
+        ltc(&mut c, 0, tag(10, 0));
+        net(&mut c, 0, tag(50, 0));
+        // b's NET(60), sent before the value reached it, arrives now: b is granted 10, the
+        // value's tag, not 60.
+        assert_eq!(
+            net(&mut c, 1, tag(60, 0)),
+            [(1, FromRti::Grant(tag(10, 0)))]
+        );
+        // c asks for 20: b will still process 10 and may send at 10 + 3: no grant.
+        assert!(net(&mut c, 2, tag(20, 0)).iter().all(|(to, _)| *to != 2));
+        assert_eq!(c.granted(2), None);
+        // b completes 10 and asks for 60: now c may have 20.
+        ltc(&mut c, 1, tag(10, 0));
+        let out = net(&mut c, 1, tag(60, 0));
+        assert!(out.contains(&(2, FromRti::Grant(tag(20, 0)))), "{out:?}");
+    }
+
+    /// a <-> b with an `after 5` back edge: each may go up to the other's NET plus the delay.
+    #[test]
+    fn cycle_with_delay_advances() {
+        let mut c = started(topo(2, &[(0, 1, None), (1, 0, Some(5))]));
+        // a asks for 0: b may send from 0, plus 5: granted.
+        assert_eq!(net(&mut c, 0, tag(0, 0)), [(0, FromRti::Grant(tag(0, 0)))]);
+        // b asks for 0: a may send at 0 with no delay: waits until a completes 0.
+        assert!(net(&mut c, 1, tag(0, 0)).is_empty());
+        // a completes 0: b may take 0.
+        assert_eq!(ltc(&mut c, 0, tag(0, 0)), [(1, FromRti::Grant(tag(0, 0)))]);
+        // a's next (3) is below b's NET + 5: granted.
+        assert_eq!(net(&mut c, 0, tag(3, 0)), [(0, FromRti::Grant(tag(3, 0)))]);
+        // a asks for 6: b may send at 0 (its NET), arriving at 5 <= 6: wait, also once b has
+        // completed 0 (it may still send at (0, 1)).
+        assert!(ltc(&mut c, 0, tag(3, 0)).is_empty());
+        assert!(net(&mut c, 0, tag(6, 0)).is_empty());
+        assert!(ltc(&mut c, 1, tag(0, 0)).is_empty());
+        // b moves to 3: what it sends reaches a at 8 > 6; b may take 3, a being at 6.
+        assert_eq!(
+            net(&mut c, 1, tag(3, 0)),
+            [
+                (0, FromRti::Grant(tag(6, 0))),
+                (1, FromRti::Grant(tag(3, 0)))
+            ]
+        );
+    }
+
+    /// a <-> b with no delay: neither could ever be granted; both get provisional grants.
+    #[test]
+    fn zero_delay_cycle_gets_provisional_grants() {
+        let mut c = started(topo(2, &[(0, 1, None), (1, 0, None)]));
+        assert_eq!(
+            net(&mut c, 0, tag(0, 0)),
+            [(0, FromRti::ProvisionalGrant(tag(0, 0)))]
+        );
+        assert_eq!(
+            net(&mut c, 1, tag(0, 0)),
+            [(1, FromRti::ProvisionalGrant(tag(0, 0)))]
+        );
+        // Once b has completed 0, nothing can reach a at 0 any more: a gets the full grant.
+        assert_eq!(ltc(&mut c, 1, tag(0, 0)), [(0, FromRti::Grant(tag(0, 0)))]);
+        // b asks for 10 while a may still send at (0, 1): nothing yet.
+        assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+    }
+
+    /// A federate that fails counts as ended: its downstream is granted, the others are told.
+    #[test]
+    fn a_failed_federate_no_longer_holds_the_others() {
+        let mut c = started(topo(3, &[(0, 1, Some(1))]));
+        net(&mut c, 0, tag(0, 0));
+        assert!(net(&mut c, 1, tag(50, 0)).is_empty());
+        let out = c.federate_failed(0);
+        assert_eq!(
+            out,
+            [
+                (1, FromRti::Failed("f0".into())),
+                (2, FromRti::Failed("f0".into())),
+                (1, FromRti::Grant(tag(50, 0)))
+            ]
+        );
+        assert_eq!(c.failures(), ["f0"]);
+        // A second report of the same failure changes nothing.
+        assert!(c.federate_failed(0).is_empty());
+        for fed in [1, 2] {
+            c.handle(ToRti::Resign { fed }, 0);
+        }
+        assert!(c.finished());
+    }
+
+    /// A stop request goes to the others; the latest answer is granted to all.
+    #[test]
+    fn stop_is_agreed_at_the_latest_answer() {
+        let mut c = started(topo(3, &[]));
+        let out = c.handle(
+            ToRti::StopRequest {
+                fed: 0,
+                tag: tag(5, 1),
+            },
+            0,
+        );
+        assert_eq!(
+            out,
+            [
+                (1, FromRti::StopRequest(tag(5, 1))),
+                (2, FromRti::StopRequest(tag(5, 1)))
+            ]
+        );
+        // While it is agreed, no grant beyond the largest proposal.
+        assert!(net(&mut c, 1, tag(9, 0)).is_empty());
+        assert!(c
+            .handle(
+                ToRti::StopReply {
+                    fed: 1,
+                    tag: tag(5, 1)
+                },
+                0
+            )
+            .is_empty());
+        let out = c.handle(
+            ToRti::StopReply {
+                fed: 2,
+                tag: tag(7, 0),
+            },
+            0,
+        );
+        assert_eq!(
+            &out[..3],
+            [
+                (0, FromRti::StopGranted(tag(7, 0))),
+                (1, FromRti::StopGranted(tag(7, 0))),
+                (2, FromRti::StopGranted(tag(7, 0)))
+            ]
+        );
+    }
+}

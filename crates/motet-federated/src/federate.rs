@@ -1,0 +1,324 @@
+//! A federate's loop.
+//!
+//! The loop is the sequential scheduler's with one more rule: a tag is entered only once the
+//! coordinator has granted it. Before each step the loop takes in what arrived (values at exact
+//! tags into the program's inbox, grants, stop messages), then asks the engine what comes next:
+//!
+//! - a tag at or below the last grant: it is processed; the values its reactions sent on
+//!   federated connections go to the coordinator, then the latest tag complete (LTC);
+//! - a later tag: the loop reports it as its next event tag (NET) and waits for an arrival (a
+//!   grant, or a value that brings an earlier tag);
+//! - physical time to wait for: NET for that time, then wait for it or an arrival;
+//! - nothing but input to wait for: NET `FOREVER`; once `FOREVER` is granted no value can come
+//!   any more, the injectors are dropped and the engine ends the run as a starved one would.
+//!
+//! At the end the federate resigns. A stop requested by one of its reactions is agreed with the
+//! others first (see [`coordinator`](crate::coordinator)): the federate does not enter its own
+//! proposed stop tag until the stop is granted.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use motet_reactor_core::{Engine, LevelQueue, Next, Program, Tag};
+
+use crate::error::FederatedError;
+use crate::program::{unix_now, FederateReport, Injector, Outgoing, UnixClock};
+use crate::topology::Topology;
+use crate::transport::{FederateEvent, FederateTransport};
+use crate::wire::{FromRti, ToRti, WireTag};
+
+/// The state of a federate's loop (see the module docs).
+pub(crate) struct FederateLoop<'a> {
+    pub(crate) me: u32,
+    pub(crate) topology: &'a Topology,
+    pub(crate) transport: &'a dyn FederateTransport,
+    pub(crate) report: FederateReport,
+    pub(crate) granted: Option<Tag>,
+    pub(crate) net_sent: Option<WireTag>,
+    pub(crate) failures: Vec<String>,
+    /// The stop tag this federate proposed and that is not granted yet.
+    pub(crate) stop_pending: Option<Tag>,
+    /// The engine's stop tag as last seen, to notice a reaction's stop request.
+    pub(crate) known_stop: Option<Tag>,
+    /// Whether `FOREVER` was granted and the injectors dropped.
+    pub(crate) released: bool,
+}
+
+impl FederateLoop<'_> {
+    fn send(&mut self, msg: &ToRti) -> Result<(), FederatedError> {
+        self.report.sent += 1;
+        self.transport.send(msg)
+    }
+
+    /// Resigns and waits (boundedly) for the coordinator to take it, so that closing the
+    /// connection afterwards is not taken for a failure.
+    pub(crate) fn resign(&mut self) {
+        if self.send(&ToRti::Resign { fed: self.me }).is_err() {
+            return;
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while let Ok(ev) = self.transport.events().recv_deadline(deadline) {
+            match ev {
+                FederateEvent::Rti(FromRti::Resigned) | FederateEvent::RtiLost => return,
+                FederateEvent::Rti(FromRti::Failed(name)) if !self.failures.contains(&name) => {
+                    self.failures.push(name);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Joins and waits for the start; returns the start time.
+    pub(crate) fn join(&mut self, program: u64, timeout: Duration) -> Result<u64, FederatedError> {
+        let deadline = std::time::Instant::now() + timeout;
+        let join = ToRti::Join {
+            fed: self.me,
+            program,
+        };
+        self.send(&join)?;
+        loop {
+            let wait = if self.transport.repeats_join() {
+                Duration::from_millis(200)
+            } else {
+                timeout
+            };
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return Err(FederatedError::Timeout("the coordinator's start"));
+            }
+            match self
+                .transport
+                .events()
+                .recv_timeout(wait.min(deadline - now))
+            {
+                Ok(FederateEvent::Rti(FromRti::Start { start_ns })) => {
+                    self.report.received += 1;
+                    return Ok(start_ns);
+                }
+                Ok(FederateEvent::Rti(FromRti::Reject { reason })) => {
+                    return Err(FederatedError::Rejected(reason))
+                }
+                Ok(FederateEvent::RtiLost) => return Err(FederatedError::CoordinatorLost),
+                Ok(_) => {}
+                Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                    if self.transport.repeats_join() {
+                        self.send(&join)?;
+                    }
+                }
+                Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                    return Err(FederatedError::CoordinatorLost)
+                }
+            }
+        }
+    }
+
+    pub(crate) fn run(
+        &mut self,
+        prog: &Program,
+        engine: &mut Engine,
+        ready: &mut LevelQueue,
+        injectors: &mut [Option<Injector>],
+        outbox: &Mutex<Vec<Outgoing>>,
+    ) -> Result<(), FederatedError> {
+        let clock = UnixClock;
+        loop {
+            while let Ok(ev) = self.transport.events().try_recv() {
+                self.take(ev, engine, injectors)?;
+            }
+            let next = engine.next(prog, &clock);
+            if self.known_stop != engine.stop_tag() {
+                // Set by the engine itself (starvation): this federate's own end.
+                self.known_stop = engine.stop_tag();
+            }
+            let wait_until = match next {
+                Next::Done => return Ok(()),
+                Next::Tag(t) => {
+                    let granted = self.granted.is_some_and(|g| g >= t);
+                    let held = self.stop_pending.is_some_and(|s| t >= s);
+                    if granted && !held {
+                        self.process(prog, engine, ready, t, outbox)?;
+                        continue;
+                    }
+                    self.ask(WireTag::from(t))?;
+                    None
+                }
+                Next::WaitUntil(due) => {
+                    let t = Tag::from_nanos(due.saturating_sub(engine.start()), 0);
+                    if self.granted.is_none_or(|g| g < t) {
+                        self.ask(WireTag::from(t))?;
+                    }
+                    Some(due)
+                }
+                Next::WaitForInput => {
+                    if self.granted == Some(Tag::from(WireTag::FOREVER)) {
+                        if !self.released {
+                            // Nothing can arrive any more: let the engine end the run.
+                            self.released = true;
+                            injectors.iter_mut().for_each(|i| *i = None);
+                            continue;
+                        }
+                    } else {
+                        self.ask(WireTag::FOREVER)?;
+                    }
+                    None
+                }
+            };
+            let ev = match wait_until {
+                None => self.transport.events().recv().ok(),
+                Some(due) => {
+                    let left = Duration::from_nanos(due.saturating_sub(unix_now()));
+                    match self.transport.events().recv_timeout(left) {
+                        Ok(ev) => Some(ev),
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout) => continue,
+                        Err(crossbeam_channel::RecvTimeoutError::Disconnected) => None,
+                    }
+                }
+            };
+            match ev {
+                Some(ev) => self.take(ev, engine, injectors)?,
+                None => return Err(FederatedError::CoordinatorLost),
+            }
+        }
+    }
+
+    /// Reports `tag` as the next event tag, once per change.
+    fn ask(&mut self, tag: WireTag) -> Result<(), FederatedError> {
+        if self.net_sent != Some(tag) {
+            self.net_sent = Some(tag);
+            let msg = ToRti::NextEventTag { fed: self.me, tag };
+            self.send(&msg)?;
+        }
+        Ok(())
+    }
+
+    /// Takes in one arrival.
+    fn take(
+        &mut self,
+        ev: FederateEvent,
+        engine: &mut Engine,
+        injectors: &[Option<Injector>],
+    ) -> Result<(), FederatedError> {
+        let msg = match ev {
+            FederateEvent::Wake => return Ok(()),
+            FederateEvent::RtiLost => return Err(FederatedError::CoordinatorLost),
+            FederateEvent::Physical { link, payload } => {
+                // After the injectors were released (FOREVER granted) a physical value has
+                // nowhere to go: the run is ending.
+                if let Some(inject) = injectors.get(link as usize).and_then(|i| i.as_ref()) {
+                    inject(Tag::ZERO, &payload)?;
+                }
+                return Ok(());
+            }
+            FederateEvent::Rti(msg) => msg,
+        };
+        self.report.received += 1;
+        match msg {
+            FromRti::Grant(t) => {
+                let t = Tag::from(t);
+                self.granted = Some(self.granted.map_or(t, |g| g.max(t)));
+            }
+            // Zero-delay cycles between federates are refused when building, so a
+            // provisional grant never comes.
+            FromRti::ProvisionalGrant(_) | FromRti::Start { .. } | FromRti::Resigned => {}
+            FromRti::Tagged { link, tag, payload } => {
+                let inject = injectors
+                    .get(link as usize)
+                    .and_then(|i| i.as_ref())
+                    .ok_or_else(|| {
+                        FederatedError::Federation(format!(
+                            "a value on connection {link}, which does not end here"
+                        ))
+                    })?;
+                inject(Tag::from(tag), &payload)?;
+                // An earlier tag may be next now: ask again when it is.
+                self.net_sent = None;
+            }
+            FromRti::StopRequest(t) => {
+                let t = Tag::from(t);
+                let earliest = if engine.metrics().tags > 0 {
+                    engine.tag().delay_nanos(0)
+                } else {
+                    Tag::ZERO
+                };
+                let mine = t.max(earliest);
+                self.stop_pending = Some(mine);
+                let msg = ToRti::StopReply {
+                    fed: self.me,
+                    tag: mine.into(),
+                };
+                self.send(&msg)?;
+            }
+            FromRti::StopGranted(t) => {
+                engine.set_stop_tag(Tag::from(t));
+                self.known_stop = engine.stop_tag();
+                self.stop_pending = None;
+            }
+            FromRti::Failed(name) => {
+                if !self.failures.contains(&name) {
+                    self.failures.push(name);
+                }
+            }
+            FromRti::Reject { reason } => return Err(FederatedError::Rejected(reason)),
+        }
+        Ok(())
+    }
+
+    /// Processes granted tag `t`, then sends what its reactions sent and the LTC.
+    fn process(
+        &mut self,
+        prog: &Program,
+        engine: &mut Engine,
+        ready: &mut LevelQueue,
+        t: Tag,
+        outbox: &Mutex<Vec<Outgoing>>,
+    ) -> Result<(), FederatedError> {
+        let clock = UnixClock;
+        engine.enter_tag(prog, t, &mut |r| ready.push(prog, r));
+        engine.run_ready(prog, ready, |r| {
+            // SAFETY: reactions run one at a time in level order on this thread, so every
+            // predecessor triggered at this tag has completed, and the tag does not change
+            // meanwhile.
+            unsafe { prog.execute(r as usize, &clock) };
+        });
+        engine.finish_tag(prog);
+        let sent: Vec<Outgoing> = outbox
+            .lock()
+            .map(|mut q| core::mem::take(&mut *q))
+            .unwrap_or_default();
+        for o in sent {
+            let payload = o.payload?;
+            match self.topology.links.get(o.link as usize) {
+                Some(l) if l.physical => {
+                    self.report.sent += 1;
+                    self.transport.send_physical(l.to, o.link, payload)?;
+                }
+                _ => {
+                    let msg = ToRti::Tagged {
+                        fed: self.me,
+                        link: o.link,
+                        tag: o.tag,
+                        payload,
+                    };
+                    self.send(&msg)?;
+                }
+            }
+        }
+        if engine.stop_tag() != self.known_stop && self.stop_pending.is_none() {
+            // A reaction requested a stop: agree on it with the others.
+            self.known_stop = engine.stop_tag();
+            if let Some(s) = self.known_stop {
+                self.stop_pending = Some(s);
+                let msg = ToRti::StopRequest {
+                    fed: self.me,
+                    tag: s.into(),
+                };
+                self.send(&msg)?;
+            }
+        }
+        let msg = ToRti::LatestTagComplete {
+            fed: self.me,
+            tag: t.into(),
+        };
+        self.send(&msg)
+    }
+}
