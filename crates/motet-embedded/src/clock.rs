@@ -35,6 +35,12 @@ pub fn start(mut syst: SYST) {
 /// Processor cycles since [`start`].
 #[inline]
 pub fn now_cycles() -> u64 {
+    read().0
+}
+
+/// Processor cycles since [`start`], and the counter value they were computed from.
+#[inline]
+fn read() -> (u64, u32) {
     critical_section::with(|_| {
         let mut wraps = u64::from(WRAPS.load(Relaxed));
         let mut current = SYST::get_current();
@@ -43,8 +49,33 @@ pub fn now_cycles() -> u64 {
             wraps += 1;
             current = SYST::get_current();
         }
-        (wraps << 24) + u64::from(RELOAD - current)
+        ((wraps << 24) + u64::from(RELOAD - current), current)
     })
+}
+
+/// Returns when [`now_cycles`] has reached `target`, within a few cycles of it.
+///
+/// The last stretch is spent reading SysTick's counter alone (one load and one comparison a
+/// turn) against the value it will hold at `target`, when that value lies ahead in the current
+/// wrap with room to spare; otherwise, and before that, it reads the whole clock.
+#[inline]
+pub fn spin_until_cycles(target: u64) {
+    /// Counter values this close to a wrap are not waited for on the counter alone: a turn of
+    /// the loop could miss them and then wait for the next wrap.
+    const MARGIN: u32 = 64;
+    loop {
+        let (now, current) = read();
+        if now >= target {
+            return;
+        }
+        let left = target - now;
+        // The counter counts down one a cycle, so it holds `current - left` at `target`.
+        if left < u64::from(current.saturating_sub(MARGIN)) {
+            let at = current - left as u32;
+            while SYST::get_current() > at {}
+            return;
+        }
+    }
 }
 
 /// Nanoseconds since [`start`] (the clock the reactor core reads).
