@@ -169,6 +169,9 @@ pub enum RunError {
     },
     /// The runtime the program ran on shut down before the program finished.
     RuntimeShutDown,
+    /// [`run_table`](crate::run_table) was given a program with ports, actions or modes, which
+    /// only [`run_sequential`](crate::run_sequential) and the parallel schedulers run.
+    NotTimed,
 }
 
 impl fmt::Display for RunError {
@@ -195,6 +198,9 @@ impl fmt::Display for RunError {
                 "physical action {action}: {lost} values lost to a full interrupt-safe ring"
             ),
             RunError::RuntimeShutDown => f.write_str("the runtime shut down during the run"),
+            RunError::NotTimed => f.write_str(
+                "run_table runs programs of timers, startup and shutdown only; this one has ports, actions or modes",
+            ),
         }
     }
 }

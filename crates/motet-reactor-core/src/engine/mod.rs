@@ -25,6 +25,8 @@ mod complete;
 mod enter;
 mod finish;
 
+pub(crate) use complete::fault_error;
+
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
