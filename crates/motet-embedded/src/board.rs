@@ -88,8 +88,10 @@ impl Board {
                 Some(t) => {
                     let now = clock::now_ns();
                     if now < t {
-                        let cycles = (t - now).div_ceil(NS_PER_CYCLE);
-                        Alarm.arm(u32::try_from(cycles).unwrap_or(u32::MAX));
+                        // A wait beyond 2^32 ns (4.3 s) wakes early and waits again. In 32
+                        // bits, the processor divides without a library routine.
+                        let ns = u32::try_from(t - now).unwrap_or(u32::MAX);
+                        Alarm.arm(ns.div_ceil(NS_PER_CYCLE as u32));
                         true
                     } else {
                         false
@@ -137,7 +139,7 @@ impl Platform for Board {
 
     #[inline]
     fn spin_until(&mut self, deadline: u64) {
-        clock::spin_until_cycles(deadline.div_ceil(NS_PER_CYCLE));
+        clock::spin_until_ns(deadline);
     }
 }
 
