@@ -6,8 +6,8 @@
 //! no value crosses between reactions, nothing is scheduled and nothing arrives from outside, so
 //! the next tag is the earliest timer or the stop tag, and a tag's reactions are the ones its
 //! timers (or startup, or shutdown) trigger, in level order. This scheduler keeps only that, so
-//! that a small target links a few hundred bytes of scheduling instead of the whole engine. Its
-//! tags, their order, the reactions run at each, and the run's end follow the same rules as
+//! that a small target links one short loop instead of the whole engine. Its tags, their order,
+//! the reactions run at each, and the run's end follow the same rules as
 //! [`run_sequential`](crate::run_sequential); the tests run programs through both and compare.
 
 use alloc::vec;
