@@ -18,7 +18,7 @@ start=$SECONDS
 SHIFT=5
 # Seconds of host time a run may take before it counts as hung.
 RUN_TIMEOUT=300
-PROGRAMS=(bare empty timer physical pingpong threadring count modes)
+PROGRAMS=(bare empty timer timer_builder physical pingpong threadring count modes)
 TARGET=thumbv7em-none-eabihf
 
 json=""
@@ -63,7 +63,7 @@ num() { if [ -n "$1" ]; then echo "$1"; else echo null; fi; }
 read -r bare_text bare_data bare_bss < <(sizes "$dir/bare")
 failed=0
 records=()
-printf '\n%-11s %7s %6s %8s %8s %8s %9s  %-12s %s\n' \
+printf '\n%-13s %7s %6s %8s %8s %8s %9s  %-12s %s\n' \
     program text data bss heap runtime_t stack result status
 for p in "${PROGRAMS[@]}"; do
     read -r text data bss < <(sizes "$dir/$p")
@@ -85,7 +85,7 @@ for p in "${PROGRAMS[@]}"; do
         echo "--- $p (exit status $rc):"
         echo "$out"
     fi
-    printf '%-11s %7s %6s %8s %8s %8s %9s  %-12s %s\n' "$p" "$text" "$data" "$bss" \
+    printf '%-13s %7s %6s %8s %8s %8s %9s  %-12s %s\n' "$p" "$text" "$data" "$bss" \
         "${heap:-0}" "$((text - bare_text))" "$(field "$out" stack_peak)" "${result:-?}" "$status"
     records+=("$(printf '{"program": "%s", "text": %s, "data": %s, "bss": %s, "runtime_text": %s, "runtime_data": %s, "runtime_bss": %s, "heap_size": %s, "heap_peak": %s, "stack_peak": %s, "result": "%s", "validated": %s, "timer_offset_cycles": %s, "irq_latency_cycles": %s, "per_reaction_cycles": %s, "icount_shift": %s}' \
         "$p" "$text" "$data" "$bss" "$((text - bare_text))" "$((data - bare_data))" \

@@ -26,10 +26,16 @@ use crate::{clock, Interrupt, NS_PER_CYCLE};
 /// How many cycles before a deadline the alarm wakes the core by default, to spin the rest.
 pub const DEFAULT_LEAD_CYCLES: u64 = 250;
 
+/// How many cycles before a tag's time the scheduler enters it by default
+/// ([`Platform::entry_lead`]): room for its bookkeeping, after which the core spins to the tag's
+/// time and starts the first reaction.
+pub const DEFAULT_ENTRY_LEAD_CYCLES: u64 = 500;
+
 /// The board: clock, alarm and sleep (see the module docs).
 #[derive(Debug)]
 pub struct Board {
     lead_ns: u64,
+    entry_lead_ns: u64,
     sleeps: u64,
 }
 
@@ -49,6 +55,7 @@ impl Board {
         motet_reactor_core::set_clock(clock::now_ns);
         Board {
             lead_ns: DEFAULT_LEAD_CYCLES * NS_PER_CYCLE,
+            entry_lead_ns: DEFAULT_ENTRY_LEAD_CYCLES * NS_PER_CYCLE,
             sleeps: 0,
         }
     }
@@ -57,6 +64,13 @@ impl Board {
     /// the tag starts when the alarm's interrupt has run).
     pub fn with_lead_cycles(mut self, lead: u64) -> Board {
         self.lead_ns = lead * NS_PER_CYCLE;
+        self
+    }
+
+    /// Sets how many cycles before a tag's time the scheduler enters it (0: at its time, and
+    /// the scheduler's bookkeeping delays the first reaction).
+    pub fn with_entry_lead_cycles(mut self, lead: u64) -> Board {
+        self.entry_lead_ns = lead * NS_PER_CYCLE;
         self
     }
 
@@ -74,8 +88,10 @@ impl Board {
                 Some(t) => {
                     let now = clock::now_ns();
                     if now < t {
-                        let cycles = (t - now).div_ceil(NS_PER_CYCLE);
-                        Alarm.arm(u32::try_from(cycles).unwrap_or(u32::MAX));
+                        // A wait beyond 2^32 ns (4.3 s) wakes early and waits again. In 32
+                        // bits, the processor divides without a library routine.
+                        let ns = u32::try_from(t - now).unwrap_or(u32::MAX);
+                        Alarm.arm(ns.div_ceil(NS_PER_CYCLE as u32));
                         true
                     } else {
                         false
@@ -115,6 +131,15 @@ impl Platform for Board {
             }
         }
         while inbox.is_empty() && clock::now_ns() < deadline {}
+    }
+
+    fn entry_lead(&self) -> u64 {
+        self.entry_lead_ns
+    }
+
+    #[inline]
+    fn spin_until(&mut self, deadline: u64) {
+        clock::spin_until_ns(deadline);
     }
 }
 

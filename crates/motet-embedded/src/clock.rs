@@ -32,9 +32,23 @@ pub fn start(mut syst: SYST) {
     while SYST::get_current() == 0 {}
 }
 
-/// Processor cycles since [`start`].
+/// Processor cycles since [`start`], read in place (inlined: for measurements, where the
+/// reading should come as early as possible).
 #[inline]
 pub fn now_cycles() -> u64 {
+    read_here().0
+}
+
+/// [`read_here`], called rather than inlined: the board and the reactor core read the clock in
+/// many places, and a call costs a few cycles where an inlined copy costs some 60 bytes each.
+#[inline(never)]
+fn read() -> (u64, u32) {
+    read_here()
+}
+
+/// Processor cycles since [`start`], and the counter value they were computed from.
+#[inline(always)]
+fn read_here() -> (u64, u32) {
     critical_section::with(|_| {
         let mut wraps = u64::from(WRAPS.load(Relaxed));
         let mut current = SYST::get_current();
@@ -43,14 +57,45 @@ pub fn now_cycles() -> u64 {
             wraps += 1;
             current = SYST::get_current();
         }
-        (wraps << 24) + u64::from(RELOAD - current)
+        ((wraps << 24) + u64::from(RELOAD - current), current)
     })
+}
+
+/// Returns when [`now_ns`] has reached `deadline`, within a few cycles of it.
+///
+/// The last stretch is spent reading SysTick's counter alone (one load and one comparison a
+/// turn) against the value it will hold at `deadline`, when that value lies ahead in the current
+/// wrap with room to spare; otherwise, and before that, it reads the whole clock.
+#[inline]
+pub fn spin_until_ns(deadline: u64) {
+    /// Counter values this close to a wrap are not waited for on the counter alone: a turn of
+    /// the loop could miss them and then wait for the next wrap.
+    const MARGIN: u32 = 64;
+    loop {
+        let (now, current) = read();
+        let now = now * crate::NS_PER_CYCLE;
+        if now >= deadline {
+            return;
+        }
+        // Cycles left, rounded up; in 32 bits, which the processor divides without a library
+        // routine (a longer wait is cut, and the loop goes round again).
+        let left = u32::try_from(deadline - now)
+            .unwrap_or(u32::MAX)
+            .div_ceil(crate::NS_PER_CYCLE as u32);
+        // The counter counts down one a cycle, so it holds `current - left` when `left` cycles
+        // have passed.
+        if left < current.saturating_sub(MARGIN) {
+            let at = current - left;
+            while SYST::get_current() > at {}
+            return;
+        }
+    }
 }
 
 /// Nanoseconds since [`start`] (the clock the reactor core reads).
 #[inline]
 pub fn now_ns() -> u64 {
-    now_cycles() * crate::NS_PER_CYCLE
+    read().0 * crate::NS_PER_CYCLE
 }
 
 #[exception]

@@ -57,6 +57,9 @@ pub fn used() -> usize {
 // SAFETY: every method forwards to embedded-alloc's heap, which upholds `GlobalAlloc`'s contract;
 // the counts are bookkeeping on the side.
 unsafe impl GlobalAlloc for CountingHeap {
+    // Not inlined: every allocation site would otherwise carry the counting (atomic read-modify-
+    // write loops) in its own copy.
+    #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded from the caller.
         let p = unsafe { self.heap.alloc(layout) };
@@ -67,6 +70,7 @@ unsafe impl GlobalAlloc for CountingHeap {
         p
     }
 
+    #[inline(never)]
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         self.used.fetch_sub(layout.size(), Relaxed);
         // SAFETY: forwarded from the caller.

@@ -48,10 +48,24 @@ pub const fn cycles(ns: u64) -> u64 {
 }
 
 /// A panic prints its message through semihosting and ends the run with a failure status, so
-/// that a failed assertion on the board fails `run-qemu.sh` instead of hanging it.
+/// that a failed assertion on the board fails `run-qemu.sh` instead of hanging it. The programs
+/// are built with `panic = "immediate-abort"` (see `.cargo/config.toml`), where a panic does not
+/// come here but executes an undefined instruction: see [`HardFault`].
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     cortex_m::interrupt::disable();
     cortex_m_semihosting::hprintln!("panicked: {}", info);
+    report::exit(false)
+}
+
+/// A hard fault, which is also where a panic ends under `panic = "immediate-abort"` (as an
+/// undefined instruction): prints where it happened and ends the run with a failure status.
+#[cortex_m_rt::exception]
+unsafe fn HardFault(frame: &cortex_m_rt::ExceptionFrame) -> ! {
+    cortex_m::interrupt::disable();
+    report::Line::new()
+        .str("motet: hard fault (a panic, or a fault) at pc=")
+        .num(u64::from(frame.pc()))
+        .print();
     report::exit(false)
 }

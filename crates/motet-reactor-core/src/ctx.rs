@@ -147,7 +147,8 @@ impl<'a> Ctx<'a> {
         Duration::from_nanos(self.lag_nanos())
     }
 
-    pub(crate) fn lag_nanos(&self) -> u64 {
+    /// [`Ctx::lag`] in nanoseconds of the platform clock.
+    pub fn lag_nanos(&self) -> u64 {
         let logical = self
             .tag_info()
             .start

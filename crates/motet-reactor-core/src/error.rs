@@ -180,6 +180,9 @@ pub enum RunError {
         /// The tag the scheduler had reached.
         current: crate::Tag,
     },
+    /// [`run_table`](crate::run_table) was given a program with ports, actions or modes, which
+    /// only [`run_sequential`](crate::run_sequential) and the parallel schedulers run.
+    NotTimed,
 }
 
 impl fmt::Display for RunError {
@@ -213,6 +216,9 @@ impl fmt::Display for RunError {
             } => write!(
                 f,
                 "action {action} received a value for tag {tag} after the run had reached {current}"
+            ),
+            RunError::NotTimed => f.write_str(
+                "run_table runs programs of timers, startup and shutdown only; this one has ports, actions or modes",
             ),
         }
     }

@@ -41,6 +41,11 @@
 //! assert_eq!(metrics.tags, 3); // startup, the delayed value at 10 ms, shutdown one microstep later
 //! ```
 //!
+//! A program of timers and the reactions they trigger can also be declared as constant tables
+//! ([`ProgramTable`], assembled by [`TableProgram`]) and run by [`run_table`], a scheduler for
+//! such timed programs only, so that neither the builder and its checks nor the general tag loop
+//! need be linked into a small target's image.
+//!
 //! Physical actions take values from outside the program: a [`PhysicalSender`] from threads (each
 //! send allocates), an [`IrqSender`] from interrupt handlers (a ring of fixed capacity, reserved
 //! when the sender is made: a send allocates nothing and takes no lock, and a full ring is a
@@ -81,6 +86,8 @@ mod ready;
 mod ring;
 mod sequential;
 mod sync;
+mod table;
+mod table_run;
 mod time;
 
 pub use builder::{ActionSpec, Connection, ProgramBuilder, ReactionBuilder, Scope};
@@ -99,4 +106,8 @@ pub use program::{Clock, Program};
 pub use ready::LevelQueue;
 pub use ring::IrqSender;
 pub use sequential::{run_sequential, Hooks, Platform};
+pub use table::{
+    ProgramTable, ReactionRow, ReactorRow, TableError, TableProgram, TimerRow, Trigger,
+};
+pub use table_run::run_table;
 pub use time::Tag;

@@ -18,6 +18,30 @@ pub trait Platform: Clock {
     /// value arrives in `inbox` (the platform installs a notifier with
     /// [`Inbox::set_notify`]). Spurious early returns are fine.
     fn wait(&mut self, inbox: &Inbox, deadline: Option<u64>);
+
+    /// How many nanoseconds before a tag's time the scheduler may enter it; 0 (the default)
+    /// enters a tag when its time has come.
+    ///
+    /// With a lead, the scheduler does a tag's bookkeeping (deciding it is next, taking its
+    /// events, queueing the reactions they trigger) while its time is still up to `lead` away,
+    /// then calls [`Platform::spin_until`] with the tag's time and runs its first reaction as
+    /// soon as that returns: the reaction starts closer to its logical time than the
+    /// bookkeeping would allow afterwards. Reactions never start before their tag's time.
+    ///
+    /// The tag is current from the moment it is entered. A physical action that arrives in that
+    /// window, stamped earlier than the tag, takes the tag's next microstep (as a value stamped
+    /// at or before the current tag always does), so it is delayed by at most `lead`, and its
+    /// order relative to the tag's events is the same on every run with the same arrivals.
+    fn entry_lead(&self) -> u64 {
+        0
+    }
+
+    /// Returns when the clock has reached the platform time `deadline`, as soon after it as it
+    /// can; the scheduler calls it only with [`Platform::entry_lead`] above 0, just before a
+    /// tag's first reaction. The default reads [`Clock::now`] until then.
+    fn spin_until(&mut self, deadline: u64) {
+        while self.now() < deadline {}
+    }
 }
 
 /// Observes a run (tracing); every method does nothing by default.
@@ -51,10 +75,17 @@ pub fn run_sequential<P: Platform, H: Hooks>(
     // does not count against the first tag's deadlines.
     let mut ready = LevelQueue::new(prog);
     let mut engine = Engine::new(prog, platform.now(), options);
+    // Tags are entered up to `lead` before their time (see `Platform::entry_lead`); in fast
+    // mode nothing waits for time.
+    let lead = if options.fast {
+        0
+    } else {
+        platform.entry_lead()
+    };
     loop {
-        match engine.next(prog, platform) {
+        match engine.next_early(prog, platform, lead) {
             Next::Done => break,
-            Next::WaitUntil(t) => platform.wait(&prog.inbox, Some(t)),
+            Next::WaitUntil(t) => platform.wait(&prog.inbox, Some(t.saturating_sub(lead))),
             Next::WaitForInput => platform.wait(&prog.inbox, None),
             Next::Tag(tag) => {
                 hooks.tag_started(tag);
@@ -63,6 +94,12 @@ pub fn run_sequential<P: Platform, H: Hooks>(
                 // zero-delay actions (`Engine::enter_next_microstep`); the lone reaction such a
                 // microstep triggers is handed back in a local and runs first.
                 let mut hand = u32::MAX;
+                if lead != 0 {
+                    // Entered early: the first reaction is taken from the queue now and starts
+                    // as soon as the tag's time has come.
+                    hand = ready.pop().unwrap_or(u32::MAX);
+                    platform.spin_until(engine.start().saturating_add(tag.nanos()));
+                }
                 loop {
                     engine.run_ready_from(prog, &mut ready, hand, |r| {
                         hooks.reaction_started(r as usize);

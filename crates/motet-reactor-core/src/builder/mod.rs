@@ -36,6 +36,7 @@ pub(crate) use decl::{
     ReactorDecl, ResetHook, TimerDecl,
 };
 pub use elements::ActionSpec;
+pub(crate) use reaction::erase;
 pub use reaction::ReactionBuilder;
 
 /// Where an element is declared: a reactor, or one of its modes.

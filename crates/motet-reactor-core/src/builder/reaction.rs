@@ -188,7 +188,7 @@ impl<S: 'static> ReactionBuilder<'_, S> {
     }
 }
 
-fn erase<S: 'static>(mut f: impl FnMut(&mut S, &Ctx<'_>) + Send + 'static) -> Body {
+pub(crate) fn erase<S: 'static>(mut f: impl FnMut(&mut S, &Ctx<'_>) + Send + 'static) -> Body {
     Box::new(
         move |p: *mut (), prog: &Program, cell: &ReactionCell, clock: &dyn Clock| {
             // SAFETY: the scheduler passes the state of the reaction's own reactor, whose type is

@@ -205,7 +205,14 @@ impl Engine {
     }
 }
 
-fn fault_error(prog: &Program, reaction: alloc::string::String, fault: Fault) -> RunError {
+/// The error a reaction's fault fails the run with.
+#[cold]
+#[inline(never)]
+pub(crate) fn fault_error(
+    prog: &Program,
+    reaction: alloc::string::String,
+    fault: Fault,
+) -> RunError {
     let g = &prog.graph;
     match fault {
         Fault::Foreign => RunError::ForeignHandle { reaction },
@@ -217,10 +224,13 @@ fn fault_error(prog: &Program, reaction: alloc::string::String, fault: Fault) ->
                 Item::Multiport(m) => g.multiports[m as usize].name.clone(),
                 Item::Timer(t) => g.timers[t as usize].name.clone(),
             };
-            RunError::Undeclared {
-                reaction,
-                access: alloc::format!("{how} {name}"),
-            }
+            // Put together without `format!`, whose machinery a small target would otherwise
+            // link for this message alone.
+            let mut access = alloc::string::String::with_capacity(how.len() + 1 + name.len());
+            access.push_str(how);
+            access.push(' ');
+            access.push_str(&name);
+            RunError::Undeclared { reaction, access }
         }
     }
 }

@@ -26,6 +26,8 @@ mod enter;
 mod finish;
 mod part;
 
+pub(crate) use complete::fault_error;
+
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::Reverse;
@@ -404,6 +406,15 @@ impl Engine {
     /// time chasing, values from the inbox).
     #[inline]
     pub fn next(&mut self, prog: &Program, clock: &dyn Clock) -> Next {
+        self.next_early(prog, clock, 0)
+    }
+
+    /// [`Engine::next`], but a tag is due `lead` nanoseconds before its time: the scheduler
+    /// enters it early and waits for its time only before running its first reaction (see
+    /// [`Platform::entry_lead`](crate::Platform::entry_lead)). `WaitUntil` still names the tag's
+    /// own time. With `lead` 0 this is [`Engine::next`].
+    #[inline]
+    pub fn next_early(&mut self, prog: &Program, clock: &dyn Clock, lead: u64) -> Next {
         if self.done {
             return Next::Done;
         }
@@ -430,7 +441,7 @@ impl Engine {
         };
         if !self.fast {
             let due = self.info.start.saturating_add(next.nanos());
-            if clock.now() < due {
+            if clock.now() < due.saturating_sub(lead) {
                 return Next::WaitUntil(due);
             }
         }
