@@ -136,6 +136,10 @@ impl<M: Send + 'static> Extra<M> {
     #[cold]
     #[inline(never)]
     fn close(&self) {
+        if let Some(home) = &self.home {
+            // The thread ends once the stopping turn returns.
+            home.finish();
+        }
         if let Some(bound) = &self.bound {
             // Senders waiting for room find the actor stopped.
             bound.wake_all();
@@ -310,9 +314,6 @@ impl<M: Send + 'static> Header<M> {
             for slot in rel.watchers.drain(..) {
                 let _ = slot.complete(reason.clone());
             }
-        }
-        if let Some(home) = self.extra.as_ref().and_then(|x| x.home.as_ref()) {
-            home.finish();
         }
     }
 
@@ -685,7 +686,9 @@ impl<A: Actor, const BOUNDED: bool> Task for ActorTask<A, BOUNDED> {
 }
 
 impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
-    /// Makes and schedules a new actor; returns its first address.
+    /// Makes and schedules a new actor; returns its first address. Inlined, so that the options of
+    /// a plain spawn fold away.
+    #[inline]
     pub(crate) fn spawn(
         runtime: &Handle,
         actor: A,
@@ -696,15 +699,17 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         let home = options.detached.then(Home::new);
         debug_assert_eq!(BOUNDED, options.bound.is_some());
         let extra = Extra::new(home.clone(), A::PRIORITIES, options.bound);
+        // Scalars for the closure below, which would otherwise keep the options in memory.
+        let (batch, stash_capacity) = (options.batch.max(1), options.stash_capacity);
         // The parts are made once the cell's block is there, so that they are written into it
         // directly (see `Runnable::new_in_with`).
         let runnable = Runnable::new_in_with::<Self, Blocks>(|| {
             let header = Header::new(runtime, extra);
             let inner = Inner {
                 actor: Some(actor),
-                local: Local::new(relations, options.stash_capacity),
+                local: Local::new(relations, stash_capacity),
                 supervision,
-                batch: options.batch.max(1),
+                batch,
                 started: false,
             };
             (header, inner)
@@ -1106,12 +1111,8 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         let mut rel = inner.local.relations.take();
         // SAFETY: single consumer (this turn).
         unsafe { header.close_mailboxes(&mut rel) };
-        // After the close: the timer's address, dropped by the cancel, then takes the plain path.
-        if let Some(timeout) = inner.local.timeout.take() {
-            timeout.cancel(header.runtime());
-        }
-        if let Some(stash) = inner.local.stash.take() {
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(stash)));
+        if inner.local.timeout.is_some() | inner.local.stash.is_some() {
+            Self::drop_aside(header, &mut inner.local);
         }
         header.notify(rel, &reason);
         if let Some(sup) = inner.supervision.take() {
@@ -1120,6 +1121,21 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         let header = NonNull::from(header);
         // SAFETY: the mailbox is closed; the runnable is this cell's; nothing touches the cell after.
         unsafe { Header::retire(header, task.into_runnable()) };
+    }
+}
+
+impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
+    /// Cancels a stopping actor's receive timeout and drops its stash. After the mailbox's close:
+    /// the timer's address, dropped by the cancel, then takes the plain release path.
+    #[cold]
+    #[inline(never)]
+    fn drop_aside(header: &Header<A::Msg>, local: &mut Local<A::Msg>) {
+        if let Some(timeout) = local.timeout.take() {
+            timeout.cancel(header.runtime());
+        }
+        if let Some(stash) = local.stash.take() {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(stash)));
+        }
     }
 }
 

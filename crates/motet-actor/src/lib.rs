@@ -12,6 +12,22 @@
 //! with [`ExitReason::Panicked`] (the runtime carries on), and a [`Supervisor`] restarts failed children
 //! in place (one-for-one or one-for-all) within a restart intensity limit.
 //!
+//! # Blocking, and the other kinds of actors
+//!
+//! Handlers run on the runtime's few worker threads, each of which runs many actors in turn: a
+//! handler that blocks (file or socket IO, a blocking library, a sleep, a lock held elsewhere)
+//! stalls its worker and every actor waiting behind it, and as many blocking handlers as workers
+//! stop the runtime. Spawn such an actor *detached* ([`Spawn::detached`]): it gets an OS thread
+//! of its own, with the same [`Addr<M>`] and the same [`Actor`] trait. A plain thread (`main`, a
+//! test) can act as an actor with a [`ScopedActor`]: an address, receives with a timeout, links
+//! and monitors reported as [`Event`]s, and an exit when it is dropped.
+//!
+//! Opt-in per actor, so that actors without them pay nothing: urgent messages
+//! ([`Addr::tell_urgent`], with [`Actor::PRIORITIES`]), bounded mailboxes ([`Spawn::bounded`]:
+//! [`Addr::try_tell`], [`Addr::send_async`], [`Addr::tell_timeout`]) and receive timeouts
+//! ([`Context::set_receive_timeout`], with [`Actor::RECEIVE_TIMEOUT`]). [`Context::stash`] sets
+//! a message aside until [`Context::unstash_all`].
+//!
 //! ```
 //! use std::time::Duration;
 //! use motet_actor::{spawn, Actor, Context, Reply};
