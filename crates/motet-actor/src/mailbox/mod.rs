@@ -280,7 +280,7 @@ impl<T> Mailbox<T> {
     /// Gates the mailbox: [`Mailbox::push`] hands every node back, for the owner to count (a
     /// bounded mailbox) before [`Mailbox::push_gated`]. Before any push.
     pub fn set_gate(&mut self) {
-        let head = *self.head.get_mut();
+        let head = self.head.load(Ordering::Relaxed);
         self.head = AtomicPtr::new(head.map_addr(|a| a | CLOSED));
     }
 
