@@ -9,13 +9,14 @@
 //! senders waiting for room. Plain actors' mailboxes are not gated: their pushes pay nothing.
 
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Poll, Wake, Waker};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use crate::addr::{Addr, SendError};
+use crate::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use crate::sync::Mutex;
 
 /// Why [`Addr::try_tell`] (or [`Addr::tell_timeout`]) did not deliver; holds the message.
 #[derive(PartialEq, Eq)]
@@ -76,8 +77,13 @@ impl Bound {
     }
 
     /// Reserves room for a user message; false if the mailbox is full.
+    ///
+    /// Reads with a read-modify-write, not a load: a sender's retry after [`Bound::register`]
+    /// and a turn's [`Bound::took`] each modify one word and then read-modify the other, so that
+    /// one of them sees the other (see the loom model below) without relying on sequential
+    /// consistency of plain loads. The count never exceeds the capacity for user messages.
     pub(crate) fn reserve(&self) -> bool {
-        let mut queued = self.queued.load(SeqCst);
+        let mut queued = self.queued.fetch_add(0, SeqCst);
         loop {
             if queued >= self.capacity {
                 return false;
@@ -97,19 +103,17 @@ impl Bound {
         self.queued.fetch_add(1, SeqCst);
     }
 
-    /// Gives back a reservation whose push failed.
+    /// Gives back a reservation whose push failed (the actor stopped).
     pub(crate) fn unreserve(&self) {
-        self.queued.fetch_sub(1, SeqCst);
+        self.took();
     }
 
-    /// A turn took one message or signal.
-    ///
-    /// SeqCst with [`Bound::register`]: either this load sees a sender's registration, or the
-    /// sender's retry after registering sees this decrement.
+    /// A turn took one message or signal: room for one more, so the waiting senders are woken.
     #[inline]
     pub(crate) fn took(&self) {
         self.queued.fetch_sub(1, SeqCst);
-        if self.waiting.load(SeqCst) != 0 {
+        // A read-modify-write that changes nothing: it reads the latest registration.
+        if self.waiting.fetch_add(0, SeqCst) != 0 {
             self.wake_all();
         }
     }
@@ -118,7 +122,7 @@ impl Bound {
     #[cold]
     pub(crate) fn wake_all(&self) {
         let waiters = {
-            let mut waiters = self.waiters.lock().unwrap_or_else(|e| e.into_inner());
+            let mut waiters = crate::sync::lock(&self.waiters);
             self.waiting.store(0, SeqCst);
             std::mem::take(&mut *waiters)
         };
@@ -129,7 +133,7 @@ impl Bound {
 
     /// Registers a sender to wake at the next take; the sender then tries again before it waits.
     pub(crate) fn register(&self, waker: &Waker) {
-        let mut waiters = self.waiters.lock().unwrap_or_else(|e| e.into_inner());
+        let mut waiters = crate::sync::lock(&self.waiters);
         if !waiters.iter().any(|w| w.will_wake(waker)) {
             waiters.push(waker.clone());
         }
@@ -218,5 +222,48 @@ impl<M: Send + 'static> Addr<M> {
     /// current turn has taken but not finished; `None` for an unbounded actor.
     pub fn queued_len(&self) -> Option<usize> {
         self.header().bound().map(Bound::len)
+    }
+}
+
+/// Loom model of the handshake between a sender that finds the mailbox full and the turn that makes
+/// room: `RUSTFLAGS="--cfg loom" cargo test -p motet-actor --lib --release loom`.
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::Bound;
+    use loom::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use loom::sync::Arc;
+    use std::task::{Wake, Waker};
+
+    struct Flag(AtomicBool);
+    impl Wake for Flag {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.store(true, SeqCst);
+        }
+    }
+
+    /// A full mailbox of one; a sender registers and tries again while the turn takes the queued
+    /// message: either the retry gets the room or the sender is woken (never neither, which
+    /// would leave it waiting with room free).
+    #[test]
+    fn loom_a_waiting_sender_is_never_forgotten() {
+        loom::model(|| {
+            let bound = Arc::new(Bound::new(1));
+            assert!(bound.reserve());
+            let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
+            let waker = Waker::from(flag.clone());
+            let sender = {
+                let bound = bound.clone();
+                loom::thread::spawn(move || {
+                    if bound.reserve() {
+                        return true;
+                    }
+                    bound.register(&waker);
+                    bound.reserve()
+                })
+            };
+            bound.took();
+            let got_room = sender.join().unwrap();
+            assert!(got_room || flag.0.load(SeqCst), "the sender was forgotten");
+        });
     }
 }
