@@ -6,9 +6,11 @@ use motet_runtime::Handle;
 
 use crate::addr::{Addr, AnyAddr};
 use crate::ask::{AskError, Reply};
-use crate::cell::{Header, Relations};
+use crate::cell::{Header, Local, Relations};
 use crate::envelope::Signal;
 use crate::exit::{ActorId, Down, ExitReason, ExitSignal};
+use crate::receive_timeout::ReceiveTimeout;
+use crate::stash::{Stash, StashFull};
 
 /// An actor: state plus a handler for messages of one type.
 ///
@@ -35,9 +37,27 @@ use crate::exit::{ActorId, Down, ExitReason, ExitSignal};
 /// counter.tell(Msg::Done).unwrap();
 /// assert!(exited.wait().is_normal());
 /// ```
+///
+/// # Blocking
+///
+/// A handler runs on one of the runtime's worker threads, which runs many actors in turn. A handler
+/// that blocks (file or socket IO, a blocking library call, a lock held elsewhere, a sleep) stalls
+/// that worker and every actor queued behind it; with as many blocked handlers as workers the whole
+/// runtime stops. Spawn such an actor *detached* instead ([`Spawn::detached`](crate::Spawn::detached)):
+/// it gets an OS thread of its own, with the same address type and the same trait.
 pub trait Actor: Send + Sized + 'static {
     /// The messages this actor accepts (typically an enum).
     type Msg: Send + 'static;
+
+    /// Whether this actor takes urgent messages ([`Addr::tell_urgent`]) ahead of normal ones. Off
+    /// by default: an actor that does not opt in has no second queue and its turns do not look for
+    /// one (an urgent send to it is a plain [`Addr::tell`]).
+    const PRIORITIES: bool = false;
+
+    /// Whether this actor may set a receive timeout ([`Context::set_receive_timeout`]). Off by
+    /// default: an actor that does not opt in does not count the messages it handles. Calling
+    /// `set_receive_timeout` on an actor without it fails to compile.
+    const RECEIVE_TIMEOUT: bool = false;
 
     /// Handles one message.
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: Self::Msg);
@@ -59,34 +79,40 @@ pub trait Actor: Send + Sized + 'static {
 /// What a handler can do besides changing its state: reach itself, stop, spawn, link, monitor, ask.
 pub struct Context<'a, A: Actor> {
     header: &'a Header<A::Msg>,
-    relations: &'a mut Option<Box<Relations>>,
-    stop: Option<ExitReason>,
+    pub(crate) local: &'a mut Local<A::Msg>,
+    pending: Pending,
+}
+
+/// What a handler asked for, done once it returns.
+pub(crate) enum Pending {
+    None,
+    Stop(ExitReason),
+    /// Run the stashed messages before the mailbox's next one.
+    Unstash,
 }
 
 impl<'a, A: Actor> Context<'a, A> {
-    pub(crate) fn new(
-        header: &'a Header<A::Msg>,
-        relations: &'a mut Option<Box<Relations>>,
-    ) -> Context<'a, A> {
+    pub(crate) fn new(header: &'a Header<A::Msg>, local: &'a mut Local<A::Msg>) -> Context<'a, A> {
         Context {
             header,
-            relations,
-            stop: None,
+            local,
+            pending: Pending::None,
         }
     }
 
-    pub(crate) fn take_stop(&mut self) -> Option<ExitReason> {
-        self.stop.take()
+    /// What the handler asked for, leaving nothing pending.
+    pub(crate) fn take_pending(&mut self) -> Pending {
+        std::mem::replace(&mut self.pending, Pending::None)
     }
 
-    /// Whether a handler asked to stop: a load, where [`Context::take_stop`] also writes.
+    /// Whether a handler asked for anything: a load, where [`Context::take_pending`] also writes.
     #[inline(always)]
-    pub(crate) fn stop_requested(&self) -> bool {
-        self.stop.is_some()
+    pub(crate) fn has_pending(&self) -> bool {
+        !matches!(self.pending, Pending::None)
     }
 
     fn relations(&mut self) -> &mut Relations {
-        self.relations.get_or_insert_with(Default::default)
+        self.local.relations.get_or_insert_with(Default::default)
     }
 
     /// This actor's own address.
@@ -108,13 +134,80 @@ impl<'a, A: Actor> Context<'a, A> {
     /// Stops the actor with [`ExitReason::Normal`] after the current handler returns. Messages still
     /// queued are dropped (requests in them fail with [`AskError::Dropped`]).
     pub fn stop(&mut self) {
-        self.stop = Some(ExitReason::Normal);
+        self.pending = Pending::Stop(ExitReason::Normal);
     }
 
     /// Stops the actor with `reason` after the current handler returns. An abnormal reason propagates
     /// to linked actors.
     pub fn stop_with(&mut self, reason: ExitReason) {
-        self.stop = Some(reason);
+        self.pending = Pending::Stop(reason);
+    }
+
+    /// Sets `msg` aside, to be handled again after [`Context::unstash_all`] (Akka's stash, CAF's
+    /// `skip`): for a message the actor cannot handle in its current state. The stash holds at most
+    /// the capacity set with [`Spawn::stash_capacity`](crate::Spawn::stash_capacity) (default
+    /// [`DEFAULT_STASH_CAPACITY`](crate::DEFAULT_STASH_CAPACITY)) messages.
+    ///
+    /// # Errors
+    /// The stash is full: the message comes back in [`StashFull`].
+    pub fn stash(&mut self, msg: A::Msg) -> Result<(), StashFull<A::Msg>> {
+        let capacity = self.local.stash_capacity;
+        self.local
+            .stash
+            .get_or_insert_with(|| Box::new(Stash::default()))
+            .hold(msg, capacity)
+    }
+
+    /// Makes the stashed messages run again, oldest first, once the current handler returns and
+    /// before any message still in the mailbox. A message stashed again while they run waits for
+    /// the next `unstash_all`. A stop request in the same handler wins: the stash is dropped with
+    /// the actor.
+    pub fn unstash_all(&mut self) {
+        if matches!(self.pending, Pending::None) && self.stashed() > 0 {
+            self.pending = Pending::Unstash;
+        }
+    }
+
+    /// How many messages are stashed.
+    pub fn stashed(&self) -> usize {
+        self.local.stash.as_ref().map_or(0, |s| s.len())
+    }
+
+    /// Sets a receive timeout: once no message has arrived for `after`, `make` builds a message
+    /// that this actor then handles; it repeats every `after` while the actor stays idle, until
+    /// [`Context::clear_receive_timeout`] or the actor stops. The timeout is checked on a timer of
+    /// the runtime: a message that arrives resets it, and it fires between `after` and about twice
+    /// `after` after the last message (the timer is not reset per message, which would cost every
+    /// message a timer operation). A pending timeout does not keep an unreachable actor alive: when
+    /// it fires and no address to the actor is left, the actor stops as
+    /// [`ExitReason::Unreachable`] instead. Setting it again replaces the previous one.
+    ///
+    /// Only for actors with [`Actor::RECEIVE_TIMEOUT`] set (a compile error otherwise).
+    pub fn set_receive_timeout(
+        &mut self,
+        after: Duration,
+        make: impl FnMut() -> A::Msg + Send + 'static,
+    ) {
+        const {
+            assert!(
+                A::RECEIVE_TIMEOUT,
+                "set_receive_timeout needs `const RECEIVE_TIMEOUT: bool = true` in the Actor impl"
+            )
+        };
+        let generation = match self.local.timeout.take() {
+            Some(old) => old.cancel(self.header.runtime()),
+            None => 0,
+        };
+        let mut timeout = Box::new(ReceiveTimeout::new(after, Box::new(make), generation));
+        timeout.arm(self.header);
+        *self.local.timeout = Some(timeout);
+    }
+
+    /// Clears the receive timeout (a pending one never fires).
+    pub fn clear_receive_timeout(&mut self) {
+        if let Some(timeout) = self.local.timeout.take() {
+            timeout.cancel(self.header.runtime());
+        }
     }
 
     /// Spawns an actor on the same runtime.

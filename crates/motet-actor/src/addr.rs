@@ -8,6 +8,7 @@ use crate::ask::{Ask, Reply};
 use crate::cell::Header;
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{ActorId, ExitReason};
+use crate::mailbox::{Node, Push};
 use crate::oneshot::Slot;
 use crate::watch::ExitWatch;
 
@@ -63,7 +64,8 @@ unsafe impl<M: Send + 'static> Send for Addr<M> {}
 // SAFETY: as above; every operation through `&Addr` is thread-safe.
 unsafe impl<M: Send + 'static> Sync for Addr<M> {}
 
-/// A message that could not be delivered because the actor had stopped; holds the message.
+/// A message that could not be delivered because the actor had stopped (or, from [`Addr::tell`],
+/// because its bounded mailbox was full); holds the message.
 #[derive(PartialEq, Eq)]
 pub struct SendError<M>(pub M);
 
@@ -75,7 +77,7 @@ impl<M> fmt::Debug for SendError<M> {
 
 impl<M> fmt::Display for SendError<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the actor has stopped")
+        f.write_str("the actor has stopped or its bounded mailbox is full")
     }
 }
 
@@ -92,7 +94,9 @@ impl<M: Send + 'static> Addr<M> {
         unsafe { self.header.as_ref() }
     }
 
-    /// Sends `msg`. Returns it back if the actor has stopped.
+    /// Sends `msg`. Returns it back if the actor has stopped, or if its bounded mailbox
+    /// ([`Spawn::bounded`](crate::Spawn::bounded)) is full ([`Addr::try_tell`] tells the two apart;
+    /// [`Addr::send_async`] and [`Addr::tell_timeout`] wait for room).
     ///
     /// ```
     /// # use motet_actor::{Actor, Context, spawn};
@@ -110,6 +114,43 @@ impl<M: Send + 'static> Addr<M> {
             Ok(()) => Ok(()),
             Err(Envelope::User(m)) => Err(SendError(m)),
             Err(_) => unreachable!("pushed a user message"),
+        }
+    }
+
+    /// Sends `msg` as an urgent message: an actor that takes them ([`Actor::PRIORITIES`]) handles
+    /// its queued urgent messages before its queued normal ones, and urgent messages from one sender
+    /// in the order sent. System signals (links, monitors, exits, [`Addr::kill`]) travel with the
+    /// normal messages, so an urgent message also overtakes the signals queued before it. To an
+    /// actor that does not take urgent messages, this is a plain [`Addr::tell`].
+    ///
+    /// ```
+    /// # use motet_actor::{Actor, Context, spawn};
+    /// struct Worker;
+    /// impl Actor for Worker {
+    ///     type Msg = &'static str;
+    ///     const PRIORITIES: bool = true;
+    ///     fn handle(&mut self, _: &mut Context<'_, Self>, _: &'static str) {}
+    /// }
+    /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+    /// let worker = spawn(rt.handle(), Worker);
+    /// assert!(worker.tell_urgent("cancel").is_ok());
+    /// ```
+    ///
+    /// [`Actor::PRIORITIES`]: crate::Actor::PRIORITIES
+    pub fn tell_urgent(&self, msg: M) -> Result<(), SendError<M>> {
+        let Some(urgent) = self.header().urgent() else {
+            return self.tell(msg);
+        };
+        match urgent.push(Node::new(msg)) {
+            Push::Closed(node) => Err(SendError(node.into_value())),
+            Push::Pushed { .. } => {
+                // Wakes the actor. If it stopped meanwhile, its stop drains the urgent queue: the
+                // message was accepted and is dropped with it, as a normal one would be.
+                let _ = self
+                    .header()
+                    .push(Envelope::System(Box::new(Signal::Urgent)));
+                Ok(())
+            }
         }
     }
 
@@ -259,6 +300,15 @@ unsafe impl Send for AnyAddr {}
 unsafe impl Sync for AnyAddr {}
 
 impl AnyAddr {
+    /// A new address of the actor whose header this is.
+    pub(crate) fn from_header<M: Send + 'static>(header: &Header<M>) -> AnyAddr {
+        header.retain();
+        AnyAddr {
+            ptr: NonNull::from(header).cast(),
+            ops: Header::<M>::ANY_OPS,
+        }
+    }
+
     /// The actor's identity.
     pub fn id(&self) -> ActorId {
         // SAFETY: the address holds a reference; `ops` matches the pointee's message type.

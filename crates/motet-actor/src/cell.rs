@@ -50,13 +50,18 @@ use std::ptr::NonNull;
 use motet_runtime::task::{Running, Task, Turn};
 use motet_runtime::{Handle, Runnable};
 
-use crate::actor::{Actor, Context};
+use crate::actor::{Actor, Context, Pending};
 use crate::addr::{Addr, AnyAddr, AnyOps};
 use crate::blocks::Blocks;
+use crate::bounded::{Bound, TrySendError};
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};
+use crate::home::{run_detached, Home};
 use crate::ids::next_id;
+use crate::lazy::{Lazy, Part};
 use crate::mailbox::{Mailbox, MarkIdle, Node, Pop, Push, ReleaseStart};
+use crate::receive_timeout::{Check, ReceiveTimeout};
+use crate::stash::{Stash, DEFAULT_STASH_CAPACITY};
 use crate::supervisor::{Decision, Supervision};
 use crate::sync::atomic::{AtomicUsize, Ordering};
 use crate::sync::UnsafeCell;
@@ -76,6 +81,87 @@ pub(crate) struct Header<M> {
     /// the module docs); empty (uninitialised) while the actor is scheduled or running. Never
     /// dropped with the header: a parked runnable is taken out by whoever frees the cell.
     runnable: UnsafeCell<MaybeUninit<Runnable<Header<M>>>>,
+    /// What only detached, scoped and priority-taking actors have; `None` for a plain actor, whose
+    /// wake then costs one test of this field.
+    pub(crate) extra: Lazy<Extra<M>>,
+}
+
+/// The parts of a header that plain actors do without.
+pub(crate) struct Extra<M> {
+    /// Where a waking push hands the runnable (detached and scoped actors).
+    pub(crate) home: Option<std::sync::Arc<Home<M>>>,
+    /// Urgent messages ([`Addr::tell_urgent`]), for actors with [`Actor::PRIORITIES`]. A second
+    /// mailbox that is never marked idle: an urgent send pushes here, then pushes
+    /// [`Signal::Urgent`] into the main mailbox, which wakes the actor and is ignored by it.
+    pub(crate) urgent: Option<Box<Mailbox<M>>>,
+    /// The count of a bounded mailbox ([`Spawn::bounded`](crate::Spawn::bounded)).
+    pub(crate) bound: Option<Bound>,
+}
+
+impl<M: Send + 'static> Extra<M> {
+    pub(crate) fn new(
+        home: Option<std::sync::Arc<Home<M>>>,
+        priorities: bool,
+        bound: Option<usize>,
+    ) -> Option<Box<Extra<M>>> {
+        if home.is_none() && !priorities && bound.is_none() {
+            return None;
+        }
+        Self::make(home, priorities, bound)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make(
+        home: Option<std::sync::Arc<Home<M>>>,
+        priorities: bool,
+        bound: Option<usize>,
+    ) -> Option<Box<Extra<M>>> {
+        let urgent = priorities.then(|| {
+            // SAFETY: linked at once, in its box, where it stays.
+            let mut queue = Box::new(unsafe { Mailbox::unlinked() });
+            queue.link(false);
+            queue
+        });
+        let bound = bound.map(Bound::new);
+        Some(Box::new(Extra {
+            home,
+            urgent,
+            bound,
+        }))
+    }
+
+    /// Closes the urgent queue (dropping what it holds) and fails the senders waiting for room.
+    /// Called by the mailboxes' single consumer, once, when the actor stops.
+    #[cold]
+    #[inline(never)]
+    fn close(&self) {
+        if let Some(home) = &self.home {
+            // The thread ends once the stopping turn returns.
+            home.finish();
+        }
+        if let Some(bound) = &self.bound {
+            // Senders waiting for room find the actor stopped.
+            bound.wake_all();
+        }
+        if let Some(urgent) = &self.urgent {
+            // SAFETY: the urgent queue's consumer is the main mailbox's, which is calling.
+            unsafe {
+                urgent.close(|msg| {
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
+                })
+            };
+        }
+    }
+
+    /// Hands a woken actor's runnable on: to its home thread, or to the runtime.
+    #[cold]
+    fn wake(&self, runnable: Runnable<Header<M>>, runtime: &Handle) {
+        match &self.home {
+            Some(home) => home.give(runnable),
+            None => runtime.schedule(runnable),
+        }
+    }
 }
 
 // SAFETY: the runnable slot is touched only by the owner of the mailbox's idle mark (or, once the
@@ -131,7 +217,147 @@ impl<M: Send + 'static> Header<M> {
     unsafe fn schedule(&self) {
         // SAFETY: the caller's contract.
         let runnable = unsafe { self.unpark() };
-        self.runtime.schedule(runnable);
+        match &*self.extra {
+            None => self.runtime.schedule(runnable),
+            Some(extra) => extra.wake(runnable, &self.runtime),
+        }
+    }
+
+    /// Gives up the first address reference, for a cell whose owner holds none (a scoped actor).
+    pub(crate) fn forget_first_address(&self) {
+        self.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+    }
+
+    /// Releases the address reference an [`Envelope::UserWithRef`] carried, before its message is
+    /// handled (so that a panicking handler cannot leak it): LIFE is set, so this cannot free the
+    /// cell, and whether the actor became unreachable is only decided on an empty mailbox.
+    #[inline(always)]
+    pub(crate) fn release_carried(&self) {
+        self.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+    }
+
+    /// The urgent queue, for actors that take urgent messages.
+    #[inline(always)]
+    pub(crate) fn urgent(&self) -> Option<&Mailbox<M>> {
+        self.extra.as_ref()?.urgent.as_deref()
+    }
+
+    /// Whether no address is left (only the actor itself holds the cell).
+    pub(crate) fn unreachable(&self) -> bool {
+        self.refs.load(Ordering::Acquire) == LIFE
+    }
+
+    /// A new cell's header, with one address reference.
+    pub(crate) fn new(runtime: &Handle, extra: Option<Box<Extra<M>>>) -> Header<M> {
+        Header {
+            refs: AtomicUsize::new(LIFE + ONE_ADDR),
+            id: next_id(),
+            runtime: runtime.clone(),
+            // SAFETY: linked by `placed` once the header is in its cell, before any use.
+            mailbox: unsafe { Mailbox::unlinked() },
+            runnable: UnsafeCell::new(MaybeUninit::uninit()),
+            extra: Lazy::new(extra),
+        }
+    }
+
+    /// Closes the mailboxes and hands what was queued to `rel` (links, monitors and watchers
+    /// still queued as signals) or drops it.
+    ///
+    /// # Safety
+    /// The caller is the mailbox's single consumer.
+    #[inline(always)]
+    pub(crate) unsafe fn close_mailboxes(&self, rel: &mut Option<Box<Relations>>) {
+        // SAFETY: single consumer (the caller's contract).
+        unsafe {
+            self.mailbox.close(|env| match env {
+                Envelope::User(msg) => {
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
+                }
+                Envelope::UserWithRef(msg) => {
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
+                    // LIFE is still set: this cannot reach zero.
+                    self.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+                }
+                Envelope::System(signal) => {
+                    let rel = rel.get_or_insert_with(Default::default);
+                    match *signal {
+                        Signal::Link(other) => rel.links.push(other),
+                        Signal::Monitor(observer) => rel.monitors.push(observer),
+                        Signal::Watch(slot) => rel.watchers.push(slot),
+                        _ => {}
+                    }
+                }
+            });
+        }
+        if let Some(extra) = &*self.extra {
+            extra.close();
+        }
+    }
+
+    /// Tells links, monitors and watchers that the actor stopped with `reason`.
+    #[inline(always)]
+    pub(crate) fn notify(&self, rel: Option<Box<Relations>>, reason: &ExitReason) {
+        let me = self.id;
+        if let Some(mut rel) = rel {
+            for observer in rel.monitors.drain(..) {
+                observer.signal(Signal::Down(Down {
+                    id: me,
+                    reason: reason.clone(),
+                }));
+            }
+            for link in rel.links.drain(..) {
+                link.signal(Signal::Exit(ExitSignal {
+                    from: me,
+                    reason: reason.clone(),
+                }));
+            }
+            for slot in rel.watchers.drain(..) {
+                let _ = slot.complete(reason.clone());
+            }
+        }
+    }
+
+    /// The last step of stopping: parks the runnable and gives up `LIFE`, freeing the cell if no
+    /// address is left.
+    ///
+    /// # Safety
+    /// The mailbox is closed (nobody schedules the actor again), `runnable` is this cell's, and
+    /// the caller does not touch the cell afterwards.
+    #[inline(always)]
+    pub(crate) unsafe fn retire(header: NonNull<Header<M>>, runnable: Runnable<Header<M>>) {
+        // SAFETY: the caller holds the runnable; with the mailbox closed nobody schedules the actor
+        // again, and the slot is next read by whoever takes `refs` to 0, after the decrement below.
+        unsafe { header.as_ref().park(runnable) };
+        // AcqRel: Release publishes the park (and this turn's uses of the cell) to the one that
+        // frees; Acquire, for this thread if it is that one, sees the other holders' uses.
+        // SAFETY: the parked runnable keeps the cell alive until the count reaches 0.
+        let prev = unsafe { header.as_ref() }
+            .refs
+            .fetch_sub(LIFE, Ordering::AcqRel);
+        if prev == LIFE {
+            // SAFETY: no address is left and LIFE is gone: this thread takes the count to 0.
+            drop(unsafe { header.as_ref().unpark() });
+        }
+    }
+
+    /// Parks the runnable of a scoped actor's owner and marks the mailbox idle.
+    ///
+    /// # Safety
+    /// The caller is the single consumer, holds `runnable` (of this cell) and found the mailbox
+    /// empty; after [`MarkIdle::Idle`] it must not touch the slot until the runnable comes back
+    /// through its home.
+    pub(crate) unsafe fn park_idle(
+        &self,
+        runnable: Runnable<Header<M>>,
+    ) -> Result<(), Runnable<Header<M>>> {
+        // SAFETY: the caller's contract.
+        unsafe { self.park(runnable) };
+        // SAFETY: single consumer.
+        match unsafe { self.mailbox.try_mark_idle() } {
+            MarkIdle::Idle => Ok(()),
+            // SAFETY: the mark was not set: the slot is still the caller's.
+            MarkIdle::Recheck | MarkIdle::Retry => Err(unsafe { self.unpark() }),
+        }
     }
 
     /// Pushes an envelope and schedules the actor if it was idle; gives the envelope back if the
@@ -147,8 +373,77 @@ impl<M: Send + 'static> Header<M> {
                 }
                 Ok(())
             }
-            Push::Closed(node) => Err(node.into_value()),
+            Push::Closed(node) => self.refused(node),
         }
+    }
+
+    /// The fast path refused a push: the actor stopped, or its mailbox is gated (bounded).
+    #[cold]
+    #[inline(never)]
+    fn refused(&self, node: Box<Node<Envelope<M>>>) -> Result<(), Envelope<M>> {
+        if self.bound().is_some() {
+            self.push_through_gate(node).map_err(Refused::into_envelope)
+        } else {
+            Err(node.into_value())
+        }
+    }
+
+    /// A push into a gated (bounded) mailbox: counted, refused when full (user messages only).
+    #[inline(never)]
+    fn push_through_gate(&self, node: Box<Node<Envelope<M>>>) -> Result<(), Refused<M>> {
+        let Some(bound) = self.bound() else {
+            unreachable!("only bounded mailboxes are gated")
+        };
+        if self.mailbox.is_closed() {
+            return Err(Refused::Stopped(node.into_value()));
+        }
+        if matches!(node.value(), Envelope::System(_)) {
+            bound.count_signal();
+        } else if !bound.reserve() {
+            return Err(Refused::Full(node.into_value()));
+        }
+        match self.mailbox.push_gated(node) {
+            Push::Pushed { was_idle } => {
+                if was_idle {
+                    // SAFETY: as in `push`.
+                    unsafe { self.schedule() };
+                }
+                Ok(())
+            }
+            Push::Closed(node) => {
+                bound.unreserve();
+                Err(Refused::Stopped(node.into_value()))
+            }
+        }
+    }
+
+    /// Pushes a user message, telling a full mailbox from a stopped actor.
+    pub(crate) fn try_push_user(&self, msg: M) -> Result<(), TrySendError<M>> {
+        let refused = match self.mailbox.push(Node::new(Envelope::User(msg))) {
+            Push::Pushed { was_idle } => {
+                if was_idle {
+                    // SAFETY: as in `push`.
+                    unsafe { self.schedule() };
+                }
+                return Ok(());
+            }
+            Push::Closed(node) if self.bound().is_none() => Refused::Stopped(node.into_value()),
+            Push::Closed(node) => match self.push_through_gate(node) {
+                Ok(()) => return Ok(()),
+                Err(refused) => refused,
+            },
+        };
+        Err(match refused {
+            Refused::Full(Envelope::User(m)) => TrySendError::Full(m),
+            Refused::Stopped(Envelope::User(m)) => TrySendError::Stopped(m),
+            _ => unreachable!("pushed a user message"),
+        })
+    }
+
+    /// The count of a bounded mailbox.
+    #[inline(always)]
+    pub(crate) fn bound(&self) -> Option<&Bound> {
+        self.extra.as_ref()?.bound.as_ref()
     }
 
     #[inline]
@@ -232,6 +527,20 @@ unsafe fn any_id<M: Send + 'static>(ptr: NonNull<u8>) -> ActorId {
     unsafe { ptr.cast::<Header<M>>().as_ref() }.id
 }
 
+/// Why a push was refused; holds the envelope.
+enum Refused<M> {
+    Stopped(Envelope<M>),
+    Full(Envelope<M>),
+}
+
+impl<M> Refused<M> {
+    fn into_envelope(self) -> Envelope<M> {
+        match self {
+            Refused::Stopped(env) | Refused::Full(env) => env,
+        }
+    }
+}
+
 /// Links, monitors and watchers of an actor: allocated only for actors that use them.
 #[derive(Default)]
 pub(crate) struct Relations {
@@ -241,17 +550,88 @@ pub(crate) struct Relations {
     pub(crate) trap_exit: bool,
 }
 
+/// The per-actor state a [`Context`] reaches: relations, stash, receive timeout.
+pub(crate) struct Local<M> {
+    pub(crate) relations: Part<Relations>,
+    pub(crate) stash: Part<Stash<M>>,
+    pub(crate) timeout: Part<ReceiveTimeout<M>>,
+    pub(crate) stash_capacity: usize,
+}
+
+impl<M> Local<M> {
+    pub(crate) fn new(relations: Option<Box<Relations>>, stash_capacity: usize) -> Local<M> {
+        Local {
+            relations: Part::new(relations),
+            stash: Part::new(None),
+            timeout: Part::new(None),
+            stash_capacity,
+        }
+    }
+
+    /// Counts a handled message for the receive timeout (actors with
+    /// [`Actor::RECEIVE_TIMEOUT`] only).
+    #[inline(always)]
+    pub(crate) fn count_message(&mut self) {
+        if let Some(timeout) = self.timeout.as_mut() {
+            timeout.count_message();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_parts(&mut self) {
+        // SAFETY: called once, from `drop`.
+        unsafe {
+            self.relations.drop_part();
+            self.stash.drop_part();
+            self.timeout.drop_part();
+        }
+    }
+}
+
+impl<M> Drop for Local<M> {
+    /// One test for the three parts (all empty once a stopped actor's cell is freed).
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.relations.is_some() | self.stash.is_some() | self.timeout.is_some() {
+            self.drop_parts();
+        }
+    }
+}
+
+/// Spawn options that reach the cell.
+pub(crate) struct Options {
+    pub(crate) batch: u32,
+    pub(crate) detached: bool,
+    pub(crate) stash_capacity: usize,
+    /// The capacity of a bounded mailbox; spawn with `ActorTask<A, true>` then.
+    pub(crate) bound: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            batch: crate::spawn::DEFAULT_BATCH,
+            detached: false,
+            stash_capacity: DEFAULT_STASH_CAPACITY,
+            bound: None,
+        }
+    }
+}
+
 /// The actor-owned part of a cell, touched only during the actor's turns.
 pub(crate) struct Inner<A: Actor> {
     pub(crate) actor: Option<A>,
-    pub(crate) relations: Option<Box<Relations>>,
+    pub(crate) local: Local<A::Msg>,
     pub(crate) supervision: Option<Box<Supervision<A>>>,
     pub(crate) batch: u32,
     pub(crate) started: bool,
 }
 
-/// The kind of task an actor of type `A` is (see the module docs).
-pub(crate) struct ActorTask<A>(PhantomData<fn() -> A>);
+/// The kind of task an actor of type `A` is (see the module docs). `BOUNDED` actors' turns count
+/// the messages they take off their bounded mailbox's count; plain actors' turns do not have
+/// that code at all.
+pub(crate) struct ActorTask<A, const BOUNDED: bool = false>(PhantomData<fn() -> A>);
 
 /// How a batch of messages ended.
 enum TurnEnd {
@@ -261,7 +641,7 @@ enum TurnEnd {
     Stop(ExitReason),
 }
 
-impl<A: Actor> Task for ActorTask<A> {
+impl<A: Actor, const BOUNDED: bool> Task for ActorTask<A, BOUNDED> {
     type Shared = Header<A::Msg>;
     type Private = Inner<A>;
 
@@ -299,34 +679,37 @@ impl<A: Actor> Task for ActorTask<A> {
     fn placed(header: &mut Header<A::Msg>) {
         // A new actor starts *not idle*: it is scheduled once, so that `started` runs promptly.
         header.mailbox.link(false);
+        if BOUNDED {
+            header.mailbox.set_gate();
+        }
     }
 }
 
-impl<A: Actor> ActorTask<A> {
-    /// Makes and schedules a new actor; returns its first address.
+impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
+    /// Makes and schedules a new actor; returns its first address. Inlined, so that the options of
+    /// a plain spawn fold away.
+    #[inline]
     pub(crate) fn spawn(
         runtime: &Handle,
         actor: A,
-        batch: u32,
+        options: Options,
         supervision: Option<Box<Supervision<A>>>,
         relations: Option<Box<Relations>>,
     ) -> Addr<A::Msg> {
+        let home = options.detached.then(Home::new);
+        debug_assert_eq!(BOUNDED, options.bound.is_some());
+        let extra = Extra::new(home.clone(), A::PRIORITIES, options.bound);
+        // Scalars for the closure below, which would otherwise keep the options in memory.
+        let (batch, stash_capacity) = (options.batch.max(1), options.stash_capacity);
         // The parts are made once the cell's block is there, so that they are written into it
         // directly (see `Runnable::new_in_with`).
         let runnable = Runnable::new_in_with::<Self, Blocks>(|| {
-            let header = Header {
-                refs: AtomicUsize::new(LIFE + ONE_ADDR),
-                id: next_id(),
-                runtime: runtime.clone(),
-                // SAFETY: linked by `placed` once the header is in its cell, before any use.
-                mailbox: unsafe { Mailbox::unlinked() },
-                runnable: UnsafeCell::new(MaybeUninit::uninit()),
-            };
+            let header = Header::new(runtime, extra);
             let inner = Inner {
                 actor: Some(actor),
-                relations,
+                local: Local::new(relations, stash_capacity),
                 supervision,
-                batch: batch.max(1),
+                batch,
                 started: false,
             };
             (header, inner)
@@ -334,8 +717,11 @@ impl<A: Actor> ActorTask<A> {
         // The address's reference (counted in `refs`) keeps the cell: LIFE keeps the runnable, and
         // the last of the two to go drops it (see the module docs).
         let header = NonNull::from(&*runnable);
-        // A new task: children spawned in one turn run depth first.
-        runtime.schedule_new(runnable);
+        match home {
+            // A new task: children spawned in one turn run depth first.
+            None => runtime.schedule_new(runnable),
+            Some(home) => start_detached(home, runnable),
+        }
         Addr::from_header(header)
     }
 
@@ -366,26 +752,43 @@ impl<A: Actor> ActorTask<A> {
         let mut spins = 0;
         if !inner.started {
             inner.started = true;
-            let mut ctx = Context::new(header, &mut inner.relations);
+            let mut ctx = Context::new(header, &mut inner.local);
             if let Some(actor) = inner.actor.as_mut() {
                 actor.started(&mut ctx);
-            }
-            if let Some(reason) = ctx.take_stop() {
-                return TurnEnd::Stop(reason);
+                if let Some(reason) = Self::after(&mut ctx, actor) {
+                    return TurnEnd::Stop(reason);
+                }
             }
         }
         'turn: loop {
             if let Some(actor) = inner.actor.as_mut() {
-                let mut ctx = Context::new(header, &mut inner.relations);
+                let mut ctx = Context::new(header, &mut inner.local);
                 loop {
                     if budget == 0 {
                         return TurnEnd::Yield;
+                    }
+                    // Compiled out for actors that do not take urgent messages.
+                    if A::PRIORITIES {
+                        if let Some(msg) = Self::pop_urgent(header) {
+                            budget -= 1;
+                            if A::RECEIVE_TIMEOUT {
+                                ctx.local.count_message();
+                            }
+                            actor.handle(&mut ctx, msg);
+                            if let Some(reason) = Self::after(&mut ctx, actor) {
+                                return TurnEnd::Stop(reason);
+                            }
+                            continue;
+                        }
                     }
                     // SAFETY: turns are the mailbox's single consumer.
                     let Some(slot) = (unsafe { header.mailbox.try_pop_in_place() }) else {
                         break;
                     };
                     budget -= 1;
+                    if BOUNDED {
+                        Self::took(header);
+                    }
                     // SAFETY: the value is moved out once, here, before the next pop.
                     let msg = match unsafe { slot.read() } {
                         Envelope::User(msg) => msg,
@@ -400,11 +803,12 @@ impl<A: Actor> ActorTask<A> {
                             continue 'turn;
                         }
                     };
+                    if A::RECEIVE_TIMEOUT {
+                        ctx.local.count_message();
+                    }
                     actor.handle(&mut ctx, msg);
-                    if ctx.stop_requested() {
-                        if let Some(reason) = ctx.take_stop() {
-                            return TurnEnd::Stop(reason);
-                        }
+                    if let Some(reason) = Self::after(&mut ctx, actor) {
+                        return TurnEnd::Stop(reason);
                     }
                 }
             } else {
@@ -414,6 +818,9 @@ impl<A: Actor> ActorTask<A> {
                 // SAFETY: turns are the mailbox's single consumer.
                 if let Some(env) = unsafe { header.mailbox.try_pop() } {
                     budget -= 1;
+                    if BOUNDED {
+                        Self::took(header);
+                    }
                     if let Some(reason) = Self::dispatch(header, inner, env) {
                         return TurnEnd::Stop(reason);
                     }
@@ -423,12 +830,15 @@ impl<A: Actor> ActorTask<A> {
             // Nothing completely pushed. No address left: nobody can send to this actor again.
             // Reading LIFE synchronises with every holder's last decrement, which followed its last
             // push; the pop that found nothing may predate those pushes, so look once more first.
-            if header.refs.load(Ordering::Acquire) == LIFE {
+            if header.unreachable() {
                 // SAFETY: single consumer.
                 match unsafe { header.mailbox.pop() } {
                     Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
                     Pop::Item(env) => {
                         budget -= 1;
+                        if BOUNDED {
+                            Self::took(header);
+                        }
                         if let Some(reason) = Self::dispatch(header, inner, env) {
                             return TurnEnd::Stop(reason);
                         }
@@ -473,12 +883,9 @@ impl<A: Actor> ActorTask<A> {
         }
     }
 
-    /// Releases the address reference an [`Envelope::UserWithRef`] carried, before its message is
-    /// handled (so that a panicking handler cannot leak it): LIFE is set, so this cannot free the
-    /// cell, and whether the actor became unreachable is only decided on an empty mailbox.
     #[inline(always)]
     fn release_carried(header: &Header<A::Msg>) {
-        header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
+        header.release_carried();
     }
 
     /// Handles one mailbox entry; returns a reason to stop.
@@ -501,9 +908,98 @@ impl<A: Actor> ActorTask<A> {
     #[inline(always)]
     fn handle(header: &Header<A::Msg>, inner: &mut Inner<A>, msg: A::Msg) -> Option<ExitReason> {
         let actor = inner.actor.as_mut()?;
-        let mut ctx = Context::new(header, &mut inner.relations);
+        let mut ctx = Context::new(header, &mut inner.local);
+        if A::RECEIVE_TIMEOUT {
+            ctx.local.count_message();
+        }
         actor.handle(&mut ctx, msg);
-        ctx.take_stop()
+        Self::after(&mut ctx, actor)
+    }
+
+    /// Takes one off a bounded mailbox's count.
+    #[inline(always)]
+    fn took(header: &Header<A::Msg>) {
+        if let Some(bound) = header.bound() {
+            bound.took();
+        }
+    }
+
+    /// The next urgent message, for an actor that takes them.
+    #[inline(always)]
+    fn pop_urgent(header: &Header<A::Msg>) -> Option<A::Msg> {
+        // SAFETY: turns are the urgent queue's single consumer too.
+        unsafe { header.urgent()?.try_pop() }
+    }
+
+    /// Does what a handler asked for once it returned: returns a stop reason, or runs the messages
+    /// it took back from the stash.
+    #[inline(always)]
+    fn after(ctx: &mut Context<'_, A>, actor: &mut A) -> Option<ExitReason> {
+        if !ctx.has_pending() {
+            return None;
+        }
+        match ctx.take_pending() {
+            Pending::None => None,
+            Pending::Stop(reason) => Some(reason),
+            Pending::Unstash => Self::replay(ctx, actor),
+        }
+    }
+
+    /// Runs the stashed messages taken back by `unstash_all` (each of which may stash, unstash or
+    /// stop in turn); returns a stop reason.
+    #[cold]
+    #[inline(never)]
+    fn replay(ctx: &mut Context<'_, A>, actor: &mut A) -> Option<ExitReason> {
+        if let Some(stash) = ctx.local.stash.as_mut() {
+            stash.unstash_all();
+        }
+        loop {
+            while let Some(msg) = ctx.local.stash.as_mut().and_then(|s| s.next_replay()) {
+                actor.handle(ctx, msg);
+                if ctx.has_pending() {
+                    break;
+                }
+            }
+            match ctx.take_pending() {
+                Pending::None => return None,
+                Pending::Stop(reason) => return Some(reason),
+                Pending::Unstash => {
+                    if let Some(stash) = ctx.local.stash.as_mut() {
+                        stash.unstash_all();
+                    }
+                }
+            }
+        }
+    }
+
+    /// A receive-timeout timer fired (see [`ReceiveTimeout`]).
+    fn idle_check(
+        header: &Header<A::Msg>,
+        inner: &mut Inner<A>,
+        generation: u64,
+    ) -> Option<ExitReason> {
+        let timeout = inner.local.timeout.as_mut()?;
+        let check = timeout.check(generation);
+        if matches!(check, Check::Stale) || header.unreachable() {
+            // No address left: let the actor stop as unreachable rather than keep it alive.
+            return None;
+        }
+        if matches!(check, Check::Busy) {
+            timeout.arm(header);
+            return None;
+        }
+        let msg = timeout.message();
+        let actor = inner.actor.as_mut()?;
+        let mut ctx = Context::new(header, &mut inner.local);
+        actor.handle(&mut ctx, msg);
+        let stop = Self::after(&mut ctx, actor);
+        // Armed again unless the handler cleared or replaced it.
+        if let Some(timeout) = inner.local.timeout.as_mut() {
+            if !timeout.is_armed() {
+                timeout.arm(header);
+            }
+        }
+        stop
     }
 
     fn on_signal(
@@ -521,25 +1017,26 @@ impl<A: Actor> ActorTask<A> {
                 let rel = relations(inner);
                 rel.links.retain(|a| a.id() != exit.from);
                 if rel.trap_exit {
-                    let mut ctx = Context::new(header, &mut inner.relations);
-                    if let Some(actor) = inner.actor.as_mut() {
-                        actor.on_exit(&mut ctx, exit);
-                    }
-                    return ctx.take_stop();
+                    let mut ctx = Context::new(header, &mut inner.local);
+                    let actor = inner.actor.as_mut()?;
+                    actor.on_exit(&mut ctx, exit);
+                    return Self::after(&mut ctx, actor);
                 }
                 if !exit.reason.is_normal() {
                     return Some(exit.reason);
                 }
             }
             Signal::Down(down) => {
-                let mut ctx = Context::new(header, &mut inner.relations);
-                if let Some(actor) = inner.actor.as_mut() {
-                    actor.on_down(&mut ctx, down);
-                }
-                return ctx.take_stop();
+                let mut ctx = Context::new(header, &mut inner.local);
+                let actor = inner.actor.as_mut()?;
+                actor.on_down(&mut ctx, down);
+                return Self::after(&mut ctx, actor);
             }
             Signal::Stop(reason) => return Some(reason),
             Signal::Restart => return Self::restart_now(header, inner),
+            Signal::IdleCheck(generation) => return Self::idle_check(header, inner, generation),
+            // The turn loop looks at the urgent queue before the next message anyway.
+            Signal::Urgent | Signal::Wake => {}
         }
         None
     }
@@ -570,11 +1067,10 @@ impl<A: Actor> ActorTask<A> {
             return Some(reason);
         }
         inner.started = true;
-        let mut ctx = Context::new(header, &mut inner.relations);
-        if let Some(actor) = inner.actor.as_mut() {
-            actor.started(&mut ctx);
-        }
-        ctx.take_stop()
+        let mut ctx = Context::new(header, &mut inner.local);
+        let actor = inner.actor.as_mut()?;
+        actor.started(&mut ctx);
+        Self::after(&mut ctx, actor)
     }
 
     /// A handler panicked: restart in place if supervised and within the intensity limit, otherwise
@@ -605,74 +1101,55 @@ impl<A: Actor> ActorTask<A> {
         let (header, inner) = task.split();
         if let Some(mut actor) = inner.actor.take() {
             if call_stopped {
-                let mut ctx = Context::new(header, &mut inner.relations);
+                let mut ctx = Context::new(header, &mut inner.local);
                 let _ = catch_unwind(AssertUnwindSafe(|| actor.stopped(&mut ctx, &reason)));
             }
             let _ = catch_unwind(AssertUnwindSafe(move || drop(actor)));
         }
         // Links, monitors and watchers: those the actor recorded, plus those still queued as signals.
         // Most actors have none, so nothing is allocated unless a signal turns up.
-        let mut rel = inner.relations.take();
-        let me = header.id;
+        let mut rel = inner.local.relations.take();
         // SAFETY: single consumer (this turn).
-        unsafe {
-            header.mailbox.close(|env| match env {
-                Envelope::User(msg) => {
-                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
-                }
-                Envelope::UserWithRef(msg) => {
-                    let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
-                    // LIFE is still set: this cannot reach zero.
-                    header.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
-                }
-                Envelope::System(signal) => {
-                    let rel = rel.get_or_insert_with(Default::default);
-                    match *signal {
-                        Signal::Link(other) => rel.links.push(other),
-                        Signal::Monitor(observer) => rel.monitors.push(observer),
-                        Signal::Watch(slot) => rel.watchers.push(slot),
-                        _ => {}
-                    }
-                }
-            });
+        unsafe { header.close_mailboxes(&mut rel) };
+        if inner.local.timeout.is_some() | inner.local.stash.is_some() {
+            Self::drop_aside(header, &mut inner.local);
         }
-        if let Some(mut rel) = rel {
-            for observer in rel.monitors.drain(..) {
-                observer.signal(Signal::Down(Down {
-                    id: me,
-                    reason: reason.clone(),
-                }));
-            }
-            for link in rel.links.drain(..) {
-                link.signal(Signal::Exit(ExitSignal {
-                    from: me,
-                    reason: reason.clone(),
-                }));
-            }
-            for slot in rel.watchers.drain(..) {
-                let _ = slot.complete(reason.clone());
-            }
-        }
+        header.notify(rel, &reason);
         if let Some(sup) = inner.supervision.take() {
-            sup.child_stopped(me, &reason);
+            sup.child_stopped(header.id, &reason);
         }
         let header = NonNull::from(header);
-        // SAFETY: this turn holds the runnable; with the mailbox closed nobody schedules the actor
-        // again, and the slot is next read by whoever takes `refs` to 0, after the decrement below.
-        unsafe { header.as_ref().park(task.into_runnable()) };
-        // AcqRel: Release publishes the park (and this turn's uses of the cell) to the one that
-        // frees; Acquire, for this thread if it is that one, sees the other holders' uses.
-        // SAFETY: the parked runnable keeps the cell alive until the count reaches 0.
-        let prev = unsafe { header.as_ref() }
-            .refs
-            .fetch_sub(LIFE, Ordering::AcqRel);
-        if prev == LIFE {
-            // SAFETY: no address is left and LIFE is gone: this turn takes the count to 0.
-            drop(unsafe { header.as_ref().unpark() });
+        // SAFETY: the mailbox is closed; the runnable is this cell's; nothing touches the cell after.
+        unsafe { Header::retire(header, task.into_runnable()) };
+    }
+}
+
+impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
+    /// Cancels a stopping actor's receive timeout and drops its stash. After the mailbox's close:
+    /// the timer's address, dropped by the cancel, then takes the plain release path.
+    #[cold]
+    #[inline(never)]
+    fn drop_aside(header: &Header<A::Msg>, local: &mut Local<A::Msg>) {
+        if let Some(timeout) = local.timeout.take() {
+            timeout.cancel(header.runtime());
+        }
+        if let Some(stash) = local.stash.take() {
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(stash)));
         }
     }
 }
 
+/// Starts a detached actor's thread with its first turn.
+#[cold]
+#[inline(never)]
+fn start_detached<M: Send + 'static>(home: std::sync::Arc<Home<M>>, runnable: Runnable<Header<M>>) {
+    let id = runnable.id;
+    std::thread::Builder::new()
+        .name(format!("motet-detached-{}", id.as_u64()))
+        .spawn(move || run_detached(home, runnable))
+        .expect("could not start a detached actor's thread");
+}
+
 fn relations<A: Actor>(inner: &mut Inner<A>) -> &mut Relations {
-    inner.relations.get_or_insert_with(Default::default)
+    inner.local.relations.get_or_insert_with(Default::default)
 }

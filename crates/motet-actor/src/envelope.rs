@@ -35,4 +35,10 @@ pub(crate) enum Signal {
     Stop(ExitReason),
     /// Restart in place (a one-for-all sibling failed).
     Restart,
+    /// A receive-timeout timer of this generation fired.
+    IdleCheck(u64),
+    /// An urgent message was queued: wakes the actor, which looks at its urgent queue first.
+    Urgent,
+    /// Nothing: a scoped actor's owner pushes it to take its runnable back after a timed-out wait.
+    Wake,
 }

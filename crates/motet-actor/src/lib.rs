@@ -18,6 +18,22 @@
 //! target reachable (through a [`WeakAddr`]), and a [`Registry`] names actors. All of them learn
 //! that an actor stopped from an exit hook, so a stopped actor leaves them by itself.
 //!
+//! # Blocking, and the other kinds of actors
+//!
+//! Handlers run on the runtime's few worker threads, each of which runs many actors in turn: a
+//! handler that blocks (file or socket IO, a blocking library, a sleep, a lock held elsewhere)
+//! stalls its worker and every actor waiting behind it, and as many blocking handlers as workers
+//! stop the runtime. Spawn such an actor *detached* ([`Spawn::detached`]): it gets an OS thread
+//! of its own, with the same [`Addr<M>`] and the same [`Actor`] trait. A plain thread (`main`, a
+//! test) can act as an actor with a [`ScopedActor`]: an address, receives with a timeout, links
+//! and monitors reported as [`Event`]s, and an exit when it is dropped.
+//!
+//! Opt-in per actor, so that actors without them pay nothing: urgent messages
+//! ([`Addr::tell_urgent`], with [`Actor::PRIORITIES`]), bounded mailboxes ([`Spawn::bounded`]:
+//! [`Addr::try_tell`], [`Addr::send_async`], [`Addr::tell_timeout`]) and receive timeouts
+//! ([`Context::set_receive_timeout`], with [`Actor::RECEIVE_TIMEOUT`]). [`Context::stash`] sets
+//! a message aside until [`Context::unstash_all`].
+//!
 //! ```
 //! use std::time::Duration;
 //! use motet_actor::{spawn, Actor, Context, Reply};
@@ -47,16 +63,22 @@ mod actor;
 mod addr;
 mod ask;
 mod blocks;
+mod bounded;
 mod cell;
 mod envelope;
 mod exit;
 mod group;
+mod home;
 mod ids;
+mod lazy;
 pub mod mailbox;
 mod oneshot;
 mod pool;
+mod receive_timeout;
 mod registry;
+mod scoped;
 mod spawn;
+mod stash;
 mod supervisor;
 mod timers;
 mod watch;
@@ -68,11 +90,14 @@ use motet_runtime::sync;
 pub use actor::{Actor, Context};
 pub use addr::{Addr, AnyAddr, SendError};
 pub use ask::{Ask, AskError, Reply};
+pub use bounded::TrySendError;
 pub use exit::{ActorId, Down, ExitReason, ExitSignal};
 pub use group::Group;
 pub use pool::{Pool, PoolBuilder, PoolError};
 pub use registry::{Registry, RegistryEntry, RegistryError};
+pub use scoped::{Event, ScopedActor};
 pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
+pub use stash::{StashFull, DEFAULT_STASH_CAPACITY};
 pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
 pub use timers::{TimerId, Timers};
 pub use watch::ExitWatch;

@@ -4,7 +4,7 @@ use motet_runtime::Handle;
 
 use crate::actor::Actor;
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::{ActorTask, Relations};
+use crate::cell::{ActorTask, Options, Relations};
 use crate::envelope::Signal;
 use crate::exit::{ExitReason, ExitSignal};
 
@@ -14,13 +14,13 @@ pub const DEFAULT_BATCH: u32 = 128;
 /// Spawns `actor` on `runtime` and returns its address. The actor's `started` runs promptly on a
 /// worker, then its handler runs for each message.
 pub fn spawn<A: Actor>(runtime: &Handle, actor: A) -> Addr<A::Msg> {
-    ActorTask::spawn(runtime, actor, DEFAULT_BATCH, None, None)
+    ActorTask::<A>::spawn(runtime, actor, Options::default(), None, None)
 }
 
 /// Spawns with options: `Spawn::new(actor).batch(16).link(&other).spawn(&handle)`.
 pub struct Spawn<A: Actor> {
     actor: A,
-    batch: u32,
+    options: Options,
     link: Vec<AnyAddr>,
     trap_exit: bool,
 }
@@ -30,7 +30,7 @@ impl<A: Actor> Spawn<A> {
     pub fn new(actor: A) -> Spawn<A> {
         Spawn {
             actor,
-            batch: DEFAULT_BATCH,
+            options: Options::default(),
             link: Vec::new(),
             trap_exit: false,
         }
@@ -38,7 +38,38 @@ impl<A: Actor> Spawn<A> {
 
     /// Messages per turn (at least 1; default [`DEFAULT_BATCH`]).
     pub fn batch(mut self, n: u32) -> Spawn<A> {
-        self.batch = n.max(1);
+        self.options.batch = n.max(1);
+        self
+    }
+
+    /// Runs the actor on an OS thread of its own instead of the runtime's workers (CAF's
+    /// `detached`), for handlers that block (see [`Actor`]'s docs on blocking). Its address, links,
+    /// monitors, asks, watches and kills work as for any actor, and its messages to other actors
+    /// go to the runtime as usual. The thread ends when the actor stops (for any reason, a panic
+    /// included); the runtime's shutdown does not stop it.
+    ///
+    /// # Panics
+    /// [`Spawn::spawn`] panics if the operating system refuses to start the thread.
+    pub fn detached(mut self) -> Spawn<A> {
+        self.options.detached = true;
+        self
+    }
+
+    /// Gives the actor a bounded mailbox (Akka's `BoundedMailbox`) of `capacity` messages (at
+    /// least 1): while it is full, [`Addr::tell`] and [`Addr::try_tell`] refuse a message (handing
+    /// it back), [`Addr::send_async`] waits for room and [`Addr::tell_timeout`] blocks for room up
+    /// to a timeout. System signals (links, monitors, exits, kills) are never refused; they count
+    /// towards the capacity. Only for actors that need it: an unbounded actor's sends and turns do
+    /// no counting at all.
+    pub fn bounded(mut self, capacity: usize) -> Spawn<A> {
+        self.options.bound = Some(capacity.max(1));
+        self
+    }
+
+    /// How many messages [`Context::stash`](crate::Context::stash) may hold (default
+    /// [`DEFAULT_STASH_CAPACITY`](crate::DEFAULT_STASH_CAPACITY)).
+    pub fn stash_capacity(mut self, n: usize) -> Spawn<A> {
+        self.options.stash_capacity = n;
         self
     }
 
@@ -68,7 +99,11 @@ impl<A: Actor> Spawn<A> {
                 ..Relations::default()
             }))
         };
-        let addr = ActorTask::spawn(runtime, self.actor, self.batch, None, relations);
+        let addr = if self.options.bound.is_some() {
+            ActorTask::<A, true>::spawn(runtime, self.actor, self.options, None, relations)
+        } else {
+            ActorTask::<A, false>::spawn(runtime, self.actor, self.options, None, relations)
+        };
         for other in self.link {
             if !other.signal(Signal::Link(addr.to_any())) {
                 // `other` had already stopped; this signal also drops it from the new actor's links.

@@ -46,10 +46,9 @@ use motet_runtime::Handle;
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::ActorTask;
+use crate::cell::{ActorTask, Options};
 use crate::envelope::Signal;
 use crate::exit::{ActorId, ExitReason};
-use crate::spawn::DEFAULT_BATCH;
 use crate::watch::ExitWatch;
 
 /// Which children restart when one fails.
@@ -250,10 +249,10 @@ impl Supervisor {
         };
         // Spawned without the lock: on a runtime that has shut down, the child is shut down inside
         // `spawn`, and its `child_stopped` takes the lock.
-        let addr = ActorTask::spawn(
+        let addr = ActorTask::<A>::spawn(
             &self.runtime,
             actor,
-            DEFAULT_BATCH,
+            Options::default(),
             Some(Box::new(supervision)),
             None,
         );

@@ -133,8 +133,82 @@ fn loom_push_races_close() {
 /// the idle mark and runs the consumer's next turn itself.
 #[test]
 fn loom_release_is_never_missed() {
+    release_model(false);
+}
+
+/// As [`loom_release_is_never_missed`], on a gated (bounded) mailbox.
+#[test]
+fn loom_gated_release_is_never_missed() {
+    release_model(true);
+}
+
+fn gated_box(idle: bool) -> Box<Mailbox<usize>> {
+    let mut mb = new_box::<usize>(idle);
+    mb.set_gate();
+    mb
+}
+
+/// A gated push: the fast path refers it to the owner, which pushes it through the gate.
+fn push_gated(mb: &Mailbox<usize>, v: usize) -> Push<usize> {
+    match mb.push(Node::new(v)) {
+        Push::Closed(node) => mb.push_gated(node),
+        pushed => pushed,
+    }
+}
+
+/// Two producers push through the gate of an idle mailbox; whoever clears the idle mark runs the
+/// consumer's turns (which mark it idle again, keeping the gate). Every value is seen once.
+#[test]
+fn loom_gated_pushes_wake_the_consumer() {
     loom::model(|| {
-        let mb = Arc::new(new_box::<usize>(false));
+        let mb = Arc::new(gated_box(true));
+        let seen = Arc::new(AtomicUsize::new(0));
+        let producers: Vec<_> = [1usize, 2]
+            .into_iter()
+            .map(|v| {
+                let (mb, seen) = (mb.clone(), seen.clone());
+                loom::thread::spawn(move || {
+                    if let Push::Pushed { was_idle: true } = push_gated(&mb, v) {
+                        turn(&mb, &seen);
+                    }
+                })
+            })
+            .collect();
+        for p in producers {
+            p.join().unwrap();
+        }
+        assert_eq!(seen.load(SeqCst), 3);
+    });
+}
+
+/// A gated push races with the close: the value is drained or handed back, never both or lost.
+#[test]
+fn loom_gated_push_races_close() {
+    loom::model(|| {
+        let mb = Arc::new(gated_box(false));
+        let producer = {
+            let mb = mb.clone();
+            loom::thread::spawn(move || match push_gated(&mb, 5) {
+                Push::Pushed { .. } => 0,
+                Push::Closed(node) => node.into_value(),
+            })
+        };
+        let mut drained = 0;
+        // SAFETY: this thread is the consumer.
+        unsafe { mb.close(|v| drained += v) };
+        let returned = producer.join().unwrap();
+        assert_eq!(drained + returned, 5);
+        assert!(mb.is_closed());
+    });
+}
+
+fn release_model(gated: bool) {
+    loom::model(move || {
+        let mb = Arc::new(if gated {
+            gated_box(false)
+        } else {
+            new_box::<usize>(false)
+        });
         let refs = Arc::new(AtomicUsize::new(1));
         let seen_zero = Arc::new(AtomicUsize::new(0));
         // One consumer turn: returns when idle or when it saw the count at zero.

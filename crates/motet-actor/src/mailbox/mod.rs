@@ -20,8 +20,15 @@
 //!   ([`Mailbox::try_mark_idle`]). The push that clears it gets `Pushed { was_idle: true }` and must
 //!   schedule the actor. While it is clear, the actor is scheduled or running, and pushes need not do
 //!   anything more.
-//! - `CLOSED` (bit 2): set by [`Mailbox::close`]; every later push fails and hands the message back.
-//!   The head pointer no longer changes, so the consumer can drain up to it.
+//! - `CLOSED` (bit 2), the *gate*: a push that finds it set leaves the fast path. It is set on a
+//!   closed mailbox and, from the start, on a *gated* one ([`Mailbox::set_gate`], a bounded
+//!   mailbox, whose pushes must be counted): then [`Mailbox::push`] hands the node back as for a
+//!   closed mailbox, and the owner, finding the mailbox open ([`Mailbox::is_closed`]), pushes with
+//!   [`Mailbox::push_gated`] after its own checks. An ungated mailbox's pushes never test anything
+//!   else, so the gate costs them nothing.
+//! - Closed: [`Mailbox::close`] replaces the head pointer by a sentinel (with the gate set), in the
+//!   same CAS that ends every push: the consumer drains up to the node it replaced, and every later
+//!   push (gated or not) fails and hands the message back.
 //! - `BUSY` and `CHECK`: the release protocol of the actor's last address (see
 //!   `cell.rs`). A thread dropping what may be the last address sets `BUSY`
 //!   ([`Mailbox::begin_release`]), which also takes over an `IDLE` mark (the releaser then schedules
@@ -60,6 +67,20 @@ const BUSY: usize = 0b010;
 const CHECK: usize = 0b011;
 const CLOSED: usize = 0b100;
 const TAGS: usize = MODE | CLOSED;
+
+/// What the head of a closed mailbox points to: never a node, never dereferenced.
+#[repr(align(8))]
+struct Sentinel(#[allow(dead_code)] u8);
+static SENTINEL: Sentinel = Sentinel(0);
+
+fn sentinel() -> *mut Link {
+    ptr::addr_of!(SENTINEL).cast::<Link>().cast_mut()
+}
+
+/// Whether a head word is that of a closed mailbox.
+fn is_closed<T>(p: *mut T) -> bool {
+    p.cast::<Link>().map_addr(|a| a & !TAGS) == sentinel()
+}
 
 fn mode<T>(p: *mut T) -> usize {
     p.addr() & MODE
@@ -126,6 +147,13 @@ impl<T> Node<T> {
         drop(unsafe { Box::from_raw(node) });
     }
 
+    /// The value of a node that was not pushed.
+    pub fn value(&self) -> &T {
+        // SAFETY: an unpushed node owns its initialised value (set in `new`); a pushed one is no
+        // longer reachable as a `Box` by its sender.
+        unsafe { self.value.assume_init_ref() }
+    }
+
     /// Takes the value back out of a node that was never pushed (a failed push).
     #[allow(clippy::boxed_local)] // nodes only exist boxed; this frees the box
     pub fn into_value(self: Box<Node<T>>) -> T {
@@ -142,7 +170,8 @@ pub enum Push<T> {
         /// The queue was marked idle: schedule the consumer.
         was_idle: bool,
     },
-    /// The mailbox is closed; here is the node back.
+    /// The mailbox is closed, or (from [`Mailbox::push`], if [`Mailbox::is_closed`] says it is
+    /// open) gated ([`Mailbox::set_gate`]): not pushed; here is the node back.
     Closed(Box<Node<T>>),
 }
 
@@ -248,6 +277,13 @@ impl<T> Mailbox<T> {
         }
     }
 
+    /// Gates the mailbox: [`Mailbox::push`] hands every node back, for the owner to count (a
+    /// bounded mailbox) before [`Mailbox::push_gated`]. Before any push.
+    pub fn set_gate(&mut self) {
+        let head = self.head.load(Ordering::Relaxed);
+        self.head = AtomicPtr::new(head.map_addr(|a| a | CLOSED));
+    }
+
     fn stub_ptr(&self) -> *mut Link {
         ptr::addr_of!(self.stub).cast_mut()
     }
@@ -287,12 +323,53 @@ impl<T> Mailbox<T> {
         }
     }
 
+    /// Enqueues a node into a gated mailbox ([`Mailbox::set_gate`]), keeping the gate; hands it
+    /// back if the mailbox is closed. Any thread may push.
+    pub fn push_gated(&self, node: Box<Node<T>>) -> Push<T> {
+        let node = Box::into_raw(node).cast::<Link>();
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            if is_closed(head) {
+                // SAFETY: `node` came from Box::into_raw just above and was not published.
+                return Push::Closed(unsafe { Box::from_raw(node.cast::<Node<T>>()) });
+            }
+            // As in `push`, with the gate kept.
+            let keep = if mode(head) == IDLE { 0 } else { mode(head) };
+            let new = with_tags(node, keep | CLOSED);
+            match self
+                .head
+                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(prev) => {
+                    let prev_link = prev.map_addr(|a| a & !TAGS);
+                    // SAFETY: as in `push`.
+                    unsafe { (*prev_link).next.store(node, Ordering::Release) };
+                    return Push::Pushed {
+                        was_idle: mode(prev) == IDLE,
+                    };
+                }
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
     /// Dequeues the next message.
     ///
     /// # Safety
     /// Only the single consumer calls this (and the other consumer methods), never concurrently.
     #[inline]
     pub unsafe fn pop(&self) -> Pop<T> {
+        // SAFETY: the caller's contract.
+        unsafe { self.pop_until(None) }
+    }
+
+    /// [`Mailbox::pop`], where an empty queue is one whose tail is `end` (the last node pushed
+    /// before a close) or, with `None`, the head.
+    ///
+    /// # Safety
+    /// As for [`Mailbox::pop`].
+    #[inline]
+    unsafe fn pop_until(&self, end: Option<*mut Link>) -> Pop<T> {
         self.tail.with_mut(|tail_slot| {
             // SAFETY: single consumer (caller's contract), so the tail slot is ours.
             let tail = unsafe { *tail_slot };
@@ -300,7 +377,8 @@ impl<T> Mailbox<T> {
             // producer's Release store of `next`, making the node's value visible.
             let next = unsafe { (*tail).next.load(Ordering::Acquire) };
             if next.is_null() {
-                let head = self.head.load(Ordering::Acquire).map_addr(|a| a & !TAGS);
+                let head = end
+                    .unwrap_or_else(|| self.head.load(Ordering::Acquire).map_addr(|a| a & !TAGS));
                 return if head == tail {
                     Pop::Empty
                 } else {
@@ -390,6 +468,19 @@ impl<T> Mailbox<T> {
             Ok(_) => return MarkIdle::Idle,
             Err(actual) => actual,
         };
+        if actual == with_tags(tail, CLOSED) {
+            // A gated mailbox, empty: mark it idle keeping the gate (never a closed one: only the
+            // consumer closes, and it does not mark idle afterwards).
+            return match self.head.compare_exchange(
+                actual,
+                with_tags(tail, IDLE | CLOSED),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => MarkIdle::Idle,
+                Err(_) => MarkIdle::Retry,
+            };
+        }
         loop {
             if mode(actual) != CHECK {
                 return MarkIdle::Retry;
@@ -413,17 +504,17 @@ impl<T> Mailbox<T> {
     pub fn begin_release(&self) -> ReleaseStart {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
-            if head.addr() & CLOSED != 0 {
+            if is_closed(head) {
                 return ReleaseStart::Closed;
             }
             if mode(head) == BUSY {
                 return ReleaseStart::Busy;
             }
-            // BUSY replaces IDLE (taken over) or CHECK (`end_release` sets it again).
+            // BUSY replaces IDLE (taken over) or CHECK (`end_release` sets it again); the gate stays.
             // Acquire: like a push that clears IDLE, taking over the consumer's last turn.
             match self.head.compare_exchange_weak(
                 head,
-                with_tags(head, BUSY),
+                with_tags(head, BUSY | (head.addr() & CLOSED)),
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
@@ -443,12 +534,11 @@ impl<T> Mailbox<T> {
     pub fn end_release(&self, was_idle: bool) {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
-            let tags = if head.addr() & CLOSED != 0 {
-                CLOSED
-            } else if was_idle {
-                0
+            let gate = head.addr() & CLOSED;
+            let tags = if is_closed(head) || was_idle {
+                gate
             } else {
-                CHECK
+                CHECK | gate
             };
             // Release publishes the caller's decrement of the reference count.
             match self.head.compare_exchange_weak(
@@ -467,23 +557,31 @@ impl<T> Mailbox<T> {
     ///
     /// # Safety
     /// Single consumer, as for [`Mailbox::pop`].
+    #[inline(always)]
     pub unsafe fn close(&self, mut f: impl FnMut(T)) {
         let mut head = self.head.load(Ordering::Relaxed);
-        loop {
+        let last = loop {
+            if is_closed(head) {
+                // Closed before: drained then.
+                return;
+            }
             // Acquire: the drain below reads nodes published by earlier pushes.
             match self.head.compare_exchange_weak(
                 head,
-                with_tags(head, CLOSED | if mode(head) == BUSY { BUSY } else { 0 }),
+                with_tags(
+                    sentinel(),
+                    CLOSED | if mode(head) == BUSY { BUSY } else { 0 },
+                ),
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => break,
+                Ok(prev) => break prev.map_addr(|a| a & !TAGS),
                 Err(actual) => head = actual,
             }
-        }
+        };
         loop {
             // SAFETY: single consumer (caller's contract).
-            match unsafe { self.pop() } {
+            match unsafe { self.pop_until(Some(last)) } {
                 Pop::Item(v) => f(v),
                 Pop::Empty => break,
                 Pop::Inconsistent => crate::sync::spin(),
@@ -497,7 +595,7 @@ impl<T> Mailbox<T> {
 
     /// Whether the mailbox was closed.
     pub fn is_closed(&self) -> bool {
-        self.head.load(Ordering::Acquire).addr() & CLOSED != 0
+        is_closed(self.head.load(Ordering::Acquire))
     }
 }
 

@@ -252,3 +252,43 @@ fn release_after_close_is_refused() {
     unsafe { mb.close(drop) };
     assert_eq!(mb.begin_release(), ReleaseStart::Closed);
 }
+
+fn gated_box<T>(idle: bool) -> Box<Mailbox<T>> {
+    let mut mb = new_box(idle);
+    mb.set_gate();
+    mb
+}
+
+#[test]
+fn a_gated_mailbox_refers_pushes_to_its_owner_and_keeps_the_gate() {
+    let mb = gated_box::<u32>(true);
+    let node = match mb.push(Node::new(1)) {
+        Push::Closed(node) => node,
+        _ => panic!("a gated push took the fast path"),
+    };
+    assert!(!mb.is_closed());
+    assert_eq!(*node.value(), 1);
+    assert!(matches!(
+        mb.push_gated(node),
+        Push::Pushed { was_idle: true }
+    ));
+    assert!(matches!(mb.push(Node::new(2)), Push::Closed(_)));
+    assert!(!mb.is_closed());
+    // SAFETY: single consumer.
+    unsafe {
+        assert_eq!(mb.pop(), Pop::Item(1));
+        assert_eq!(mb.pop(), Pop::Empty);
+        assert_eq!(mb.try_mark_idle(), MarkIdle::Idle);
+    }
+    assert!(matches!(
+        mb.push_gated(Node::new(3)),
+        Push::Pushed { was_idle: true }
+    ));
+    let mut seen = Vec::new();
+    // SAFETY: single consumer.
+    unsafe { mb.close(|v| seen.push(v)) };
+    assert_eq!(seen, [3]);
+    assert!(mb.is_closed());
+    assert!(matches!(mb.push(Node::new(4)), Push::Closed(_)));
+    assert!(matches!(mb.push_gated(Node::new(5)), Push::Closed(_)));
+}
