@@ -8,7 +8,9 @@
 //!   and `when`;
 //! - [`reactor`] (feature `reactor`, on by default): deterministic reactors after Lingua Franca;
 //! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
-//!   session types after Effpi.
+//!   session types after Effpi;
+//! - `remote` (feature `remote`, off by default): actors across processes and hosts on Eclipse
+//!   Zenoh (motet-remote).
 //!
 //! # Which actors?
 //!
@@ -69,6 +71,12 @@ pub mod reactor {
 #[cfg(feature = "process")]
 pub mod process {
     pub use motet_process::*;
+}
+
+/// Remote actors on Eclipse Zenoh (re-export of `motet-remote`).
+#[cfg(feature = "remote")]
+pub mod remote {
+    pub use motet_remote::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};
