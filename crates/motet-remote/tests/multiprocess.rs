@@ -183,3 +183,42 @@ fn sigstop_is_detected_within_the_lease_and_sigcont_rejoins_as_new_incarnation()
     assert!(echo.tell(Echo::Fail("x".into())).is_err());
     assert_eq!(fresh.ask(|r| Echo::Ping(5, r.into()), LONG).wait(), Ok(5));
 }
+
+/// Links a local actor to a remote one in `started`; stops with the reason it is told.
+struct Linker<M: Send + 'static>(motet_actor::Addr<M>);
+impl<M: Send + 'static> motet_actor::Actor for Linker<M> {
+    type Msg = ExitReason;
+    fn started(&mut self, ctx: &mut motet_actor::Context<'_, Self>) {
+        ctx.link(&self.0);
+    }
+    fn handle(&mut self, ctx: &mut motet_actor::Context<'_, Self>, reason: ExitReason) {
+        ctx.stop_with(reason);
+    }
+}
+
+#[test]
+fn links_cross_nodes_both_ways() {
+    let p = pair("link", 10_000);
+    // Remote to local: the remote actor fails, the linked local actor stops with its reason.
+    let echo = p.node.lookup::<Echo>("echo", LONG).expect("lookup echo");
+    let local = spawn(p.node.runtime(), Linker(echo.clone()));
+    let local_exit = local.watch();
+    std::thread::sleep(Duration::from_millis(100));
+    echo.tell(Echo::Fail("remote failure".into())).unwrap();
+    assert_eq!(
+        local_exit.wait_timeout(LONG),
+        Some(ExitReason::Error("remote failure".into()))
+    );
+
+    // Local to remote: the local actor fails, the linked remote actor stops with its reason.
+    let sink = p.node.lookup::<Sink>("sink", LONG).expect("lookup sink");
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let _w = spawn(p.node.runtime(), Watcher::new(sink.clone(), tx));
+    let local = spawn(p.node.runtime(), Linker(sink.clone()));
+    std::thread::sleep(Duration::from_millis(100));
+    local
+        .tell(ExitReason::Error("local failure".into()))
+        .unwrap();
+    let down = rx.recv_timeout(LONG).expect("the remote sink stopped");
+    assert_eq!(down.reason, ExitReason::Error("local failure".into()));
+}
