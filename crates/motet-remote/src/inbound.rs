@@ -31,8 +31,16 @@ impl Inner {
     fn dispatch(self: &Arc<Inner>, bytes: &[u8]) -> Result<(), FrameError> {
         let (header, payload) = wire::decode(bytes, self.config.max_frame)?;
         let from = header.from;
-        if self.lock().quarantined.contains(&from) {
-            if !matches!(header.body, Body::Quarantined { .. }) {
+        let quarantined = {
+            let mut st = self.lock();
+            if st.quarantined.contains(&from) {
+                Some(st.notified.insert(from))
+            } else {
+                None
+            }
+        };
+        if let Some(first) = quarantined {
+            if first && !matches!(header.body, Body::Quarantined { .. }) {
                 self.send_control(from, Body::Quarantined { you: from });
             }
             return Err(FrameError::Quarantined);

@@ -111,7 +111,9 @@ pub(crate) struct State {
     tokens: Vec<zenoh::liveliness::LivelinessToken>,
     node_token: Option<zenoh::liveliness::LivelinessToken>,
     inbox: Option<zenoh::pubsub::Subscriber<()>>,
-    /// Sends since the last suspension check.
+    /// Quarantined incarnations already told so (one notice each).
+    pub notified: HashSet<NodeId>,
+    /// When this node last rejoined as a new incarnation.
     pub resumed_at: Option<Instant>,
 }
 
@@ -147,6 +149,8 @@ pub(crate) struct Inner {
 pub struct Node {
     inner: Arc<Inner>,
     threads: Vec<std::thread::JoinHandle<()>>,
+    /// Dropped to stop the watchdog.
+    stop_watchdog: Option<Sender<()>>,
 }
 
 impl Node {
@@ -204,13 +208,18 @@ impl Node {
         );
         let weak = Arc::downgrade(&inner);
         let lease = config.lease;
+        let (stop_tx, stop_rx) = crossbeam_channel::bounded(0);
         threads.push(
             std::thread::Builder::new()
                 .name("motet-remote-watchdog".into())
-                .spawn(move || watchdog(weak, lease))
+                .spawn(move || watchdog(weak, lease, stop_rx))
                 .map_err(|e| NodeError(format!("watchdog thread: {e}")))?,
         );
-        Ok(Node { inner, threads })
+        Ok(Node {
+            inner,
+            threads,
+            stop_watchdog: Some(stop_tx),
+        })
     }
 
     /// This node's identity (its current incarnation).
@@ -376,6 +385,7 @@ impl Node {
             return;
         }
         let _ = self.inner.out.send(Outgoing::Stop);
+        self.stop_watchdog = None;
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -423,11 +433,16 @@ fn valid_name(name: &str) -> bool {
 
 /// Detects that this process was suspended (SIGSTOP, a debugger) for longer than the lease: its
 /// peers have then declared it down, so it rejoins as a new incarnation.
-fn watchdog(node: Weak<Inner>, lease: Duration) {
+fn watchdog(node: Weak<Inner>, lease: Duration, stop: crossbeam_channel::Receiver<()>) {
     let tick = (lease / 4).max(Duration::from_millis(5));
     let mut last = Instant::now();
     loop {
-        std::thread::sleep(tick);
+        if !matches!(
+            stop.recv_timeout(tick),
+            Err(crossbeam_channel::RecvTimeoutError::Timeout)
+        ) {
+            return;
+        }
         let Some(inner) = node.upgrade() else { return };
         if inner.closed.load(Ordering::Relaxed) {
             return;
@@ -521,6 +536,7 @@ impl Inner {
             st.node_token = None;
             st.inbox = None;
             st.quarantined.clear();
+            st.notified.clear();
             st.alive.clear();
             st.proxy_ids.clear();
             for e in st.exported.values_mut() {

@@ -37,7 +37,9 @@ pub(crate) fn drain(
     queue: Receiver<Outgoing>,
     queued: Arc<AtomicU64>,
 ) {
-    let mut publishers: HashMap<NodeId, zenoh::pubsub::Publisher<'static>> = HashMap::new();
+    // Per destination: a batching publisher and an express one, on the same key and priority (so
+    // in the same transmission queue of the link, which keeps their frames in order).
+    let mut publishers: HashMap<NodeId, [zenoh::pubsub::Publisher<'static>; 2]> = HashMap::new();
     while let Ok(item) = queue.recv() {
         match item {
             Outgoing::Stop => break,
@@ -57,14 +59,17 @@ pub(crate) fn drain(
                     Entry::Occupied(o) => o.into_mut(),
                     Entry::Vacant(v) => {
                         let key = format!("motet/{namespace}/inbox/{}", dest.key_chunk());
-                        match session
-                            .declare_publisher(key)
-                            .congestion_control(CongestionControl::Block)
-                            .priority(Priority::Data)
-                            .wait()
-                        {
-                            Ok(p) => v.insert(p),
-                            Err(e) => {
+                        let declare = |express: bool| {
+                            session
+                                .declare_publisher(key.clone())
+                                .congestion_control(CongestionControl::Block)
+                                .priority(Priority::Data)
+                                .express(express)
+                                .wait()
+                        };
+                        match (declare(false), declare(true)) {
+                            (Ok(batching), Ok(express)) => v.insert([batching, express]),
+                            (Err(e), _) | (_, Err(e)) => {
                                 tracing::warn!("motet-remote: no publisher for {dest}: {e}");
                                 queued.fetch_sub(1, Ordering::Relaxed);
                                 continue;
@@ -72,7 +77,9 @@ pub(crate) fn drain(
                         }
                     }
                 };
-                if let Err(e) = publisher.put(bytes).wait() {
+                // Express (sent at once rather than held for a batch) when nothing else is queued.
+                let express = usize::from(queue.is_empty());
+                if let Err(e) = publisher[express].put(bytes).wait() {
                     tracing::warn!("motet-remote: put to {dest} failed: {e}");
                 }
                 queued.fetch_sub(1, Ordering::Relaxed);

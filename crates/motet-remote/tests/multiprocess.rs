@@ -164,6 +164,8 @@ fn sigstop_is_detected_within_the_lease_and_sigcont_rejoins_as_new_incarnation()
         stopped.elapsed()
     );
     assert_eq!(down.reason, ExitReason::NodeUnreachable);
+    // Keep it hung well past its lease, then resume it.
+    std::thread::sleep(Duration::from_millis(2 * lease));
     assert!(p.child.signal("CONT"));
 
     // The resumed process comes back as a new incarnation; the old address stays dead.
