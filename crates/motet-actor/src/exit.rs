@@ -39,6 +39,9 @@ pub enum ExitReason {
     AlreadyExited,
     /// An application-defined reason ([`Context::stop_with`](crate::Context::stop_with)).
     Error(Arc<str>),
+    /// The actor lives on another node (a remote proxy) and that node was lost: it crashed, hung
+    /// past its lease, or was declared down and quarantined. Abnormal: it propagates over links.
+    NodeUnreachable,
 }
 
 impl ExitReason {
@@ -63,6 +66,7 @@ impl fmt::Display for ExitReason {
             ExitReason::RestartLimit => f.write_str("restart intensity exceeded"),
             ExitReason::AlreadyExited => f.write_str("already exited"),
             ExitReason::Error(m) => write!(f, "error: {m}"),
+            ExitReason::NodeUnreachable => f.write_str("node unreachable"),
         }
     }
 }

@@ -9,6 +9,8 @@
 //! - [`reactor`] (feature `reactor`, on by default): deterministic reactors after Lingua Franca;
 //! - [`process`] (feature `process`, on by default): typed channels, lightweight processes and
 //!   session types after Effpi;
+//! - `remote` (feature `remote`, off by default): actors across processes and hosts on Eclipse
+//!   Zenoh (motet-remote).
 //! - `federated` (feature `remote`, off by default): a reactor program split over processes,
 //!   coordinated with Lingua Franca's centralized protocol over Zenoh.
 //!
@@ -71,6 +73,12 @@ pub mod reactor {
 #[cfg(feature = "process")]
 pub mod process {
     pub use motet_process::*;
+}
+
+/// Remote actors on Eclipse Zenoh (re-export of `motet-remote`).
+#[cfg(feature = "remote")]
+pub mod remote {
+    pub use motet_remote::*;
 }
 
 /// Federated reactors: a reactor program split over processes, coordinated over Zenoh
