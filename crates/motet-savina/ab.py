@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Interleaved A/B of two motet-savina binaries, cell by cell.
+
+For each benchmark and worker count, runs `BIN cell B --model M --threads T --iterations N
+--warmup 2` alternately with the base and the new binary (ABAB, then BABA, ...), so that drifts of
+the machine hit both sides alike, and prints a Markdown table of the minimum and median sample of
+each side and the ratio of medians (new / base). Runs under `chrt -f 10` when that is allowed.
+
+    crates/motet-savina/ab.py BASE_BIN NEW_BIN [--model actor] [--threads 1,2] [--rounds 4]
+        [--iterations 10] [BENCH ...]
+
+Without benchmarks it runs the seven micro benchmarks. Build the two binaries with
+`cargo build --release -p motet-savina` on each commit and copy them aside first.
+"""
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+
+MICRO = ["pingpong", "count", "threadring", "chameneos", "big", "fjcreate", "fjthrput"]
+
+
+def samples(binary, bench, model, threads, iterations, rt):
+    cmd = [binary, "cell", bench, "--model", model, "--threads", str(threads),
+           "--iterations", str(iterations), "--warmup", "2"]
+    if rt:
+        cmd = ["chrt", "-f", "10"] + cmd
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    done = json.loads(out.strip().splitlines()[-1])
+    measured = done["measured"]
+    if measured.get("failure"):
+        raise SystemExit(f"{binary} {bench}: {measured['failure']}")
+    return measured["samples"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("base")
+    p.add_argument("new")
+    p.add_argument("benches", nargs="*", default=MICRO)
+    p.add_argument("--model", default="actor")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--iterations", type=int, default=10)
+    a = p.parse_args()
+    rt = shutil.which("chrt") is not None and subprocess.run(
+        ["chrt", "-f", "10", "true"], capture_output=True).returncode == 0
+    print(f"model {a.model}; {a.rounds} rounds of {a.iterations} samples per side; times in ms"
+          + ("; chrt -f 10" if rt else ""))
+    print("| bench | workers | base min | new min | base median | new median | new/base |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for bench in a.benches:
+        for threads in [int(t) for t in a.threads.split(",")]:
+            got = {"base": [], "new": []}
+            for r in range(a.rounds):
+                for side in (("base", "new") if r % 2 == 0 else ("new", "base")):
+                    binary = a.base if side == "base" else a.new
+                    got[side] += samples(binary, bench, a.model, threads, a.iterations, rt)
+            mb, mn = statistics.median(got["base"]), statistics.median(got["new"])
+            print(f"| {bench} | {threads} | {min(got['base']):.3f} | {min(got['new']):.3f} "
+                  f"| {mb:.3f} | {mn:.3f} | {mn / mb:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
