@@ -40,7 +40,8 @@ pub fn now_cycles() -> u64 {
 }
 
 /// [`read_here`], called rather than inlined: the board and the reactor core read the clock in
-/// many places, and a call costs a few cycles where an inlined copy costs some 60 bytes each.
+/// many places, and one shared copy keeps the image small for the price of a call per reading
+/// (the trade is measured in docs/measurements/2026-11-29-embedded.md).
 #[inline(never)]
 fn read() -> (u64, u32) {
     read_here()
