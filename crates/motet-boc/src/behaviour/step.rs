@@ -132,7 +132,11 @@ pub(super) fn step<K: Kind>(mut task: Running<K>) -> Step {
         } else {
             CURRENT.with(|cur| cur.replace(Current::NONE))
         };
-    let result = outcome.map_err(|payload| Box::new(WhenError::Panicked(panic_message(&*payload))));
+    let result = outcome.map_err(|payload| {
+        let message = panic_message(&*payload);
+        crate::panics::report(&message);
+        Box::new(WhenError::Panicked(message))
+    });
     K::store(&task, result);
     if let Some(bounded) = running.deferred_on {
         defer(task, bounded);
