@@ -107,8 +107,8 @@ impl<M: Send + 'static> Addr<M> {
     /// assert!(addr.tell(7).is_ok());
     /// ```
     // Always inlined, with `Header::push`: a handler's sends then cost no call, no saved
-    // registers and no result written through memory (callgrind, 1 worker: 9 fewer instructions
-    // a message on threadring, 15 on count, 17 on sor, whose cells send four values a turn).
+    // registers and no result written through memory (measured on threadring, count and sor;
+    // see docs/measurements/2026-11-29-hot-path-choices.md).
     #[inline(always)]
     pub fn tell(&self, msg: M) -> Result<(), SendError<M>> {
         match self.header().push(Envelope::User(msg)) {
