@@ -4,7 +4,8 @@ use std::fmt;
 use std::ptr::NonNull;
 use std::time::Duration;
 
-use crate::ask::{Ask, Reply};
+use crate::ask::{Ask, AskError, Reply};
+use crate::bounded::TrySendError;
 use crate::cell::Header;
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{ActorId, ExitReason};
@@ -106,8 +107,8 @@ impl<M: Send + 'static> Addr<M> {
     /// assert!(addr.tell(7).is_ok());
     /// ```
     // Always inlined, with `Header::push`: a handler's sends then cost no call, no saved
-    // registers and no result written through memory (callgrind, 1 worker: 9 fewer instructions
-    // a message on threadring, 15 on count, 17 on sor, whose cells send four values a turn).
+    // registers and no result written through memory (measured on threadring, count and sor;
+    // see docs/measurements/2026-11-29-hot-path-choices.md).
     #[inline(always)]
     pub fn tell(&self, msg: M) -> Result<(), SendError<M>> {
         match self.header().push(Envelope::User(msg)) {
@@ -185,8 +186,9 @@ impl<M: Send + 'static> Addr<M> {
     }
 
     /// Sends a request built by `make` around a [`Reply`] handle, and returns an [`Ask`] that completes
-    /// with the reply, or with an error after `timeout`, if the actor stopped, or if it dropped the
-    /// reply handle without answering. A reply arriving after the timeout is dropped.
+    /// with the reply, or with an error after `timeout`, if the actor stopped, if its bounded
+    /// mailbox was full ([`AskError::Full`]: not sent), or if it dropped the reply handle without
+    /// answering. A reply arriving after the timeout is dropped.
     ///
     /// Await the [`Ask`] from async code or call [`Ask::wait`] from a plain thread; from inside an
     /// actor, use [`Context::ask`](crate::Context::ask), which does not block the worker.
@@ -197,9 +199,16 @@ impl<M: Send + 'static> Addr<M> {
     ) -> Ask<R> {
         let runtime = self.header().runtime().clone();
         let (reply, ask) = crate::ask::pair(runtime, timeout);
-        if let Err(SendError(msg)) = self.tell(make(reply)) {
-            ask.fail_stopped();
-            drop(msg);
+        match self.try_tell(make(reply)) {
+            Ok(()) => {}
+            Err(TrySendError::Stopped(msg)) => {
+                ask.fail_stopped();
+                drop(msg);
+            }
+            Err(TrySendError::Full(msg)) => {
+                ask.fail(AskError::Full);
+                drop(msg);
+            }
         }
         ask
     }

@@ -19,6 +19,11 @@ pub enum AskError {
     Timeout,
     /// The actor had stopped before the request was sent.
     Stopped,
+    /// The actor's bounded mailbox (see [`Spawn::bounded`](crate::Spawn::bounded)) was full: the
+    /// request was not sent. Ask again once there is room, or send the request with
+    /// [`Addr::send_async`](crate::Addr::send_async) or [`Addr::tell_timeout`](crate::Addr::tell_timeout),
+    /// which wait for room, around a [`Reply`] of your own.
+    Full,
     /// The actor dropped the [`Reply`] without answering (it stopped with the request queued, or
     /// chose not to answer).
     Dropped,
@@ -29,6 +34,7 @@ impl fmt::Display for AskError {
         f.write_str(match self {
             AskError::Timeout => "the ask timed out",
             AskError::Stopped => "the actor had stopped",
+            AskError::Full => "the actor's bounded mailbox was full: the request was not sent",
             AskError::Dropped => "the actor dropped the request without answering",
         })
     }
@@ -115,7 +121,12 @@ pub struct Ask<R> {
 
 impl<R: Send + 'static> Ask<R> {
     pub(crate) fn fail_stopped(&self) {
-        let _ = self.shared.complete(Err(AskError::Stopped));
+        self.fail(AskError::Stopped);
+    }
+
+    /// Completes the ask with `error` (the request was not sent).
+    pub(crate) fn fail(&self, error: AskError) {
+        let _ = self.shared.complete(Err(error));
     }
 
     /// Blocks the calling thread until the answer (or an error). Do not call it from inside an actor:

@@ -98,7 +98,9 @@ pub use registry::{Registry, RegistryEntry, RegistryError};
 pub use scoped::{Event, ScopedActor};
 pub use spawn::{spawn, Spawn, DEFAULT_BATCH};
 pub use stash::{StashFull, DEFAULT_STASH_CAPACITY};
-pub use supervisor::{Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped};
+pub use supervisor::{
+    ChildSpawn, Strategy, Supervisor, SupervisorBuilder, SupervisorMsg, SupervisorStopped,
+};
 pub use timers::{TimerId, Timers};
 pub use watch::ExitWatch;
 pub use weak::WeakAddr;

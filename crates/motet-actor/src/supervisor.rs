@@ -231,13 +231,60 @@ impl Supervisor {
         }
     }
 
-    /// Spawns a supervised child whose state `factory` builds (again at every restart).
+    /// Spawns a supervised child whose state `factory` builds (again at every restart), with the
+    /// default spawn options; [`Supervisor::child`] takes options.
     ///
     /// # Errors
     /// The supervisor has stopped.
     pub fn spawn_child<A: Actor>(
         &self,
+        factory: impl FnMut() -> A + Send + 'static,
+    ) -> Result<Addr<A::Msg>, SupervisorStopped> {
+        self.child(factory).spawn()
+    }
+
+    /// Options for a supervised child whose state `factory` builds (again at every restart):
+    /// `sup.child(factory).detached().bounded(64).spawn()`. The options are those of
+    /// [`Spawn`](crate::Spawn) that a restart in place keeps: the child keeps its address, its
+    /// mailbox (bounded or not) and, if detached, its thread across restarts.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use motet_actor::{Actor, Context, Strategy, Supervisor};
+    ///
+    /// struct Blocking;
+    /// impl Actor for Blocking {
+    ///     type Msg = u64;
+    ///     fn handle(&mut self, _: &mut Context<'_, Self>, ms: u64) {
+    ///         if ms == 0 { panic!("no work") }
+    ///         std::thread::sleep(Duration::from_millis(ms)); // blocks its own thread only
+    ///     }
+    /// }
+    ///
+    /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+    /// let sup = Supervisor::builder(Strategy::OneForOne).spawn(rt.handle());
+    /// let child = sup.child(|| Blocking).detached().bounded(16).spawn().unwrap();
+    /// child.tell(0).unwrap(); // panics, restarted in place on its own thread
+    /// child.tell(1).unwrap();
+    /// sup.stop();
+    /// sup.watch().wait();
+    /// ```
+    pub fn child<A: Actor, F: FnMut() -> A + Send + 'static>(
+        &self,
+        factory: F,
+    ) -> ChildSpawn<'_, A, F> {
+        ChildSpawn {
+            supervisor: self,
+            factory,
+            options: Options::default(),
+            _actor: std::marker::PhantomData,
+        }
+    }
+
+    fn spawn_with<A: Actor>(
+        &self,
         mut factory: impl FnMut() -> A + Send + 'static,
+        options: Options,
     ) -> Result<Addr<A::Msg>, SupervisorStopped> {
         if self.shared.lock().done {
             return Err(SupervisorStopped);
@@ -249,13 +296,12 @@ impl Supervisor {
         };
         // Spawned without the lock: on a runtime that has shut down, the child is shut down inside
         // `spawn`, and its `child_stopped` takes the lock.
-        let addr = ActorTask::<A>::spawn(
-            &self.runtime,
-            actor,
-            Options::default(),
-            Some(Box::new(supervision)),
-            None,
-        );
+        let supervision = Some(Box::new(supervision));
+        let addr = if options.bound.is_some() {
+            ActorTask::<A, true>::spawn(&self.runtime, actor, options, supervision, None)
+        } else {
+            ActorTask::<A, false>::spawn(&self.runtime, actor, options, supervision, None)
+        };
         let mut st = self.shared.lock();
         if st.done {
             // The supervisor stopped meanwhile, without this child among those it stopped.
@@ -284,6 +330,53 @@ impl Supervisor {
     /// Stops the supervisor and, with it, its children.
     pub fn stop(&self) {
         let _ = self.addr.tell(SupervisorMsg::Stop);
+    }
+}
+
+/// A supervised child about to be spawned, with its options: see [`Supervisor::child`].
+#[must_use = "the child is spawned by `spawn()`"]
+pub struct ChildSpawn<'s, A: Actor, F> {
+    supervisor: &'s Supervisor,
+    factory: F,
+    options: Options,
+    _actor: std::marker::PhantomData<fn() -> A>,
+}
+
+impl<A: Actor, F: FnMut() -> A + Send + 'static> ChildSpawn<'_, A, F> {
+    /// Messages per turn (at least 1), as [`Spawn::batch`](crate::Spawn::batch).
+    pub fn batch(mut self, n: u32) -> Self {
+        self.options.batch = n.max(1);
+        self
+    }
+
+    /// Runs the child on an OS thread of its own, as [`Spawn::detached`](crate::Spawn::detached);
+    /// a restart keeps the thread. The thread ends when the child stops for good (the supervisor
+    /// gave up or stopped).
+    pub fn detached(mut self) -> Self {
+        self.options.detached = true;
+        self
+    }
+
+    /// A bounded mailbox of `capacity` messages (at least 1), as
+    /// [`Spawn::bounded`](crate::Spawn::bounded); a restart keeps the mailbox and what is in it.
+    pub fn bounded(mut self, capacity: usize) -> Self {
+        self.options.bound = Some(capacity.max(1));
+        self
+    }
+
+    /// How many messages the child may stash, as
+    /// [`Spawn::stash_capacity`](crate::Spawn::stash_capacity).
+    pub fn stash_capacity(mut self, n: usize) -> Self {
+        self.options.stash_capacity = n;
+        self
+    }
+
+    /// Spawns the child under the supervisor.
+    ///
+    /// # Errors
+    /// The supervisor has stopped.
+    pub fn spawn(self) -> Result<Addr<A::Msg>, SupervisorStopped> {
+        self.supervisor.spawn_with(self.factory, self.options)
     }
 }
 

@@ -114,9 +114,8 @@ impl<T> CownBox<T> {
 /// A value whose `drop` may run code runs it under `catch_unwind`: a panic there is reported by
 /// the panic hook and goes no further, whoever frees. A release must never unwind (the chain of
 /// behaviours on a worker relies on it, see `step` in `behaviour.rs`, and the behaviour's other
-/// cowns are still to be released); a value that needs no `drop` costs no `catch_unwind` (Savina's
-/// fib frees 75,000 cowns per iteration this way: measured with callgrind, about 10 instructions
-/// each under `catch_unwind`).
+/// cowns are still to be released); a value that needs no `drop` costs no `catch_unwind` (programs
+/// that free many small cowns, as Savina's fib does, measured the difference: see docs/measurements/2026-11-29-hot-path-choices.md).
 unsafe fn free_cown<T>(queue: NonNull<Queue>) {
     // SAFETY: called once, by the last reference, on a box allocated by `Cown::build`.
     let cown = unsafe { Box::from_raw(queue.cast::<CownBox<T>>().as_ptr()) };

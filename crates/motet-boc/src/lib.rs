@@ -36,7 +36,11 @@
 //!   host language.
 //!
 //! A panicking behaviour releases its cowns, its promise reports [`WhenError::Panicked`] (and the
-//! panic hook prints it), and the behaviours after it run as usual. A panic in the `drop` of a
+//! panic hook prints it), and the behaviours after it run as usual. Panics are also counted
+//! ([`behaviour_panics`]) and handed to a hook of the program's own
+//! ([`set_behaviour_panic_hook`]), so that a fire-and-forget behaviour's panic is not seen by the
+//! panic hook's output alone. A `when` rejected at spawn (a cown named twice with write access) is
+//! an error at once with [`try_when`], and [`Promise::rejected`] tells it without waiting. A panic in the `drop` of a
 //! freed cown's value, or of a cancelled behaviour's closure, is printed by the panic hook too and
 //! goes no further: the cowns involved are released as usual.
 //!
@@ -151,6 +155,7 @@ mod completion;
 mod cown;
 mod deferred;
 mod error;
+mod panics;
 mod promise;
 mod protocol;
 mod scratch;
@@ -159,10 +164,13 @@ pub mod set;
 /// The std/loom synchronisation facade shared by motet's crates.
 use motet_runtime::sync;
 
-pub use behaviour::{when, when_detached, Batch};
+pub use behaviour::{try_when, when, when_detached, Batch, Spawned, Staged};
 pub use blocks::release_thread_cache;
 pub use cown::{read, read_all, Cown, Read, ReadAll};
 pub use deferred::{Broken, Deferred, Resolver};
 pub use error::WhenError;
+pub use panics::{
+    behaviour_panics, set_behaviour_panic_hook, take_behaviour_panic_hook, BehaviourPanic,
+};
 pub use promise::Promise;
 pub use set::{CownSet, Cowns, CownsMut};

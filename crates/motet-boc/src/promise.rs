@@ -107,6 +107,16 @@ impl<R> Promise<R> {
         }
     }
 
+    /// The error the `when` was rejected with at spawn (a cown named twice with write access, an
+    /// empty dynamic set), if it was: nothing was spawned. Known at once, without waiting;
+    /// [`try_when`](crate::try_when) gives it as a `Result` instead.
+    pub fn rejected(&self) -> Option<&WhenError> {
+        match &self.state {
+            State::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// Whether the result is there (or the promise failed): [`wait`](Promise::wait) would not
     /// block.
     pub fn is_done(&self) -> bool {

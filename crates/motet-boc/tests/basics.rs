@@ -228,12 +228,12 @@ fn a_batch_is_not_interleaved() {
         let log = Cown::new(rt.handle(), Vec::new());
         let other = Cown::new(rt.handle(), ());
         let mut batch = Batch::new();
-        let p1 = batch.when(&log, |l| l.push(1));
-        let p2 = batch.when((&log, &other), |(l, _)| l.push(2));
-        batch.spawn();
+        let s1 = batch.add(&log, |l| l.push(1));
+        let s2 = batch.add((&log, &other), |(l, _)| l.push(2));
+        let spawned = batch.spawn();
         drop(when(&log, |l| l.push(3)));
-        assert_eq!(p1.wait(), Ok(()));
-        assert_eq!(p2.wait(), Ok(()));
+        assert_eq!(spawned.promise(s1).unwrap().wait(), Ok(()));
+        assert_eq!(spawned.promise(s2).unwrap().wait(), Ok(()));
         assert_eq!(when(&log, |l| l.clone()).wait().unwrap(), [1, 2, 3]);
     });
 }

@@ -201,7 +201,7 @@ impl World {
                 vals.iter_mut().for_each(|v| *v += 1);
                 body()
             })),
-            (Access::Write(ix), Some(b)) => drop(b.when(&set(&ix), move |mut vals| {
+            (Access::Write(ix), Some(b)) => drop(b.add(&set(&ix), move |mut vals| {
                 vals.iter_mut().for_each(|v| *v += 1);
                 body()
             })),
@@ -209,7 +209,7 @@ impl World {
                 when_detached(read_all(&set(&ix)), move |_| body()).unwrap();
             }
             (Access::Read(ix), None) => drop(when(read_all(&set(&ix)), move |_| body())),
-            (Access::Read(ix), Some(b)) => drop(b.when(read_all(&set(&ix)), move |_| body())),
+            (Access::Read(ix), Some(b)) => drop(b.add(read_all(&set(&ix)), move |_| body())),
             (Access::Mixed { write, read }, None) if detached => {
                 let (w, r) = (&self.cowns[write], &self.cowns[read]);
                 when_detached((w, r.read()), move |(v, _)| {
@@ -227,7 +227,7 @@ impl World {
             }
             (Access::Mixed { write, read }, Some(b)) => {
                 let (w, r) = (&self.cowns[write], &self.cowns[read]);
-                drop(b.when((w, r.read()), move |(v, _)| {
+                drop(b.add((w, r.read()), move |(v, _)| {
                     *v += 1;
                     body()
                 }))

@@ -42,8 +42,8 @@ fn main() {
 
     // A withdrawal and a deposit as one atomic step: nothing comes between them.
     let mut batch = Batch::new();
-    drop(batch.when(&accounts[0], |a| a.balance -= 10));
-    drop(batch.when(&accounts[2], |a| a.balance += 10));
+    drop(batch.add(&accounts[0], |a| a.balance -= 10));
+    drop(batch.add(&accounts[2], |a| a.balance += 10));
     batch.spawn();
 
     // An audit reads every account at once; its promise is waited for here.

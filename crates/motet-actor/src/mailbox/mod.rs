@@ -416,7 +416,7 @@ impl<T> Mailbox<T> {
     /// node just popped, which stays allocated until the next pop (it is the new consumer end).
     /// Reading the value from there, rather than out of a returned `Option<T>`, spares the hot
     /// loop of a turn the copies of the value through the stack that the compiler makes for the
-    /// `Option` (measured with callgrind on threadring: about 8 instructions per message).
+    /// `Option` (measured on threadring; see docs/measurements/2026-11-29-hot-path-choices.md).
     ///
     /// # Safety
     /// Single consumer, as for [`Mailbox::pop`]. The caller moves the value out of the returned

@@ -1,8 +1,10 @@
 //! [`Batch`]: several `when`s enqueued as one atomic step.
 
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::cown::CownHeader;
+use crate::error::WhenError;
 use crate::promise::Promise;
 use crate::protocol::{self, Grant, Queue, Slot};
 use crate::set::{CownSet, Shape};
@@ -16,24 +18,84 @@ use super::spawn::deterministic_runtime;
 /// Several `when`s scheduled as one atomic step: nothing spawned elsewhere comes between them on
 /// any cown they share, as Verona's `when(..) << f1 + when(..) << f2`.
 ///
-/// Behaviours are added with [`Batch::when`], which returns their promises at once, and are
-/// enqueued together by [`Batch::spawn`] (or when the batch is dropped). Among themselves they keep
-/// the order they were added in.
+/// Behaviours are added with [`Batch::add`] and enqueued together by [`Batch::spawn`] (or when
+/// the batch is dropped). Among themselves they keep the order they were added in. `add` hands out
+/// a [`Staged`] ticket, not a promise: a promise is taken from the [`Spawned`] batch that `spawn`
+/// returns, so no one can wait for a behaviour that is not enqueued yet (which would wait forever).
 ///
 /// ```
 /// use motet_boc::{when, Batch, Cown};
 /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
 /// let log = Cown::new(rt.handle(), Vec::new());
 /// let mut batch = Batch::new();
-/// drop(batch.when(&log, |l| l.push("first")));
-/// drop(batch.when(&log, |l| l.push("second")));
-/// batch.spawn();
+/// let first = batch.add(&log, |l| { l.push("first"); l.len() });
+/// let second = batch.add(&log, |l| { l.push("second"); l.len() });
+/// let spawned = batch.spawn();
+/// assert_eq!(spawned.promise(second).unwrap().wait(), Ok(2));
+/// assert_eq!(spawned.promise(first).unwrap().wait(), Ok(1));
 /// let entries = when(&log, |l| l.clone()).wait().unwrap();
 /// assert_eq!(entries, ["first", "second"]);
 /// ```
-#[derive(Default)]
 pub struct Batch {
     members: Vec<Built>,
+    /// Names this batch to the tickets it hands out (unique in the process).
+    id: u64,
+}
+
+/// The id of the next batch.
+static NEXT_BATCH: AtomicU64 = AtomicU64::new(1);
+
+impl Default for Batch {
+    fn default() -> Batch {
+        Batch {
+            members: Vec::new(),
+            id: NEXT_BATCH.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+}
+
+/// A behaviour added to a [`Batch`] that is not enqueued yet: exchange it for its [`Promise`] with
+/// [`Spawned::promise`] once the batch is spawned. Dropping it drops the promise (the behaviour
+/// still runs when the batch is spawned).
+#[must_use = "a staged behaviour's result is reached through `Spawned::promise`; drop it with \
+              `drop(..)` if the result is not wanted"]
+pub struct Staged<R> {
+    promise: Promise<R>,
+    batch: u64,
+}
+
+impl<R> Staged<R> {
+    /// The error the behaviour was rejected with when it was added (a cown named twice with write
+    /// access, an empty dynamic set), if it was: such a behaviour is not part of the batch.
+    pub fn rejected(&self) -> Option<&WhenError> {
+        self.promise.rejected()
+    }
+}
+
+impl<R> std::fmt::Debug for Staged<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Staged")
+            .field("batch", &self.batch)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A batch that [`Batch::spawn`] enqueued: hands out the promises of its behaviours.
+#[derive(Debug)]
+pub struct Spawned {
+    batch: u64,
+}
+
+impl Spawned {
+    /// The promise of a behaviour of this batch, or the ticket back if it was staged in another
+    /// batch (whose behaviours may not be enqueued yet).
+    pub fn promise<R>(&self, staged: Staged<R>) -> Result<Promise<R>, Staged<R>> {
+        if staged.batch == self.batch {
+            Ok(staged.promise)
+        } else {
+            Err(staged)
+        }
+    }
 }
 
 impl Batch {
@@ -42,9 +104,39 @@ impl Batch {
         Batch::default()
     }
 
-    /// Adds a behaviour (see [`when`](crate::when)); it is enqueued with the rest of the batch. Do
-    /// not wait for the returned promise before the batch is spawned.
+    /// Adds a behaviour (see [`when`](crate::when)); it is enqueued with the rest of the batch by
+    /// [`spawn`](Batch::spawn), whose result exchanges the returned ticket for the behaviour's
+    /// promise. A `when` that would be rejected (see [`try_when`](crate::try_when)) is not added;
+    /// its ticket says why ([`Staged::rejected`]) and its promise holds the error.
+    pub fn add<S, F, R>(&mut self, cowns: S, f: F) -> Staged<R>
+    where
+        S: CownSet,
+        F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        Staged {
+            promise: self.stage(cowns, f),
+            batch: self.id,
+        }
+    }
+
+    /// Adds a behaviour and returns its promise at once: waiting for that promise before the batch
+    /// is spawned waits forever, which [`add`](Batch::add) rules out through the types.
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `Batch::add` and take the promise from the `Spawned` batch that `spawn` returns"
+    )]
     pub fn when<S, F, R>(&mut self, cowns: S, f: F) -> Promise<R>
+    where
+        S: CownSet,
+        F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.stage(cowns, f)
+    }
+
+    /// Builds a behaviour into the batch; its promise.
+    fn stage<S, F, R>(&mut self, cowns: S, f: F) -> Promise<R>
     where
         S: CownSet,
         F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
@@ -79,9 +171,10 @@ impl Batch {
         self.members.is_empty()
     }
 
-    /// Enqueues every behaviour of the batch at once.
-    pub fn spawn(mut self) {
+    /// Enqueues every behaviour of the batch at once; the result hands out their promises.
+    pub fn spawn(mut self) -> Spawned {
         self.spawn_members();
+        Spawned { batch: self.id }
     }
 
     fn spawn_members(&mut self) {

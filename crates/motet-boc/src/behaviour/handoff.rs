@@ -88,8 +88,8 @@ impl Next {
 /// Spawned by a behaviour's closure running on a worker (not on a deterministic runtime), it is
 /// kept for this thread, which runs it as soon as the spawning behaviour is done (see
 /// [`super::run`]), as Verona's worker keeps the first behaviour a behaviour makes runnable: no
-/// schedule into the runtime and no turn of the worker loop, which measured with callgrind is about
-/// a sixth of a hop of a ping-pong between two cowns. One behaviour is kept at a time; others, and
+/// schedule into the runtime and no turn of the worker loop (a measured share of every hop of a
+/// ping-pong between two cowns: see docs/measurements/2026-11-29-hot-path-choices.md). One behaviour is kept at a time; others, and
 /// behaviours spawned elsewhere, go to the runtime. A kept behaviour cannot be stolen while the
 /// spawning closure still runs, so a closure that blocks its thread first gives it to the runtime
 /// (see [`flush_handoff`], which [`Promise::wait`](crate::Promise::wait) calls).
@@ -97,8 +97,8 @@ impl Next {
 /// `MANY` says that the behaviour names several cowns: only such a kept behaviour may run before
 /// its spawner's own successor (see [`after_step`]). It is read back from the kept behaviour's
 /// first request (see [`Kept`]): recording the spawner's first cown instead, and comparing it
-/// with the successor's, cost a chain of dependent loads per philosopher's meal (about 8% of the
-/// samples of Savina's philosopher, `perf record`, in the comparison alone). `step` is the kept
+/// with the successor's, cost a chain of dependent loads per philosopher's meal (a profile of
+/// Savina's philosopher showed it: see docs/measurements/2026-11-29-hot-path-choices.md). `step` is the kept
 /// behaviour's kind's step, which the chain calls to run it.
 #[inline]
 pub(super) fn hand_over<const MANY: bool>(header: &CownHeader, first: NonNull<Slot>, step: StepFn) {
@@ -144,8 +144,8 @@ pub(super) fn after_step(next: Option<NonNull<Slot>>, from_first: bool) -> Optio
 
 /// [`after_step`] with both a kept spawn and a successor: which runs next (the other waits in
 /// [`LATER`] or goes to the runtime). The spawn run first (a philosopher's meal after its turn) is
-/// decided inline, without a call: measured with callgrind, about 5 instructions less per meal on
-/// Savina's philosopher than with the whole choice out of line.
+/// decided inline, without a call: measured cheaper per meal on Savina's philosopher than the whole
+/// choice out of line (see docs/measurements/2026-11-29-hot-path-choices.md).
 #[inline(always)]
 fn spawned_or_successor(kept: Kept, next: NonNull<Slot>, from_first: bool) -> Option<Next> {
     if kept.many() && from_first && LATER.with(|l| l.get().is_none()) {

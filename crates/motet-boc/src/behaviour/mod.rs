@@ -52,8 +52,8 @@ mod step;
 #[cfg(all(test, not(loom), target_pointer_width = "64"))]
 mod tests;
 
-pub use batch::Batch;
+pub use batch::{Batch, Spawned, Staged};
 pub(crate) use current::outside_behaviours;
 pub(crate) use deferral::stall;
 pub(crate) use handoff::{flush_handoff, schedule_ready};
-pub use spawn::{when, when_detached};
+pub use spawn::{try_when, when, when_detached};

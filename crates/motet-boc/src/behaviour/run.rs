@@ -30,8 +30,8 @@ use super::step::{step, step_as, Step, StepFn};
 
 /// How many behaviours a worker runs in a row inside one task turn, each made runnable by the
 /// previous one: as many as an actor handles messages in one turn by default (motet-actor's
-/// `DEFAULT_BATCH`). Measured with callgrind, 16 instead cost about 5 instructions more per
-/// behaviour on a chain of single-cown `when`s (the worker loop's turns between chains).
+/// `DEFAULT_BATCH`). A shorter chain measured dearer per behaviour on a chain of single-cown
+/// `when`s, through the worker loop's turns between chains (see docs/measurements/2026-11-29-hot-path-choices.md).
 const INLINE_CHAIN: u32 = 128;
 
 /// A behaviour's turn from the runtime (its task's `run`): its step and the chain it starts.
@@ -69,15 +69,15 @@ fn run_chain<K: Kind>(mut stepped: Step) {
     let mut budget = INLINE_CHAIN;
     // The last cown found to belong to a thread-pool runtime this thread is a worker of: a chain
     // of behaviours on one cown (a mailbox drained) checks it once. (Remembering two, for a chain
-    // alternating between two cowns as a turn and the meal it spawned do, saved 8 instructions
-    // per meal on Savina's philosopher but cost 7 per behaviour on Counting, measured with
-    // callgrind: the loop's code came out worse.)
+    // alternating between two cowns as a turn and the meal it spawned do, was measured cheaper
+    // per meal on Savina's philosopher but dearer per behaviour on Counting: the loop's code came
+    // out worse; see docs/measurements/2026-11-29-hot-path-choices.md.)
     let mut checked: *const CownHeader = ptr::null();
     // That cown's runtime, once a check has found it: a step on another cown of the same runtime
     // (a meal after its philosopher's turn, a Teller's reply after a transfer) compares one
     // address instead of asking the runtime again. (Comparing runtimes alone, without `checked`,
-    // loads the cown's handle at every step of a chain on one cown: logmap and pingpong came out
-    // 8 to 15% slower on one worker, interleaved runs.) A bitwise copy of the cown's handle, never
+    // loads the cown's handle at every step of a chain on one cown: logmap and pingpong measured
+    // slower on one worker; see docs/measurements/2026-11-29-hot-path-choices.md.) A bitwise copy of the cown's handle, never
     // dropped and only compared by address (`same_runtime`): this thread stays that runtime's
     // worker until this task's turn is over, so the runtime stays alive and its address cannot be
     // reused meanwhile.
@@ -129,9 +129,9 @@ fn run_chain<K: Kind>(mut stepped: Step) {
                 step_of_kind(runnable)
             }
             _ => match runnable.downcast::<K>() {
-                // This turn's own kind: the step is inlined here. Measured with callgrind, about
-                // 30 instructions less per behaviour than the call through the runtime on a chain
-                // of single-cown `when`s.
+                // This turn's own kind: the step is inlined here, which measured cheaper per
+                // behaviour than the call through the runtime on a chain of single-cown `when`s
+                // (see docs/measurements/2026-11-29-hot-path-choices.md).
                 Ok(task) => step(task),
                 // SAFETY: a behaviour's `call` returns its step's word (see `Kind`'s `call`).
                 Err(runnable) => unsafe { Step::from_word(runnable.call(0)) },

@@ -262,6 +262,29 @@ where
     }
 }
 
+/// Spawns a behaviour as [`when`] does, and returns a `when` rejected at spawn (a cown named twice
+/// with write access, an empty dynamic set) as an error at once rather than as a failed promise.
+///
+/// ```
+/// use motet_boc::{try_when, Cown, WhenError};
+/// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+/// let a = Cown::new(rt.handle(), 1);
+/// let rejected = try_when((&a, &a), |(x, y)| *x + *y);
+/// assert_eq!(rejected.err(), Some(WhenError::DuplicateCown));
+/// let sum = try_when((a.read(), a.read()), |(x, y)| *x + *y).unwrap();
+/// assert_eq!(sum.wait(), Ok(2));
+/// ```
+pub fn try_when<S, F, R>(cowns: S, f: F) -> Result<Promise<R>, WhenError>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    // SAFETY: spawned with a promise, whose completion starts with HANDLE set; `cowns` holds the
+    // handles.
+    spawn::<S, F, R, WithPromise>(&cowns, f).map(|spawned| unsafe { spawned.promise() })
+}
+
 /// Spawns a behaviour as [`when`] does, without a promise: for fire-and-forget behaviours, as an
 /// actor's `tell` is to an `ask`.
 ///

@@ -29,8 +29,8 @@ pub(super) enum Step {
     Done(Option<NonNull<Slot>>),
     /// Done; the successor kept, made runnable by the release of a cown named later (a variant of
     /// its own rather than a flag, so that a step's outcome stays two registers and a single-cown
-    /// behaviour's step never produces it: measured with callgrind, a flag in `Done` cost 10
-    /// instructions per message on Savina's count).
+    /// behaviour's step never produces it: a flag in `Done` measured dearer per message on
+    /// Savina's count; see docs/measurements/2026-11-29-hot-path-choices.md).
     DoneLater(NonNull<Slot>),
 }
 
@@ -113,8 +113,8 @@ pub(super) fn step<K: Kind>(mut task: Running<K>) -> Step {
     // nothing can unwind from (a detached behaviour whose result needs no `drop`: the common
     // fire-and-forget `when`; the release and the scheduling do not unwind, see `cancel`) leaves
     // it so, and `run` puts back what it held before once the chain is over: one thread-local
-    // read and a copy kept across the closure less per step (measured with callgrind, 7
-    // instructions per meal on Savina's philosopher). Any other step stores `NONE` there before
+    // read and a copy kept across the closure less per step (measured on Savina's philosopher;
+    // see docs/measurements/2026-11-29-hot-path-choices.md). Any other step stores `NONE` there before
     // what may unwind (a result's `drop`, a promise's waker), which is what `CURRENT` holds
     // between tasks on a worker (a nested run puts back its own, see `run`).
     Current::set_running(first, later);
@@ -132,7 +132,11 @@ pub(super) fn step<K: Kind>(mut task: Running<K>) -> Step {
         } else {
             CURRENT.with(|cur| cur.replace(Current::NONE))
         };
-    let result = outcome.map_err(|payload| Box::new(WhenError::Panicked(panic_message(&*payload))));
+    let result = outcome.map_err(|payload| {
+        let message = panic_message(&*payload);
+        crate::panics::report(&message);
+        Box::new(WhenError::Panicked(message))
+    });
     K::store(&task, result);
     if let Some(bounded) = running.deferred_on {
         defer(task, bounded);
@@ -191,14 +195,13 @@ fn prefetch_block<K: Kind>(first: NonNull<Slot>) {
 ///
 /// Generic over the behaviour's kind so that, on the hot path (inlined into [`step`]), a
 /// single-cown behaviour releases its one slot without the loop and its duplicate check (one
-/// request is never a duplicate): measured with callgrind, about 25 instructions less per
-/// behaviour on a chain of single-cown `when`s.
+/// request is never a duplicate), measured cheaper per behaviour on a chain of single-cown
+/// `when`s (see docs/measurements/2026-11-29-hot-path-choices.md).
 ///
 /// `writers`, if not 0, says that the behaviour is known, from its type, to name that many cowns,
 /// all with write access (a constant where `finish` is inlined): its release then skips the
-/// checks for a reader and for a duplicate, and the loop over the slots unrolls (measured with
-/// callgrind on Savina's banking, with the same checks skipped in the enqueue: about 30
-/// instructions less per two-cown behaviour).
+/// checks for a reader and for a duplicate, and the loop over the slots unrolls (measured on
+/// Savina's banking, with the same checks skipped in the enqueue; see docs/measurements/2026-11-29-hot-path-choices.md).
 #[must_use]
 #[inline(always)]
 pub(super) fn finish<K: Kind>(task: Running<K>, writers: usize) -> Step {

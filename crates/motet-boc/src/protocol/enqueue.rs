@@ -146,8 +146,8 @@ pub(crate) const MAX_DISTINCT: usize = 64;
 /// The common multi-cown spawn (a `when` over two cowns) takes this path rather than
 /// [`enqueue_batch`]: no chains to find, no grant buffer, and the second phase stores each
 /// status without reading it first (a request of a chain of one is the only one that writes its
-/// own status while it is `WAIT`). Measured with callgrind on Savina's banking, about 160
-/// instructions less per two-cown spawn than through `enqueue_batch`.
+/// own status while it is `WAIT`); measured much cheaper per two-cown spawn on Savina's banking
+/// than through `enqueue_batch` (see docs/measurements/2026-11-29-hot-path-choices.md).
 /// `writers` says that every request is a write request (a constant where this is inlined): the
 /// checks for a reader then fold away.
 ///

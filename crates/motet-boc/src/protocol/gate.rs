@@ -54,8 +54,8 @@ impl Gate {
 /// # Safety
 /// `slot` is a live request still waiting for its grant, reached as [`Slot::first_of`] requires.
 // Always inlined: every grant of every behaviour goes through it (in a release, the compiler left
-// it a call, which callgrind measured at about 5 instructions more per behaviour on a chain of
-// single-cown `when`s).
+// it a call, measured dearer per behaviour on a chain of single-cown `when`s;
+// see docs/measurements/2026-11-29-hot-path-choices.md).
 #[inline(always)]
 pub(crate) unsafe fn grant(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Slot>)) {
     // SAFETY: the caller's contract: the behaviour cannot run, so cannot be freed, before this.

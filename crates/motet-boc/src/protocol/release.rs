@@ -16,7 +16,8 @@ use crate::sync::atomic::Ordering;
 /// The slot was enqueued and granted, its behaviour has finished with the cown, and the slot is not
 /// used again after this (its memory may be freed once all slots are released).
 // Always inlined: the release of every behaviour; left to itself the compiler calls it, which
-// callgrind measures at 14 instructions more per behaviour on a chain of single-cown `when`s.
+// measured dearer per behaviour on a chain of single-cown `when`s
+// (see docs/measurements/2026-11-29-hot-path-choices.md).
 #[inline(always)]
 pub(crate) unsafe fn release(slot: NonNull<Slot>, runnable: &mut impl FnMut(NonNull<Slot>)) {
     // SAFETY: the caller's contract.

@@ -84,7 +84,7 @@ pub fn mixed(rt: &Runtime, census: &Census) {
     let mut batch = Batch::new();
     for _ in 0..10 {
         let (t, r) = (census.track(), census.track());
-        drop(batch.when((&a, &set[0]), move |_| {
+        drop(batch.add((&a, &set[0]), move |_| {
             drop(t);
             r
         }));

@@ -4,10 +4,9 @@
 //! A crossbeam deque pays for its thieves on the owner's side too: popping from a FIFO deque is a
 //! locked `fetch_add` on the front index, popping from a LIFO deque a sequentially consistent
 //! fence, and every push reads the shared indices. A pool of one worker has no thief, so its
-//! queues are `VecDeque`s that only the worker's thread touches: no atomics at all. Measured with
-//! callgrind on Savina's sor at one worker (402 cell actors, 152,000 messages, a quarter of whose
-//! tasks go through the wake queue because a cell wakes up to four neighbours per turn): the
-//! worker thread's instructions fell from 39.8 to 38.0 million.
+//! queues are `VecDeque`s that only the worker's thread touches: no atomics at all. Measured on
+//! Savina's sor at one worker, where many tasks go through the wake queue because a cell wakes up
+//! to four neighbours per turn (see docs/measurements/2026-11-29-hot-path-choices.md).
 //!
 //! Nothing else changes for a pool of one worker: its slot, injector and parking are the same, and
 //! only its own thread ever pushes onto these queues (work from other threads goes through the

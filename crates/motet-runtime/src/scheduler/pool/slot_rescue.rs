@@ -17,9 +17,9 @@
 //! consumer is idle, the first message schedules it, and it runs after the producer's turn, on the
 //! same worker. A thief took it over after `SLOT_WAIT`; it drained its mailbox faster than the
 //! producer filled it, went idle, landed in the producer's slot again with the next message, and
-//! was taken over again, so that every message, and the consumer's state, crossed cores, several
-//! times slower than with the consumer left behind its producer (see the crate README, "A thief
-//! that stops splitting a producer from its consumer").
+//! was taken over again, so that every message, and the consumer's state, crossed cores, which
+//! measured much slower than with the consumer left behind its producer (see the crate README, "A
+//! thief that stops splitting a producer from its consumer").
 //! So a thief remembers, per other worker, the turn it watches, since when, and how long it waits
 //! before it takes that turn's slot. When the work a rescue began runs out while the slot's owner
 //! is still inside the same turn, the turn is feeding the task faster than it runs out, and the
@@ -191,8 +191,8 @@ impl Pool {
     /// that turn is feeding the task faster than the task runs out of work (a producer's long
     /// turn sending to a consumer that drains its mailbox, goes idle and lands in the slot again
     /// with the next message), and running it here only moves every message, and the consumer's
-    /// state, across cores (Savina's `count` on two workers ran four to seven times slower than
-    /// with the consumer left behind its producer). The wait on that slot is multiplied by
+    /// state, across cores (Savina's `count` on two workers measured much slower than with
+    /// the consumer left behind its producer). The wait on that slot is multiplied by
     /// [`SLOT_WAIT_GROWTH`], up to [`SLOT_WAIT_MAX`], for the rest of that turn. A new
     /// turn of the owner starts again at [`SLOT_WAIT`].
     pub(super) fn judge_rescue(&self, ctx: &WorkerCtx, rescue: Rescue) {

@@ -3,7 +3,7 @@
 //! # How a thief takes work
 //!
 //! On a 2-core machine, a message chain or a driver that makes thousands of tiny tasks runnable
-//! in one turn ran two to five times slower on two workers than on one: a searching worker took
+//! in one turn measured several times slower on two workers than on one: a searching worker took
 //! every task as soon as it was queued (in `fib` for BoC, one steal per two tasks run; in
 //! `chameneos`, a tenth of all turns began with a steal), so both workers ran the same few
 //! actors or cowns and moved their cache lines, the tasks' and the allocator's, back and forth
