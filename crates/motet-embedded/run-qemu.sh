@@ -3,7 +3,12 @@
 # Cortex-M4F board (mps2-an386) with deterministic virtual time, and reports footprint, result and
 # figures. Exits non-zero if a program fails to build, run or validate.
 #
-#   bash crates/motet-embedded/run-qemu.sh [--json FILE]
+#   bash crates/motet-embedded/run-qemu.sh [--json FILE] [--host]
+#
+# --host also runs pingpong, threadring and count on this machine with motet-reactor (one worker),
+# built from the same program text (crate motet-embedded-programs, example `host`), and adds their
+# records (platform "host", nanoseconds per reaction) to the table and the JSON: the host's column
+# beside the board's, from one run. It builds with the host's own Rust toolchain.
 #
 # Missing Debian packages are installed non-interactively by .ci/apt-install.sh, as
 # crates/motet-reactor-core/ci/build-thumbv7em.sh does. The build uses Debian's Rust and compiles
@@ -22,12 +27,15 @@ PROGRAMS=(bare empty timer timer_builder physical pingpong threadring count mode
 TARGET=thumbv7em-none-eabihf
 
 json=""
+host=0
 while (($#)); do
     case "$1" in
         --json) json="$(realpath -m "$2")"; shift 2 ;;
-        *) echo "usage: $0 [--json FILE]" >&2; exit 2 ;;
+        --host) host=1; shift ;;
+        *) echo "usage: $0 [--json FILE] [--host]" >&2; exit 2 ;;
     esac
 done
+host_path="$PATH"
 
 PACKAGES=(rustc-web cargo-web rust-web-src lld qemu-system-arm binutils-arm-none-eabi)
 bash ../../.ci/apt-install.sh "${PACKAGES[@]}"
@@ -96,6 +104,22 @@ for p in "${PROGRAMS[@]}"; do
     # Figures each program prints besides its result.
     grep '^motet: ' <<<"$out" | grep -v -e ' program=' -e ' heap_size=' | sed 's/^motet: /    /' || true
 done
+
+if ((host)); then
+    echo
+    echo "host (motet-reactor, 1 worker, the same programs at the board's sizes):"
+    host_json=$(mktemp)
+    if ! (cd ../.. && env -u RUSTC -u RUSTC_BOOTSTRAP PATH="$host_path" \
+        cargo run --release --quiet -p motet-embedded-programs --example host -- --json "$host_json"); then
+        failed=1
+    fi
+    # One record per line between the brackets, as the example writes them.
+    while IFS= read -r line; do
+        line="${line%,}"
+        [[ "$line" == *'"program"'* ]] && records+=("${line#  }")
+    done <"$host_json"
+    rm -f "$host_json"
+fi
 
 if [ -n "$json" ]; then
     {
