@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::ask::{Ask, AskError, Reply};
 use crate::bounded::TrySendError;
 use crate::cell::Header;
-use crate::envelope::{Envelope, Signal};
+use crate::envelope::{Barrier, Envelope, Signal};
 use crate::exit::{ActorId, ExitReason};
 use crate::mailbox::{Node, Push};
 use crate::oneshot::Slot;
@@ -327,6 +327,44 @@ impl AnyAddr {
     /// Stops the actor with [`ExitReason::Killed`]; false if it had already stopped.
     pub fn kill(&self) -> bool {
         self.signal(Signal::Stop(ExitReason::Killed))
+    }
+
+    /// Runs `f` once the actor has handled every message queued to it before this call, or has
+    /// dropped them by stopping: a barrier in its mailbox. It runs on the actor's thread when the
+    /// actor reaches it, on the thread that stops the actor if it stops first, or here at once if
+    /// it has already stopped; exactly once in every case. A panic in `f` goes no further than
+    /// the panic hook.
+    ///
+    /// For code that must act only after what was sent before has gone through an actor: a
+    /// forwarding actor flushed before a report that must not overtake what it forwarded.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use motet_actor::{spawn, Actor, Context};
+    ///
+    /// struct Log(mpsc::Sender<u32>);
+    /// impl Actor for Log {
+    ///     type Msg = u32;
+    ///     fn handle(&mut self, _: &mut Context<'_, Self>, n: u32) {
+    ///         let _ = self.0.send(n);
+    ///     }
+    /// }
+    ///
+    /// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// let log = spawn(rt.handle(), Log(tx.clone()));
+    /// for n in 0..3 {
+    ///     log.tell(n).unwrap();
+    /// }
+    /// log.to_any().after_pending(move || {
+    ///     let _ = tx.send(99);
+    /// });
+    /// let seen: Vec<u32> = rx.iter().take(4).collect();
+    /// assert_eq!(seen, [0, 1, 2, 99]);
+    /// ```
+    pub fn after_pending(&self, f: impl FnOnce() + Send + 'static) {
+        // A push to a stopped actor drops the signal, and with it the barrier, which runs `f`.
+        self.signal(Signal::Barrier(Barrier::new(f)));
     }
 
     /// Pushes a system signal; false if the actor had stopped.

@@ -1037,6 +1037,8 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
             Signal::IdleCheck(generation) => return Self::idle_check(header, inner, generation),
             // The turn loop looks at the urgent queue before the next message anyway.
             Signal::Urgent | Signal::Wake => {}
+            // Everything queued before it has been handled: dropping it runs its closure.
+            Signal::Barrier(barrier) => drop(barrier),
         }
         None
     }

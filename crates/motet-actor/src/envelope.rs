@@ -41,4 +41,28 @@ pub(crate) enum Signal {
     Urgent,
     /// Nothing: a scoped actor's owner pushes it to take its runnable back after a timed-out wait.
     Wake,
+    /// Runs its closure once the actor reaches it in its mailbox, or once it is dropped unread
+    /// (the actor stopped): see [`AnyAddr::after_pending`](crate::AnyAddr::after_pending).
+    Barrier(Barrier),
+}
+
+/// A closure that runs exactly once: when the signal carrying it is handled, or when it is
+/// dropped unhandled (a push to a stopped actor, a mailbox closed with it still queued). Either
+/// way everything queued before it has been handled or dropped by then.
+pub(crate) struct Barrier(Option<Box<dyn FnOnce() + Send>>);
+
+impl Barrier {
+    pub(crate) fn new(f: impl FnOnce() + Send + 'static) -> Barrier {
+        Barrier(Some(Box::new(f)))
+    }
+}
+
+impl Drop for Barrier {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            // Dropped on the paths that must not unwind (a stopping actor's mailbox close, a
+            // turn's signal handling): a panic in the closure is reported by the panic hook only.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        }
+    }
 }

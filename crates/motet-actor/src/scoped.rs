@@ -234,6 +234,8 @@ impl<M: Send + 'static> ScopedActor<M> {
                 return Some(Event::Stop(reason));
             }
             Signal::Restart | Signal::IdleCheck(_) | Signal::Urgent | Signal::Wake => {}
+            // Everything queued before it has been received: dropping it runs its closure.
+            Signal::Barrier(barrier) => drop(barrier),
         }
         None
     }

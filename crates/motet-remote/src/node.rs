@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -78,6 +78,8 @@ pub(crate) struct Exported {
 /// A proxy this node holds for a remote actor.
 pub(crate) struct ProxyEntry {
     pub typed: Box<dyn Any + Send + Sync>,
+    /// The same proxy, untyped (to flush it, see `Inner::local_down`).
+    pub any: AnyAddr,
     pub ctl: Addr<ExitReason>,
 }
 
@@ -620,23 +622,53 @@ impl Inner {
     }
 
     /// An exported actor stopped: forget it and tell the nodes that hold proxies of it.
-    pub(crate) fn local_down(&self, id: u64, reason: &ExitReason) {
-        let watchers = {
+    ///
+    /// What the actor sent to a node's actors before it stopped went through this node's proxies
+    /// of them, each a mailbox of its own: a `Down` sent at once could overtake messages still
+    /// queued in a proxy. So the `Down` for node `w` waits behind a barrier in every proxy of an
+    /// actor on `w` (see `AnyAddr::after_pending`): once the last has forwarded what was queued
+    /// before the actor stopped, the frames are on the outbound queue, and the `Down` follows them
+    /// (the queue and a Zenoh publisher are FIFO).
+    pub(crate) fn local_down(self: &Arc<Inner>, id: u64, reason: &ExitReason) {
+        let flushes: Vec<(NodeId, Vec<AnyAddr>)> = {
             let mut st = self.lock();
             let Some(e) = st.exported.remove(&id) else {
                 return;
             };
             st.published.retain(|p| p.actor != id);
             e.watchers
+                .into_iter()
+                .map(|w| {
+                    let proxies = st
+                        .proxies
+                        .iter()
+                        .filter(|(key, _)| key.0 == w)
+                        .map(|(_, p)| p.any.clone())
+                        .collect();
+                    (w, proxies)
+                })
+                .collect()
         };
-        for w in watchers {
-            self.send_control(
-                w,
-                Body::Down {
-                    target: id,
-                    reason: WireReason::from(reason),
-                },
-            );
+        let body = Body::Down {
+            target: id,
+            reason: WireReason::from(reason),
+        };
+        for (w, proxies) in flushes {
+            if proxies.is_empty() {
+                self.send_control(w, body.clone());
+                continue;
+            }
+            let left = Arc::new(AtomicUsize::new(proxies.len()));
+            for proxy in proxies {
+                let (left, node, body) = (left.clone(), Arc::downgrade(self), body.clone());
+                proxy.after_pending(move || {
+                    if left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                        if let Some(node) = node.upgrade() {
+                            node.send_control(w, body);
+                        }
+                    }
+                });
+            }
         }
     }
 
@@ -688,6 +720,7 @@ impl Inner {
             (node, actor, tid),
             ProxyEntry {
                 typed: Box::new(proxy.clone()),
+                any: proxy.to_any(),
                 ctl,
             },
         );

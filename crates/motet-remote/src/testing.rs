@@ -21,6 +21,8 @@ pub enum Echo {
     Fail(String),
     /// Send `Pong(n)` to the address given.
     PingTo(u64, #[serde(with = "crate::addr")] Addr<u64>),
+    /// Send `0..n` to the address given, then stop with `Error("burst")`.
+    Burst(u64, #[serde(with = "crate::addr")] Addr<u64>),
 }
 
 impl RemoteMsg for Echo {
@@ -44,6 +46,12 @@ impl Actor for EchoActor {
             Echo::Fail(reason) => ctx.stop_with(motet_actor::ExitReason::Error(reason.into())),
             Echo::PingTo(n, to) => {
                 let _ = to.tell(n);
+            }
+            Echo::Burst(n, to) => {
+                for i in 0..n {
+                    let _ = to.tell(i);
+                }
+                ctx.stop_with(motet_actor::ExitReason::Error("burst".into()));
             }
         }
     }

@@ -129,6 +129,54 @@ fn remote_exit_reason_reaches_monitors() {
 }
 
 #[test]
+fn a_down_follows_the_messages_the_actor_sent_before_it_stopped() {
+    use motet_actor::{Actor, Addr, Context, Down};
+    let p = pair("lastdown", 10_000);
+    let echo = p.node.lookup::<Echo>("echo", LONG).expect("lookup echo");
+    struct Tally {
+        echo: Addr<Echo>,
+        got: u64,
+        in_order: bool,
+        out: crossbeam_channel::Sender<(u64, bool, ExitReason)>,
+    }
+    impl Actor for Tally {
+        type Msg = u64;
+        fn started(&mut self, ctx: &mut Context<'_, Self>) {
+            ctx.monitor(&self.echo);
+        }
+        fn handle(&mut self, _: &mut Context<'_, Self>, n: u64) {
+            self.in_order &= n == self.got;
+            self.got += 1;
+        }
+        fn on_down(&mut self, ctx: &mut Context<'_, Self>, down: Down) {
+            let _ = self.out.send((self.got, self.in_order, down.reason));
+            ctx.stop();
+        }
+    }
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let tally = spawn(
+        p.node.runtime(),
+        Tally {
+            echo: echo.clone(),
+            got: 0,
+            in_order: true,
+            out: tx,
+        },
+    );
+    // Let the tally start (it monitors the proxy in `started`).
+    std::thread::sleep(Duration::from_millis(100));
+    let n = 10_000;
+    echo.tell(Echo::Burst(n, tally)).unwrap();
+    let (got, in_order, reason) = rx.recv_timeout(LONG).expect("a Down for the remote actor");
+    assert_eq!(reason, ExitReason::Error("burst".into()));
+    assert_eq!(
+        got, n,
+        "every message the actor sent before it stopped, before its Down"
+    );
+    assert!(in_order);
+}
+
+#[test]
 fn kill_9_turns_proxies_into_node_unreachable_and_fails_asks() {
     let p = pair("kill", 10_000);
     let echo = p.node.lookup::<Echo>("echo", LONG).expect("lookup echo");
