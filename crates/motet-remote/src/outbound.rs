@@ -2,7 +2,7 @@
 //!
 //! Proxies (running on runtime workers) and the node's control paths push encoded frames into an
 //! unbounded channel, so a send never blocks a worker. One thread per node takes frames in order and
-//! puts each on the destination node's inbox key through one Zenoh publisher per destination
+//! puts each on the destination node's inbox key through that destination's Zenoh publishers (a batching and an express one, on one key and priority)
 //! (reliable, which is Zenoh's default and whose setter is unstable; `CongestionControl::Block`; one priority for data and control): when Zenoh's
 //! transmission queue is full, this thread waits, the channel grows, and
 //! [`Node::wait_writable`](crate::Node::wait_writable) makes threads that call it wait. Frames for
