@@ -469,14 +469,14 @@ impl Handle {
     #[inline]
     pub(crate) fn schedule_ref(&self, task: TaskRef, new: bool) {
         match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule(task, new),
+            Flavor::Pool(pool) => pool.schedule(task, new, self),
             Flavor::Deterministic(det) => det.schedule(task),
         }
     }
 
     pub(crate) fn schedule_shared_ref(&self, task: TaskRef) {
         match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule_shared(task),
+            Flavor::Pool(pool) => pool.schedule_shared(task, self),
             Flavor::Deterministic(det) => det.schedule(task),
         }
     }
