@@ -14,7 +14,7 @@
 //! - specs ([`Arg`], [`Shape`], [`WorkSize`]) and value types ([`Inputs`], [`Outputs`],
 //!   [`Mem`]);
 //! - the actor: its handler enqueues writes, the kernel and reads without waiting and returns;
-//!   an OpenCL event callback sends the completion back to it as a message, so no worker blocks
+//!   an OpenCL event callback answers the request when the launch completes, so no worker blocks
 //!   while a kernel runs; several requests may be in flight, and replies leave in request order;
 //! - errors ([`ComputeError`]): a build log when the source does not compile, an error reply for
 //!   a request that does not fit the specs, an error (not a panic) when no device is found.
@@ -30,6 +30,7 @@ mod error;
 mod kernel;
 mod launch;
 mod mem;
+mod order;
 mod program;
 mod spec;
 mod values;
