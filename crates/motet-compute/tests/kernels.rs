@@ -351,3 +351,31 @@ fn a_running_kernel_does_not_hold_the_only_worker() {
     rx.recv_timeout(LONG).unwrap();
     assert_eq!(*finished.lock().unwrap(), Some(true));
 }
+
+#[test]
+fn requests_in_flight_are_answered_after_the_last_address_is_dropped() {
+    let rt = runtime(2);
+    let add = adder(&rt);
+    let exit = add.watch();
+    let (tx, rx) = std::sync::mpsc::channel();
+    for i in 0..10 {
+        let tx = tx.clone();
+        let req = Request::then((vec![i as f32; 100_000], vec![1.0; 100_000]), move |r| {
+            let _ = tx.send((i, r.map(|c: Vec<f32>| c[99_999])));
+        });
+        add.tell(req).unwrap();
+    }
+    drop(add);
+    let reason = exit
+        .wait_timeout(LONG)
+        .expect("the actor stops once unreachable");
+    assert!(
+        matches!(reason, motet_actor::ExitReason::Unreachable),
+        "{reason:?}"
+    );
+    for k in 0..10 {
+        let (i, r) = rx.recv_timeout(LONG).expect("every request is answered");
+        assert_eq!(i, k);
+        assert_eq!(r.unwrap(), i as f32 + 1.0);
+    }
+}
