@@ -95,20 +95,12 @@ impl Launch {
         let shape = Shape { given: &given };
         let work = (plan.work)(&shape);
         work.check().map_err(ComputeError::BadRequest)?;
-        let mut buffers = Vec::with_capacity(plan.args.len());
-        let mut values = std::mem::take(&mut self.inputs).into_iter();
-        let mut kept = Vec::new();
-        for (index, arg) in plan.args.iter().enumerate() {
-            let value = if arg.takes_input() {
-                values.next()
-            } else {
-                None
-            };
-            let buffer = self.set_arg(plan, index, arg, value.as_ref(), &shape)?;
-            buffers.push(buffer);
-            kept.extend(value);
-        }
-        self.inputs = kept;
+        // The values stay owned by the launch whatever happens below: a write may have been
+        // enqueued from one of them before a later step fails.
+        let inputs = std::mem::take(&mut self.inputs);
+        let buffers = self.set_args(plan, &inputs, &shape);
+        self.inputs = inputs;
+        let buffers = buffers?;
         let kernel_event = self.enqueue_kernel(plan, &work)?;
         self.events.push(kernel_event);
         self.read_outputs(plan, &buffers)?;
@@ -116,6 +108,26 @@ impl Launch {
             .queue()
             .flush()
             .map_err(ComputeError::cl("clFlush"))
+    }
+
+    /// Sets every argument; returns each argument's buffer, if it has one.
+    fn set_args(
+        &mut self,
+        plan: &Plan<'_>,
+        inputs: &[InValue],
+        shape: &Shape<'_>,
+    ) -> Result<Vec<Option<Arc<RawMem>>>, ComputeError> {
+        let mut values = inputs.iter();
+        let mut buffers = Vec::with_capacity(plan.args.len());
+        for (index, arg) in plan.args.iter().enumerate() {
+            let value = if arg.takes_input() {
+                values.next()
+            } else {
+                None
+            };
+            buffers.push(self.set_arg(plan, index, arg, value, shape)?);
+        }
+        Ok(buffers)
     }
 
     /// What the request gives for each argument, after checking it against the specs.

@@ -145,3 +145,45 @@ fn a_device_that_is_not_there_is_an_error_at_spawn() {
         .unwrap_err();
     assert!(matches!(err, ComputeError::NoDevice(_)), "{err}");
 }
+
+const SCRATCH: &str = "
+__kernel void k(__global const uint* x, __global uint* y, __local uint* scratch, uint m) {
+    size_t i = get_global_id(0);
+    scratch[get_local_id(0) % m] = x[i];
+    y[i] = x[i] + m;
+}";
+
+#[test]
+fn a_request_refused_after_its_writes_were_enqueued_is_answered_in_its_turn() {
+    // Argument 0's write is enqueued before argument 2 (local memory of `m` elements) is
+    // refused for m = 0: the error reply waits for the write, and the next request still runs.
+    let rt = runtime();
+    let k = Kernel::new(SCRATCH, "k")
+        .arg(Arg::input::<u32>())
+        .arg(Arg::output::<u32>(|s| s.len(0)))
+        .arg(Arg::local::<u32>(|s| s.scalar_usize(3)))
+        .arg(Arg::scalar::<u32>())
+        .work(|s| WorkSize::new([s.len(0)]))
+        .spawn::<(Vec<u32>, u32), Vec<u32>>(rt.handle())
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    for (i, m) in [(0, 0u32), (1, 4), (2, 0), (3, 1)] {
+        let tx = tx.clone();
+        k.tell(Request::then((vec![7u32; 64], m), move |r| {
+            let _ = tx.send((i, r));
+        }))
+        .unwrap();
+    }
+    for want in 0..4 {
+        let (i, r) = rx.recv_timeout(LONG).expect("every request is answered");
+        assert_eq!(i, want, "replies in request order");
+        match want {
+            0 | 2 => assert!(
+                matches!(&r, Err(ComputeError::BadRequest(m)) if m.contains("local memory")),
+                "{r:?}"
+            ),
+            1 => assert_eq!(r.unwrap(), vec![11; 64]),
+            _ => assert_eq!(r.unwrap(), vec![8; 64]),
+        }
+    }
+}
