@@ -7,6 +7,9 @@
 # 4096 x 3072. The JSON records and the console output go to OUT_DIR (default: $OUT or ./out).
 #
 #   bash crates/motet-compute/gpu/run.sh [OUT_DIR]
+#
+# target/ is ignored by git: a tool that copies the working tree to the GPU machine must be told
+# to carry target/compute-gpu along.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${1:-${OUT:-out}}
@@ -24,9 +27,11 @@ export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     nproc
 } | tee "$out/machine.txt"
 start=$SECONDS
-timeout 300 "$dir/matmul" --max-n 2048 --reps 10 --json "$out/matmul-gpu.json" \
-    2>&1 | tee "$out/matmul-gpu.txt"
+timeout 300 "$dir/matmul" --max-n 2048 --reps 10 \
+    --variants actor,direct,cpu-actors,direct-callback --json "$out/matmul-gpu.json" \
+    2>&1 | tee "$out/matmul-gpu.txt" || echo "matmul exited with $?" | tee -a "$out/machine.txt"
 timeout 200 "$dir/mandelbrot" --width 4096 --height 3072 --max-iter 1024 --reps 5 \
-    --json "$out/mandelbrot-gpu.json" 2>&1 | tee "$out/mandelbrot-gpu.txt"
+    --json "$out/mandelbrot-gpu.json" 2>&1 | tee "$out/mandelbrot-gpu.txt" ||
+    echo "mandelbrot exited with $?" | tee -a "$out/machine.txt"
 echo "GPU benchmarks: $((SECONDS - start)) s" | tee -a "$out/machine.txt"
 rm -rf "$icd"
