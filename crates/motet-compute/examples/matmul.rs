@@ -12,7 +12,9 @@
 //!
 //! Writes one record per variant and size: `{"variant", "n", "median_ms", "validated", ...}`,
 //! `median_ms` being the median time of one multiplication (inputs in host memory, output back in
-//! host memory) over the repetitions.
+//! host memory) over the rounds. The variants are timed in rounds, one call of each per round,
+//! so that a busy machine slows them alike; the actor's record also has `paired_overhead_us`,
+//! the median over the rounds of its time minus the direct loop's.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -52,8 +54,8 @@ struct Args {
     /// The smallest N.
     #[arg(long, default_value_t = 64)]
     min_n: usize,
-    /// Timed repetitions per variant and size, after one warm-up (more at small sizes, until
-    /// 200 ms have passed).
+    /// Timed rounds per size, after one warm-up; a round calls each variant once, so all
+    /// variants see the same load (more rounds at small sizes, until 200 ms have passed).
     #[arg(long, default_value_t = 5)]
     reps: usize,
     /// Variants to run, comma-separated: actor, direct, cpu-actors, and direct-callback (the
@@ -80,6 +82,10 @@ struct Record {
     /// Timed repetitions.
     reps: usize,
     device: String,
+    /// For the actor: the median, over the rounds, of its time minus the direct loop's time in
+    /// the same round, in microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    paired_overhead_us: Option<f64>,
 }
 
 fn matrices(n: usize) -> (Arc<[f32]>, Arc<[f32]>) {
@@ -103,22 +109,36 @@ fn multiply_rows(a: &[f32], b: &[f32], n: usize, rows: std::ops::Range<usize>) -
     c
 }
 
-/// Runs `once` repeatedly; the median time of one call, the number of timed calls and the first
-/// result.
-fn measure<T>(reps: usize, mut once: impl FnMut() -> T) -> (Duration, usize, T) {
-    let first = once(); // warm-up, and the result that is validated
-    let mut times = Vec::new();
+/// Runs every variant once (the warm-up, whose results are validated), then in rounds, one call
+/// of each variant per round, so that all of them see the same machine at the same time: at
+/// least `reps` rounds and 200 ms. The times of each variant, round by round.
+#[allow(clippy::type_complexity)]
+fn measure_rounds(
+    reps: usize,
+    runners: &mut [Box<dyn FnMut() -> Vec<f32> + '_>],
+) -> (Vec<Vec<Duration>>, Vec<Vec<f32>>) {
+    let firsts = runners.iter_mut().map(|f| f()).collect();
+    let mut times = vec![Vec::new(); runners.len()];
     let start = Instant::now();
-    while times.len() < reps || start.elapsed() < Duration::from_millis(200) {
-        let t = Instant::now();
-        std::hint::black_box(once());
-        times.push(t.elapsed());
-        if times.len() >= 10_000 {
+    let mut rounds = 0;
+    while rounds < reps || start.elapsed() < Duration::from_millis(200) {
+        for (f, t) in runners.iter_mut().zip(&mut times) {
+            let at = Instant::now();
+            std::hint::black_box(f());
+            t.push(at.elapsed());
+        }
+        rounds += 1;
+        if rounds >= 10_000 {
             break;
         }
     }
-    times.sort();
-    (times[times.len() / 2], times.len(), first)
+    (times, firsts)
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 type MatMul = Addr<Request<(Arc<[f32]>, Arc<[f32]>, u32), Vec<f32>>>;
@@ -296,69 +316,87 @@ fn main() {
     let bands: Vec<_> = (0..workers).map(|_| spawn(rt.handle(), Band)).collect();
     let mut records = Vec::new();
     println!(
-        "{:>6} {:>12} {:>12} {:>10}",
+        "{:>6} {:>15} {:>12} {:>10}",
         "n", "variant", "median_ms", "validated"
     );
     let mut n = args.min_n.max(1);
     while n <= args.max_n.min(2048) {
         let (a, b) = matrices(n);
         let expect = multiply_rows(&a, &b, n, 0..n);
+        let mut runners: Vec<Box<dyn FnMut() -> Vec<f32> + '_>> = Vec::new();
         for v in &variants {
-            let (t, reps, c) = match *v {
-                "actor" => measure(args.reps, || {
-                    let (a, b) = (a.clone(), b.clone());
-                    actor
-                        .ask(
-                            move |r| Request::new((a, b, n as u32), r),
-                            Duration::from_secs(3600),
-                        )
-                        .wait()
-                        .expect("an answer")
-                        .unwrap_or_else(|e| panic!("{e}"))
-                }),
+            let (a, b) = (a.clone(), b.clone());
+            runners.push(match *v {
+                "actor" => {
+                    let actor = &actor;
+                    Box::new(move || {
+                        let (a, b) = (a.clone(), b.clone());
+                        actor
+                            .ask(
+                                move |r| Request::new((a, b, n as u32), r),
+                                Duration::from_secs(3600),
+                            )
+                            .wait()
+                            .expect("an answer")
+                            .unwrap_or_else(|e| panic!("{e}"))
+                    })
+                }
                 "direct" | "direct-callback" => {
                     let d = direct.as_ref().expect("made above");
                     let callback = *v == "direct-callback";
-                    measure(args.reps, || d.multiply(&a, &b, n, callback))
+                    Box::new(move || d.multiply(&a, &b, n, callback))
                 }
-                "cpu-actors" => measure(args.reps, || cpu_actors(&bands, &a, &b, n)),
+                "cpu-actors" => {
+                    let bands = &bands;
+                    Box::new(move || cpu_actors(bands, &a, &b, n))
+                }
                 "ask-echo" => {
-                    let (_, reps, _) = measure(args.reps, || {
-                        bands[0]
-                            .ask(
-                                |r| (a.clone(), b.clone(), n, 0..0, r),
-                                Duration::from_secs(60),
-                            )
+                    let band = &bands[0];
+                    Box::new(move || {
+                        let (a, b) = (a.clone(), b.clone());
+                        band.ask(move |r| (a, b, n, 0..0, r), Duration::from_secs(60))
                             .wait()
                             .expect("an answer")
-                    });
-                    let (t, _, _) = measure(args.reps, || {
-                        bands[0]
-                            .ask(
-                                |r| (a.clone(), b.clone(), n, 0..0, r),
-                                Duration::from_secs(60),
-                            )
-                            .wait()
-                            .expect("an answer")
-                    });
-                    (t, reps, expect.clone())
+                    })
                 }
                 other => panic!("unknown variant {other}"),
+            });
+        }
+        let (times, firsts) = measure_rounds(args.reps, &mut runners);
+        drop(runners);
+        let ms =
+            |t: &[Duration]| median(&t.iter().map(|d| d.as_secs_f64() * 1e3).collect::<Vec<_>>());
+        let pos = |name: &str| variants.iter().position(|v| *v == name);
+        for (i, v) in variants.iter().enumerate() {
+            // The actor's overhead over the direct loop, round by round (the same load).
+            let paired = match (*v, pos("direct")) {
+                ("actor", Some(d)) => Some(median(
+                    &times[i]
+                        .iter()
+                        .zip(&times[d])
+                        .map(|(x, y)| (x.as_secs_f64() - y.as_secs_f64()) * 1e6)
+                        .collect::<Vec<_>>(),
+                )),
+                _ => None,
             };
             let r = Record {
                 variant: v.to_string(),
                 n,
-                median_ms: t.as_secs_f64() * 1e3,
-                validated: c == expect,
-                reps,
-                device: if *v == "cpu-actors" {
+                median_ms: ms(&times[i]),
+                validated: *v == "ask-echo" || firsts[i] == expect,
+                reps: times[i].len(),
+                device: if *v == "cpu-actors" || *v == "ask-echo" {
                     format!("{workers} CPU workers")
                 } else {
                     dname.clone()
                 },
+                paired_overhead_us: paired,
             };
+            let extra = paired.map_or(String::new(), |p| {
+                format!("  actor - direct, paired by round: {p:+.1} us")
+            });
             println!(
-                "{:>6} {:>12} {:>12.4} {:>10}",
+                "{:>6} {:>15} {:>12.4} {:>10}{extra}",
                 n, r.variant, r.median_ms, r.validated
             );
             records.push(r);
