@@ -141,3 +141,45 @@ impl<I: Inputs, O: Outputs> Actor for ComputeActor<I, O> {
         self.run(msg.inputs, msg.reply);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::{Arg, ComputeError, Device, DeviceSelector, Kernel, Mem, Request, WorkSize};
+
+    const COPY: &str = "__kernel void copy(__global const int* x, __global int* y) {
+        y[get_global_id(0)] = x[get_global_id(0)];
+    }";
+
+    #[test]
+    fn a_device_buffer_of_another_device_is_refused() {
+        let rt = motet_runtime::Runtime::builder()
+            .workers(1)
+            .build()
+            .unwrap();
+        let here = Device::select(&DeviceSelector::Default).expect("an OpenCL device");
+        let elsewhere = Device::open_unshared(&DeviceSelector::Default).unwrap();
+        assert!(!here.same_as(&elsewhere));
+        let copy = Kernel::new(COPY, "copy")
+            .arg(Arg::input::<i32>())
+            .arg(Arg::output::<i32>(|s| s.len(0)))
+            .work(|s| WorkSize::new([s.len(0)]))
+            .on(&here)
+            .spawn::<Mem<i32>, Vec<i32>>(rt.handle())
+            .unwrap();
+        let ask = |m: Mem<i32>| {
+            copy.ask(|r| Request::new(m, r), Duration::from_secs(120))
+                .wait()
+                .unwrap()
+        };
+        let foreign = Mem::from_slice(&elsewhere, &[1, 2, 3]).unwrap();
+        let err = ask(foreign).unwrap_err();
+        assert!(
+            matches!(&err, ComputeError::BadRequest(m) if m.contains("another device")),
+            "{err}"
+        );
+        let local = Mem::from_slice(&here, &[1, 2, 3]).unwrap();
+        assert_eq!(ask(local).unwrap(), vec![1, 2, 3]);
+    }
+}

@@ -197,6 +197,15 @@ impl Device {
         Ok(dev)
     }
 
+    /// A second, unshared handle on the device `selector` names: a context and queue of its
+    /// own, so that its buffers belong to another context (for tests of cross-device checks).
+    #[cfg(test)]
+    pub(crate) fn open_unshared(selector: &DeviceSelector) -> Result<Device, ComputeError> {
+        let (id, info) = choose(enumerate()?, selector)
+            .ok_or_else(|| ComputeError::NoDevice(format!("none matches {selector:?}")))?;
+        Device::open(id, info)
+    }
+
     fn open(id: cl_device_id, info: DeviceInfo) -> Result<Device, ComputeError> {
         let context = Context::from_device(&ClDevice::new(id))
             .map_err(ComputeError::cl("clCreateContext"))?;

@@ -144,7 +144,8 @@ impl Launch {
                 Some(InValue::Device(raw)) => {
                     if !raw.device.same_as(plan.device) {
                         return Err(ComputeError::BadRequest(format!(
-                            "argument {index}: the device buffer lives on {}, the kernel on {}",
+                            "argument {index}: the device buffer belongs to another device \
+                             or context ({}) than the kernel ({})",
                             raw.device.info().name,
                             plan.device.info().name
                         )));
