@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a run of both benchmarks on a machine with an NVIDIA GPU that has the driver but maybe
 # no package registry: builds the two examples in release mode and copies them, with the OpenCL
-# ICD loader (`libOpenCL.so.1`) of this machine, into target/compute-gpu/ (about 20 MB), the folder
+# ICD loader (`libOpenCL.so.1`) of this machine, into target/compute-gpu/ (a few MB), the folder
 # to carry to the GPU machine together with this script's sibling run.sh.
 #
 #   bash crates/motet-compute/gpu/prepare.sh

@@ -8,6 +8,9 @@
 #
 #   bash crates/motet-compute/gpu/run.sh [OUT_DIR]
 #
+# MAX_N, WIDTH, HEIGHT and MAX_ITER override the sizes, ICD_LIB the driver library named in the
+# ICD file (a trial run on a machine with PoCL: ICD_LIB=libpocl.so.2 and small sizes).
+#
 # target/ is ignored by git: a tool that copies the working tree to the GPU machine must be told
 # to carry target/compute-gpu along.
 set -euo pipefail
@@ -17,7 +20,7 @@ mkdir -p "$out"
 dir=$(pwd)/target/compute-gpu
 [ -x "$dir/matmul" ] || { echo "run crates/motet-compute/gpu/prepare.sh first"; exit 1; }
 icd=$(mktemp -d)
-echo "libnvidia-opencl.so.1" > "$icd/nvidia.icd"
+echo "${ICD_LIB:-libnvidia-opencl.so.1}" > "$icd/vendor.icd"
 export OCL_ICD_VENDORS="$icd"
 export OPENCL_DYLIB_PATH="$dir/lib/libOpenCL.so.1"
 export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -27,10 +30,11 @@ export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     nproc
 } | tee "$out/machine.txt"
 start=$SECONDS
-timeout 300 "$dir/matmul" --max-n 2048 --reps 10 \
+timeout 300 "$dir/matmul" --max-n "${MAX_N:-2048}" --reps 10 \
     --variants actor,direct,cpu-actors,direct-callback --json "$out/matmul-gpu.json" \
     2>&1 | tee "$out/matmul-gpu.txt" || echo "matmul exited with $?" | tee -a "$out/machine.txt"
-timeout 200 "$dir/mandelbrot" --width 4096 --height 3072 --max-iter 1024 --reps 5 \
+timeout 200 "$dir/mandelbrot" --width "${WIDTH:-4096}" --height "${HEIGHT:-3072}" \
+    --max-iter "${MAX_ITER:-1024}" --reps 5 \
     --json "$out/mandelbrot-gpu.json" 2>&1 | tee "$out/mandelbrot-gpu.txt" ||
     echo "mandelbrot exited with $?" | tee -a "$out/machine.txt"
 echo "GPU benchmarks: $((SECONDS - start)) s" | tee -a "$out/machine.txt"
