@@ -13,6 +13,8 @@
 //!   Zenoh (motet-remote).
 //! - `federated` (feature `remote`, off by default): a reactor program split over processes,
 //!   coordinated with Lingua Franca's centralized protocol over Zenoh.
+//! - `compute` (feature `opencl`, off by default): OpenCL kernels as actors after CAF's OpenCL
+//!   actors (motet-compute).
 //!
 //! # Which actors?
 //!
@@ -86,6 +88,12 @@ pub mod remote {
 #[cfg(feature = "remote")]
 pub mod federated {
     pub use motet_federated::*;
+}
+
+/// OpenCL kernels as actors (re-export of `motet-compute`).
+#[cfg(feature = "opencl")]
+pub mod compute {
+    pub use motet_compute::*;
 }
 
 pub use motet_runtime::{Handle, Runtime};
