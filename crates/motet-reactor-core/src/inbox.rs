@@ -354,6 +354,18 @@ impl<T: Send + 'static> PhysicalSender<T> {
         self.push_node(value, None, Some(tag));
     }
 
+    /// A sender for the same action that does not keep the program alive (whatever this one
+    /// does): for a handle stored in a reactor, which the program itself owns, while the threads
+    /// that send hold senders that do ([`PhysicalSender::keeping_alive`]).
+    pub fn passive(&self) -> PhysicalSender<T> {
+        PhysicalSender::new(self.inbox.clone(), self.program, self.action, false)
+    }
+
+    /// A sender for the same action that keeps the program alive while it exists.
+    pub fn keeping_alive(&self) -> PhysicalSender<T> {
+        PhysicalSender::new(self.inbox.clone(), self.program, self.action, true)
+    }
+
     fn push(&self, value: T, sent_at: Option<u64>) {
         self.push_node(value, sent_at, None);
     }
