@@ -104,6 +104,17 @@ impl Args {
                 Some((n, v)) => (n.to_string(), Some(v.to_string())),
                 None => (name.to_string(), None),
             };
+            if name == "help" {
+                let names: Vec<String> = params.iter().map(|p| format!("--{p} VALUE")).collect();
+                return Err(format!(
+                    "options: --workers N, --fast [true|false], --timeout TIME (`10 ms`), {}",
+                    if names.is_empty() {
+                        "no parameters".into()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            }
             if name == "fast" {
                 let v = match inline {
                     Some(v) => v,

@@ -211,6 +211,19 @@ struct Dep {
     source: bool,
 }
 
+/// The files and folders of the `rust-include` target property, as written.
+pub fn rust_includes(model: &Model) -> Vec<String> {
+    let unquote = |v: &Value| match v {
+        Value::Literal(s) => Some(s.trim_matches('"').to_string()),
+        _ => None,
+    };
+    match model.property("rust-include") {
+        Some(Value::List(items)) => items.iter().filter_map(unquote).collect(),
+        Some(v) => unquote(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
 /// Generates the `main.rs` of the program.
 ///
 /// # Errors
@@ -226,20 +239,24 @@ pub fn generate(model: &Model) -> Result<String, LfError> {
     for p in &model.preambles {
         let _ = writeln!(out, "// preamble\n{}\n", p.trim());
     }
-    if let Some(Value::Literal(inc)) = model.property("rust-include") {
-        let stem = inc
-            .trim_matches('"')
-            .trim_end_matches(".rs")
-            .trim_end_matches('/');
+    // Bodies may name reactor-rs's crate: it is this runtime.
+    out.push_str(
+        "#[macro_use]\nextern crate log;\nextern crate motet_lf_runtime as reactor_rt;\n\n",
+    );
+    for inc in rust_includes(model) {
+        let stem = inc.trim_end_matches('/').trim_end_matches(".rs");
         let stem = stem.rsplit('/').next().unwrap_or(stem);
         let _ = writeln!(out, "mod {stem};\n");
     }
+    // As in LF's Rust target, the classes' modules live in `crate::reactors`.
+    out.push_str("pub mod reactors {\nuse super::*;\n\n");
     let mut names: Vec<&String> = model.classes.keys().collect();
     names.sort();
     for n in names {
         let c = class(model, n)?;
         emit_class(model, &c, &mut out)?;
     }
+    out.push_str("}\n\n");
     emit_main(model, &class(model, &main)?, &mut out)?;
     Ok(out)
 }
@@ -893,7 +910,7 @@ fn emit_main(model: &Model, c: &Class<'_>, out: &mut String) -> Result<(), LfErr
     }
     let _ = writeln!(
         out,
-        "    motet_lf_runtime::run_main(&__config, move |__b, __shared| {{ let _ = {m}::build_{n}::<()>(__b, __shared, None, {n:?}{args}); }})\n}}",
+        "    motet_lf_runtime::run_main(&__config, move |__b, __shared| {{ let _ = reactors::{m}::build_{n}::<()>(__b, __shared, None, {n:?}{args}); }})\n}}",
         n = c.name,
         m = module_name(&c.name)
     );

@@ -77,14 +77,20 @@ fn cargo_toml(model: &Model, name: &str) -> String {
         "motet-lf-runtime = {{ path = {:?} }}\n",
         runtime.display().to_string()
     );
+    // Bodies of LF's Rust target may log: `log` is a dependency of every program LF generates.
+    let mut has_log = false;
     if let Some(Value::Dict(kv)) = model.property("cargo-dependencies") {
         for (k, v) in kv {
             // reactor-rs itself: the runtime of these programs is motet-lf-runtime.
             if k == "reactor_rt" || k == "reactor-rt" {
                 continue;
             }
+            has_log |= k == "log";
             deps.push_str(&format!("{k} = {}\n", toml_value(v)));
         }
+    }
+    if !has_log {
+        deps.push_str("log = \"0.4\"\n");
     }
     let mut features = String::new();
     if let Some(Value::List(fs)) = model.property("cargo-features") {
@@ -120,8 +126,8 @@ pub fn generate_crate(lf: &Path, out: &Path) -> Result<(Model, Generated), LfErr
     if lock.exists() && !dir.join("Cargo.lock").exists() {
         std::fs::copy(&lock, dir.join("Cargo.lock")).map_err(io)?;
     }
-    if let Some(Value::Literal(inc)) = model.property("rust-include") {
-        let rel = inc.trim_matches('"').trim_end_matches('/');
+    for inc in crate::gen::rust_includes(&model) {
+        let rel = inc.trim_end_matches('/');
         let from = lf.parent().unwrap_or(Path::new(".")).join(rel);
         let file = Path::new(rel)
             .file_name()
