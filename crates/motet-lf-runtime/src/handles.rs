@@ -271,6 +271,39 @@ impl<T: Send + Sync + 'static> Multiport<T> {
             .into_iter()
     }
 
+    /// References to the values present at the current tag, with their channel indices (inside
+    /// a reaction body).
+    pub fn enumerate_values_ref(&self) -> std::vec::IntoIter<(usize, &T)> {
+        with_current(|ctx| match ctx {
+            Some(ctx) => self
+                .ports
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    p.value(ctx).map(|v| {
+                        // SAFETY: `v` points into the slot of a port this reaction declared; the
+                        // slot holds that value, unchanged, until the reaction completes (its
+                        // writers ran before it, and values are cleared between tags only). The
+                        // returned lifetime is that of the borrow of the multiport, which a body
+                        // receives as a parameter of its call: it cannot keep the reference past
+                        // its return, when the reaction completes.
+                        (i, unsafe { &*(v as *const T) })
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        })
+        .into_iter()
+    }
+
+    /// References to the values present at the current tag (inside a reaction body).
+    pub fn iterate_values_ref(&self) -> std::vec::IntoIter<&T> {
+        self.enumerate_values_ref()
+            .map(|(_, v)| v)
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+
     /// Clones of the values present at the current tag (inside a reaction body).
     pub fn iterate_values_cloned(&self) -> std::vec::IntoIter<T>
     where

@@ -102,7 +102,9 @@ fn multiports_iterate_present_values() {
             let ctx = ReactionCtx::new(c, &sh);
             assert_eq!(i.iterate_set().count(), 2);
             assert!(!ctx.is_present(&i[0]));
-            seen.lock().unwrap().extend(i.enumerate_values());
+            let refs: Vec<u32> = i.iterate_values_ref().copied().collect();
+        assert_eq!(refs, vec![11, 33]);
+        seen.lock().unwrap().extend(i.enumerate_values());
         });
     let mut program = b.build().unwrap();
     Runner::new().fast(true).run(&mut program).unwrap();

@@ -916,3 +916,62 @@ fn emit_main(model: &Model, c: &Class<'_>, out: &mut String) -> Result<(), LfErr
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            module_name("SomethingWithAPreamble"),
+            "something_with_a_preamble"
+        );
+        assert_eq!(module_name("Source"), "source");
+        assert_eq!(module_name("HelloWorld2"), "hello_world2");
+        assert_eq!(module_name("In"), "r#in");
+        assert_eq!(esc("struct"), "r#struct");
+        assert_eq!(esc("x"), "x");
+    }
+
+    #[test]
+    fn type_arguments_replace_whole_words() {
+        let map = vec![("T".to_string(), "u32".to_string())];
+        assert_eq!(subst("Vec<T>", &map), "Vec<u32>");
+        assert_eq!(subst("Tx<T, [T; 2]>", &map), "Tx<u32, [u32; 2]>");
+    }
+
+    #[test]
+    fn expressions_follow_their_type() {
+        assert_eq!(
+            expr(&Expr::Literal("0".into()), Some("Duration")),
+            "motet_lf_runtime::Duration::ZERO"
+        );
+        assert_eq!(expr(&Expr::Literal("0".into()), Some("u32")), "0");
+        assert_eq!(
+            expr(&Expr::Time("10".into(), "msec".into()), None),
+            "motet_lf_runtime::delay!(10 msec)"
+        );
+        let list = Expr::List(vec![Expr::Literal("1".into()), Expr::Literal("2".into())]);
+        assert_eq!(expr(&list, Some("Vec<u32>")), "vec![1, 2]");
+        assert_eq!(expr(&list, Some("[u32; 2]")), "[1, 2]");
+        assert_eq!(
+            expr(&Expr::Literal("\"a\"".into()), Some("String")),
+            "\"a\".to_string()"
+        );
+    }
+
+    #[test]
+    fn untyped_state_takes_its_parameter_type() {
+        let params = vec![("n".to_string(), "usize".to_string())];
+        assert_eq!(
+            infer(&Expr::Ident("n".into()), &params).as_deref(),
+            Some("usize")
+        );
+        assert_eq!(
+            infer(&Expr::Time("1".into(), "s".into()), &params).as_deref(),
+            Some("Duration")
+        );
+        assert_eq!(infer(&Expr::Code("x".into()), &params), None);
+    }
+}

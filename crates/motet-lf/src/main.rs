@@ -53,6 +53,9 @@ enum Cmd {
         /// Seconds a program may run.
         #[arg(long, default_value_t = 60)]
         limit: u64,
+        /// Arguments for every program (`--workers 2`).
+        #[arg(last = true)]
+        args: Vec<String>,
     },
 }
 
@@ -110,8 +113,8 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Test { dir, limit } => {
-            let (_, failed, _) = run_suite(&dir, &cli.out, Duration::from_secs(limit));
+        Cmd::Test { dir, limit, args } => {
+            let (_, failed, _) = run_suite(&dir, &cli.out, Duration::from_secs(limit), &args);
             if failed > 0 {
                 ExitCode::FAILURE
             } else {

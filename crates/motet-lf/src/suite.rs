@@ -53,9 +53,10 @@ pub fn lf_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Runs `bin` with a time limit; its output is discarded unless it fails.
-fn run_limited(bin: &Path, limit: Duration) -> Result<(), String> {
+/// Runs `bin` with `args` and a time limit; its output is discarded unless it fails.
+fn run_limited(bin: &Path, args: &[String], limit: Duration) -> Result<(), String> {
     let mut child = Command::new(bin)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -106,8 +107,8 @@ fn first_error(stderr: &str) -> String {
     )
 }
 
-/// Generates, builds and runs one program.
-pub fn run_one(lf: &Path, out: &Path, limit: Duration) -> Outcome {
+/// Generates, builds and runs one program, passing it `args`.
+pub fn run_one(lf: &Path, out: &Path, limit: Duration, args: &[String]) -> Outcome {
     let (file, src) = match parse_file(lf) {
         Ok(x) => x,
         Err(e) => return Outcome::Fail(e.to_string().replace('\n', " ")),
@@ -125,15 +126,20 @@ pub fn run_one(lf: &Path, out: &Path, limit: Duration) -> Outcome {
     if let Err(e) = build_crate(&g, out, true) {
         return Outcome::Fail(first_error(&e));
     }
-    match run_limited(&g.binary(out), limit) {
+    match run_limited(&g.binary(out), args, limit) {
         Ok(()) => Outcome::Pass,
         Err(e) => Outcome::Fail(e),
     }
 }
 
-/// Runs every program under `dir`, printing one line per program and a summary; returns the
-/// counts (passed, failed, skipped).
-pub fn run_suite(dir: &Path, out: &Path, limit: Duration) -> (usize, usize, usize) {
+/// Runs every program under `dir` with `args`, printing one line per program and a summary;
+/// returns the counts (passed, failed, skipped).
+pub fn run_suite(
+    dir: &Path,
+    out: &Path,
+    limit: Duration,
+    args: &[String],
+) -> (usize, usize, usize) {
     let (mut pass, mut fail, mut skip) = (0, 0, 0);
     for lf in lf_files(dir) {
         let name = lf
@@ -141,7 +147,7 @@ pub fn run_suite(dir: &Path, out: &Path, limit: Duration) -> (usize, usize, usiz
             .unwrap_or(&lf)
             .to_string_lossy()
             .into_owned();
-        match run_one(&lf, out, limit) {
+        match run_one(&lf, out, limit, args) {
             Outcome::Pass => {
                 pass += 1;
                 println!("PASS {name}");

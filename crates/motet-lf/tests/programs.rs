@@ -30,10 +30,14 @@ fn programs_run_and_failures_are_reported() {
         .filter(|p| !p.to_string_lossy().contains("/lib/"))
         .collect();
     assert!(programs.len() >= 6, "{programs:?}");
+    let two = ["--workers".to_string(), "2".to_string()];
     for lf in &programs {
-        match run_one(lf, &out, limit) {
-            Outcome::Pass => {}
-            other => failures.push(format!("{}: {other:?}", lf.display())),
+        // On the calling thread, then on two workers: the outcome is the same.
+        for args in [&[][..], &two[..]] {
+            match run_one(lf, &out, limit, args) {
+                Outcome::Pass => {}
+                other => failures.push(format!("{} {args:?}: {other:?}", lf.display())),
+            }
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
@@ -57,15 +61,15 @@ fn programs_run_and_failures_are_reported() {
 
     // Programs that must not pass.
     let failing = dir("lf_failing");
-    match run_one(&failing.join("WrongValue.lf"), &out, limit) {
+    match run_one(&failing.join("WrongValue.lf"), &out, limit, &[]) {
         Outcome::Fail(why) => assert!(why.contains("exit status"), "{why}"),
         other => panic!("WrongValue: {other:?}"),
     }
-    match run_one(&failing.join("NoCompile.lf"), &out, limit) {
+    match run_one(&failing.join("NoCompile.lf"), &out, limit, &[]) {
         Outcome::Fail(why) => assert!(why.contains("does not compile"), "{why}"),
         other => panic!("NoCompile: {other:?}"),
     }
-    match run_one(&failing.join("Federated.lf"), &out, limit) {
+    match run_one(&failing.join("Federated.lf"), &out, limit, &[]) {
         Outcome::Skip(why) => assert!(why.contains("federated"), "{why}"),
         other => panic!("Federated: {other:?}"),
     }
