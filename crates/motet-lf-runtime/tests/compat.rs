@@ -103,8 +103,8 @@ fn multiports_iterate_present_values() {
             assert_eq!(i.iterate_set().count(), 2);
             assert!(!ctx.is_present(&i[0]));
             let refs: Vec<u32> = i.iterate_values_ref().copied().collect();
-        assert_eq!(refs, vec![11, 33]);
-        seen.lock().unwrap().extend(i.enumerate_values());
+            assert_eq!(refs, vec![11, 33]);
+            seen.lock().unwrap().extend(i.enumerate_values());
         });
     let mut program = b.build().unwrap();
     Runner::new().fast(true).run(&mut program).unwrap();
