@@ -8,7 +8,8 @@ start=$SECONDS
 
 cargo test -p motet-lf -p motet-lf-runtime
 cargo build -p motet-lf
-out=target/motet-lf
+# The end-to-end tests build into the same folder: motet is compiled once for both.
+out=target/tmp/motet-lf
 ./target/debug/motet-lf --out "$out" run crates/motet-lf/examples/Hello.lf --fast -- --count 3 | tee /tmp/motet-lf-hello.txt
 grep -q "tick 3" /tmp/motet-lf-hello.txt
 ./target/debug/motet-lf --out "$out" test crates/motet-lf/tests/lf

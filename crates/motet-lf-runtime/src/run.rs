@@ -77,6 +77,18 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_nanos(n.saturating_mul(scale)))
 }
 
+/// Whether `given` names parameter `param`, whatever the case and separators
+/// (`--num-iterations`, `--num_iterations` and `--numIterations` all name `numIterations`).
+fn same_name(param: &str, given: &str) -> bool {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    norm(param) == norm(given)
+}
+
 /// The command line: run options and parameter values.
 #[derive(Debug, Default)]
 pub struct Args {
@@ -137,10 +149,12 @@ impl Args {
                         .map_err(|_| format!("`--workers {value}`: expected a number"))?;
                 }
                 "timeout" => config.timeout = Some(parse_duration(&value)?),
-                n if params.contains(&n) => {
-                    out.params.insert(name, value);
-                }
-                _ => return Err(format!("unknown option `--{name}`")),
+                n => match params.iter().find(|p| same_name(p, n)) {
+                    Some(p) => {
+                        out.params.insert((*p).to_string(), value);
+                    }
+                    None => return Err(format!("unknown option `--{name}`")),
+                },
             }
         }
         Ok(out)
@@ -248,6 +262,8 @@ mod tests {
         let mut c = Config::default();
         assert!(Args::parse(args(&["--nope", "1"]), &["size"], &mut c).is_err());
         assert!(Args::parse(args(&["--size"]), &["size"], &mut c).is_err());
+        let a = Args::parse(args(&["--num-iterations", "2"]), &["numIterations"], &mut c).unwrap();
+        assert_eq!(a.param::<u32>("numIterations"), Ok(Some(2)));
         let a = Args::parse(args(&["--size", "x"]), &["size"], &mut c).unwrap();
         assert!(a.param::<u32>("size").unwrap_err().contains("--size"));
     }
