@@ -3,17 +3,22 @@
 //! actions and request a stop from outside the program; [`Shared`]: what the reactions of one
 //! program share (the start instant, the stop sender, the worker count).
 
+use std::any::Any;
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SendError;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use motet_reactor::{Ctx, PhysicalSender};
+use motet_reactor::{Ctx, PhysicalSender, Tag};
 
 use crate::handles::{LogicalAction, PhysicalActionRef, Port, Trigger};
 use crate::time::{EventTag, Offset};
+
+/// A copy of a value set on a shadowed port.
+pub(crate) type ShadowValue = Box<dyn Any + Send>;
 
 /// What the reactions of one program share.
 #[derive(Debug, Default)]
@@ -22,6 +27,8 @@ pub struct Shared {
     start: OnceLock<Instant>,
     pub(crate) stop: OnceLock<PhysicalSender<()>>,
     pub(crate) finished: AtomicBool,
+    /// What shadowed ports were last set to, and at which tag (see `Port::shadowed`).
+    shadows: Mutex<HashMap<usize, (Tag, ShadowValue)>>,
 }
 
 impl Shared {
@@ -31,6 +38,19 @@ impl Shared {
             workers,
             ..Shared::default()
         })
+    }
+
+    pub(crate) fn shadow_set(&self, port: usize, tag: Tag, v: ShadowValue) {
+        let mut s = self.shadows.lock().unwrap_or_else(PoisonError::into_inner);
+        s.insert(port, (tag, v));
+    }
+
+    pub(crate) fn shadow_get<T: Copy + 'static>(&self, port: usize, tag: Tag) -> Option<T> {
+        let s = self.shadows.lock().unwrap_or_else(PoisonError::into_inner);
+        match s.get(&port) {
+            Some((t, v)) if *t == tag => v.downcast_ref::<T>().copied(),
+            _ => None,
+        }
     }
 
     fn start(&self, ctx: &Ctx<'_>) -> Instant {
@@ -108,7 +128,7 @@ impl<'a> ReactionCtx<'a> {
 
     /// A copy of the value of a port or action, if present.
     pub fn get<T: Copy>(&self, x: &impl Trigger<T>) -> Option<T> {
-        x.value(self.ctx).copied()
+        x.copied(self.ctx, self.shared)
     }
 
     /// A reference to the value of a port or action, if present.
@@ -133,13 +153,13 @@ impl<'a> ReactionCtx<'a> {
 
     /// Sets a port.
     pub fn set<T: Send + Sync + 'static>(&mut self, port: &mut Port<T>, value: T) {
-        port.set(self.ctx, value);
+        port.set(self.ctx, self.shared, value);
     }
 
     /// Sets a port if `value` is `Some`.
     pub fn set_opt<T: Send + Sync + 'static>(&mut self, port: &mut Port<T>, value: Option<T>) {
         if let Some(v) = value {
-            port.set(self.ctx, v);
+            port.set(self.ctx, self.shared, v);
         }
     }
 

@@ -6,7 +6,7 @@
 
 use std::ops::{Index, IndexMut};
 
-use crate::ctx::with_current;
+use crate::ctx::{with_current, ShadowValue, Shared};
 use std::time::Duration;
 
 use motet_reactor::{
@@ -53,6 +53,13 @@ pub trait Trigger<T> {
     fn value<'c>(&self, ctx: &'c Ctx<'_>) -> Option<&'c T>;
     /// Whether the element is present at the current tag.
     fn present(&self, ctx: &Ctx<'_>) -> bool;
+    /// A copy of the value present at the current tag, if any.
+    fn copied(&self, ctx: &Ctx<'_>, _shared: &Shared) -> Option<T>
+    where
+        T: Copy,
+    {
+        self.value(ctx).copied()
+    }
 }
 
 /// Startup and shutdown as declarations.
@@ -79,6 +86,12 @@ impl Declarable for motet_reactor::Shutdown {
 /// A port: an input or output of a reactor (its own, or a contained reactor's).
 pub struct Port<T> {
     h: PortHandle<T>,
+    /// For a shadowed port ([`Port::shadowed`]): boxes a copy of what is set.
+    shadow: Option<fn(&T) -> ShadowValue>,
+}
+
+fn copy_box<T: Copy + Send + 'static>(v: &T) -> ShadowValue {
+    Box::new(*v)
 }
 
 enum PortHandle<T> {
@@ -104,6 +117,7 @@ impl<T: Send + Sync + 'static> Port<T> {
     pub fn input(p: Input<T>) -> Port<T> {
         Port {
             h: PortHandle::In(p),
+            shadow: None,
         }
     }
 
@@ -111,6 +125,7 @@ impl<T: Send + Sync + 'static> Port<T> {
     pub fn output(p: Output<T>) -> Port<T> {
         Port {
             h: PortHandle::Out(p),
+            shadow: None,
         }
     }
 
@@ -127,7 +142,29 @@ impl<T: Send + Sync + 'static> Port<T> {
         }
     }
 
-    pub(crate) fn set(&self, ctx: &Ctx<'_>, v: T) {
+    /// The handle a reaction gets for a port it only sets, where other reactions of its reactor
+    /// set it too: what it sets is also kept aside, so that a reaction that sets the port after
+    /// another at the same tag reads that value back with `ctx.get` (LF allows it; motet lets no
+    /// reaction read a port it writes).
+    pub fn shadowed(mut self) -> Port<T>
+    where
+        T: Copy,
+    {
+        self.shadow = Some(copy_box::<T>);
+        self
+    }
+
+    fn index(&self) -> usize {
+        match self.h {
+            PortHandle::In(p) => p.index(),
+            PortHandle::Out(p) => p.index(),
+        }
+    }
+
+    pub(crate) fn set(&self, ctx: &Ctx<'_>, shared: &Shared, v: T) {
+        if let Some(copy) = self.shadow {
+            shared.shadow_set(self.index(), ctx.tag(), copy(&v));
+        }
         match self.h {
             PortHandle::In(p) => ctx.set(p, v),
             PortHandle::Out(p) => ctx.set(p, v),
@@ -154,6 +191,15 @@ impl<T: Send + Sync + 'static> Trigger<T> for Port<T> {
             PortHandle::In(p) => ctx.get(p),
             PortHandle::Out(p) => ctx.get(p),
         }
+    }
+    fn copied(&self, ctx: &Ctx<'_>, shared: &Shared) -> Option<T>
+    where
+        T: Copy,
+    {
+        if self.shadow.is_some() {
+            return shared.shadow_get(self.index(), ctx.tag());
+        }
+        self.value(ctx).copied()
     }
     fn present(&self, ctx: &Ctx<'_>) -> bool {
         match self.h {

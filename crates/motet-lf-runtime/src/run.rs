@@ -220,7 +220,16 @@ pub fn run_main(
     let result = runner.run(&mut program);
     mark_finished(&shared);
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(report) => {
+            // For measurements: the run's figures, on request.
+            if std::env::var_os("MOTET_LF_METRICS").is_some() {
+                eprintln!(
+                    "motet-lf: {} reactions executed in {:?}",
+                    report.metrics.reactions_executed, report.elapsed
+                );
+            }
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)

@@ -209,6 +209,8 @@ struct Dep {
     effect: bool,
     trigger: bool,
     source: bool,
+    /// The name and type of the reactor's own port, for a port.
+    own_port: Option<(String, String)>,
 }
 
 /// The files and folders of the `rust-include` target property, as written.
@@ -328,7 +330,27 @@ fn emit_class(model: &Model, c: &Class<'_>, out: &mut String) -> Result<(), LfEr
     let mut deps_of = Vec::new();
     let _ = writeln!(out, "impl{gdecl} R_{}{gu} {{", c.name);
     for (i, re) in r.reactions.iter().enumerate() {
-        let deps = reaction_deps(model, c, re)?;
+        let mut deps = reaction_deps(model, c, re)?;
+        for d in &mut deps {
+            // A port that several reactions of the reactor set may be read back by the later
+            // ones (`ctx.get(out)`): their handles keep a copy of what they set.
+            if let (Some((name, ty)), true, false, false) =
+                (&d.own_port, d.effect, d.trigger, d.source)
+            {
+                let setters = r
+                    .reactions
+                    .iter()
+                    .filter(|x| {
+                        x.effects
+                            .iter()
+                            .any(|e| e.container.is_none() && &e.name == name)
+                    })
+                    .count();
+                if setters > 1 && COPY_TYPES.contains(&ty.as_str()) {
+                    d.handle.push_str(".shadowed()");
+                }
+            }
+        }
         let params: String = deps
             .iter()
             .map(|d| {
@@ -791,6 +813,7 @@ fn dep(model: &Model, c: &Class<'_>, v: &VarRef) -> Result<Dep, LfError> {
         effect: false,
         trigger: false,
         source: false,
+        own_port: None,
     };
     match &v.container {
         None => {
@@ -802,7 +825,11 @@ fn dep(model: &Model, c: &Class<'_>, v: &VarRef) -> Result<Dep, LfError> {
                 } else {
                     "Port"
                 };
-                return Ok(base(esc(&v.name), format!("{kind}<{}>", p.ty), h));
+                let mut d = base(esc(&v.name), format!("{kind}<{}>", p.ty), h);
+                if p.width.is_none() {
+                    d.own_port = Some((p.name.clone(), p.ty.clone()));
+                }
+                return Ok(d);
             }
             if let Some(a) = r.actions.iter().find(|a| a.name == v.name) {
                 let ty = a.ty.clone().unwrap_or_else(|| "()".into());
@@ -867,6 +894,12 @@ fn dep(model: &Model, c: &Class<'_>, v: &VarRef) -> Result<Dep, LfError> {
         }
     }
 }
+
+/// Types known to be `Copy`, whose ports can be shadowed (see `Port::shadowed`).
+const COPY_TYPES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char", "()", "unit", "Duration",
+];
 
 const PARSEABLE: &[&str] = &[
     "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",

@@ -105,7 +105,7 @@ fn cargo_toml(model: &Model, name: &str) -> String {
         _ => "2021".into(),
     };
     format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"{edition}\"\npublish = false\n\n[dependencies]\n{deps}\n[features]\n{features}\n[workspace]\n"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"{edition}\"\npublish = false\n\n[dependencies]\n{deps}\n[features]\n{features}\n# As the motet workspace builds its own benchmarks.\n[profile.release]\ndebug = 1\ncodegen-units = 1\nlto = \"thin\"\n\n[workspace]\n"
     )
 }
 
