@@ -75,12 +75,14 @@ pub trait SchedulableAsAction<T> {
 }
 
 impl<T: Send + Sync + 'static> SchedulableAsAction<T> for LogicalAction<T> {
+    #[inline]
     fn schedule_on(&mut self, ctx: &Ctx<'_>, value: Option<T>, offset: Offset) {
         ctx.schedule(self.h, value, offset.to_duration());
     }
 }
 
 impl<T: Send + Sync + 'static> SchedulableAsAction<T> for PhysicalActionRef<T> {
+    #[inline]
     fn schedule_on(&mut self, ctx: &Ctx<'_>, value: Option<T>, offset: Offset) {
         ctx.schedule(self.h, value, offset.to_duration());
     }
@@ -105,6 +107,7 @@ pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Ctx<'_>>) -> R) -> R {
 }
 
 impl Drop for ReactionCtx<'_> {
+    #[inline]
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(self.previous));
     }
@@ -112,6 +115,7 @@ impl Drop for ReactionCtx<'_> {
 
 impl<'a> ReactionCtx<'a> {
     /// The context of a body running with `ctx`.
+    #[inline]
     pub fn new(ctx: &'a Ctx<'a>, shared: &'a Arc<Shared>) -> ReactionCtx<'a> {
         let previous = CURRENT.with(|c| c.replace((ctx as *const Ctx<'a>).cast()));
         ReactionCtx {
@@ -127,6 +131,7 @@ impl<'a> ReactionCtx<'a> {
     }
 
     /// A copy of the value of a port or action, if present.
+    #[inline]
     pub fn get<T: Copy>(&self, x: &impl Trigger<T>) -> Option<T> {
         x.copied(self.ctx, self.shared)
     }
@@ -147,11 +152,13 @@ impl<'a> ReactionCtx<'a> {
     }
 
     /// Whether a port, action or timer is present.
+    #[inline]
     pub fn is_present<T>(&self, x: &impl Trigger<T>) -> bool {
         x.present(self.ctx)
     }
 
     /// Sets a port.
+    #[inline(always)]
     pub fn set<T: Send + Sync + 'static>(&mut self, port: &mut Port<T>, value: T) {
         port.set(self.ctx, self.shared, value);
     }
@@ -164,11 +171,13 @@ impl<'a> ReactionCtx<'a> {
     }
 
     /// Schedules an action without a value.
+    #[inline]
     pub fn schedule<T>(&mut self, action: &mut impl SchedulableAsAction<T>, offset: Offset) {
         action.schedule_on(self.ctx, None, offset);
     }
 
     /// Schedules an action with a value (`None`: present without a value).
+    #[inline]
     pub fn schedule_with_v<T>(
         &mut self,
         action: &mut impl SchedulableAsAction<T>,

@@ -154,6 +154,7 @@ impl<T: Send + Sync + 'static> Port<T> {
         self
     }
 
+    #[inline]
     fn index(&self) -> usize {
         match self.h {
             PortHandle::In(p) => p.index(),
@@ -161,6 +162,7 @@ impl<T: Send + Sync + 'static> Port<T> {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn set(&self, ctx: &Ctx<'_>, shared: &Shared, v: T) {
         if let Some(copy) = self.shadow {
             shared.shadow_set(self.index(), ctx.tag(), copy(&v));
@@ -186,12 +188,14 @@ impl<T: Send + Sync + 'static> Declarable for Port<T> {
 }
 
 impl<T: Send + Sync + 'static> Trigger<T> for Port<T> {
+    #[inline]
     fn value<'c>(&self, ctx: &'c Ctx<'_>) -> Option<&'c T> {
         match self.h {
             PortHandle::In(p) => ctx.get(p),
             PortHandle::Out(p) => ctx.get(p),
         }
     }
+    #[inline]
     fn copied(&self, ctx: &Ctx<'_>, shared: &Shared) -> Option<T>
     where
         T: Copy,
@@ -201,6 +205,7 @@ impl<T: Send + Sync + 'static> Trigger<T> for Port<T> {
         }
         self.value(ctx).copied()
     }
+    #[inline]
     fn present(&self, ctx: &Ctx<'_>) -> bool {
         match self.h {
             PortHandle::In(p) => ctx.is_present(p),
@@ -427,6 +432,7 @@ impl Trigger<()> for Timer {
     fn value<'c>(&self, ctx: &'c Ctx<'_>) -> Option<&'c ()> {
         ctx.is_present(self.0).then_some(&())
     }
+    #[inline]
     fn present(&self, ctx: &Ctx<'_>) -> bool {
         ctx.is_present(self.0)
     }
@@ -482,9 +488,11 @@ impl<T: Send + Sync + 'static> Declarable for LogicalAction<T> {
 }
 
 impl<T: Send + Sync + 'static> Trigger<T> for LogicalAction<T> {
+    #[inline]
     fn value<'c>(&self, ctx: &'c Ctx<'_>) -> Option<&'c T> {
         ctx.get(self.h).and_then(Option::as_ref)
     }
+    #[inline]
     fn present(&self, ctx: &Ctx<'_>) -> bool {
         ctx.is_present(self.h)
     }
@@ -540,9 +548,11 @@ impl<T: Send + Sync + 'static> Declarable for PhysicalActionRef<T> {
 }
 
 impl<T: Send + Sync + 'static> Trigger<T> for PhysicalActionRef<T> {
+    #[inline]
     fn value<'c>(&self, ctx: &'c Ctx<'_>) -> Option<&'c T> {
         ctx.get(self.h).and_then(Option::as_ref)
     }
+    #[inline]
     fn present(&self, ctx: &Ctx<'_>) -> bool {
         ctx.is_present(self.h)
     }
