@@ -65,7 +65,8 @@ impl Shared {
 pub struct ReactionCtx<'a> {
     ctx: &'a Ctx<'a>,
     shared: &'a Arc<Shared>,
-    previous: *const (),
+    /// What `CURRENT` held before this context set it (`with_multiports`).
+    previous: Option<*const ()>,
 }
 
 /// An action a body may schedule.
@@ -101,15 +102,18 @@ pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Ctx<'_>>) -> R) -> R {
         return f(None);
     }
     // SAFETY: `CURRENT` holds a pointer to the `Ctx` of a `ReactionCtx` alive on this thread
-    // (set in `ReactionCtx::new`, put back to the previous value when it is dropped), and that
-    // `Ctx` outlives the `ReactionCtx`; `f` gets it for the duration of the call only.
+    // (set in `ReactionCtx::with_multiports`, put back to the previous value when it is
+    // dropped), and that `Ctx` outlives the `ReactionCtx`; `f` gets it for the duration of the
+    // call only.
     f(Some(unsafe { &*p.cast::<Ctx<'_>>() }))
 }
 
 impl Drop for ReactionCtx<'_> {
     #[inline]
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.previous));
+        if let Some(p) = self.previous {
+            CURRENT.with(|c| c.set(p));
+        }
     }
 }
 
@@ -117,11 +121,23 @@ impl<'a> ReactionCtx<'a> {
     /// The context of a body running with `ctx`.
     #[inline]
     pub fn new(ctx: &'a Ctx<'a>, shared: &'a Arc<Shared>) -> ReactionCtx<'a> {
+        ReactionCtx {
+            ctx,
+            shared,
+            previous: None,
+        }
+    }
+
+    /// The context of a body running with `ctx` that iterates the values of multiports
+    /// (`iterate_values`, `enumerate_set`, ...), which find the reaction's context through a
+    /// thread-local while this one lives.
+    #[inline]
+    pub fn with_multiports(ctx: &'a Ctx<'a>, shared: &'a Arc<Shared>) -> ReactionCtx<'a> {
         let previous = CURRENT.with(|c| c.replace((ctx as *const Ctx<'a>).cast()));
         ReactionCtx {
             ctx,
             shared,
-            previous,
+            previous: Some(previous),
         }
     }
 

@@ -606,6 +606,11 @@ fn emit_class(model: &Model, c: &Class<'_>, out: &mut String) -> Result<(), LfEr
     }
     // Reactions.
     for (i, (re, deps)) in r.reactions.iter().zip(&deps_of).enumerate() {
+        let ctor = if deps.iter().any(|d| d.ty.starts_with("Multiport")) {
+            "with_multiports"
+        } else {
+            "new"
+        };
         let label = re
             .label
             .clone()
@@ -663,14 +668,14 @@ fn emit_class(model: &Model, c: &Class<'_>, out: &mut String) -> Result<(), LfEr
             }
             let _ = writeln!(
                 out,
-                "            let __sh = __shared.clone();\n            __rb = __rb.deadline({}, move |__s: &mut R_{}{gu}, __c| {{ let mut __ctx = ReactionCtx::new(__c, &__sh); __s.__deadline_{i}(&mut __ctx{args}); }});\n        }}",
+                "            let __sh = __shared.clone();\n            __rb = __rb.deadline({}, move |__s: &mut R_{}{gu}, __c| {{ let mut __ctx = ReactionCtx::{ctor}(__c, &__sh); __s.__deadline_{i}(&mut __ctx{args}); }});\n        }}",
                 expr(d, Some("Duration")),
                 c.name
             );
         }
         let _ = writeln!(
             out,
-            "        let __sh = __shared.clone();\n        __rb.body(move |__s: &mut R_{}{gu}, __c| {{ let mut __ctx = ReactionCtx::new(__c, &__sh); __s.__reaction_{i}(&mut __ctx{args}); }});\n    }}",
+            "        let __sh = __shared.clone();\n        __rb.body(move |__s: &mut R_{}{gu}, __c| {{ let mut __ctx = ReactionCtx::{ctor}(__c, &__sh); __s.__reaction_{i}(&mut __ctx{args}); }});\n    }}",
             c.name
         );
     }
