@@ -99,7 +99,7 @@ fn multiports_iterate_present_values() {
     let rb = b.reaction(sink, "read");
     i.declare(rb, Role::Trigger)
         .body(move |seen: &mut Arc<Mutex<Vec<(usize, u32)>>>, c| {
-            let ctx = ReactionCtx::new(c, &sh);
+            let ctx = ReactionCtx::with_multiports(c, &sh);
             assert_eq!(i.iterate_set().count(), 2);
             assert!(!ctx.is_present(&i[0]));
             let refs: Vec<u32> = i.iterate_values_ref().copied().collect();
