@@ -436,6 +436,28 @@ mod tests {
         drop(s);
         assert!(!inbox.keepalive());
     }
+
+    #[test]
+    fn passive_senders_do_not_keep_alive() {
+        let inbox = Arc::new(Inbox::new());
+        let root = PhysicalSender::<u32>::new(inbox.clone(), 1, 0, true).passive();
+        assert!(
+            !inbox.keepalive(),
+            "the keepalive sender it came from is gone"
+        );
+        let live = root.keeping_alive();
+        assert!(inbox.keepalive());
+        let passive_clone = live.passive();
+        drop(live);
+        assert!(!inbox.keepalive());
+        passive_clone.send_at(7, 0);
+        root.send_at(8, 0);
+        let got: Vec<u32> = inbox
+            .take_all()
+            .map(|a| *a.value.downcast::<u32>().unwrap())
+            .collect();
+        assert_eq!(got, [7, 8]);
+    }
 }
 
 #[cfg(all(test, loom))]
