@@ -354,6 +354,18 @@ impl<T: Send + 'static> PhysicalSender<T> {
         self.push_node(value, None, Some(tag));
     }
 
+    /// A sender for the same action that does not keep the program alive (whatever this one
+    /// does): for a handle stored in a reactor, which the program itself owns, while the threads
+    /// that send hold senders that do ([`PhysicalSender::keeping_alive`]).
+    pub fn passive(&self) -> PhysicalSender<T> {
+        PhysicalSender::new(self.inbox.clone(), self.program, self.action, false)
+    }
+
+    /// A sender for the same action that keeps the program alive while it exists.
+    pub fn keeping_alive(&self) -> PhysicalSender<T> {
+        PhysicalSender::new(self.inbox.clone(), self.program, self.action, true)
+    }
+
     fn push(&self, value: T, sent_at: Option<u64>) {
         self.push_node(value, sent_at, None);
     }
@@ -423,6 +435,28 @@ mod tests {
         s.send_at(9, 0); // left in the inbox: freed by its drop
         drop(s);
         assert!(!inbox.keepalive());
+    }
+
+    #[test]
+    fn passive_senders_do_not_keep_alive() {
+        let inbox = Arc::new(Inbox::new());
+        let root = PhysicalSender::<u32>::new(inbox.clone(), 1, 0, true).passive();
+        assert!(
+            !inbox.keepalive(),
+            "the keepalive sender it came from is gone"
+        );
+        let live = root.keeping_alive();
+        assert!(inbox.keepalive());
+        let passive_clone = live.passive();
+        drop(live);
+        assert!(!inbox.keepalive());
+        passive_clone.send_at(7, 0);
+        root.send_at(8, 0);
+        let got: Vec<u32> = inbox
+            .take_all()
+            .map(|a| *a.value.downcast::<u32>().unwrap())
+            .collect();
+        assert_eq!(got, [7, 8]);
     }
 }
 
