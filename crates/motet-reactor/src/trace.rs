@@ -39,35 +39,49 @@ pub struct Trace {
 
 impl Trace {
     /// The trace as Chrome trace JSON (`{"traceEvents": [...]}`), timestamps in microseconds.
+    ///
+    /// Written by hand rather than with `serde_json`: a dependency of this crate is a dependency
+    /// of every program built on it, and `serde_json`'s `PartialEq` impls for integers against its
+    /// `Value` make comparisons such as `assert_eq!(v, vec![])` ambiguous in user code (Lingua
+    /// Franca's own tests have one).
     pub fn to_chrome_json(&self) -> String {
-        let mut events = Vec::with_capacity(self.spans.len() + self.tags.len());
+        let mut out = String::from("{\"traceEvents\": [");
+        let mut first = true;
+        let mut sep = |out: &mut String| {
+            if !std::mem::take(&mut first) {
+                out.push(',');
+            }
+        };
         for s in &self.spans {
-            events.push(serde_json::json!({
-                "name": self.names.get(s.reaction as usize).map_or("?", String::as_str),
-                "cat": "reaction",
-                "ph": "X",
-                "pid": 1,
-                "tid": s.worker,
-                "ts": s.start as f64 / 1000.0,
-                "dur": (s.end.saturating_sub(s.start)) as f64 / 1000.0,
-                "args": {
-                    "tag": s.tag.to_string(),
-                    "level": self.levels.get(s.reaction as usize).copied().unwrap_or(0),
-                },
-            }));
+            sep(&mut out);
+            let name = self
+                .names
+                .get(s.reaction as usize)
+                .map_or("?", String::as_str);
+            let _ = write!(
+                out,
+                "{{\"name\": {}, \"cat\": \"reaction\", \"ph\": \"X\", \"pid\": 1, \"tid\": {}, \
+                 \"ts\": {}, \"dur\": {}, \"args\": {{\"tag\": {}, \"level\": {}}}}}",
+                json_string(name),
+                s.worker,
+                micros(s.start),
+                micros(s.end.saturating_sub(s.start)),
+                json_string(&s.tag.to_string()),
+                self.levels.get(s.reaction as usize).copied().unwrap_or(0),
+            );
         }
         for (tag, at) in &self.tags {
-            events.push(serde_json::json!({
-                "name": format!("tag {tag}"),
-                "cat": "tag",
-                "ph": "i",
-                "s": "g",
-                "pid": 1,
-                "tid": 0,
-                "ts": *at as f64 / 1000.0,
-            }));
+            sep(&mut out);
+            let _ = write!(
+                out,
+                "{{\"name\": {}, \"cat\": \"tag\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 1, \
+                 \"tid\": 0, \"ts\": {}}}",
+                json_string(&format!("tag {tag}")),
+                micros(*at),
+            );
         }
-        serde_json::json!({ "traceEvents": events, "displayTimeUnit": "ns" }).to_string()
+        out.push_str("], \"displayTimeUnit\": \"ns\"}");
+        out
     }
 
     /// A one-line summary per worker: reactions run and busy time.
@@ -84,6 +98,36 @@ impl Trace {
         }
         out
     }
+}
+
+/// Nanoseconds as microseconds, a JSON number with up to three decimals.
+fn micros(ns: u64) -> String {
+    if ns.is_multiple_of(1000) {
+        (ns / 1000).to_string()
+    } else {
+        format!("{}.{:03}", ns / 1000, ns % 1000)
+    }
+}
+
+/// `s` as a JSON string literal (quoted, with `"`, `\\` and control characters escaped).
+fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Collects spans during a run (only when tracing is on).
@@ -151,6 +195,36 @@ impl Recorder {
             tags: self.tags.into_inner().unwrap_or_else(|e| e.into_inner()),
             names: g.reactions.iter().map(|r| r.name.clone()).collect(),
             levels: g.reactions.iter().map(|r| r.level).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{json_string, micros};
+
+    #[test]
+    fn strings_and_numbers_are_valid_json() {
+        for s in [
+            "plain",
+            "a \"quoted\" name",
+            "back\\slash",
+            "line\nbreak\ttab\r",
+            "\u{1}\u{1f}",
+            "ünï",
+        ] {
+            let parsed: String = serde_json::from_str(&json_string(s)).unwrap();
+            assert_eq!(parsed, s);
+        }
+        for (ns, us) in [
+            (0u64, 0.0),
+            (1_000, 1.0),
+            (1_234, 1.234),
+            (5, 0.005),
+            (7_000_001, 7000.001),
+        ] {
+            let parsed: f64 = serde_json::from_str(&micros(ns)).unwrap();
+            assert_eq!(parsed, us);
         }
     }
 }
