@@ -378,6 +378,7 @@ impl ProgramBuilder {
                 enclosing_mode: enclosing[i],
                 hidden: r.hidden,
                 modes: r.modes.clone(),
+                bank_index: r.bank_index,
             });
         }
         for (i, r) in self.reactors.iter().enumerate() {

@@ -44,6 +44,8 @@ pub struct ReactorInfo {
     pub hidden: bool,
     /// The modes of this reactor; the first is the initial mode.
     pub modes: Vec<u32>,
+    /// Its index in its bank (LF's `bank_index`; 0 for a reactor outside a bank).
+    pub bank_index: u32,
 }
 
 /// A port.

@@ -357,6 +357,7 @@ impl TableProgram {
                 enclosing_mode: None,
                 hidden: false,
                 modes: Vec::new(),
+                bank_index: 0,
             });
         }
         for t in table.timers {

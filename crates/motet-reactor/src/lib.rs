@@ -44,6 +44,7 @@
 pub mod clock;
 pub mod diagram;
 mod parallel;
+mod run_async;
 mod runner;
 mod single_thread;
 mod trace;
@@ -56,5 +57,6 @@ pub use motet_reactor_core::{
     ReactionId, ReactorId, Readable, Reset, RunError, RunOptions, Scope, Shutdown, SpacingPolicy,
     Startup, Tag, Timer, Transition, Warning,
 };
+pub use run_async::{Finished, RunFuture, StartError};
 pub use runner::{Report, Runner, SchedulerKind};
 pub use trace::{ReactionSpan, Trace};

@@ -75,6 +75,7 @@ conformance!(
     sparse_multiport,
     multiport_after,
     multiport_hierarchy,
+    bank_index,
     modes_cycle,
     mode_reset_history,
     mode_timers,

@@ -38,7 +38,7 @@ fn main() -> ! {
     b.reaction(init, "done")
         .trigger(done)
         .body(move |zero_at: &mut Option<usize>, ctx| {
-            *zero_at = ctx.present(done).next().map(|(i, _)| i);
+            *zero_at = ctx.present_unordered(done).next().map(|(i, _)| i);
         });
     let nodes = b.bank(N, |b, i| {
         let node = b.reactor(&format!("node[{i}]"), ());
