@@ -423,6 +423,15 @@ impl ProgramBuilder {
                 hidden: a.hidden,
             });
         }
+        for &(a, timeout) in &self.watchdogs {
+            let action = &self.actions[a as usize];
+            g.watchdogs.push(crate::graph::WatchdogInfo {
+                name: action.name.clone(),
+                owner: action.owner,
+                action: a,
+                timeout,
+            });
+        }
         for (i, t) in self.timers.iter().enumerate() {
             let mode = action_mode(t.owner, t.mode);
             add_to_modes(&g.modes, &mut g.mode_timers, mode, i as u32);
@@ -686,6 +695,7 @@ impl ProgramBuilder {
                         stop: false,
                         mode: None,
                         fault: None,
+                        watchdogs: Vec::new(),
                         rare: false,
                     }),
                     state: states[r.reactor as usize].ptr(),

@@ -37,8 +37,8 @@ pub enum Transition {
 /// passes it in registers: the tag info is read through the program and the reaction's index is
 /// derived from its cell, both rarely needed.
 pub struct Ctx<'a> {
-    prog: &'a Program,
-    cell: &'a ReactionCell,
+    pub(crate) prog: &'a Program,
+    pub(crate) cell: &'a ReactionCell,
     clock: &'a dyn Clock,
 }
 
@@ -63,12 +63,12 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
-    fn scratch(&self) -> &UnsafeCell<Scratch> {
+    pub(crate) fn scratch(&self) -> &UnsafeCell<Scratch> {
         &self.cell.scratch
     }
 
     #[cold]
-    fn fault(&self, fault: Fault) {
+    pub(crate) fn fault(&self, fault: Fault) {
         // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a method.
         let s = unsafe { &mut *self.scratch().get() };
         if s.fault.is_none() {
@@ -108,7 +108,7 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
-    fn mine(&self, prog: u32) -> bool {
+    pub(crate) fn mine(&self, prog: u32) -> bool {
         if prog == self.prog.id {
             true
         } else {
@@ -209,7 +209,7 @@ impl<'a> Ctx<'a> {
 
     /// The slow check for actions: `a` among the reaction's declared reads (or schedules).
     #[inline(never)]
-    fn declared_action(&self, a: u32, schedule: bool) -> bool {
+    pub(crate) fn declared_action(&self, a: u32, schedule: bool) -> bool {
         let info = self.info();
         if schedule {
             info.scheduled_actions.contains(&a)

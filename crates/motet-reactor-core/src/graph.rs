@@ -126,6 +126,20 @@ pub struct TimerInfo {
     pub triggers: Vec<u32>,
 }
 
+/// A watchdog (see [`ProgramBuilder::watchdog`](crate::ProgramBuilder::watchdog)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct WatchdogInfo {
+    /// Full name.
+    pub name: String,
+    /// The reactor it belongs to.
+    pub owner: u32,
+    /// The action that carries its expiry to the reactions it triggers.
+    pub action: u32,
+    /// Its timeout (nanoseconds).
+    pub timeout: u64,
+}
+
 /// A mode of a modal reactor.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -219,6 +233,8 @@ pub struct Graph {
     pub reactions: Vec<ReactionInfo>,
     /// Connections, one per channel pair.
     pub connections: Vec<ConnectionInfo>,
+    /// Watchdogs.
+    pub watchdogs: Vec<WatchdogInfo>,
     /// The number of levels (one more than the highest level).
     pub levels: u32,
     /// How many reactions each level holds.

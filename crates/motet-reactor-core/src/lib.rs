@@ -89,6 +89,7 @@ mod sync;
 mod table;
 mod table_run;
 mod time;
+mod watchdog;
 
 pub use builder::{ActionSpec, Connection, ProgramBuilder, ReactionBuilder, Scope};
 pub use cells::SpacingPolicy;
@@ -111,3 +112,4 @@ pub use table::{
 };
 pub use table_run::run_table;
 pub use time::Tag;
+pub use watchdog::Watchdog;

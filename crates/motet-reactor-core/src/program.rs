@@ -47,6 +47,9 @@ pub(crate) struct Scratch {
     pub(crate) stop: bool,
     pub(crate) mode: Option<(u32, crate::Transition)>,
     pub(crate) fault: Option<Fault>,
+    /// Watchdog requests, in order: (watchdog, `Some(delay)` to start it that long after the
+    /// current tag, `None` to stop it). Sets `rare`.
+    pub(crate) watchdogs: Vec<(u32, Option<u64>)>,
     /// Set with `stop`, `mode`, `fault` or an event in `scheduled`, so that completing a reaction
     /// tests one flag for all four (events later than the next microstep are the rarer kind).
     pub(crate) rare: bool,

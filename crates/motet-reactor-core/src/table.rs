@@ -443,6 +443,7 @@ impl TableProgram {
                     stop: false,
                     mode: None,
                     fault: None,
+                    watchdogs: Vec::new(),
                     rare: false,
                 }),
                 state: states[row.reactor as usize].ptr(),

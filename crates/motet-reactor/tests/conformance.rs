@@ -79,4 +79,8 @@ conformance!(
     modes_cycle,
     mode_reset_history,
     mode_timers,
+    watchdog_restart,
+    watchdog_heartbeat,
+    watchdog_stop,
+    watchdog_extra,
 );

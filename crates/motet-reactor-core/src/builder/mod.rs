@@ -87,6 +87,8 @@ pub struct ProgramBuilder {
     /// While [`ProgramBuilder::bank`] calls its function: the first reactor index of the call and
     /// the bank index it is for.
     pub(crate) bank_scope: Option<(u32, u32)>,
+    /// The watchdogs declared: (hidden action, timeout in nanoseconds); see `crate::watchdog`.
+    pub(crate) watchdogs: Vec<(u32, u64)>,
 }
 
 impl Default for ProgramBuilder {
@@ -122,6 +124,7 @@ impl ProgramBuilder {
             warnings: Vec::new(),
             inbox: Arc::new(Inbox::new()),
             bank_scope: None,
+            watchdogs: Vec::new(),
         }
     }
 

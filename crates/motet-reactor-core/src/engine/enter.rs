@@ -142,6 +142,7 @@ impl Engine {
                 &timer.triggers
             }
             Kind::Action => return self.fire_action(prog, ev.ix, ev.tag, sink),
+            Kind::Watchdog => return self.fire_watchdog(prog, ev, sink),
             Kind::ModeEnter => {
                 self.info.reset = true;
                 &g.mode_reset_reactions[ev.ix as usize]
@@ -154,7 +155,13 @@ impl Engine {
 
     /// An action event of the tag being entered (see `fire`).
     #[inline(always)]
-    fn fire_action(&mut self, prog: &Program, ix: u32, tag: Tag, sink: &mut impl FnMut(u32)) {
+    pub(super) fn fire_action(
+        &mut self,
+        prog: &Program,
+        ix: u32,
+        tag: Tag,
+        sink: &mut impl FnMut(u32),
+    ) {
         debug_assert!((ix as usize) < prog.action_rt.len());
         // SAFETY: `ix` is an action of this engine's program (events are made from its actions,
         // by its reactions' completions or checked arrivals), and `prog` is that program (checked

@@ -96,7 +96,9 @@ impl Engine {
             Kind::Timer => g.mode_within(g.timers[ev.ix as usize].mode, m),
             Kind::Action => g.mode_within(g.actions[ev.ix as usize].mode, m),
             Kind::ModeEnter => g.mode_within(Some(ev.ix), m),
-            Kind::Startup => false,
+            // An expiry that fires while its reactor's mode is inactive is held as an action's
+            // event is (see `fire_action`).
+            Kind::Startup | Kind::Watchdog => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
         let at = self.next_microstep.tag();

@@ -25,6 +25,7 @@ mod complete;
 mod enter;
 mod finish;
 mod part;
+mod watchdog;
 
 pub(crate) use complete::fault_error;
 
@@ -47,6 +48,8 @@ enum Kind {
     Action,
     /// Reset entry into a mode.
     ModeEnter,
+    /// A watchdog's expiry, if it still stands when its tag comes (see `watchdog`).
+    Watchdog,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -143,6 +146,8 @@ pub struct Engine {
     mode_requests: Vec<(u32, u32, Transition)>,
     /// Events of inactive modes, held until their mode is entered again.
     suspended: Vec<Event>,
+    /// Per watchdog, the tag it is due to expire at, if armed (see `watchdog`).
+    watchdogs: Vec<Option<Tag>>,
     /// Per action, the last tag given to a value from the inbox.
     last_physical: Vec<Tag>,
     /// Whether the current tag has work for `finish_tag` beyond the common case: values to drop,
@@ -199,6 +204,7 @@ impl Engine {
             left_at: alloc::vec![0; g.modes.len()],
             mode_requests: Vec::new(),
             suspended: Vec::new(),
+            watchdogs: alloc::vec![None; g.watchdogs.len()],
             last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
             extras: false,
             metrics: Metrics {
@@ -420,6 +426,9 @@ impl Engine {
         }
         // Draining never ends the run (a bad value fails it at the end of the next tag).
         self.drain_inbox(prog, clock);
+        if !self.watchdogs.is_empty() {
+            self.watch(prog, clock);
+        }
         let queued = if self.next_microstep.is_empty() {
             self.queue.peek().map(|e| e.0.tag)
         } else {

@@ -12,6 +12,7 @@ mod modes;
 mod order;
 mod stop;
 mod time;
+mod watchdog;
 
 use std::time::Duration;
 
@@ -55,6 +56,7 @@ pub fn all() -> Vec<Scenario> {
         time::scenarios(),
         banks::scenarios(),
         modes::scenarios(),
+        watchdog::scenarios(),
     ]
     .into_iter()
     .flatten()
