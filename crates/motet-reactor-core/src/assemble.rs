@@ -730,6 +730,7 @@ impl ProgramBuilder {
             inbox: self.inbox,
             warnings: self.warnings,
             started: core::sync::atomic::AtomicBool::new(false),
+            deadline_order: None,
         }
     }
 }

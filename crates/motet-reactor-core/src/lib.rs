@@ -74,6 +74,7 @@ mod assemble;
 mod builder;
 mod cells;
 mod ctx;
+mod edf;
 mod engine;
 mod error;
 pub mod graph;
@@ -94,6 +95,7 @@ mod watchdog;
 pub use builder::{ActionSpec, Connection, ProgramBuilder, ReactionBuilder, Scope};
 pub use cells::SpacingPolicy;
 pub use ctx::{Ctx, Present, Transition};
+pub use edf::{sort_earliest_first, take_earliest};
 pub use engine::{Engine, Metrics, Next, RunOptions};
 pub use error::{BuildError, RunError, Warning};
 pub use ids::{

@@ -180,6 +180,8 @@ pub struct Program {
     pub(crate) warnings: Vec<Warning>,
     /// Set by the first run: a program runs once.
     pub(crate) started: core::sync::atomic::AtomicBool,
+    /// With deadline order on, per reaction its inferred deadline (see `crate::edf`).
+    pub(crate) deadline_order: Option<Vec<u64>>,
 }
 
 // SAFETY: the cells are accessed under the scheduling discipline documented in `cells.rs` and in

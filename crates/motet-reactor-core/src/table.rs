@@ -470,6 +470,7 @@ impl TableProgram {
             inbox: Arc::new(Inbox::new()),
             warnings: Vec::new(),
             started: core::sync::atomic::AtomicBool::new(false),
+            deadline_order: None,
         })
     }
 }
