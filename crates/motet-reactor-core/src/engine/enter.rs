@@ -47,6 +47,9 @@ impl Engine {
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
         if self.info.shutdown {
+            if !self.mode_entered.is_empty() {
+                self.unblock_visited_shutdown(prog);
+            }
             for &r in &prog.graph.shutdown {
                 self.trigger(r, sink);
             }
@@ -146,6 +149,16 @@ impl Engine {
             Kind::ModeEnter => {
                 self.info.reset = true;
                 &g.mode_reset_reactions[ev.ix as usize]
+            }
+            Kind::ModeStartup => {
+                self.info.startup = true;
+                // A list of the engine's own: taken out while triggering needs the engine.
+                let list = self.take_mode_startup(ev.ix);
+                for &r in &list {
+                    self.trigger(r, sink);
+                }
+                self.put_mode_startup(ev.ix, list);
+                return;
             }
         };
         for &r in list {

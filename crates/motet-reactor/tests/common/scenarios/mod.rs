@@ -9,6 +9,7 @@
 
 mod banks;
 mod modes;
+mod modes_lf;
 mod order;
 mod stop;
 mod time;
@@ -56,6 +57,7 @@ pub fn all() -> Vec<Scenario> {
         time::scenarios(),
         banks::scenarios(),
         modes::scenarios(),
+        modes_lf::scenarios(),
         watchdog::scenarios(),
     ]
     .into_iter()
