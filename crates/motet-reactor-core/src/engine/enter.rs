@@ -150,20 +150,25 @@ impl Engine {
                 self.info.reset = true;
                 &g.mode_reset_reactions[ev.ix as usize]
             }
-            Kind::ModeStartup => {
-                self.info.startup = true;
-                // A list of the engine's own: taken out while triggering needs the engine.
-                let list = self.take_mode_startup(ev.ix);
-                for &r in &list {
-                    self.trigger(r, sink);
-                }
-                self.put_mode_startup(ev.ix, list);
-                return;
-            }
+            Kind::ModeStartup => return self.fire_mode_startup(ev.ix, sink),
         };
         for &r in list {
             self.trigger(r, sink);
         }
+    }
+
+    /// The first entry into mode `m` (see `mode_life`): its startup reactions. Out of line, as
+    /// the other rare events, to keep the tag loop that inlines `fire` small.
+    #[cold]
+    #[inline(never)]
+    fn fire_mode_startup(&mut self, m: u32, sink: &mut impl FnMut(u32)) {
+        self.info.startup = true;
+        // A list of the engine's own: taken out while triggering needs the engine.
+        let list = self.take_mode_startup(m);
+        for &r in &list {
+            self.trigger(r, sink);
+        }
+        self.put_mode_startup(m, list);
     }
 
     /// An action event of the tag being entered (see `fire`).

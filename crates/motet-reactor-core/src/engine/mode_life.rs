@@ -37,6 +37,7 @@ impl Engine {
 
     /// After the mode switches of a tag: queues the startup of every mode active now for the
     /// first time, at the entry microstep.
+    #[inline(never)]
     pub(super) fn first_entries(&mut self, prog: &Program) {
         let g = &prog.graph;
         let entry = self.info.tag.delay_nanos(0);
@@ -63,6 +64,8 @@ impl Engine {
     }
 
     /// At the stop tag: lets the shutdown reactions of inactive modes that were entered run.
+    #[cold]
+    #[inline(never)]
     pub(super) fn unblock_visited_shutdown(&mut self, prog: &Program) {
         let g = &prog.graph;
         for &r in &g.shutdown {

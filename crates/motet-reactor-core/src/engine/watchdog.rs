@@ -62,6 +62,8 @@ impl Engine {
     }
 
     /// A watchdog's expiry event at the tag being entered: fires it if it still stands.
+    #[cold]
+    #[inline(never)]
     pub(super) fn fire_watchdog(&mut self, prog: &Program, ev: Event, sink: &mut impl FnMut(u32)) {
         if self.watchdogs[ev.ix as usize] != Some(ev.tag) {
             return;
