@@ -74,7 +74,10 @@ fn order_key(keys: &[u64], r: u32) -> (u64, u32) {
 }
 
 /// Inserts `r` into `bucket`, kept latest deadline first, so that popping from its end takes the
-/// earliest. Without deadline order, pushes.
+/// earliest. Without deadline order, pushes. Out of line: the one-worker tag loop inlines the
+/// queue's push, and this, which runs only under deadline order, would only make it larger.
+#[cold]
+#[inline(never)]
 pub(crate) fn insert_latest_first(prog: &Program, bucket: &mut Vec<u32>, r: u32) {
     let Some(keys) = prog.deadline_order() else {
         bucket.push(r);
