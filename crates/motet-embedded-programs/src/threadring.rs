@@ -40,7 +40,7 @@ pub fn build(nodes: usize, passes: u64) -> Result<ThreadRing, BuildError> {
     b.reaction(init, "done")
         .trigger(done)
         .body(move |zero_at: &mut Option<usize>, ctx| {
-            *zero_at = ctx.present(done).next().map(|(i, _)| i);
+            *zero_at = ctx.present_unordered(done).next().map(|(i, _)| i);
         });
     let ring = b.bank(n, |b, i| {
         let node = b.reactor(&format!("node[{i}]"), ());

@@ -378,6 +378,7 @@ impl ProgramBuilder {
                 enclosing_mode: enclosing[i],
                 hidden: r.hidden,
                 modes: r.modes.clone(),
+                bank_index: r.bank_index,
             });
         }
         for (i, r) in self.reactors.iter().enumerate() {
@@ -420,6 +421,15 @@ impl ProgramBuilder {
                 policy: a.spec.policy,
                 triggers: Vec::new(),
                 hidden: a.hidden,
+            });
+        }
+        for &(a, timeout) in &self.watchdogs {
+            let action = &self.actions[a as usize];
+            g.watchdogs.push(crate::graph::WatchdogInfo {
+                name: action.name.clone(),
+                owner: action.owner,
+                action: a,
+                timeout,
             });
         }
         for (i, t) in self.timers.iter().enumerate() {
@@ -685,6 +695,7 @@ impl ProgramBuilder {
                         stop: false,
                         mode: None,
                         fault: None,
+                        watchdogs: Vec::new(),
                         rare: false,
                     }),
                     state: states[r.reactor as usize].ptr(),
@@ -719,6 +730,7 @@ impl ProgramBuilder {
             inbox: self.inbox,
             warnings: self.warnings,
             started: core::sync::atomic::AtomicBool::new(false),
+            deadline_order: None,
         }
     }
 }

@@ -37,8 +37,8 @@ pub enum Transition {
 /// passes it in registers: the tag info is read through the program and the reaction's index is
 /// derived from its cell, both rarely needed.
 pub struct Ctx<'a> {
-    prog: &'a Program,
-    cell: &'a ReactionCell,
+    pub(crate) prog: &'a Program,
+    pub(crate) cell: &'a ReactionCell,
     clock: &'a dyn Clock,
 }
 
@@ -63,12 +63,12 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
-    fn scratch(&self) -> &UnsafeCell<Scratch> {
+    pub(crate) fn scratch(&self) -> &UnsafeCell<Scratch> {
         &self.cell.scratch
     }
 
     #[cold]
-    fn fault(&self, fault: Fault) {
+    pub(crate) fn fault(&self, fault: Fault) {
         // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a method.
         let s = unsafe { &mut *self.scratch().get() };
         if s.fault.is_none() {
@@ -108,7 +108,7 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
-    fn mine(&self, prog: u32) -> bool {
+    pub(crate) fn mine(&self, prog: u32) -> bool {
         if prog == self.prog.id {
             true
         } else {
@@ -171,6 +171,12 @@ impl<'a> Ctx<'a> {
         &self.info().name
     }
 
+    /// The index of the running reaction's reactor in its bank (LF's `bank_index`), 0 for a
+    /// reactor declared outside a bank (see [`ProgramBuilder::bank`](crate::ProgramBuilder::bank)).
+    pub fn bank_index(&self) -> usize {
+        self.prog.graph.reactors[self.info().reactor as usize].bank_index as usize
+    }
+
     /// The full name of the running reaction's reactor.
     pub fn reactor_name(&self) -> &str {
         &self.prog.graph.reactors[self.info().reactor as usize].name
@@ -203,7 +209,7 @@ impl<'a> Ctx<'a> {
 
     /// The slow check for actions: `a` among the reaction's declared reads (or schedules).
     #[inline(never)]
-    fn declared_action(&self, a: u32, schedule: bool) -> bool {
+    pub(crate) fn declared_action(&self, a: u32, schedule: bool) -> bool {
         let info = self.info();
         if schedule {
             info.scheduled_actions.contains(&a)
@@ -575,10 +581,35 @@ impl<'a> Ctx<'a> {
     }
 
     /// The channels of a multiport (declared whole as a trigger or source) that are present at this
-    /// tag, with their values, in the order they were set: O(present), not O(width). That order
-    /// depends on when the writers completed, so on a parallel run it may differ between runs; use
-    /// [`Ctx::present_sorted`] where the order matters.
+    /// tag, with their values, in ascending channel order: the same order on every run and any
+    /// number of workers. O(p) for p present channels when they were set in ascending or
+    /// descending order (the common case for a bank's writers), O(p log p) otherwise; never
+    /// O(width).
+    ///
+    /// Before, `present` iterated in the order the channels were set, which on a parallel run may
+    /// differ between runs; that order is now [`Ctx::present_unordered`].
     pub fn present<T: 'static, M: Multiport<T>>(&self, mp: M) -> Present<'_, T> {
+        if let Some((cell, _)) = self.present_list(&mp) {
+            // SAFETY: the list is written only at completions of its writers, all done before this
+            // reader started; `Present` reads it by index through short-lived borrows on this same
+            // thread, so no borrow overlaps this one.
+            sort_channels(unsafe { &mut *cell.get() });
+        }
+        self.present_unordered(mp)
+    }
+
+    /// As [`Ctx::present`], which now iterates in channel order too; kept for programs written
+    /// when `present` did not.
+    pub fn present_sorted<T: 'static, M: Multiport<T>>(&self, mp: M) -> Present<'_, T> {
+        self.present(mp)
+    }
+
+    /// The present channels of a multiport in the order they were set, without sorting: O(p).
+    /// That order depends on when the writers completed, so on a parallel run it may differ
+    /// between runs: use it where the order does not matter (counting, a commutative sum over
+    /// integers, a set of senders). After [`Ctx::present`] over the same multiport at this tag,
+    /// the list is sorted, and this iterator sees channel order too.
+    pub fn present_unordered<T: 'static, M: Multiport<T>>(&self, mp: M) -> Present<'_, T> {
         let list = self.present_list(&mp);
         Present {
             prog: self.prog,
@@ -588,19 +619,6 @@ impl<'a> Ctx<'a> {
             next: 0,
             _t: core::marker::PhantomData,
         }
-    }
-
-    /// As [`Ctx::present`], in ascending channel order (sorts the present channels in place:
-    /// O(p) when they were set in ascending or descending order, O(p log p) otherwise). An
-    /// unsorted iterator still alive over the same multiport sees the new order.
-    pub fn present_sorted<T: 'static, M: Multiport<T>>(&self, mp: M) -> Present<'_, T> {
-        if let Some((cell, _)) = self.present_list(&mp) {
-            // SAFETY: the list is written only at completions of its writers, all done before this
-            // reader started; `Present` reads it by index through short-lived borrows on this same
-            // thread, so no borrow overlaps this one.
-            sort_channels(unsafe { &mut *cell.get() });
-        }
-        self.present(mp)
     }
 
     /// How many channels of a multiport are present at this tag.
@@ -645,7 +663,7 @@ impl<'a, T: 'static> Iterator for Present<'a, T> {
     fn next(&mut self) -> Option<(usize, &'a T)> {
         let cell = self.list?;
         loop {
-            // SAFETY: see `Ctx::present_sorted`: a short borrow on the reaction's own thread.
+            // SAFETY: see `Ctx::present`: a short borrow on the reaction's own thread.
             let c = *unsafe { &*cell.get() }.get(self.next)?;
             self.next += 1;
             let cell = self.prog.ports[(self.base + c) as usize].cell;

@@ -44,6 +44,8 @@ pub struct ReactorInfo {
     pub hidden: bool,
     /// The modes of this reactor; the first is the initial mode.
     pub modes: Vec<u32>,
+    /// Its index in its bank (LF's `bank_index`; 0 for a reactor outside a bank).
+    pub bank_index: u32,
 }
 
 /// A port.
@@ -122,6 +124,20 @@ pub struct TimerInfo {
     pub period: u64,
     /// The reactions it triggers.
     pub triggers: Vec<u32>,
+}
+
+/// A watchdog (see [`ProgramBuilder::watchdog`](crate::ProgramBuilder::watchdog)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct WatchdogInfo {
+    /// Full name.
+    pub name: String,
+    /// The reactor it belongs to.
+    pub owner: u32,
+    /// The action that carries its expiry to the reactions it triggers.
+    pub action: u32,
+    /// Its timeout (nanoseconds).
+    pub timeout: u64,
 }
 
 /// A mode of a modal reactor.
@@ -217,6 +233,8 @@ pub struct Graph {
     pub reactions: Vec<ReactionInfo>,
     /// Connections, one per channel pair.
     pub connections: Vec<ConnectionInfo>,
+    /// Watchdogs.
+    pub watchdogs: Vec<WatchdogInfo>,
     /// The number of levels (one more than the highest level).
     pub levels: u32,
     /// How many reactions each level holds.

@@ -74,6 +74,7 @@ mod assemble;
 mod builder;
 mod cells;
 mod ctx;
+mod edf;
 mod engine;
 mod error;
 pub mod graph;
@@ -89,10 +90,12 @@ mod sync;
 mod table;
 mod table_run;
 mod time;
+mod watchdog;
 
 pub use builder::{ActionSpec, Connection, ProgramBuilder, ReactionBuilder, Scope};
 pub use cells::SpacingPolicy;
 pub use ctx::{Ctx, Present, Transition};
+pub use edf::{sort_earliest_first, take_earliest};
 pub use engine::{Engine, Metrics, Next, RunOptions};
 pub use error::{BuildError, RunError, Warning};
 pub use ids::{
@@ -111,3 +114,4 @@ pub use table::{
 };
 pub use table_run::run_table;
 pub use time::Tag;
+pub use watchdog::Watchdog;

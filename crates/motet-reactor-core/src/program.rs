@@ -47,6 +47,9 @@ pub(crate) struct Scratch {
     pub(crate) stop: bool,
     pub(crate) mode: Option<(u32, crate::Transition)>,
     pub(crate) fault: Option<Fault>,
+    /// Watchdog requests, in order: (watchdog, `Some(delay)` to start it that long after the
+    /// current tag, `None` to stop it). Sets `rare`.
+    pub(crate) watchdogs: Vec<(u32, Option<u64>)>,
     /// Set with `stop`, `mode`, `fault` or an event in `scheduled`, so that completing a reaction
     /// tests one flag for all four (events later than the next microstep are the rarer kind).
     pub(crate) rare: bool,
@@ -177,6 +180,8 @@ pub struct Program {
     pub(crate) warnings: Vec<Warning>,
     /// Set by the first run: a program runs once.
     pub(crate) started: core::sync::atomic::AtomicBool,
+    /// With deadline order on, per reaction its inferred deadline (see `crate::edf`).
+    pub(crate) deadline_order: Option<Vec<u64>>,
 }
 
 // SAFETY: the cells are accessed under the scheduling discipline documented in `cells.rs` and in

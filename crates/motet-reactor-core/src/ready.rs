@@ -7,7 +7,8 @@
 //! common case of message-passing programs, a chain (one reaction triggers the next, and nothing
 //! else is queued), never touches the buckets: a lone reaction waits in a register of its own.
 //! Within a level the order is last in, first out: reactions of one level never depend on each
-//! other.
+//! other. A program that orders ready reactions by deadline (see `crate::edf`) has each level
+//! taken earliest deadline first instead.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -47,6 +48,9 @@ pub struct LevelQueue {
     nonempty: Vec<u64>,
     /// No reaction is queued below this level (`usize::MAX` when none is queued).
     low: usize,
+    /// The program orders ready reactions by deadline ([`Program::set_deadline_order`]): each
+    /// bucket is kept sorted so that `pop` takes the earliest deadline of its level.
+    edf: bool,
 }
 
 impl LevelQueue {
@@ -66,6 +70,7 @@ impl LevelQueue {
             nonempty: vec![0; levels.div_ceil(64)],
             low: usize::MAX,
             len: 0,
+            edf: prog.deadline_order().is_some(),
         }
     }
 
@@ -121,13 +126,18 @@ impl LevelQueue {
     #[inline]
     fn bucket(&mut self, prog: &Program, r: u32) {
         let l = prog.level(r as usize) as usize;
+        let edf = self.edf;
         let bucket = &mut self.buckets[l];
         if bucket.is_empty() {
             // The bit of a non-empty bucket is set already (`pop` clears it only once it finds
             // the bucket empty): one test instead of a read-modify-write per push.
             self.nonempty[l / 64] |= 1 << (l % 64);
         }
-        bucket.push(r);
+        if edf {
+            crate::edf::insert_latest_first(prog, bucket, r);
+        } else {
+            bucket.push(r);
+        }
         self.low = self.low.min(l);
     }
 

@@ -357,6 +357,7 @@ impl TableProgram {
                 enclosing_mode: None,
                 hidden: false,
                 modes: Vec::new(),
+                bank_index: 0,
             });
         }
         for t in table.timers {
@@ -442,6 +443,7 @@ impl TableProgram {
                     stop: false,
                     mode: None,
                     fault: None,
+                    watchdogs: Vec::new(),
                     rare: false,
                 }),
                 state: states[row.reactor as usize].ptr(),
@@ -468,6 +470,7 @@ impl TableProgram {
             inbox: Arc::new(Inbox::new()),
             warnings: Vec::new(),
             started: core::sync::atomic::AtomicBool::new(false),
+            deadline_order: None,
         })
     }
 }

@@ -44,6 +44,7 @@
 pub mod clock;
 pub mod diagram;
 mod parallel;
+mod run_async;
 mod runner;
 mod single_thread;
 mod trace;
@@ -54,7 +55,8 @@ pub use motet_reactor_core::{
     LogicalAction, Metrics, ModeId, Multiport, Output, OutputMultiport, PhysicalAction,
     PhysicalSender, Port, Ports, Presence, Present, Program, ProgramBuilder, ReactionBuilder,
     ReactionId, ReactorId, Readable, Reset, RunError, RunOptions, Scope, Shutdown, SpacingPolicy,
-    Startup, Tag, Timer, Transition, Warning,
+    Startup, Tag, Timer, Transition, Warning, Watchdog,
 };
+pub use run_async::{Finished, RunFuture, StartError};
 pub use runner::{Report, Runner, SchedulerKind};
 pub use trace::{ReactionSpan, Trace};

@@ -48,6 +48,7 @@ pub struct Runner {
     options: RunOptions,
     trace: bool,
     readiness_protocol: bool,
+    deadline_order: bool,
 }
 
 /// What a run reports.
@@ -116,6 +117,15 @@ impl Runner {
         self
     }
 
+    /// Runs the ready reactions of a level (or, on the readiness scheduler's own protocol, the
+    /// released ones) earliest deadline first, on every scheduler and on one worker (off by
+    /// default): see [`Program::set_deadline_order`], which this calls before the run. What a
+    /// run computes does not change, only which independent reaction starts first.
+    pub fn deadline_order(mut self, on: bool) -> Runner {
+        self.deadline_order = on;
+        self
+    }
+
     /// Records an execution trace (see [`Trace`]).
     pub fn trace(mut self, on: bool) -> Runner {
         self.trace = on;
@@ -128,6 +138,9 @@ impl Runner {
     /// The first [`RunError`]: an undeclared access, a panic in a reaction (the run stops at the end
     /// of that tag), or the runtime shutting down.
     pub fn run(&self, program: &mut Program) -> Result<Report, RunError> {
+        if self.deadline_order {
+            program.set_deadline_order(true);
+        }
         let started = Instant::now();
         let recorder = self.trace.then(Recorder::new);
         let workers = self.handle.as_ref().map_or(1, Handle::workers);

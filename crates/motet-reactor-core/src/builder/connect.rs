@@ -203,6 +203,25 @@ impl ProgramBuilder {
         None
     }
 
+    /// The mode of the container that a connection from port `a` to port `b` lies in: the mode
+    /// its contained endpoints are placed in (both, for a connection between siblings), or none.
+    /// The reactor generated for a delayed connection is placed there, so that its events follow
+    /// the mode as the endpoints' do: held while it is inactive, resumed by a history entry,
+    /// dropped by a reset entry (LF's `after` inside a mode).
+    fn connection_mode(&self, a: u32, b: u32) -> Option<u32> {
+        let (pa, pb) = (&self.ports[a as usize], &self.ports[b as usize]);
+        let placed = |r: u32| self.reactors[r as usize].mode;
+        match (pa.kind, pb.kind) {
+            (PortKind::Output, PortKind::Input) => match (placed(pa.owner), placed(pb.owner)) {
+                (Some(x), Some(y)) if x != y => None,
+                (x, y) => x.or(y),
+            },
+            (PortKind::Input, PortKind::Input) => placed(pb.owner),
+            (PortKind::Output, PortKind::Output) => placed(pa.owner),
+            (PortKind::Input, PortKind::Output) => None,
+        }
+    }
+
     /// A plain connection from port `a` to port `b`: `b` reads `a`'s value (its slot); a port has
     /// one source at most.
     fn plain(&mut self, a: u32, b: u32) {
@@ -240,7 +259,8 @@ impl ProgramBuilder {
             "delay({} -> {})",
             self.ports[a as usize].name, self.ports[b as usize].name
         );
-        let reactor = self.add_reactor(&name, parent, None, true, ());
+        let mode = self.connection_mode(a, b);
+        let reactor = self.add_reactor(&name, parent, mode, true, ());
         let physical = delay.is_none();
         let spec = ActionSpec::delay(Duration::from_nanos(delay.unwrap_or(0)));
         let act = self.add_action::<T, ()>(reactor.into(), "action", physical, spec, true);

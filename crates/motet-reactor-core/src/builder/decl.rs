@@ -29,6 +29,8 @@ pub(crate) struct ReactorDecl {
     pub(crate) state: StateBox,
     pub(crate) modes: Vec<u32>,
     pub(crate) reactions: u32,
+    /// Its index in the bank that declared it (0 outside a bank).
+    pub(crate) bank_index: u32,
 }
 
 pub(crate) struct PortDecl {

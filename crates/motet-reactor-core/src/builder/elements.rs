@@ -210,7 +210,7 @@ impl ProgramBuilder {
         }
     }
 
-    pub(super) fn add_action<T: Send + Sync + 'static, S>(
+    pub(crate) fn add_action<T: Send + Sync + 'static, S>(
         &mut self,
         scope: Scope<S>,
         name: &str,

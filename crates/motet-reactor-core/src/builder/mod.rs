@@ -84,6 +84,11 @@ pub struct ProgramBuilder {
     pub(crate) errors: Vec<BuildError>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) inbox: Arc<Inbox>,
+    /// While [`ProgramBuilder::bank`] calls its function: the first reactor index of the call and
+    /// the bank index it is for.
+    pub(crate) bank_scope: Option<(u32, u32)>,
+    /// The watchdogs declared: (hidden action, timeout in nanoseconds); see `crate::watchdog`.
+    pub(crate) watchdogs: Vec<(u32, u64)>,
 }
 
 impl Default for ProgramBuilder {
@@ -118,6 +123,8 @@ impl ProgramBuilder {
             errors: Vec::new(),
             warnings: Vec::new(),
             inbox: Arc::new(Inbox::new()),
+            bank_scope: None,
+            watchdogs: Vec::new(),
         }
     }
 
@@ -143,6 +150,12 @@ impl ProgramBuilder {
             None => name.into(),
         };
         let ix = self.reactors.len() as u32;
+        // A member of the bank being declared: declared by its function, not inside a reactor
+        // that function declared.
+        let bank_index = match self.bank_scope {
+            Some((first, i)) if parent.is_none_or(|p| p < first) => i,
+            _ => 0,
+        };
         self.reactors.push(ReactorDecl {
             name: full,
             parent,
@@ -151,6 +164,7 @@ impl ProgramBuilder {
             state: StateBox::new(state),
             modes: Vec::new(),
             reactions: 0,
+            bank_index,
         });
         ReactorId {
             prog: self.prog,
@@ -181,9 +195,30 @@ impl ProgramBuilder {
 
     /// Calls `f(builder, index)` for `index` in `0..width` and collects the results: a bank. `f`
     /// typically declares one reactor named `name[index]` and returns its handles; `index` is LF's
-    /// `bank_index`.
+    /// `bank_index`. The reactors `f` declares directly (not inside another reactor it declared)
+    /// are the members of the bank at `index`: their reactions read it with
+    /// [`Ctx::bank_index`](crate::Ctx::bank_index). Banks nest: inside an inner bank's function,
+    /// the inner index applies.
+    ///
+    /// ```
+    /// use motet_reactor_core::{ProgramBuilder, Startup};
+    /// let mut b = ProgramBuilder::new();
+    /// b.bank(3, |b, i| {
+    ///     let w = b.reactor(&format!("w[{i}]"), 0usize);
+    ///     b.reaction(w, "id").trigger(Startup).body(|id, ctx| *id = ctx.bank_index());
+    /// });
+    /// # let _ = b.build().unwrap();
+    /// ```
     pub fn bank<X>(&mut self, width: usize, mut f: impl FnMut(&mut Self, usize) -> X) -> Vec<X> {
-        (0..width).map(|i| f(self, i)).collect()
+        (0..width)
+            .map(|i| {
+                let first = self.reactors.len() as u32;
+                let outer = self.bank_scope.replace((first, i as u32));
+                let x = f(self, i);
+                self.bank_scope = outer;
+                x
+            })
+            .collect()
     }
 
     /// Declares a mode of `reactor`; the first mode declared is the initial one.

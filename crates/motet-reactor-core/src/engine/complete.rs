@@ -106,6 +106,9 @@ impl Engine {
             self.mode_requests.push((r, m, t));
             self.extras = true;
         }
+        if !scratch.watchdogs.is_empty() {
+            self.apply_watchdogs(prog, scratch);
+        }
     }
 
     /// The common case of `slot_extras`, inline: a slot that needs no dropping and is observed by

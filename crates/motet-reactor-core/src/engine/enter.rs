@@ -47,6 +47,9 @@ impl Engine {
         // SAFETY: between tags: no reaction runs, so none reads the tag info.
         unsafe { *prog.info.get() = self.info };
         if self.info.shutdown {
+            if !self.mode_entered.is_empty() {
+                self.unblock_visited_shutdown(prog);
+            }
             for &r in &prog.graph.shutdown {
                 self.trigger(r, sink);
             }
@@ -142,19 +145,41 @@ impl Engine {
                 &timer.triggers
             }
             Kind::Action => return self.fire_action(prog, ev.ix, ev.tag, sink),
+            Kind::Watchdog => return self.fire_watchdog(prog, ev, sink),
             Kind::ModeEnter => {
                 self.info.reset = true;
                 &g.mode_reset_reactions[ev.ix as usize]
             }
+            Kind::ModeStartup => return self.fire_mode_startup(ev.ix, sink),
         };
         for &r in list {
             self.trigger(r, sink);
         }
     }
 
+    /// The first entry into mode `m` (see `mode_life`): its startup reactions. Out of line, as
+    /// the other rare events, to keep the tag loop that inlines `fire` small.
+    #[cold]
+    #[inline(never)]
+    fn fire_mode_startup(&mut self, m: u32, sink: &mut impl FnMut(u32)) {
+        self.info.startup = true;
+        // A list of the engine's own: taken out while triggering needs the engine.
+        let list = self.take_mode_startup(m);
+        for &r in &list {
+            self.trigger(r, sink);
+        }
+        self.put_mode_startup(m, list);
+    }
+
     /// An action event of the tag being entered (see `fire`).
     #[inline(always)]
-    fn fire_action(&mut self, prog: &Program, ix: u32, tag: Tag, sink: &mut impl FnMut(u32)) {
+    pub(super) fn fire_action(
+        &mut self,
+        prog: &Program,
+        ix: u32,
+        tag: Tag,
+        sink: &mut impl FnMut(u32),
+    ) {
         debug_assert!((ix as usize) < prog.action_rt.len());
         // SAFETY: `ix` is an action of this engine's program (events are made from its actions,
         // by its reactions' completions or checked arrivals), and `prog` is that program (checked

@@ -70,6 +70,7 @@ impl Engine {
             requests.clear();
             self.mode_requests = requests;
             self.block_inactive(prog);
+            self.first_entries(prog);
         }
         if self.info.shutdown || self.error.is_some() {
             self.done = true;
@@ -95,8 +96,10 @@ impl Engine {
         let inside = |ev: &Event| match ev.kind {
             Kind::Timer => g.mode_within(g.timers[ev.ix as usize].mode, m),
             Kind::Action => g.mode_within(g.actions[ev.ix as usize].mode, m),
-            Kind::ModeEnter => g.mode_within(Some(ev.ix), m),
-            Kind::Startup => false,
+            Kind::ModeEnter | Kind::ModeStartup => g.mode_within(Some(ev.ix), m),
+            // An expiry that fires while its reactor's mode is inactive is held as an action's
+            // event is (see `fire_action`).
+            Kind::Startup | Kind::Watchdog => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
         let at = self.next_microstep.tag();

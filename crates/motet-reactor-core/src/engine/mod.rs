@@ -24,7 +24,9 @@
 mod complete;
 mod enter;
 mod finish;
+mod mode_life;
 mod part;
+mod watchdog;
 
 pub(crate) use complete::fault_error;
 
@@ -47,6 +49,10 @@ enum Kind {
     Action,
     /// Reset entry into a mode.
     ModeEnter,
+    /// A watchdog's expiry, if it still stands when its tag comes (see `watchdog`).
+    Watchdog,
+    /// The first entry into a mode, which triggers its startup reactions (see `mode_life`).
+    ModeStartup,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -143,6 +149,12 @@ pub struct Engine {
     mode_requests: Vec<(u32, u32, Transition)>,
     /// Events of inactive modes, held until their mode is entered again.
     suspended: Vec<Event>,
+    /// Per mode, whether it has been active (see `mode_life`); empty without modes.
+    mode_entered: Vec<bool>,
+    /// Per mode, its startup reactions (see `mode_life`); empty without modes.
+    mode_startup: Vec<Vec<u32>>,
+    /// Per watchdog, the tag it is due to expire at, if armed (see `watchdog`).
+    watchdogs: Vec<Option<Tag>>,
     /// Per action, the last tag given to a value from the inbox.
     last_physical: Vec<Tag>,
     /// Whether the current tag has work for `finish_tag` beyond the common case: values to drop,
@@ -199,6 +211,9 @@ impl Engine {
             left_at: alloc::vec![0; g.modes.len()],
             mode_requests: Vec::new(),
             suspended: Vec::new(),
+            mode_entered: Vec::new(),
+            mode_startup: Vec::new(),
+            watchdogs: alloc::vec![None; g.watchdogs.len()],
             last_physical: alloc::vec![Tag::ZERO; g.actions.len()],
             extras: false,
             metrics: Metrics {
@@ -212,6 +227,7 @@ impl Engine {
             error: None,
         };
         e.block_inactive(prog);
+        e.init_mode_life(prog);
         e.push(Tag::ZERO, Kind::Startup, 0);
         for (i, t) in g.timers.iter().enumerate() {
             let tag = Tag::from_nanos(t.offset, 0);
@@ -420,6 +436,9 @@ impl Engine {
         }
         // Draining never ends the run (a bad value fails it at the end of the next tag).
         self.drain_inbox(prog, clock);
+        if !self.watchdogs.is_empty() {
+            self.watch(prog, clock);
+        }
         let queued = if self.next_microstep.is_empty() {
             self.queue.peek().map(|e| e.0.tag)
         } else {

@@ -498,7 +498,11 @@ impl Shared<'_> {
                 self.released_hint.store(left, Relaxed);
                 break true;
             }
-            let r = core.released.pop().expect("a released reaction");
+            let r = match self.prog.deadline_order() {
+                None => core.released.pop(),
+                Some(keys) => motet_reactor_core::take_earliest(keys, &mut core.released),
+            }
+            .expect("a released reaction");
             ran += 1;
             waited = false;
             if left == 1 && core.pending == 1 {

@@ -320,6 +320,10 @@ impl Shared<'_> {
                         batch, triggered, ..
                     } = &mut *core;
                     std::mem::swap(batch, &mut triggered.queues[l]);
+                    if let Some(keys) = prog.deadline_order() {
+                        // Claims (and a level run here) take the batch from its start.
+                        motet_reactor_core::sort_earliest_first(keys, batch);
+                    }
                     core.level = l;
                     // `costed`: the level costs decide, so a level published below is worth sharing
                     // (by its estimate, or by its claims run so far here).

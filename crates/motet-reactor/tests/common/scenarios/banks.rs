@@ -33,6 +33,13 @@ pub fn scenarios() -> Vec<Scenario> {
         ]),
         sc("multiport_after", None, multiport_after, &["(5 ms, 0) sink.log: [(0, 1), (1, 2)]"]),
         sc("multiport_hierarchy", None, multiport_hierarchy, &["(0, 0) outer.inner.sum: 3"]),
+        sc("bank_index", None, bank_index, &[
+            "(0, 0) lone.id: 0",
+            "(0, 0) row[0].id: 0", "(0, 0) row[0].child.id: 0",
+            "(0, 0) row[0].cell[0].id: 0", "(0, 0) row[0].cell[1].id: 1",
+            "(0, 0) row[1].id: 1", "(0, 0) row[1].child.id: 0",
+            "(0, 0) row[1].cell[0].id: 0", "(0, 0) row[1].cell[1].id: 1",
+        ]),
     ]
 }
 
@@ -217,8 +224,10 @@ fn sparse_multiport(log: &Log) -> Program {
             *k += 1;
         });
     let i = gather(&mut b, log, "sink", 10, "scan", |ctx, i| {
-        let unsorted: Vec<usize> = ctx.present(i).map(|(c, _)| c).collect();
-        let sorted: Vec<usize> = ctx.present_sorted(i).map(|(c, _)| c).collect();
+        let unsorted: Vec<usize> = ctx.present_unordered(i).map(|(c, _)| c).collect();
+        let sorted: Vec<usize> = ctx.present(i).map(|(c, _)| c).collect();
+        let again: Vec<usize> = ctx.present_sorted(i).map(|(c, _)| c).collect();
+        assert_eq!(sorted, again, "present_sorted is present");
         let full: Vec<usize> = (0..10)
             .filter(|&c| ctx.get(i.channel(c)).is_some())
             .collect();
@@ -252,5 +261,30 @@ fn multiport_hierarchy(log: &Log) -> Program {
         .body(move |_, ctx| l.record(ctx, ctx.present(iin).map(|(_, v)| *v).sum::<u32>()));
     b.connect(oin, iin);
     b.connect(o, oin);
+    b.build().unwrap()
+}
+
+/// `Ctx::bank_index`: the members of a bank see their index; a reactor outside a bank, and a
+/// child declared inside a member, see 0; an inner bank's members see the inner index.
+fn bank_index(log: &Log) -> Program {
+    let mut b = ProgramBuilder::new();
+    let report = |b: &mut ProgramBuilder, r: motet_reactor::ReactorId<()>| {
+        let l = log.clone();
+        b.reaction(r, "id")
+            .trigger(Startup)
+            .body(move |_, ctx| l.record(ctx, ctx.bank_index()));
+    };
+    let lone = b.reactor("lone", ());
+    report(&mut b, lone);
+    b.bank(2, |b, i| {
+        let row = b.reactor(&format!("row[{i}]"), ());
+        report(b, row);
+        let child = b.child(row, "child", ());
+        report(b, child);
+        b.bank(2, |b, j| {
+            let cell = b.child(row, &format!("cell[{j}]"), ());
+            report(b, cell);
+        });
+    });
     b.build().unwrap()
 }

@@ -9,9 +9,11 @@
 
 mod banks;
 mod modes;
+mod modes_lf;
 mod order;
 mod stop;
 mod time;
+mod watchdog;
 
 use std::time::Duration;
 
@@ -55,6 +57,8 @@ pub fn all() -> Vec<Scenario> {
         time::scenarios(),
         banks::scenarios(),
         modes::scenarios(),
+        modes_lf::scenarios(),
+        watchdog::scenarios(),
     ]
     .into_iter()
     .flatten()

@@ -98,7 +98,7 @@ fn build(&(cfg, ref graph): &(Config, Arc<Graph>)) -> (Program, AStar) {
         .body(move |m: &mut Option<Manager>, ctx| {
             let Some(m) = m else { return };
             let mut due: Vec<(u64, Vec<Proposal>)> = Vec::new();
-            for (_, items) in ctx.present(answers) {
+            for (_, items) in ctx.present_unordered(answers) {
                 due.extend(items.iter().map(|(seq, p)| (*seq, p.clone())));
             }
             due.sort_unstable_by_key(|x| x.0);

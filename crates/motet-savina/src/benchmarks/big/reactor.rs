@@ -82,7 +82,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Big) {
             .trigger(in_ping)
             .effect(out_pong)
             .body(move |me: &mut Worker, ctx| {
-                for (from, _) in ctx.present(in_ping) {
+                for (from, _) in ctx.present_unordered(in_ping) {
                     me.pings_handled += 1;
                     ctx.set(out_pong.channel(from), ());
                 }
@@ -92,7 +92,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Big) {
             .effect(next)
             .effect(finished)
             .body(move |me: &mut Worker, ctx| {
-                for (from, _) in ctx.present(in_pong) {
+                for (from, _) in ctx.present_unordered(in_pong) {
                     if from != me.expected {
                         me.unexpected += 1;
                     }

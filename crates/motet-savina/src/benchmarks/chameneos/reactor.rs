@@ -111,7 +111,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Chameneos) {
         .trigger(from_creatures)
         .effect(pair)
         .body(move |m: &mut Mall, ctx| {
-            for (i, msg) in ctx.present(from_creatures) {
+            for (i, msg) in ctx.present_unordered(from_creatures) {
                 match *msg {
                     Msg::MeetingCount(k) => {
                         m.faded += 1;
@@ -169,7 +169,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Chameneos) {
             });
         b.reaction(r, "change").trigger(input).effect(to_mall).body(
             move |me: &mut Creature, ctx| {
-                for (_, msg) in ctx.present(input) {
+                for (_, msg) in ctx.present_unordered(input) {
                     if let Msg::Change { color } = *msg {
                         me.color = color;
                         me.meetings += 1;

@@ -107,7 +107,7 @@ fn build(
             if ctx.present_count(values) < group.len() {
                 return;
             }
-            for (j, &v) in ctx.present(values) {
+            for (j, &v) in ctx.present_unordered(values) {
                 group[j] = v;
             }
             ctx.set(sum, combine(group));

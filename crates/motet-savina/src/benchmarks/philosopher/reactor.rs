@@ -163,8 +163,8 @@ pub(super) fn build(cfg: &Config) -> (Program, Philosophers) {
         .trigger(reply)
         .effect(reply)
         .body(move |a: &mut Arbitrator, ctx| {
-            let done = ctx.present(done).map(|(i, _)| i);
-            if a.arbitrate(done, ctx.present(hungry).map(|(j, _)| j)) {
+            let done = ctx.present_unordered(done).map(|(i, _)| i);
+            if a.arbitrate(done, ctx.present_unordered(hungry).map(|(j, _)| j)) {
                 ctx.schedule(reply, (), Duration::ZERO);
             }
         });

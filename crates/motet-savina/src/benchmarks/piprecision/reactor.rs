@@ -94,7 +94,7 @@ fn build(
         .effect(next)
         .body(move |m: &mut Master, ctx| {
             let mut round = std::mem::take(&mut m.round);
-            for (_, terms) in ctx.present(results) {
+            for (_, terms) in ctx.present_unordered(results) {
                 round.extend(terms.iter().cloned());
             }
             round.sort_unstable_by_key(|&(k, _)| k);

@@ -47,7 +47,7 @@ pub(super) fn build(cfg: &Config) -> (Program, ThreadRing) {
     b.reaction(init, "done")
         .trigger(done)
         .body(move |zero_at: &mut ZeroAt, ctx| {
-            *zero_at = ctx.present(done).next().map(|(i, _)| i);
+            *zero_at = ctx.present_unordered(done).next().map(|(i, _)| i);
         });
     let nodes = b.bank(n, |b, i| {
         let node = b.reactor(&format!("node[{i}]"), 0u64);
