@@ -11,7 +11,7 @@
 //!
 //! Measuring one job ([`measure_job`]): the variant's `prepare` once (untimed), then `warmup`
 //! untimed and `iterations` timed iterations, each an untimed [`Iteration::setup`] followed by
-//! [`Iteration::run`] timed with [`Instant`]; with a `min_time`, more timed iterations follow until
+//! [`Iteration::run`] timed with [`Instant`] and an untimed [`Iteration::validate`]; with a `min_time`, more timed iterations follow until
 //! the timed ones add up to it (at most [`MAX_TIMED_ITERATIONS`] in all), so that a cell of a few
 //! milliseconds gets a median of hundreds of samples instead of a handful on a noisy machine. A
 //! sequential model runs once, recorded with threads =
@@ -344,6 +344,7 @@ fn measure(
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| program.run()));
         let ms = start.elapsed().as_nanos() as f64 / 1e6;
+        let outcome = outcome.and_then(|o| catch_unwind(AssertUnwindSafe(|| program.validate(o))));
         if i < total {
             observer.progressed(1);
         }
