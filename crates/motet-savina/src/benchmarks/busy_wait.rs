@@ -60,7 +60,32 @@ pub(crate) fn spin_shared(k: u32) {
 const WY_INCREMENT: u64 = 0xa076_1d64_78bd_642f;
 const WY_MIX: u64 = 0xe703_7ed1_a0b4_28db;
 
-/// One actor's busy-wait generator.
+/// One actor's busy-waits on the shared [`math_random`], counted.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SharedWait {
+    /// Draws made so far.
+    draws: u64,
+}
+
+impl SharedWait {
+    /// No draws made yet.
+    pub(crate) fn new() -> SharedWait {
+        SharedWait::default()
+    }
+
+    /// Savina's `busyWait(k)`: [`spin_shared`]`(k)`.
+    pub(crate) fn spin(&mut self, k: u32) {
+        spin_shared(k);
+        self.draws += u64::from(k);
+    }
+
+    /// The draws made so far.
+    pub(crate) fn draws(&self) -> u64 {
+        self.draws
+    }
+}
+
+/// One actor's own busy-wait generator (the tuned programs').
 #[derive(Clone, Debug)]
 pub(crate) struct BusyWait {
     state: u64,
@@ -118,6 +143,10 @@ mod tests {
         assert_eq!(next_on(&state, 31), java.next_int() as u32 as u64 >> 1);
         assert!((0.0..1.0).contains(&math_random()));
         spin_shared(10);
+        let mut wait = super::SharedWait::new();
+        wait.spin(7);
+        wait.spin(3);
+        assert_eq!(wait.draws(), 10);
     }
 
     /// Threads drawing from one state at once lose no step: after 4 × 1,000 draws the state is
