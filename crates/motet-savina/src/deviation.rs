@@ -64,7 +64,7 @@ pub const ALL: &[Deviation] = &[
     d("mall-starts-meetings", Kind::Flow, "the Mall sends each creature's first Meet on its behalf where SPEC.md's creatures send it on start (chameneos)"),
     d("channels-at-spawn", Kind::Flow, "each process gets its neighbours' channels when spawned instead of in a message (threadring's Data, big's Neighbors)"),
     d("init-message", Kind::Flow, "one extra Init message per actor hands out a table of addresses (concdict, concsll, philosopher, banking)"),
-    d("main-creates-actors", Kind::Flow, "the main thread creates the actors and hands them over where SPEC.md's Master, Manager or Arbiter creates them (concdict, bndbuffer, cigsmok)"),
+    d("main-creates-actors", Kind::Flow, "the main thread creates the actors and hands them over where SPEC.md's Master creates them (concdict)"),
     d("customer-per-message", Kind::Flow, "barber's factory makes one customer per self-message where SPEC.md makes all N in one handler, so returns interleave with arrivals differently"),
     d("row-column-payload", Kind::Flow, "apsp's blocks send each neighbour only the row or column its next step reads, and update in place, where SPEC.md broadcasts whole blocks"),
     d("ledger-search", Kind::Flow, "astar's Master owns the search ledger and workers expand one level per item, where SPEC.md's workers search up to the threshold on a shared graph"),
