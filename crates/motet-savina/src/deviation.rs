@@ -61,7 +61,6 @@ pub const ALL: &[Deviation] = &[
     // Message flow.
     d("no-self-message", Kind::Flow, "pingpong's Ping sends the next ping straight from its Pong behaviour (2N+2 messages), as Verona's port does, where SPEC.md's Ping sends itself a Ping after each Pong (3N+1) (boc)"),
     d("driver-actor", Kind::Flow, "a driver actor or process sends the work (fjthrput) or spawns the workers (fjcreate) where SPEC.md's main thread does"),
-    d("mall-starts-meetings", Kind::Flow, "the Mall sends each creature's first Meet on its behalf where SPEC.md's creatures send it on start (chameneos)"),
     d("channels-at-spawn", Kind::Flow, "each process gets its neighbours' channels when spawned instead of in a message (threadring's Data, big's Neighbors)"),
     d("init-message", Kind::Flow, "one extra Init message per actor hands out a table of addresses (concdict, concsll, philosopher, banking)"),
     d("main-creates-actors", Kind::Flow, "the main thread creates the actors and hands them over where SPEC.md's Master creates them (concdict)"),
