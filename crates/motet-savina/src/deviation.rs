@@ -84,7 +84,7 @@ pub const ALL: &[Deviation] = &[
     // Data and parameters.
     d("input-plus-one", Kind::Params, "filterbank's input is (k mod 1000) + 1 where SPEC.md's is k mod 1000"),
     d("points-reset", Kind::Params, "facloc's point generator restarts each iteration where SPEC.md's static generator goes on"),
-    d("lcg-requests", Kind::Params, "concdict's workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
+    d("lcg-requests", Kind::Params, "concdict's tuned workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
 ];
 
 /// The heading of the Savina README's section that explains every deviation.
