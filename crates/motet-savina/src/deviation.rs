@@ -83,7 +83,6 @@ pub const ALL: &[Deviation] = &[
     d("no-busy-loops", Kind::Kernel, "uct leaves out Savina's busy-loops"),
     // Data and parameters.
     d("input-plus-one", Kind::Params, "filterbank's input is (k mod 1000) + 1 where SPEC.md's is k mod 1000"),
-    d("points-reset", Kind::Params, "facloc's point generator restarts each iteration where SPEC.md's static generator goes on"),
     d("lcg-requests", Kind::Params, "concdict's tuned workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
 ];
 

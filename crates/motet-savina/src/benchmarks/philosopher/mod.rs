@@ -57,12 +57,12 @@ crate::params! {
 pub(crate) const ARBITRATOR_BATCH: u32 = 5;
 
 variants!(
-    actor ["init-message"],
-    actor_tuned ["batch", "init-message"],
-    boc ["meal-queued-early"] (own_protocol),
-    reactor (own_protocol),
-    floor ["init-message"],
-    floor_tuned ["batch", "init-message"],
+    actor,
+    actor_tuned["batch"],
+    boc["meal-queued-early"](own_protocol),
+    reactor(own_protocol),
+    floor,
+    floor_tuned["batch"],
 );
 
 /// The Arbitrator's forks: each one's holder, and what it saw.
