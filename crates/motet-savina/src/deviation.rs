@@ -79,7 +79,7 @@ pub const ALL: &[Deviation] = &[
     d("simd-relax", Kind::Kernel, "apsp relaxes i32 distances with AVX2, two rows a pass, where SPEC.md uses long in a plain loop"),
     d("window-board", Kind::Kernel, "nqueenk checks a board with a 32-wide vectorised window and edits one board in place, where SPEC.md copies an int[] per trial and returns at the first conflict"),
     d("tuned-hash", Kind::Kernel, "concdict's map uses an integer hasher laid out for cache locality where SPEC.md uses a plain hash map"),
-    d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (tuned barber, cigsmok, astar)"),
+    d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (tuned barber and astar, astar's reactors)"),
     d("no-busy-loops", Kind::Kernel, "uct leaves out Savina's busy-loops"),
     // Data and parameters.
     d("input-plus-one", Kind::Params, "filterbank's input is (k mod 1000) + 1 where SPEC.md's is k mod 1000"),

@@ -506,6 +506,55 @@ mod tests {
         }
     }
 
+    /// Fails its outcome in `run` and passes it in `validate`, counting the validations.
+    struct Deferred {
+        validated: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Iteration for Deferred {
+        fn run(&mut self) -> Outcome {
+            Outcome::failed("not validated")
+        }
+
+        fn validate(&mut self, outcome: Outcome) -> Outcome {
+            assert!(outcome.check.is_err());
+            self.validated
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Outcome::expect_eq("n", 3, 3)
+        }
+    }
+
+    static VALIDATIONS: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicUsize>> =
+        std::sync::OnceLock::new();
+
+    fn prepare_deferred(_: &Params, _: usize) -> Prepared {
+        Ok(Box::new(Deferred {
+            validated: VALIDATIONS.get_or_init(Default::default).clone(),
+        }))
+    }
+
+    static DEFERRED: Benchmark = Benchmark {
+        name: "deferred",
+        id: 0,
+        title: "a test program with an untimed validation",
+        params: PARAMS,
+        variants: || vec![Variant::new(Model::Floor, prepare_deferred)],
+    };
+
+    /// The runner validates every iteration, warm-up included, after timing it.
+    #[test]
+    fn every_iteration_is_validated() {
+        let mut log = Log::default();
+        let mut p = plan(3.0, vec![Model::Floor]);
+        p.benchmarks = vec![(&DEFERRED, Params::defaults(PARAMS))];
+        let summary = run(&p, &mut log);
+        assert_eq!(summary.failures, 0, "{:?}", log.failed);
+        assert!(summary.records[0].validated);
+        assert_eq!(summary.records[0].result, serde_json::json!(3));
+        let validations = VALIDATIONS.get().unwrap();
+        assert_eq!(validations.load(std::sync::atomic::Ordering::Relaxed), 4);
+    }
+
     #[test]
     fn sequential_models_run_once_and_missing_variants_are_skipped() {
         let mut log = Log::default();
