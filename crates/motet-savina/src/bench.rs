@@ -4,7 +4,8 @@
 //! value) and lists one [`Variant`] per model it has. The harness calls a variant's `prepare` once per
 //! (benchmark, model, thread count) — building a runtime or thread pool is untimed, as in Verona's and
 //! LF's harnesses — then, for every warm-up and timed iteration, [`Iteration::setup`] (untimed) and
-//! [`Iteration::run`] (timed: creating the actors and running to completion).
+//! [`Iteration::run`] (timed: creating the actors and running to completion), then
+//! [`Iteration::validate`] (untimed).
 
 use std::fmt;
 
@@ -231,6 +232,13 @@ pub trait Iteration {
     /// One timed iteration: create the actors (cowns, processes…), run to completion, and return the
     /// checked result.
     fn run(&mut self) -> Outcome;
+
+    /// Untimed work after each [`run`](Iteration::run): the validation Savina keeps out of the
+    /// timed region (apsp, astar, recmatmul, sor check their results in `cleanupIteration`). Takes
+    /// the outcome `run` returned and gives the checked one; the default passes it through.
+    fn validate(&mut self, outcome: Outcome) -> Outcome {
+        outcome
+    }
 
     /// LF's Table 1 figures of the last run, for reactor programs (`None` for other models). A
     /// method beside [`Outcome`] rather than a field of it, so that the many programs that build

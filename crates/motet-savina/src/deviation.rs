@@ -61,15 +61,14 @@ pub const ALL: &[Deviation] = &[
     // Message flow.
     d("no-self-message", Kind::Flow, "pingpong's Ping sends the next ping straight from its Pong behaviour (2N+2 messages), as Verona's port does, where SPEC.md's Ping sends itself a Ping after each Pong (3N+1) (boc)"),
     d("driver-actor", Kind::Flow, "a driver actor or process sends the work (fjthrput) or spawns the workers (fjcreate) where SPEC.md's main thread does"),
-    d("mall-starts-meetings", Kind::Flow, "the Mall sends each creature's first Meet on its behalf where SPEC.md's creatures send it on start (chameneos)"),
     d("channels-at-spawn", Kind::Flow, "each process gets its neighbours' channels when spawned instead of in a message (threadring's Data, big's Neighbors)"),
-    d("init-message", Kind::Flow, "one extra Init message per actor hands out a table of addresses (concdict, concsll, philosopher, banking)"),
-    d("main-creates-actors", Kind::Flow, "the main thread creates the actors and hands them over where SPEC.md's Master, Manager or Arbiter creates them (concdict, bndbuffer, cigsmok)"),
+    d("init-message", Kind::Flow, "one extra Init message per actor hands out a table of addresses (tuned concdict and banking)"),
+    d("main-creates-actors", Kind::Flow, "the main thread creates the actors and hands them over where SPEC.md's Master creates them (concdict)"),
     d("customer-per-message", Kind::Flow, "barber's factory makes one customer per self-message where SPEC.md makes all N in one handler, so returns interleave with arrivals differently"),
     d("row-column-payload", Kind::Flow, "apsp's blocks send each neighbour only the row or column its next step reads, and update in place, where SPEC.md broadcasts whole blocks"),
     d("ledger-search", Kind::Flow, "astar's Master owns the search ledger and workers expand one level per item, where SPEC.md's workers search up to the threshold on a shared graph"),
     d("driver-decomposition", Kind::Flow, "one driver behaviour runs the whole recursive decomposition; only leaves and merges run in parallel (boc's fib and quicksort)"),
-    d("meal-queued-early", Kind::Flow, "philosopher's next meal is queued before the last one ran (boc)"),
+    d("meal-queued-early", Kind::Flow, "philosopher's next meal is queued before the last one ran (boc-tuned)"),
     // Kernels and data structures.
     d("vec-list", Kind::Kernel, "concsll's list is a sorted Vec scanned in 64-element blocks, with an O(1) Size, where SPEC.md walks a sorted linked list"),
     d("tiled-matmul", Kind::Kernel, "recmatmul's leaves multiply in 4x8 register tiles (AVX) with B packed where SPEC.md runs a plain i-j-k loop"),
@@ -80,13 +79,11 @@ pub const ALL: &[Deviation] = &[
     d("simd-relax", Kind::Kernel, "apsp relaxes i32 distances with AVX2, two rows a pass, where SPEC.md uses long in a plain loop"),
     d("window-board", Kind::Kernel, "nqueenk checks a board with a 32-wide vectorised window and edits one board in place, where SPEC.md copies an int[] per trial and returns at the first conflict"),
     d("tuned-hash", Kind::Kernel, "concdict's map uses an integer hasher laid out for cache locality where SPEC.md uses a plain hash map"),
-    d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (barber, cigsmok, astar)"),
+    d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (tuned barber and astar, astar's reactors)"),
     d("no-busy-loops", Kind::Kernel, "uct leaves out Savina's busy-loops"),
     // Data and parameters.
     d("input-plus-one", Kind::Params, "filterbank's input is (k mod 1000) + 1 where SPEC.md's is k mod 1000"),
-    d("balance-10000", Kind::Params, "banking's accounts start at 10,000 where SPEC.md starts them near DBL_MAX/(A·N)"),
-    d("points-reset", Kind::Params, "facloc's point generator restarts each iteration where SPEC.md's static generator goes on"),
-    d("lcg-requests", Kind::Params, "concdict's workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
+    d("lcg-requests", Kind::Params, "concdict's tuned workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
 ];
 
 /// The heading of the Savina README's section that explains every deviation.

@@ -324,6 +324,46 @@ impl<P, F: Fn(&P) -> Outcome> Iteration for Program<P, F> {
     }
 }
 
+/// Builds a floor variant's program whose validation is untimed (see
+/// [`motet_support::prepare_validated`](crate::motet_support::prepare_validated)): the timed `run`
+/// returns what the program ended with, `validate` checks it in [`Iteration::validate`].
+pub(crate) fn program_validated<P, R, F, V>(prepared: P, run: F, validate: V) -> Prepared
+where
+    P: 'static,
+    R: 'static,
+    F: Fn(&P) -> R + 'static,
+    V: Fn(&P, R) -> Outcome + 'static,
+{
+    Ok(Box::new(Validated {
+        prepared,
+        run,
+        validate,
+        last: None,
+    }))
+}
+
+/// A floor variant's program with an untimed validation (see [`program_validated`]).
+struct Validated<P, R, F, V> {
+    prepared: P,
+    run: F,
+    validate: V,
+    last: Option<R>,
+}
+
+impl<P, R, F: Fn(&P) -> R, V: Fn(&P, R) -> Outcome> Iteration for Validated<P, R, F, V> {
+    fn run(&mut self) -> Outcome {
+        self.last = Some((self.run)(&self.prepared));
+        Outcome::failed(crate::motet_support::NOT_VALIDATED)
+    }
+
+    fn validate(&mut self, outcome: Outcome) -> Outcome {
+        match self.last.take() {
+            Some(last) => (self.validate)(&self.prepared, last),
+            None => outcome,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Actor, ActorId, Context, System, BATCH, CHAIN_BOUND};

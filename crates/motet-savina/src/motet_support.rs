@@ -36,6 +36,52 @@ impl<C> Iteration for Program<C> {
     }
 }
 
+/// Builds a motet variant whose validation is untimed (Savina checks apsp, astar, recmatmul and
+/// sor in `cleanupIteration`): the timed `run` returns what the program ended with, and
+/// `validate` checks it in [`Iteration::validate`]. Until then the outcome is a failure, so that
+/// a caller that skips the validation cannot mistake the run for a checked one.
+pub(crate) fn prepare_validated<C: 'static, R: 'static>(
+    cfg: C,
+    threads: usize,
+    run: fn(&C, &Runtime) -> R,
+    validate: fn(&C, R) -> Outcome,
+) -> Prepared {
+    Ok(Box::new(Validated {
+        cfg,
+        rt: runtime(threads)?,
+        run,
+        validate,
+        last: None,
+    }))
+}
+
+/// A motet variant's program with an untimed validation (see [`prepare_validated`]).
+struct Validated<C, R> {
+    cfg: C,
+    rt: Runtime,
+    run: fn(&C, &Runtime) -> R,
+    validate: fn(&C, R) -> Outcome,
+    /// What the last run ended with, until it is validated.
+    last: Option<R>,
+}
+
+impl<C, R> Iteration for Validated<C, R> {
+    fn run(&mut self) -> Outcome {
+        self.last = Some((self.run)(&self.cfg, &self.rt));
+        Outcome::failed(NOT_VALIDATED)
+    }
+
+    fn validate(&mut self, outcome: Outcome) -> Outcome {
+        match self.last.take() {
+            Some(last) => (self.validate)(&self.cfg, last),
+            None => outcome,
+        }
+    }
+}
+
+/// The outcome of a run whose untimed validation has not run yet.
+pub(crate) const NOT_VALIDATED: &str = "the run's result was not validated";
+
 /// A motet runtime with `threads` workers.
 pub(crate) fn runtime(threads: usize) -> Result<Runtime, String> {
     Runtime::builder()

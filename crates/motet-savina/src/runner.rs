@@ -11,7 +11,7 @@
 //!
 //! Measuring one job ([`measure_job`]): the variant's `prepare` once (untimed), then `warmup`
 //! untimed and `iterations` timed iterations, each an untimed [`Iteration::setup`] followed by
-//! [`Iteration::run`] timed with [`Instant`]; with a `min_time`, more timed iterations follow until
+//! [`Iteration::run`] timed with [`Instant`] and an untimed [`Iteration::validate`]; with a `min_time`, more timed iterations follow until
 //! the timed ones add up to it (at most [`MAX_TIMED_ITERATIONS`] in all), so that a cell of a few
 //! milliseconds gets a median of hundreds of samples instead of a handful on a noisy machine. A
 //! sequential model runs once, recorded with threads =
@@ -344,6 +344,7 @@ fn measure(
         let start = Instant::now();
         let outcome = catch_unwind(AssertUnwindSafe(|| program.run()));
         let ms = start.elapsed().as_nanos() as f64 / 1e6;
+        let outcome = outcome.and_then(|o| catch_unwind(AssertUnwindSafe(|| program.validate(o))));
         if i < total {
             observer.progressed(1);
         }
@@ -503,6 +504,55 @@ mod tests {
             min_time: std::time::Duration::ZERO,
             isolation: Isolation::InProcess,
         }
+    }
+
+    /// Fails its outcome in `run` and passes it in `validate`, counting the validations.
+    struct Deferred {
+        validated: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Iteration for Deferred {
+        fn run(&mut self) -> Outcome {
+            Outcome::failed("not validated")
+        }
+
+        fn validate(&mut self, outcome: Outcome) -> Outcome {
+            assert!(outcome.check.is_err());
+            self.validated
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Outcome::expect_eq("n", 3, 3)
+        }
+    }
+
+    static VALIDATIONS: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicUsize>> =
+        std::sync::OnceLock::new();
+
+    fn prepare_deferred(_: &Params, _: usize) -> Prepared {
+        Ok(Box::new(Deferred {
+            validated: VALIDATIONS.get_or_init(Default::default).clone(),
+        }))
+    }
+
+    static DEFERRED: Benchmark = Benchmark {
+        name: "deferred",
+        id: 0,
+        title: "a test program with an untimed validation",
+        params: PARAMS,
+        variants: || vec![Variant::new(Model::Floor, prepare_deferred)],
+    };
+
+    /// The runner validates every iteration, warm-up included, after timing it.
+    #[test]
+    fn every_iteration_is_validated() {
+        let mut log = Log::default();
+        let mut p = plan(3.0, vec![Model::Floor]);
+        p.benchmarks = vec![(&DEFERRED, Params::defaults(PARAMS))];
+        let summary = run(&p, &mut log);
+        assert_eq!(summary.failures, 0, "{:?}", log.failed);
+        assert!(summary.records[0].validated);
+        assert_eq!(summary.records[0].result, serde_json::json!(3));
+        let validations = VALIDATIONS.get().unwrap();
+        assert_eq!(validations.load(std::sync::atomic::Ordering::Relaxed), 4);
     }
 
     #[test]

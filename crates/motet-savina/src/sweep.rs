@@ -55,8 +55,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "V,...", value_delimiter = ',')]
     pub points: Vec<String>,
 
-    /// Models, comma-separated or repeated [default: motet's models and the floor, those the
-    /// benchmark has].
+    /// Models, comma-separated or repeated [default: motet's default models and the floor, those
+    /// the benchmark has].
     #[arg(long = "model", value_name = "MODEL,...", value_delimiter = ',')]
     pub models: Vec<String>,
 
@@ -265,12 +265,14 @@ impl SweepArgs {
     }
 }
 
-/// motet's own models and the floor (the peers are not swept unless asked for).
+/// motet's own default models and the floor (the peers and the `-tuned` programs are not swept
+/// unless asked for).
 fn is_motet_or_floor(model: Model) -> bool {
-    !matches!(
-        model,
-        Model::Actix | Model::ActixOne | Model::Ractor | Model::Kameo
-    )
+    !model.is_tuned()
+        && !matches!(
+            model,
+            Model::Actix | Model::ActixOne | Model::Ractor | Model::Kameo
+        )
 }
 
 /// The points, each a positive finite number; duplicates dropped, order kept.

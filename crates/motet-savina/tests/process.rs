@@ -67,6 +67,25 @@ fn every_process_version_validates_with_the_floors_result() {
     }
 }
 
+/// The tuned process programs (count's Counter and chameneos' Mall draining their channels in
+/// bulk) give the floor's result too, at the default size and at odd ones.
+#[test]
+fn the_tuned_process_versions_validate_with_the_floors_result() {
+    for (name, sets) in [
+        ("count", &[][..]),
+        ("count", &[("n", 0.0)][..]),
+        ("chameneos", &[][..]),
+        ("chameneos", &[("c", 3.0), ("m", 101.0)][..]),
+    ] {
+        let params = common::params(name, sets);
+        let floor = run(name, Model::Floor, 1, &params, 1);
+        for threads in [1, 2] {
+            let result = run(name, Model::ProcessTuned, threads, &params, 2);
+            assert_eq!(result, floor, "{name} {params} process-tuned t={threads}");
+        }
+    }
+}
+
 #[test]
 fn process_versions_validate_odd_sizes() {
     let cases: [(&str, &[(&str, f64)]); 12] = [

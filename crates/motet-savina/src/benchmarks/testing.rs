@@ -53,7 +53,8 @@ pub(crate) fn run_iterations(
     (0..iterations)
         .map(|_| {
             program.setup();
-            program.run()
+            let outcome = program.run();
+            program.validate(outcome)
         })
         .collect()
 }

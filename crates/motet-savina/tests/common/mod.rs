@@ -65,6 +65,7 @@ pub fn runs(
         .map(|i| {
             program.setup();
             let outcome = program.run();
+            let outcome = program.validate(outcome);
             let run = format!("{name} {model} t={threads} ({params}) run {i}");
             assert_eq!(outcome.check, Ok(()), "{run}");
             assert!(!outcome.result.is_null(), "{run}: no result");

@@ -1,34 +1,20 @@
-//! All-Pairs Shortest Path as motet actors: one actor per block of the distance matrix.
+//! All-Pairs Shortest Path as motet actors: one actor per block of the distance matrix, Savina's
+//! flow and step (SPEC.md section 3.25).
 //!
-//! # Steps
-//! A block that has done step `k` (`k = −1` before the first) waits for the step-`k` results of
-//! its neighbours. A neighbour can be at most one step ahead, since its step `k + 2` needs this
-//! block's result `k + 1`; so results are counted apart by the parity of their step ([`Step`])
-//! and never overwrite one another. After a step, the next step's results may all be here already
-//! (every neighbour got ahead), so the block steps again at once.
-//!
-//! # What a result carries
-//! Every neighbour gets a result message per step, as in Savina. Step `k + 1` of a block reads one
-//! column and one row: column `k + 1` for its rows, held by the block of its block row in block
-//! column `(k + 1) / b`, and row `k + 1` for its columns, held by the block of its block column in
-//! block row `(k + 1) / b` (Savina's blocks store every neighbour's block and read those two
-//! parts). So a result carries, shared by the neighbours it goes to, only the part of the new
-//! block that their next step reads: row `k + 1` (`b` distances) to the blocks of its block column
-//! if its block row holds that row, column `k + 1` to the blocks of its block row if its block
-//! column holds that column, nothing otherwise. The receiver copies the part into the step's row
-//! or column. The sender's block is therefore never shared: every step updates it in place, as
-//! the floor does (row and column `k` do not change in step `k`), with no second buffer and no
-//! block copy; and the strided column is gathered once by its sender instead of once by each of
-//! the neighbours that read it. A result names the sender by its slot in the receiver's list of
-//! neighbours, so the receiver files it without working out where the sender sits.
+//! A block gets `Neighbors`, then `Initial`, on which it sends its block to its neighbours as the
+//! result of step −1. Every step's result is the whole new block, shared by the neighbours it goes
+//! to; once a block holds every neighbour's result of its last step it does the next step (a new
+//! block, Savina's plain loop: [`BlockState::step`]) and sends the result; it exits after step
+//! `n − 1`. The neighbours' blocks are kept by step parity and sender ([`BlockState`]).
 
 use std::sync::{Arc, Mutex};
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::blocks::relax_in_place;
-use super::{check, Block, Config, Dist, Graph, Layout};
+pub(super) use super::actor_tuned::prepare as prepare_tuned;
+use super::state::BlockState;
+use super::{check, Block, Config, Graph};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support;
 use crate::params::Params;
@@ -40,7 +26,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
         cfg,
         graph: Graph::new(&cfg),
     };
-    motet_support::prepare(program, threads, run)
+    motet_support::prepare_validated(program, threads, run, validate)
 }
 
 /// The parameters and the graph every iteration shares.
@@ -49,21 +35,33 @@ struct Program {
     graph: Graph,
 }
 
-/// The final block of each actor, by block id.
-type Finals = Arc<Mutex<Vec<Option<Block>>>>;
+/// What a run ends with: the final block of each actor, by block id, and the errors the blocks
+/// met.
+#[derive(Default)]
+struct Ended {
+    finals: Vec<Option<Block>>,
+    errors: Vec<String>,
+}
 
-/// One timed iteration: creates the block actors, runs them to quiescence and checks the
-/// distances.
-fn run(program: &Program, rt: &Runtime) -> Outcome {
+/// One timed iteration: creates the block actors and runs them to quiescence.
+fn run(program: &Program, rt: &Runtime) -> Ended {
     let layout = program.cfg.layout();
-    let finals: Finals = Arc::new(Mutex::new(vec![None; layout.blocks()]));
-    let errors = Arc::new(Mutex::new(Vec::new()));
+    let ended = Arc::new(Mutex::new(Ended {
+        finals: vec![None; layout.blocks()],
+        errors: Vec::new(),
+    }));
     let blocks: Vec<Addr<BlockMsg>> = (0..layout.blocks())
         .map(|id| {
-            let initial = layout.cut(&program.graph.weights, id);
+            let state = BlockState::new(id, layout, layout.cut(&program.graph.weights, id));
             spawn(
                 rt.handle(),
-                BlockActor::new(id, layout, initial, finals.clone(), errors.clone()),
+                BlockActor {
+                    id,
+                    state,
+                    neighbours: Vec::new(),
+                    started: false,
+                    ended: ended.clone(),
+                },
             )
         })
         .collect();
@@ -80,205 +78,62 @@ fn run(program: &Program, rt: &Runtime) -> Outcome {
     }
     drop(blocks);
     rt.wait_quiescent();
-    let finals = std::mem::take(&mut *finals.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut outcome = check(&program.cfg, &program.graph, &finals);
-    if let Some(e) = errors.lock().unwrap_or_else(|e| e.into_inner()).first() {
-        outcome.check = Err(e.clone());
+    let mut ended = ended.lock().unwrap_or_else(|e| e.into_inner());
+    std::mem::take(&mut *ended)
+}
+
+/// Checks the distances (untimed).
+fn validate(program: &Program, ended: Ended) -> Outcome {
+    let mut outcome = check(&program.cfg, &program.graph, &ended.finals);
+    if let Some(e) = ended.errors.into_iter().next() {
+        outcome.check = Err(e);
     }
     outcome
 }
 
 enum BlockMsg {
-    /// The other blocks of this block's row and column, in [`Layout::neighbours`] order.
+    /// The other blocks of this block's row and column, in [`super::Layout::neighbours`] order.
     Neighbors(Vec<Addr<BlockMsg>>),
-    /// Start: broadcast the initial block.
+    /// Start: send the initial block.
     Initial,
-    /// The sender's result of step `k`: `slot` is the sender's place in the receiver's list of
-    /// neighbours, `part` the row or column of the new block that the receiver's step `k + 1`
-    /// reads, if that is the sender's.
-    Result {
-        k: i32,
-        slot: u32,
-        part: Option<Part>,
-    },
-}
-
-/// Row or column `k + 1` of a block after its step `k` (`b` distances), shared by the neighbours
-/// whose step `k + 1` reads it.
-type Part = Arc<[Dist]>;
-
-/// The neighbours' results of one step: how many have come, and the row and the column of the
-/// next step (copied out of the two results that carry them; the others are only counted).
-struct Step {
-    /// Results received.
-    count: usize,
-    /// Results received with a part.
-    parts: usize,
-    /// Column `k + 1` for this block's rows (`D[i][k + 1]`).
-    column: Vec<Dist>,
-    /// Row `k + 1` for this block's columns (`D[k + 1][j]`).
-    row: Vec<Dist>,
-}
-
-impl Step {
-    fn new(b: usize) -> Step {
-        Step {
-            count: 0,
-            parts: 0,
-            column: Vec::with_capacity(b),
-            row: Vec::with_capacity(b),
-        }
-    }
+    /// Block `from`'s result of step `k`.
+    Result { k: i32, from: u32, data: Block },
 }
 
 struct BlockActor {
     id: usize,
-    /// (block row, block column).
-    at: (usize, usize),
-    layout: Layout,
+    state: BlockState<Block>,
     neighbours: Vec<Addr<BlockMsg>>,
-    /// This block's slot in each neighbour's list of neighbours, in the order of `neighbours`.
-    slots: Vec<u32>,
-    /// The last step done (−1: none yet).
-    k: i32,
-    /// Whether `Initial` has come (the block has broadcast its step −1).
+    /// Whether `Initial` has come (the block has sent its step −1).
     started: bool,
-    /// The block's distances after step `k`, never shared (results carry copies of one row or
-    /// column).
-    current: Vec<Dist>,
-    /// The results of steps with an even (0) and an odd (1) `k`.
-    steps: [Step; 2],
-    finals: Finals,
-    errors: Arc<Mutex<Vec<String>>>,
+    ended: Arc<Mutex<Ended>>,
 }
 
 impl BlockActor {
-    fn new(
-        id: usize,
-        layout: Layout,
-        initial: Vec<Dist>,
-        finals: Finals,
-        errors: Arc<Mutex<Vec<String>>>,
-    ) -> BlockActor {
-        BlockActor {
-            id,
-            at: layout.coords(id),
-            layout,
-            neighbours: Vec::new(),
-            slots: Vec::new(),
-            k: -1,
-            started: false,
-            current: initial,
-            steps: [Step::new(layout.b()), Step::new(layout.b())],
-            finals,
-            errors,
-        }
-    }
-
-    /// Sends the result of step `k` to every neighbour: row `k + 1` of the block to the
-    /// neighbours of its block column if this block row holds that row, column `k + 1` to those
-    /// of its block row if this block column holds that column (after the last step, neither).
-    fn broadcast(&self) {
-        let next = (self.k + 1) as usize;
-        let source = next / self.layout.b();
-        let (bi, bj) = self.at;
-        let row: Option<Part> = (bi == source).then(|| self.layout.row(&self.current, next).into());
-        let column: Option<Part> = (bj == source).then(|| {
-            let mut column = Vec::with_capacity(self.layout.b());
-            self.layout.column_into(&self.current, next, &mut column);
-            column.into()
-        });
-        // [`Layout::neighbours`] order: the other blocks of this block column, then of this row.
-        let column_neighbours = self.neighbours.len() / 2;
-        for (at, (neighbour, &slot)) in self.neighbours.iter().zip(&self.slots).enumerate() {
-            let part = if at < column_neighbours {
-                &row
-            } else {
-                &column
-            };
+    /// Sends the current block to every neighbour.
+    fn notify(&self) {
+        for neighbour in &self.neighbours {
             let _ = neighbour.tell(BlockMsg::Result {
-                k: self.k,
-                slot,
-                part: part.clone(),
+                k: self.state.k(),
+                from: self.id as u32,
+                data: self.state.current().clone(),
             });
         }
     }
 
-    /// Files the result of step `k` (this step or the next) from the neighbour in `slot`; false if
-    /// it is of neither step or from no neighbour.
-    fn store(&mut self, k: i32, slot: u32, part: Option<Part>) -> bool {
-        let slot = slot as usize;
-        let ahead = k.wrapping_sub(self.k);
-        if !(ahead == 0 || ahead == 1) || slot >= self.neighbours.len() {
-            return false;
-        }
-        let step = &mut self.steps[(k & 1) as usize];
-        step.count += 1;
-        if let Some(part) = part {
-            step.parts += 1;
-            // The first half of the neighbours share this block's column: they send rows.
-            let into = if slot < self.neighbours.len() / 2 {
-                &mut step.row
-            } else {
-                &mut step.column
-            };
-            into.clear();
-            into.extend_from_slice(&part);
-        }
-        true
-    }
-
-    /// Steps while every neighbour's result for the last step is here; stops after step `n − 1`.
+    /// Steps while every neighbour's result of the last step is here; exits after the last step.
     fn advance(&mut self, ctx: &mut Context<'_, Self>) {
-        let last = self.layout.n() as i32 - 1;
-        let neighbours = self.neighbours.len();
-        while self.started && self.k < last && self.steps[(self.k & 1) as usize].count == neighbours
-        {
-            let k = (self.k + 1) as usize;
-            let source = k / self.layout.b();
-            let (bi, bj) = self.at;
-            let step = &mut self.steps[(self.k & 1) as usize];
-            // The neighbours send the row and the column this block does not hold itself.
-            let expected = usize::from(bi != source) + usize::from(bj != source);
-            if step.parts != expected {
-                let e = format!(
-                    "block {} at step {k}: {} of the {expected} row and column parts came",
-                    self.id, step.parts
-                );
-                return self.fail(ctx, e);
-            }
-            // Row and column k held by this block itself are copied out here (they do not change
-            // in step k, as D[k][k] = 0, so the block can then be updated in place).
-            if bj == source {
-                self.layout.column_into(&self.current, k, &mut step.column);
-            }
-            if bi == source {
-                step.row.clear();
-                step.row
-                    .extend_from_slice(self.layout.row(&self.current, k));
-            }
-            relax_in_place(&mut self.current, &step.column, &step.row);
-            // These counts next collect the results of step k + 1, which feed step k + 2.
-            step.count = 0;
-            step.parts = 0;
-            self.k += 1;
-            self.broadcast();
+        while self.started && self.state.ready() {
+            self.state.step();
+            self.notify();
         }
-        if self.k == last {
-            let block: Block = std::mem::take(&mut self.current).into();
-            self.finals.lock().unwrap_or_else(|e| e.into_inner())[self.id] = Some(block);
+        if self.state.done() {
+            let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+            ended.finals[self.id] = Some(self.state.current().clone());
+            drop(ended);
             self.neighbours.clear();
             ctx.stop();
         }
-    }
-
-    fn fail(&mut self, ctx: &mut Context<'_, Self>, error: String) {
-        self.errors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(error);
-        self.neighbours.clear();
-        ctx.stop();
     }
 }
 
@@ -287,32 +142,20 @@ impl Actor for BlockActor {
 
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: BlockMsg) {
         match msg {
-            BlockMsg::Result { k, slot, part } => {
-                if self.store(k, slot, part) {
-                    // Most results complete no step: only the last of a step's calls `advance`.
-                    if self.steps[(self.k & 1) as usize].count == self.neighbours.len() {
-                        self.advance(ctx);
-                    }
-                } else {
-                    let e = format!(
-                        "block {} at step {}: unexpected result of step {k} from slot {slot}",
-                        self.id, self.k
-                    );
-                    self.fail(ctx, e);
+            BlockMsg::Result { k, from, data } => match self.state.store(k, from as usize, data) {
+                Ok(()) => self.advance(ctx),
+                Err(e) => {
+                    let mut ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+                    ended.errors.push(e);
+                    drop(ended);
+                    self.neighbours.clear();
+                    ctx.stop();
                 }
-            }
-            BlockMsg::Neighbors(neighbours) => {
-                self.slots = self
-                    .layout
-                    .neighbours(self.id)
-                    .into_iter()
-                    .map(|n| self.layout.slot(n, self.id) as u32)
-                    .collect();
-                self.neighbours = neighbours;
-            }
+            },
+            BlockMsg::Neighbors(neighbours) => self.neighbours = neighbours,
             BlockMsg::Initial => {
                 self.started = true;
-                self.broadcast();
+                self.notify();
                 self.advance(ctx);
             }
         }

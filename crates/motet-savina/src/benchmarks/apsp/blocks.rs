@@ -1,12 +1,10 @@
-//! The block layout of the distance matrix and the Floyd–Warshall step over one block, shared by
-//! the actors and the floor.
+//! The block layout of the distance matrix and Savina's Floyd–Warshall step over one block, shared
+//! by the actors, the reactors and the floor.
 
 use std::sync::Arc;
 
-/// A distance. Savina stores `long`s; every distance here is below `(n − 1)·w < 2³⁰` (the
-/// parameters are bounded in `Config`), so `i32` holds it and a sum of two, and the step's inner
-/// loop handles twice as many per vector instruction.
-pub(crate) type Dist = i32;
+/// A distance: Savina's `long`.
+pub(crate) type Dist = i64;
 
 /// One block of distances, `b × b` row-major, shared read-only: on the reactors' ports, and as the
 /// final distances a run hands to the check.
@@ -87,7 +85,7 @@ impl Layout {
     }
 
     /// Block `id` of the full matrix `d`.
-    pub(crate) fn cut(&self, d: &[Dist], id: usize) -> Vec<Dist> {
+    pub(crate) fn cut<T: Copy>(&self, d: &[T], id: usize) -> Vec<T> {
         let (bi, bj) = self.coords(id);
         let (row0, col0) = (bi * self.b, bj * self.b);
         let mut block = Vec::with_capacity(self.b * self.b);
@@ -98,11 +96,11 @@ impl Layout {
     }
 
     /// Every entry of block `id` as (global row, global column, distance).
-    pub(crate) fn entries<'a>(
+    pub(crate) fn entries<'a, T: Copy>(
         &self,
         id: usize,
-        block: &'a [Dist],
-    ) -> impl Iterator<Item = (usize, usize, Dist)> + 'a {
+        block: &'a [T],
+    ) -> impl Iterator<Item = (usize, usize, T)> + 'a {
         let (bi, bj) = self.coords(id);
         let (row0, col0, b) = (bi * self.b, bj * self.b, self.b);
         block
@@ -124,48 +122,45 @@ impl Layout {
     }
 
     /// Copies column `k` (global) of `block`, a block of the block column holding it, into `out`.
-    pub(crate) fn column_into(&self, block: &[Dist], k: usize, out: &mut Vec<Dist>) {
+    pub(crate) fn column_into<T: Copy>(&self, block: &[T], k: usize, out: &mut Vec<T>) {
         let c = k % self.b;
         out.clear();
         out.extend(block.chunks_exact(self.b).map(|row| row[c]));
     }
 
     /// Row `k` (global) of `block`, a block of the block row holding it.
-    pub(crate) fn row<'a>(&self, block: &'a [Dist], k: usize) -> &'a [Dist] {
+    pub(crate) fn row<'a, T>(&self, block: &'a [T], k: usize) -> &'a [T] {
         &block[(k % self.b) * self.b..][..self.b]
     }
 }
 
-/// One Floyd–Warshall step over a block: `out[i][j] = min(prev[i][j], col_k[i] + row_k[j])`, where
-/// `col_k` is `D[i][k]` for the block's rows and `row_k` is `D[k][j]` for its columns.
-///
-/// On x86-64 processors with AVX2 (detected at run time) the loop is compiled for AVX2, whose
-/// 32-bit minimum takes 8 distances per instruction (the baseline SSE2 has no 32-bit minimum and
-/// spends a compare and three logic instructions on every 4).
-pub(crate) fn relax(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: `relax_avx2` only requires the AVX2 instructions it is compiled with, and the
-        // processor has them (checked just above).
-        return unsafe { relax_avx2(prev, out, col_k, row_k) };
+/// One Floyd–Warshall step over a block, as Savina's `performComputation` does it: a new block
+/// with `new[i][j] = min(prev[i][j], D[gi][k] + D[k][gj])`, in a plain loop over `i` then `j`.
+/// `column_source` is the block of this block row holding column `k` (`D[gi][k]`), `row_source`
+/// the block of this block column holding row `k` (`D[k][gj]`); either may be `prev` itself.
+pub(crate) fn step(
+    layout: &Layout,
+    k: usize,
+    prev: &[Dist],
+    column_source: &[Dist],
+    row_source: &[Dist],
+) -> Vec<Dist> {
+    let b = layout.b();
+    let local = k % b;
+    let row_k = &row_source[local * b..][..b];
+    let mut next = Vec::with_capacity(b * b);
+    for (i, prev_row) in prev.chunks_exact(b).enumerate() {
+        let via = column_source[i * b + local];
+        for (&p, &r) in prev_row.iter().zip(row_k) {
+            next.push(p.min(via + r));
+        }
     }
-    relax_loop(prev, out, col_k, row_k);
+    next
 }
 
-/// [`relax`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn relax_avx2(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
-    relax_loop(prev, out, col_k, row_k);
-}
-
-/// The loop of [`relax`] (inlined into each caller, so that it is compiled for that caller's
-/// instruction set). The compiler vectorises it 4 vectors per iteration and leaves `b % 32`
-/// distances of each row to scalar code (18 of 50 at `b = 50`). A hand-chunked form (8 distances
-/// at a time, then the rest) runs a quarter fewer instructions at `b = 50` but was measured slower
-/// (a fifth, on an AMD EPYC with AVX2), so the plain loop stays.
-#[inline(always)]
-fn relax_loop(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
+/// The same step into `out`, with column `k` for the block's rows already copied out (`col_k`)
+/// and row `k` for its columns (`row_k`): the reactors' form.
+pub(crate) fn relax(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
     let b = row_k.len();
     for ((out_row, prev_row), &via) in out.chunks_exact_mut(b).zip(prev.chunks_exact(b)).zip(col_k)
     {
@@ -175,57 +170,9 @@ fn relax_loop(prev: &[Dist], out: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
     }
 }
 
-/// [`relax`] in place: the floor's form (row and column `k` do not change in step `k`, as
-/// `D[k][k] = 0`, so they may be read from the matrix being updated once copied out).
-pub(crate) fn relax_in_place(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: `relax_in_place_avx2` only requires the AVX2 instructions it is compiled with,
-        // and the processor has them (checked just above).
-        return unsafe { relax_in_place_avx2(d, col_k, row_k) };
-    }
-    relax_in_place_loop(d, col_k, row_k);
-}
-
-/// [`relax_in_place`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn relax_in_place_avx2(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
-    relax_in_place_loop(d, col_k, row_k);
-}
-
-/// The loop of [`relax_in_place`] (inlined into each caller, so that it is compiled for that
-/// caller's instruction set). It updates two rows per pass over row `k`, so each vector of row
-/// `k` is loaded once for both: measured about an eighth faster than a row at a time on an AMD
-/// EPYC with AVX2 (the default blocks, the floor's order of steps).
-#[inline(always)]
-fn relax_in_place_loop(d: &mut [Dist], col_k: &[Dist], row_k: &[Dist]) {
-    let b = row_k.len();
-    let mut pairs = d.chunks_exact_mut(2 * b);
-    let mut vias = col_k.chunks_exact(2);
-    for (pair, via) in (&mut pairs).zip(&mut vias) {
-        let (upper, lower) = pair.split_at_mut(b);
-        let (via_upper, via_lower) = (via[0], via[1]);
-        for ((x, y), &r) in upper.iter_mut().zip(lower.iter_mut()).zip(row_k) {
-            *x = (*x).min(via_upper + r);
-            *y = (*y).min(via_lower + r);
-        }
-    }
-    // An odd last row.
-    for (row, &via) in pairs
-        .into_remainder()
-        .chunks_exact_mut(b)
-        .zip(vias.remainder())
-    {
-        for (x, &r) in row.iter_mut().zip(row_k) {
-            *x = (*x).min(via + r);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{relax, relax_in_place, Dist, Layout};
+    use super::{relax, step, Layout};
 
     #[test]
     fn neighbours_are_the_block_column_then_the_block_row() {
@@ -251,7 +198,7 @@ mod tests {
     #[test]
     fn rows_columns_and_sources() {
         let layout = Layout::new(4, 2);
-        let d: Vec<i32> = (0..16).collect();
+        let d: Vec<i64> = (0..16).collect();
         let block = layout.cut(&d, 1); // rows 0-1, columns 2-3
         assert_eq!(block, [2, 3, 6, 7]);
         let mut col = Vec::new();
@@ -265,35 +212,14 @@ mod tests {
     }
 
     #[test]
-    fn relax_takes_the_shorter_way() {
+    fn a_step_takes_the_shorter_way() {
         let prev = [5, 1, 9, 9];
         let mut out = [0; 4];
         relax(&prev, &mut out, &[1, 2], &[3, 0]);
         assert_eq!(out, [4, 1, 5, 2]);
-        let mut d = prev;
-        relax_in_place(&mut d, &[1, 2], &[3, 0]);
-        assert_eq!(d, out);
-    }
-
-    /// The kernels, whichever instruction set runs them, against the baseline loop, at widths
-    /// that leave vector tails.
-    #[test]
-    fn relax_kernels_agree_with_the_baseline_loop() {
-        for b in [1, 3, 7, 8, 9, 33, 50] {
-            let prev: Vec<Dist> = (0..b * b).map(|e| ((e * 37) % 101) as Dist).collect();
-            let col: Vec<Dist> = (0..b).map(|i| ((i * 13) % 17) as Dist).collect();
-            let row: Vec<Dist> = (0..b).map(|j| ((j * 7) % 23) as Dist).collect();
-            let mut want = vec![0; b * b];
-            super::relax_loop(&prev, &mut want, &col, &row);
-            for (e, &w) in want.iter().enumerate() {
-                assert_eq!(w, prev[e].min(col[e / b] + row[e % b]));
-            }
-            let mut out = vec![0; b * b];
-            relax(&prev, &mut out, &col, &row);
-            assert_eq!(out, want, "b {b}");
-            let mut d = prev.clone();
-            relax_in_place(&mut d, &col, &row);
-            assert_eq!(d, want, "b {b}, in place");
-        }
+        // The same step reading column 1 of `column_source` and row 1 of `row_source` (k = 1,
+        // blocks of 2).
+        let layout = Layout::new(4, 2);
+        assert_eq!(step(&layout, 1, &prev, &[0, 1, 0, 2], &[0, 0, 3, 0]), out);
     }
 }

@@ -1,47 +1,27 @@
-//! All-Pairs Shortest Path on the sequential floor: the same blocks and the same step kernel in
-//! one thread, each block updated in place (row and column `k` do not change in step `k`).
+//! All-Pairs Shortest Path on the sequential floor as a plain loop: the textbook Floyd–Warshall
+//! over the whole matrix in Savina's `long`s, in place (row `k` copied out for each `k`, as it does
+//! not change in step `k`).
 
-use super::blocks::relax_in_place;
-use super::{check, Config, Dist, Graph};
+use super::{check, floyd_warshall, Config, Dist, Graph};
 use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
 /// Builds the graph and its reference distances (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    crate::floor::program(
-        ApspFloor {
-            cfg,
-            graph: Graph::new(&cfg),
-        },
-        ApspFloor::run,
-    )
+    crate::floor::program_validated((cfg, Graph::new(&cfg)), run, validate)
 }
 
-/// What every iteration reads, made once, untimed.
-struct ApspFloor {
-    cfg: Config,
-    graph: Graph,
+/// One timed iteration: the distances.
+fn run((cfg, graph): &(Config, Graph)) -> Vec<Dist> {
+    floyd_warshall(cfg.n, &graph.weights)
 }
 
-impl ApspFloor {
-    /// One timed iteration: runs the program on a fresh system and checks the result.
-    fn run(&self) -> Outcome {
-        let layout = self.cfg.layout();
-        let mut blocks: Vec<Vec<Dist>> = (0..layout.blocks())
-            .map(|id| layout.cut(&self.graph.weights, id))
-            .collect();
-        let (mut column, mut row) = (Vec::new(), Vec::new());
-        for k in 0..self.cfg.n {
-            for id in 0..blocks.len() {
-                let (row_source, column_source) = layout.sources(id, k);
-                layout.column_into(&blocks[row_source], k, &mut column);
-                row.clear();
-                row.extend_from_slice(layout.row(&blocks[column_source], k));
-                relax_in_place(&mut blocks[id], &column, &row);
-            }
-        }
-        let finals: Vec<_> = blocks.into_iter().map(|b| Some(b.into())).collect();
-        check(&self.cfg, &self.graph, &finals)
-    }
+/// Cuts the distances into blocks and checks them (untimed).
+fn validate((cfg, graph): &(Config, Graph), d: Vec<Dist>) -> Outcome {
+    let layout = cfg.layout();
+    let blocks: Vec<Option<Vec<Dist>>> = (0..layout.blocks())
+        .map(|id| Some(layout.cut(&d, id)))
+        .collect();
+    check(cfg, graph, &blocks)
 }

@@ -9,23 +9,31 @@
 //! `Result(k = −1, id, block)`. Once it holds the step-`k` results of all its neighbours it does
 //! step `k + 1`, `D'[i][j] = min(D[i][j], D[i][k+1] + D[k+1][j])` (row and column `k + 1` come from
 //! its own block or two of the neighbours'), broadcasts its result, and exits after step `n − 1`.
-//! At the defaults: 36 blocks, 108,360 result messages. A result carries the row or the column of
-//! the new block that the receiver's next step reads, if that is the sender's (shared by the
-//! neighbours it goes to); the others only count it (see the `actor` module).
+//! At the defaults: 36 blocks, 108,360 result messages, each the sender's whole new block (shared
+//! by the neighbours it goes to); a step makes a new block of `long`s (`i64`) in a plain loop
+//! (`blocks::step`), as Savina's `performComputation` does.
 //!
 //! Savina keys the neighbours' blocks by sender only, so a neighbour one step ahead overwrites the
 //! block the current step still needs (SPEC.md sections 3.25 and 6). Here they are kept by
-//! `(step parity, sender)`: a neighbour is never more than one step ahead (it needs this block's
-//! next result first), so two sets of slots suffice (see the `actor` module).
+//! `(step parity, sender)` (the `state` module).
 //!
-//! Validation: the matrix equals a plain Floyd–Warshall computed in `prepare` (untimed); the
-//! result is the sum of all shortest distances (401,700 at the defaults, the largest 9).
+//! The tuned programs (`actor-tuned`, `floor-tuned`; deviations `row-column-payload` and
+//! `simd-relax`) send each neighbour only the row or column its next step reads and update the
+//! block in place, in `i32` with AVX2 (the `narrow` module).
+//!
+//! Validation (untimed, as Savina's `cleanupIteration`): the matrix equals a plain Floyd–Warshall
+//! computed in `prepare`; the result is the sum of all shortest distances (401,700 at the
+//! defaults, the largest 9).
 
 mod actor;
+mod actor_tuned;
 mod blocks;
 mod floor;
 mod floor_loop;
+mod floor_tuned;
+mod narrow;
 mod reactor;
+mod state;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::random::PseudoRandom;
@@ -63,10 +71,12 @@ crate::params! {
 }
 
 variants!(
-    actor ["row-column-payload", "simd-relax"],
-    reactor ["simd-relax"] (own_protocol),
-    floor ["row-column-payload", "simd-relax"],
-    floor_loop ["simd-relax"],
+    actor,
+    actor_tuned ["row-column-payload", "simd-relax"],
+    reactor (own_protocol),
+    floor,
+    floor_tuned ["row-column-payload", "simd-relax"],
+    floor_loop,
 );
 
 impl Config {
@@ -128,7 +138,7 @@ pub(crate) fn generate(cfg: &Config) -> Vec<Dist> {
 
 /// The textbook Floyd–Warshall over the whole matrix (row `k` copied out for each `k`, as it does
 /// not change in step `k`).
-fn floyd_warshall(n: usize, weights: &[Dist]) -> Vec<Dist> {
+pub(crate) fn floyd_warshall(n: usize, weights: &[Dist]) -> Vec<Dist> {
     let mut d = weights.to_vec();
     let mut row_k = vec![0; n];
     for k in 0..n {
@@ -149,8 +159,13 @@ const SPEC_DEFAULTS: (i64, Dist) = (401_700, 9);
 
 /// Validates the blocks a run ended with (`None` where a block reported nothing) against the
 /// reference distances, and at Savina's graph also against SPEC.md's values. The result is the sum
-/// of all distances.
-pub(crate) fn check(cfg: &Config, graph: &Graph, blocks: &[Option<Block>]) -> Outcome {
+/// of all distances. A block's distances may be of any integer type that widens to [`Dist`] (the
+/// tuned programs' are `i32`).
+pub(crate) fn check<B, D>(cfg: &Config, graph: &Graph, blocks: &[Option<B>]) -> Outcome
+where
+    B: AsRef<[D]>,
+    D: Copy + Into<Dist>,
+{
     let layout = cfg.layout();
     let mut sum: i64 = 0;
     let mut max = 0;
@@ -160,12 +175,13 @@ pub(crate) fn check(cfg: &Config, graph: &Graph, blocks: &[Option<Block>]) -> Ou
             error.get_or_insert_with(|| format!("block {id} reported no distances"));
             continue;
         };
-        for (i, j, got) in layout.entries(id, block) {
+        for (i, j, got) in layout.entries(id, block.as_ref()) {
+            let got: Dist = got.into();
             let want = graph.reference[i * cfg.n + j];
             if got != want {
                 error.get_or_insert_with(|| format!("d({i}, {j}) is {got}, expected {want}"));
             }
-            sum += i64::from(got);
+            sum += got;
             max = max.max(got);
         }
     }
@@ -191,7 +207,7 @@ pub(crate) fn check(cfg: &Config, graph: &Graph, blocks: &[Option<Block>]) -> Ou
 
 #[cfg(test)]
 mod tests {
-    use super::{generate, Config, Dist, Graph, BENCHMARK, SPEC_DEFAULTS};
+    use super::{check, generate, Config, Dist, Graph, BENCHMARK, SPEC_DEFAULTS};
     use crate::bench::Model;
     use crate::benchmarks::testing;
 
@@ -244,7 +260,7 @@ mod tests {
     #[cfg_attr(debug_assertions, ignore = "slow unoptimised; run with --release")]
     fn default_graph_has_savinas_distances() {
         let graph = Graph::new(&config(&[]));
-        let sum: i64 = graph.reference.iter().map(|&d| i64::from(d)).sum();
+        let sum: i64 = graph.reference.iter().sum();
         let max = *graph.reference.iter().max().unwrap();
         assert_eq!((sum, max), (401_700, 9));
         assert_eq!(SPEC_DEFAULTS, (sum, max));
@@ -261,7 +277,7 @@ mod tests {
             let cfg = config(&sets);
             let direct = dijkstra_all(cfg.n, &generate(&cfg));
             assert_eq!(Graph::new(&cfg).reference, direct, "{sets:?}");
-            let sum: i64 = direct.iter().map(|&d| i64::from(d)).sum();
+            let sum: i64 = direct.iter().sum();
             let cells = testing::on_one_and_two(&[Model::Actor, Model::Floor], 1);
             testing::expect_result(&BENCHMARK, &cells, &sets, serde_json::json!(sum));
         }
@@ -275,14 +291,42 @@ mod tests {
         testing::rejects(&BENCHMARK, &[("n", 0.0)]);
     }
 
-    /// The floor runs the actors' flow and kernel: its sum equals theirs (on one and two workers)
-    /// and the plain loop's, every distance having been checked against the reference.
+    /// The floor runs the actors' flow and kernel: its sum equals theirs (on one and two workers),
+    /// the plain loop's and the tuned programs', every distance having been checked against the
+    /// reference.
     #[test]
     fn floor_equals_the_actors() {
         let sets = [("n", 60.0), ("b", 15.0)];
         let [one, two, floor] = testing::run_actor_and_floor(&BENCHMARK, &sets);
-        let floor_loop = testing::run(&BENCHMARK, Model::FloorLoop, 1, &sets).result;
-        assert_eq!([&one, &two, &floor_loop], [&floor; 3]);
+        let others = [
+            (Model::FloorLoop, 1),
+            (Model::FloorTuned, 1),
+            (Model::ActorTuned, 1),
+            (Model::ActorTuned, 2),
+        ]
+        .map(|(m, t)| testing::run(&BENCHMARK, m, t, &sets).result);
+        assert_eq!([&one, &two], [&floor; 2]);
+        assert_eq!(others.each_ref(), [&floor; 4]);
+    }
+
+    /// The check fails on one wrong distance, on a missing block, and on a block too few.
+    #[test]
+    fn check_finds_a_wrong_distance() {
+        let cfg = config(&[("n", 12.0), ("b", 4.0)]);
+        let graph = Graph::new(&cfg);
+        let layout = cfg.layout();
+        let mut blocks: Vec<Option<Vec<Dist>>> = (0..layout.blocks())
+            .map(|id| Some(layout.cut(&graph.reference, id)))
+            .collect();
+        assert_eq!(check(&cfg, &graph, &blocks).check, Ok(()));
+        blocks[4].as_mut().unwrap()[5] += 1;
+        let e = check(&cfg, &graph, &blocks).check.unwrap_err();
+        assert!(e.contains("d(5, 5)"), "{e}");
+        blocks[4] = None;
+        assert!(check(&cfg, &graph, &blocks).check.is_err());
+        blocks.truncate(layout.blocks() - 1);
+        blocks[4] = Some(layout.cut(&graph.reference, 4));
+        assert!(check(&cfg, &graph, &blocks).check.is_err());
     }
 
     #[test]

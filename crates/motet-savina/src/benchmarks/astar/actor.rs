@@ -1,95 +1,114 @@
-//! A-star search as motet actors: a Master that owns the parents and W workers that expand the
-//! nodes it sends them.
+//! A-star search as motet actors, Savina's flow (SPEC.md section 3.27): a Master that creates W
+//! workers and forwards Work items round-robin, and workers that search the shared graph
+//! ([`search`]) and send back what is left of their queue as Work items, one per node.
 
 use std::sync::Arc;
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
+pub(super) use super::actor_tuned::prepare as prepare_tuned;
 use super::graph::Graph;
-use super::search::{expand, Ledger, Next, Proposal, Work};
-use super::{check, Config, Found};
+use super::nodes::{search, Nodes, Sent};
+use super::{check_search, Config, Searched};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
-use crate::random::JavaRandom;
 
 /// Builds the graph and the runtime (untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let program = Program {
-        cfg,
-        graph: Arc::new(Graph::new(cfg.grid)),
-    };
-    motet_support::prepare(program, threads, run)
+    let graph = Arc::new(Graph::new(cfg.grid));
+    let nodes = Arc::new(Nodes::new(&graph));
+    let program = Program { cfg, graph, nodes };
+    motet_support::prepare_validated(program, threads, run, validate)
 }
 
-/// The parameters and the graph every iteration shares.
+/// The parameters, the graph and the search state every iteration shares.
 struct Program {
     cfg: Config,
     graph: Arc<Graph>,
+    nodes: Arc<Nodes>,
 }
 
-/// One timed iteration: runs the search and checks it.
-fn run(program: &Program, rt: &Runtime) -> Outcome {
-    let found = search(&program.cfg, program.graph.clone(), rt);
-    check(&program.graph, found.as_ref())
-}
-
-/// Runs the Master and the workers to quiescence; what the Master reported.
-pub(super) fn search(cfg: &Config, graph: Arc<Graph>, rt: &Runtime) -> Option<Found> {
-    let result = ResultSlot::new();
-    let ledger = Ledger::new(&graph, cfg.threshold, cfg.workers);
+/// One timed iteration: runs the Master and the workers to quiescence; how many workers echoed
+/// `Stop`, as the Master reported it.
+fn run(program: &Program, rt: &Runtime) -> Option<usize> {
+    let stopped = ResultSlot::new();
     let master = spawn(
         rt.handle(),
         Master {
-            workers_wanted: cfg.workers,
-            graph,
-            ledger: Some(ledger),
+            workers_wanted: program.cfg.workers,
+            threshold: program.cfg.threshold,
+            graph: program.graph.clone(),
+            nodes: program.nodes.clone(),
             workers: Vec::new(),
+            sent: 0,
+            completed: 0,
             stopping: false,
             stopped: 0,
-            expanded: 0,
-            result: result.clone(),
+            result: stopped.clone(),
         },
     );
     drop(master);
     rt.wait_quiescent();
-    result.take()
+    stopped.take()
+}
+
+/// Checks the path (untimed) and clears the search state for the next iteration.
+fn validate(program: &Program, stopped: Option<usize>) -> Outcome {
+    let outcome = check_search(
+        &program.graph,
+        &Searched {
+            nodes: &program.nodes,
+            stopped,
+            workers: program.cfg.workers,
+        },
+    );
+    program.nodes.clear();
+    outcome
 }
 
 enum MasterMsg {
-    /// A worker's proposals for Work item `seq`.
-    Answer { seq: u64, proposals: Vec<Proposal> },
-    /// A worker's echo of `Stop`, with how many nodes it expanded.
-    Stopped { expanded: u64 },
+    /// A node to search from, to forward to a worker.
+    Work(u32),
+    /// A worker has finished a Work item.
+    Received,
+    /// A worker has given the target its parent.
+    Done,
+    /// A worker's echo of `Stop`.
+    Stop,
 }
 
 enum WorkerMsg {
-    Work(Work),
+    Work(u32),
     Stop,
 }
 
 struct Master {
     workers_wanted: usize,
+    threshold: usize,
     graph: Arc<Graph>,
-    ledger: Option<Ledger>,
+    nodes: Arc<Nodes>,
     workers: Vec<Addr<WorkerMsg>>,
+    /// Work items sent and finished.
+    sent: u64,
+    completed: u64,
     stopping: bool,
     stopped: usize,
-    expanded: u64,
-    result: ResultSlot<Found>,
+    result: ResultSlot<usize>,
 }
 
 impl Master {
-    /// Sends each item round-robin (item `seq` to worker `seq mod W`, as Savina counts).
-    fn send(&self, items: Vec<Work>) {
-        for work in items {
-            let to = (work.seq % self.workers.len() as u64) as usize;
-            let _ = self.workers[to].tell(WorkerMsg::Work(work));
-        }
+    /// Savina's `sendWork`: item `sent` to worker `sent mod W`.
+    fn send_work(&mut self, node: u32) {
+        let to = (self.sent % self.workers.len() as u64) as usize;
+        self.sent += 1;
+        let _ = self.workers[to].tell(WorkerMsg::Work(node));
     }
 
+    /// Sends every worker `Stop`, once. Work items that come after it are not forwarded: they
+    /// would reach stopped workers.
     fn stop_workers(&mut self) {
         if !std::mem::replace(&mut self.stopping, true) {
             for worker in &self.workers {
@@ -103,45 +122,36 @@ impl Actor for Master {
     type Msg = MasterMsg;
 
     fn started(&mut self, ctx: &mut Context<'_, Self>) {
-        for i in 0..self.workers_wanted {
+        for _ in 0..self.workers_wanted {
             let worker = ctx.spawn(Worker {
                 master: ctx.myself(),
+                threshold: self.threshold,
                 graph: self.graph.clone(),
-                random: JavaRandom::new(i as i64),
-                expanded: 0,
+                nodes: self.nodes.clone(),
             });
             self.workers.push(worker);
         }
-        let first = match &mut self.ledger {
-            Some(ledger) => ledger.start(&self.graph),
-            None => Vec::new(),
-        };
-        self.send(first);
+        self.send_work(self.graph.origin());
     }
 
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: MasterMsg) {
         match msg {
-            MasterMsg::Answer { seq, proposals } => {
-                let Some(ledger) = &mut self.ledger else {
-                    return;
-                };
-                let Next { send, stop } = ledger.answer(&self.graph, seq, proposals);
-                self.send(send);
-                if stop {
+            MasterMsg::Work(node) => {
+                if !self.stopping {
+                    self.send_work(node);
+                }
+            }
+            MasterMsg::Received => {
+                self.completed += 1;
+                if self.completed == self.sent {
                     self.stop_workers();
                 }
             }
-            MasterMsg::Stopped { expanded } => {
-                self.expanded += expanded;
+            MasterMsg::Done => self.stop_workers(),
+            MasterMsg::Stop => {
                 self.stopped += 1;
                 if self.stopped == self.workers.len() {
-                    if let Some(ledger) = self.ledger.take() {
-                        self.result.set(Found {
-                            nodes_sent: ledger.nodes_sent(),
-                            tree: ledger.into_tree(),
-                            nodes_expanded: self.expanded,
-                        });
-                    }
+                    self.result.set(self.stopped);
                     self.workers.clear();
                     ctx.stop();
                 }
@@ -152,10 +162,9 @@ impl Actor for Master {
 
 struct Worker {
     master: Addr<MasterMsg>,
+    threshold: usize,
     graph: Arc<Graph>,
-    /// The busy-wait's generator.
-    random: JavaRandom,
-    expanded: u64,
+    nodes: Arc<Nodes>,
 }
 
 impl Actor for Worker {
@@ -163,18 +172,18 @@ impl Actor for Worker {
 
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg) {
         match msg {
-            WorkerMsg::Work(work) => {
-                let proposals = expand(&self.graph, &work.nodes, &mut self.random);
-                self.expanded += work.nodes.len() as u64;
-                let _ = self.master.tell(MasterMsg::Answer {
-                    seq: work.seq,
-                    proposals,
+            WorkerMsg::Work(start) => {
+                let master = &self.master;
+                search(&self.graph, &self.nodes, start, self.threshold, |sent| {
+                    let _ = master.tell(match sent {
+                        Sent::Done => MasterMsg::Done,
+                        Sent::Work(node) => MasterMsg::Work(node),
+                    });
                 });
+                let _ = self.master.tell(MasterMsg::Received);
             }
             WorkerMsg::Stop => {
-                let _ = self.master.tell(MasterMsg::Stopped {
-                    expanded: self.expanded,
-                });
+                let _ = self.master.tell(MasterMsg::Stop);
                 ctx.stop();
             }
         }

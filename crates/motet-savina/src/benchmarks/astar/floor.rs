@@ -1,91 +1,97 @@
-//! A-star search on the sequential floor: the Master and the workers with the same message flow
-//! on the floor's actor system (a few hundred nanoseconds of busy-wait per node against a message
-//! per Work item and per answer).
+//! A-star search on the sequential floor: the actor program's message flow (Savina's: the
+//! Master forwards Work items round-robin, the workers search the shared graph and send back what
+//! is left of their queue, one Work item per node) on the floor's actor system.
 
 use std::rc::Rc;
+use std::sync::Arc;
 
+pub(super) use super::floor_tuned::prepare as prepare_tuned;
 use super::graph::Graph;
-use super::search::{expand, Ledger, Next, Proposal, Work};
-use super::{check, Config, Found};
+use super::nodes::{search, Nodes, Sent};
+use super::{check_search, Config, Searched};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
-use crate::random::JavaRandom;
 
 /// Builds the graph (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    crate::floor::program(
-        AstarFloor {
-            cfg,
-            graph: Rc::new(Graph::new(cfg.grid)),
-        },
-        AstarFloor::run,
-    )
+    let graph = Rc::new(Graph::new(cfg.grid));
+    let nodes = Arc::new(Nodes::new(&graph));
+    crate::floor::program_validated((cfg, graph, nodes), run, validate)
 }
 
 /// What every iteration reads, made once, untimed.
-struct AstarFloor {
-    cfg: Config,
-    graph: Rc<Graph>,
+type Program = (Config, Rc<Graph>, Arc<Nodes>);
+
+/// One timed iteration: runs the program on a fresh system; how many workers echoed `Stop`.
+fn run((cfg, graph, nodes): &Program) -> Option<usize> {
+    let mut sys = System::new();
+    let master = sys.spawn(Node::Master(Master {
+        workers_wanted: cfg.workers,
+        threshold: cfg.threshold,
+        graph: graph.clone(),
+        nodes: nodes.clone(),
+        workers: Vec::new(),
+        sent: 0,
+        completed: 0,
+        stopping: false,
+        stopped: 0,
+    }));
+    sys.run();
+    let Node::Master(m) = sys.actor(master) else {
+        unreachable!("actor 0 is the Master")
+    };
+    (m.stopped == m.workers.len()).then_some(m.stopped)
 }
 
-impl AstarFloor {
-    /// One timed iteration: runs the program on a fresh system and checks the result.
-    fn run(&self) -> Outcome {
-        let mut sys = System::new();
-        let master = sys.spawn(Node::Master(Box::new(Master {
-            workers_wanted: self.cfg.workers,
-            graph: self.graph.clone(),
-            ledger: Some(Ledger::new(
-                &self.graph,
-                self.cfg.threshold,
-                self.cfg.workers,
-            )),
-            workers: Vec::new(),
-            stopping: false,
-            stopped: 0,
-            expanded: 0,
-            found: None,
-        })));
-        sys.run();
-        let Node::Master(m) = sys.actor(master) else {
-            unreachable!("actor 0 is the Master")
-        };
-        check(&self.graph, m.found.as_ref())
-    }
+/// Checks the path (untimed) and clears the search state for the next iteration.
+fn validate((cfg, graph, nodes): &Program, stopped: Option<usize>) -> Outcome {
+    let outcome = check_search(
+        graph,
+        &Searched {
+            nodes,
+            stopped,
+            workers: cfg.workers,
+        },
+    );
+    nodes.clear();
+    outcome
 }
 
 enum Msg {
-    /// To a worker.
-    Work(Work),
-    /// To a worker: stop; to the Master: a worker stopped after expanding `expanded` nodes.
-    Stop { expanded: u64 },
-    /// To the Master: a worker's proposals for Work item `seq`.
-    Answer { seq: u64, proposals: Vec<Proposal> },
+    /// To a worker: a node to search from; to the Master: one to forward.
+    Work(u32),
+    /// To the Master: a worker has finished a Work item.
+    Received,
+    /// To the Master: a worker has given the target its parent.
+    Done,
+    /// To a worker: stop; to the Master: a worker's echo.
+    Stop,
 }
 
 enum Node {
-    Master(Box<Master>),
+    Master(Master),
     Worker(Worker),
 }
 
 struct Master {
     workers_wanted: usize,
+    threshold: usize,
     graph: Rc<Graph>,
-    ledger: Option<Ledger>,
+    nodes: Arc<Nodes>,
     workers: Vec<ActorId>,
+    sent: u64,
+    completed: u64,
     stopping: bool,
     stopped: usize,
-    expanded: u64,
-    found: Option<Found>,
 }
 
 struct Worker {
     master: ActorId,
+    threshold: usize,
     graph: Rc<Graph>,
-    random: JavaRandom,
-    expanded: u64,
+    nodes: Arc<Nodes>,
 }
 
 impl Actor for Node {
@@ -108,86 +114,77 @@ impl Actor for Node {
 impl Master {
     fn start(&mut self, cx: &mut Context<Node>) {
         let me = cx.me();
-        for i in 0..self.workers_wanted {
+        for _ in 0..self.workers_wanted {
             let worker = cx.spawn(Node::Worker(Worker {
                 master: me,
+                threshold: self.threshold,
                 graph: self.graph.clone(),
-                random: JavaRandom::new(i as i64),
-                expanded: 0,
+                nodes: self.nodes.clone(),
             }));
             self.workers.push(worker);
         }
-        if let Some(ledger) = &mut self.ledger {
-            let first = ledger.start(&self.graph);
-            self.send(first, cx);
-        }
+        self.send_work(self.graph.origin(), cx);
     }
 
-    fn send(&self, items: Vec<Work>, cx: &mut Context<Node>) {
-        for work in items {
-            let to = self.workers[(work.seq % self.workers.len() as u64) as usize];
-            cx.send(to, Msg::Work(work));
+    /// Savina's `sendWork`: item `sent` to worker `sent mod W`.
+    fn send_work(&mut self, node: u32, cx: &mut Context<Node>) {
+        let to = self.workers[(self.sent % self.workers.len() as u64) as usize];
+        self.sent += 1;
+        cx.send(to, Msg::Work(node));
+    }
+
+    /// Sends every worker `Stop`, once; later Work items are not forwarded.
+    fn stop_workers(&mut self, cx: &mut Context<Node>) {
+        if !std::mem::replace(&mut self.stopping, true) {
+            for &worker in &self.workers {
+                cx.send(worker, Msg::Stop);
+            }
         }
     }
 
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
-            Msg::Answer { seq, proposals } => {
-                let Some(ledger) = &mut self.ledger else {
-                    return;
-                };
-                let Next { send, stop } = ledger.answer(&self.graph, seq, proposals);
-                self.send(send, cx);
-                if stop && !self.stopping {
-                    self.stopping = true;
-                    for &w in &self.workers {
-                        cx.send(w, Msg::Stop { expanded: 0 });
-                    }
+            Msg::Work(node) => {
+                if !self.stopping {
+                    self.send_work(node, cx);
                 }
             }
-            Msg::Stop { expanded } => {
-                self.expanded += expanded;
+            Msg::Received => {
+                self.completed += 1;
+                if self.completed == self.sent {
+                    self.stop_workers(cx);
+                }
+            }
+            Msg::Done => self.stop_workers(cx),
+            Msg::Stop => {
                 self.stopped += 1;
                 if self.stopped == self.workers.len() {
-                    if let Some(ledger) = self.ledger.take() {
-                        self.found = Some(Found {
-                            nodes_sent: ledger.nodes_sent(),
-                            tree: ledger.into_tree(),
-                            nodes_expanded: self.expanded,
-                        });
-                    }
                     cx.exit();
                 }
             }
-            Msg::Work(_) => unreachable!("astar: Work sent to the Master"),
         }
     }
 }
 
 impl Worker {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
+        let master = self.master;
         match msg {
-            Msg::Work(work) => {
-                let proposals = expand(&self.graph, &work.nodes, &mut self.random);
-                self.expanded += work.nodes.len() as u64;
-                cx.send(
-                    self.master,
-                    Msg::Answer {
-                        seq: work.seq,
-                        proposals,
-                    },
-                );
+            Msg::Work(start) => {
+                search(&self.graph, &self.nodes, start, self.threshold, |sent| {
+                    let msg = match sent {
+                        Sent::Done => Msg::Done,
+                        Sent::Work(node) => Msg::Work(node),
+                    };
+                    cx.send(master, msg);
+                });
+                cx.send(master, Msg::Received);
             }
-            Msg::Stop { .. } => {
-                cx.send(
-                    self.master,
-                    Msg::Stop {
-                        expanded: self.expanded,
-                    },
-                );
+            Msg::Stop => {
+                cx.send(master, Msg::Stop);
                 cx.exit();
             }
-            Msg::Answer { .. } => unreachable!("astar: an answer sent to a worker"),
+            Msg::Received | Msg::Done => {}
         }
     }
 }

@@ -4,32 +4,39 @@
 //! ([`graph`]), built in `prepare` (untimed, as Savina builds it in `initialize`); the search goes
 //! from (0, 0, 0) to (⌊0.8g⌋, ⌊0.8g⌋, ⌊0.8g⌋).
 //!
-//! Flow: the Master creates W workers and sends Work items round-robin; a worker expands the
-//! nodes of an item (Savina's busy-wait of 100 random draws per node, then each neighbour with the
-//! node as its proposed parent) and answers the Master, which merges the answers and sends the
-//! nodes that got a parent as the next Work items. When the target gets a parent (or nothing is
-//! left) the Master stops the workers, they echo `Stop`, and the Master exits.
+//! Flow (Savina's): the Master creates W workers and sends Work(origin) to the first; it forwards
+//! every Work item round-robin. A worker searches breadth-first from the item's node, up to `t`
+//! nodes, each after Savina's busy-wait (100 calls of one shared `Math.random()`), giving every
+//! neighbour without a parent the node as its parent by compare-and-swap on the shared search
+//! state ([`nodes`]); it sends `Done` as soon as it gives the target its parent, else each node
+//! left in its queue as a Work item, then `Received`. On `Done`, or once every item sent is
+//! received, the Master sends the workers `Stop`; they echo it and the Master exits after W.
+//! As in Savina, the nodes searched and the path found depend on timing (SPEC.md sections 3.27
+//! and 6).
 //!
-//! Savina's workers set parents with a compare-and-swap on the shared graph and write distances
-//! without synchronisation, so the nodes searched and the path found depend on timing (SPEC.md
-//! sections 3.27 and 6). Here the Master owns the parents and distances and merges the answers in
-//! the order it sent the Work items ([`search`]): the whole search is deterministic, on any number
-//! of threads.
+//! The tuned programs (`actor-tuned`, `floor-tuned`; deviations `ledger-search` and
+//! `private-random`) and the reactors keep the parents at the Master instead, which merges the
+//! workers' answers in send order ([`search`]): a deterministic search.
 //!
-//! Validation (Savina's, untimed there): following parents from the target reaches the origin;
-//! here also every step is a link of the graph, the target's distance is the sum of the link
-//! lengths on that path, and the workers expanded exactly the nodes the Master sent. The result is
-//! the number of nodes expanded (Savina's "Nodes Processed").
+//! Validation (Savina's, untimed as there): following parents from the target reaches the
+//! origin; here also every step is a link of the graph, the target's distance is the sum of the
+//! link lengths on that path, and every worker echoed `Stop`. The result is Savina's "Nodes
+//! Processed" (one more than the nodes with a parent); the tuned programs' is the number of nodes
+//! expanded.
 
 mod actor;
+mod actor_tuned;
 mod floor;
+mod floor_tuned;
 pub(crate) mod graph;
+pub(crate) mod nodes;
 mod reactor;
 pub(crate) mod search;
 
 use crate::bench::{Benchmark, Outcome};
 
 use graph::Graph;
+use nodes::Nodes;
 use search::Tree;
 
 /// A-star search (Savina 27).
@@ -69,9 +76,11 @@ crate::params! {
 const MAX_GRID: usize = 248;
 
 variants!(
-    actor ["ledger-search", "private-random"],
+    actor,
+    actor_tuned ["ledger-search", "private-random"],
     reactor ["ledger-search", "private-random"] (own_protocol),
-    floor ["ledger-search", "private-random"],
+    floor,
+    floor_tuned ["ledger-search", "private-random"],
 );
 
 impl Config {
@@ -120,15 +129,56 @@ pub(crate) fn check(graph: &Graph, found: Option<&Found>) -> Outcome {
     outcome
 }
 
+/// What Savina's search ended with: the shared search state, and how many workers echoed `Stop`
+/// to the Master (`None`: the Master did not finish).
+pub(crate) struct Searched<'a> {
+    pub(crate) nodes: &'a Nodes,
+    pub(crate) stopped: Option<usize>,
+    pub(crate) workers: usize,
+}
+
+/// Validates Savina's search: every worker stopped, and a path of links from the target back to
+/// the origin whose lengths add up to the target's distance. The result is Savina's "Nodes
+/// Processed".
+pub(crate) fn check_search(graph: &Graph, searched: &Searched<'_>) -> Outcome {
+    let processed = searched.nodes.processed();
+    let check = if searched.stopped != Some(searched.workers) {
+        Err(format!(
+            "{:?} of the {} workers echoed Stop",
+            searched.stopped, searched.workers
+        ))
+    } else {
+        let nodes = searched.nodes;
+        path(graph, |v| nodes.parent(v), nodes.distance(graph.target())).map(|_| ())
+    };
+    Outcome {
+        result: processed.into(),
+        check,
+    }
+}
+
 /// Follows parents from the target to the origin; the path's length in hops.
 pub(crate) fn path_to_origin(graph: &Graph, tree: &Tree) -> Result<usize, String> {
+    path(
+        graph,
+        |v| tree.parent(v),
+        tree.distance[graph.target() as usize],
+    )
+}
+
+/// Follows `parent` from the target to the origin, checking that every step is a link and that
+/// the links' lengths add up to `recorded`, the target's distance; the path's length in hops.
+fn path(
+    graph: &Graph,
+    parent: impl Fn(u32) -> Option<u32>,
+    recorded: u32,
+) -> Result<usize, String> {
     let (origin, target) = (graph.origin(), graph.target());
     let mut v = target;
     let mut length = 0;
     let mut hops = 0;
     while v != origin {
-        let p = tree
-            .parent(v)
+        let p = parent(v)
             .ok_or_else(|| format!("node {v} on the path from the target has no parent"))?;
         if !graph.neighbours(p).contains(&v) {
             return Err(format!("node {v}'s parent {p} has no link to it"));
@@ -140,7 +190,6 @@ pub(crate) fn path_to_origin(graph: &Graph, tree: &Tree) -> Result<usize, String
         }
         v = p;
     }
-    let recorded = tree.distance[target as usize];
     if recorded != length {
         return Err(format!(
             "the target's distance is {recorded}, its path is {length} long"
@@ -152,7 +201,10 @@ pub(crate) fn path_to_origin(graph: &Graph, tree: &Tree) -> Result<usize, String
 #[cfg(test)]
 mod tests {
     use super::search::Ledger;
-    use super::{actor, check, path_to_origin, Config, Found, Graph, BENCHMARK};
+    use super::{
+        actor_tuned, check, check_search, path_to_origin, Config, Found, Graph, Nodes, Searched,
+        BENCHMARK,
+    };
     use crate::bench::Model;
     use crate::benchmarks::testing;
     use crate::motet_support::runtime;
@@ -173,13 +225,71 @@ mod tests {
         hops
     }
 
-    /// Every model finds the same search (it is deterministic), on a path no shorter than the
-    /// breadth-first distance, at two grid sizes.
+    /// Savina's search validates on every default model, at two grid sizes, several iterations
+    /// on one prepared program (the search state is cleared between them).
     #[test]
-    fn every_model_finds_the_same_valid_path() {
+    fn savinas_search_validates() {
         for (g, t, w) in [(12.0, 40.0, 3.0), (16.0, 1024.0, 20.0)] {
             let sets = [("g", g), ("t", t), ("w", w)];
-            let results = testing::run_actor_and_floor(&BENCHMARK, &sets);
+            let cells = testing::on_one_and_two(&[Model::Actor, Model::Floor], 3);
+            for outcome in testing::cells(&BENCHMARK, &cells, &sets) {
+                let processed = outcome.result.as_u64().unwrap();
+                assert!((2..=(g * g * g) as u64).contains(&processed), "{processed}");
+            }
+        }
+    }
+
+    /// The floor's search is the same in every iteration (one thread, one order).
+    #[test]
+    fn the_floors_search_repeats() {
+        let params = testing::params(&BENCHMARK, &[("g", 12.0), ("t", 40.0), ("w", 3.0)]);
+        let results: Vec<_> = testing::run_iterations(&BENCHMARK, Model::Floor, 1, &params, 3)
+            .into_iter()
+            .map(|o| o.result)
+            .collect();
+        assert!(results.iter().all(|r| r == &results[0]), "{results:?}");
+    }
+
+    /// The check of Savina's search fails without a parent at the target, with a worker that did
+    /// not stop, and with a wrong distance.
+    #[test]
+    fn check_search_finds_a_broken_search() {
+        let graph = Graph::new(5);
+        let nodes = Nodes::new(&graph);
+        let searched = |stopped| Searched {
+            nodes: &nodes,
+            stopped,
+            workers: 2,
+        };
+        assert!(check_search(&graph, &searched(Some(2))).check.is_err());
+        // Parents set breadth-first from the origin, each node's before its neighbours'.
+        let mut queue = std::collections::VecDeque::from([graph.origin()]);
+        while let Some(v) = queue.pop_front() {
+            for &w in graph.neighbours(v) {
+                if nodes.set_parent(&graph, w, v) {
+                    queue.push_back(w);
+                }
+            }
+        }
+        assert_eq!(check_search(&graph, &searched(Some(2))).check, Ok(()));
+        assert!(check_search(&graph, &searched(Some(1))).check.is_err());
+        assert!(check_search(&graph, &searched(None)).check.is_err());
+        nodes.clear();
+        assert!(check_search(&graph, &searched(Some(2))).check.is_err());
+    }
+
+    /// The tuned programs find the same search (it is deterministic), on a path no shorter than
+    /// the breadth-first distance, at two grid sizes.
+    #[test]
+    fn every_tuned_model_finds_the_same_valid_path() {
+        for (g, t, w) in [(12.0, 40.0, 3.0), (16.0, 1024.0, 20.0)] {
+            let sets = [("g", g), ("t", t), ("w", w)];
+            let cells = testing::on_one_and_two(&[Model::ActorTuned], 1);
+            let mut results: Vec<_> = testing::cells(&BENCHMARK, &cells, &sets)
+                .into_iter()
+                .map(|o| o.result)
+                .collect();
+            results.push(testing::run(&BENCHMARK, Model::FloorTuned, 1, &sets).result);
             assert!(
                 results.iter().all(|r| r == &results[0]),
                 "{sets:?}: {results:?}"
@@ -188,7 +298,7 @@ mod tests {
             let shortest = bfs_hops(&graph)[graph.target() as usize].expect("reachable");
             let cfg = Config::from_params(&testing::params(&BENCHMARK, &sets)).unwrap();
             let rt = runtime(2).unwrap();
-            let found = actor::search(&cfg, std::sync::Arc::new(Graph::new(cfg.grid)), &rt);
+            let found = actor_tuned::search(&cfg, std::sync::Arc::new(Graph::new(cfg.grid)), &rt);
             let hops = path_to_origin(&graph, &found.unwrap().tree).unwrap();
             assert!(hops >= shortest, "{hops} hops, the shortest is {shortest}");
         }
@@ -236,5 +346,6 @@ mod tests {
     #[test]
     fn runs_with_a_floor_variant() {
         testing::run(&BENCHMARK, Model::Floor, 1, &[("g", 8.0)]);
+        testing::run(&BENCHMARK, Model::FloorTuned, 1, &[("g", 8.0)]);
     }
 }

@@ -1,17 +1,14 @@
-//! Bank Transaction as motet actors.
-//!
-//! Accounts reach each other through one shared table of addresses (`Arc<[Addr]>`, handed to each
-//! account in `Init`), so a `Credit` names its destination and a `Debit` its creditor by index, as
-//! Big's neighbours do: no address is cloned per message.
+//! Bank Transaction as motet actors, Savina's flow: the Teller creates the accounts as it starts;
+//! a `Credit` carries the Teller's and the destination's addresses, a `Debit` the source's.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, AccountReport, Workload, INITIAL_BALANCE};
+pub(super) use super::actor_tuned::prepare as prepare_tuned;
+use super::{check, AccountReport, Workload};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -21,7 +18,8 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Workload::from_params(params)?, threads, run)
 }
 
-type Accounts = Arc<[Addr<AccountMsg>]>;
+/// What each account ends with, by id, written as it stops.
+type Reports = Arc<Mutex<Vec<AccountReport>>>;
 
 enum TellerMsg {
     Start,
@@ -29,16 +27,15 @@ enum TellerMsg {
 }
 
 enum AccountMsg {
-    /// Every account's address, and the Teller's (boxed: the other messages are 16 bytes).
-    Init(Box<(Accounts, Addr<TellerMsg>)>),
-    /// From the Teller: pay `amount` to account `dst`.
+    /// From the Teller: pay `amount` to `dst`.
     Credit {
+        teller: Addr<TellerMsg>,
         amount: f64,
-        dst: u32,
+        dst: Addr<AccountMsg>,
     },
     /// From account `from`: receive `amount`, then answer `Reply`.
     Debit {
-        from: u32,
+        from: Addr<AccountMsg>,
         amount: f64,
     },
     /// From the debited account: the transfer is complete.
@@ -48,23 +45,41 @@ enum AccountMsg {
 
 struct Teller {
     work: Workload,
-    accounts: Option<Accounts>,
+    accounts: Vec<Addr<AccountMsg>>,
     replies: u64,
+    reports: Reports,
     result: ResultSlot<u64>,
 }
 
 impl Actor for Teller {
     type Msg = TellerMsg;
+
+    /// Creates the accounts, as Savina's Teller does in its constructor.
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        let initial = self.work.cfg.initial_balance();
+        self.accounts = (0..self.work.cfg.accounts)
+            .map(|id| {
+                ctx.spawn(Account {
+                    id,
+                    book: AccountReport::new(initial),
+                    teller: None,
+                    in_reply_mode: false,
+                    stash: VecDeque::new(),
+                    reports: self.reports.clone(),
+                })
+            })
+            .collect();
+    }
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: TellerMsg) {
         match msg {
             TellerMsg::Start => {
-                let Some(accounts) = &self.accounts else {
-                    return;
-                };
+                let me = ctx.myself();
                 for t in self.work.cfg.transactions() {
-                    let _ = accounts[t.src].tell(AccountMsg::Credit {
+                    let _ = self.accounts[t.src].tell(AccountMsg::Credit {
+                        teller: me.clone(),
                         amount: t.amount,
-                        dst: t.dst as u32,
+                        dst: self.accounts[t.dst].clone(),
                     });
                 }
                 if self.work.cfg.transactions == 0 {
@@ -84,7 +99,7 @@ impl Actor for Teller {
 impl Teller {
     /// Stops every account, records the reply count and stops.
     fn finish(&mut self, ctx: &mut Context<'_, Self>) {
-        for account in self.accounts.take().iter().flat_map(|a| a.iter()) {
+        for account in self.accounts.drain(..) {
             let _ = account.tell(AccountMsg::Stop);
         }
         self.result.set(self.replies);
@@ -92,14 +107,11 @@ impl Teller {
     }
 }
 
-/// The final balances, as `f64` bits, written by each account when it stops.
-type Reports = Arc<[[AtomicU64; 2]]>;
-
 struct Account {
-    id: u32,
-    balance: f64,
-    lowest: f64,
-    links: Option<(Accounts, Addr<TellerMsg>)>,
+    id: usize,
+    book: AccountReport,
+    /// The Teller, as the last `Credit` named it.
+    teller: Option<Addr<TellerMsg>>,
     in_reply_mode: bool,
     stash: VecDeque<AccountMsg>,
     reports: Reports,
@@ -109,29 +121,26 @@ impl Account {
     /// Handles a message out of reply mode.
     fn serve(&mut self, ctx: &mut Context<'_, Self>, msg: AccountMsg) {
         match msg {
-            AccountMsg::Init(links) => self.links = Some(*links),
-            AccountMsg::Credit { amount, dst } => {
-                self.balance -= amount;
-                self.lowest = self.lowest.min(self.balance);
-                if let Some((all, _)) = &self.links {
-                    let _ = all[dst as usize].tell(AccountMsg::Debit {
-                        from: self.id,
-                        amount,
-                    });
-                }
+            AccountMsg::Credit {
+                teller,
+                amount,
+                dst,
+            } => {
+                self.book.pay(amount);
+                let _ = dst.tell(AccountMsg::Debit {
+                    from: ctx.myself(),
+                    amount,
+                });
+                self.teller = Some(teller);
                 self.in_reply_mode = true;
             }
             AccountMsg::Debit { from, amount } => {
-                self.balance += amount;
-                if let Some((all, _)) = &self.links {
-                    let _ = all[from as usize].tell(AccountMsg::Reply);
-                }
+                self.book.receive(amount);
+                let _ = from.tell(AccountMsg::Reply);
             }
             AccountMsg::Stop => {
-                let report = &self.reports[self.id as usize];
-                report[0].store(self.balance.to_bits(), Ordering::Relaxed);
-                report[1].store(self.lowest.to_bits(), Ordering::Relaxed);
-                self.links = None;
+                self.reports.lock().unwrap_or_else(|e| e.into_inner())[self.id] = self.book;
+                self.teller = None;
                 ctx.stop();
             }
             // A Reply is only ever sent to an account waiting for one.
@@ -140,84 +149,57 @@ impl Account {
     }
 
     /// Re-sends the oldest stashed message to this account's own mailbox.
-    fn unstash_one(&mut self) {
-        if let (Some(msg), Some((all, _))) = (self.stash.pop_front(), &self.links) {
-            let _ = all[self.id as usize].tell(msg);
+    fn unstash_one(&mut self, ctx: &mut Context<'_, Self>) {
+        if let Some(msg) = self.stash.pop_front() {
+            let _ = ctx.myself().tell(msg);
         }
     }
 }
 
 impl Actor for Account {
     type Msg = AccountMsg;
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: AccountMsg) {
         if self.in_reply_mode {
             match msg {
                 AccountMsg::Reply => {
                     self.in_reply_mode = false;
-                    if let Some((_, teller)) = &self.links {
+                    if let Some(teller) = &self.teller {
                         let _ = teller.tell(TellerMsg::Reply);
                     }
-                    self.unstash_one();
+                    self.unstash_one(ctx);
                 }
                 other => self.stash.push_back(other),
             }
         } else {
             self.serve(ctx, msg);
             if !self.in_reply_mode {
-                self.unstash_one();
+                self.unstash_one(ctx);
             }
         }
     }
 }
 
-/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+/// One timed iteration: creates the Teller (which creates the accounts), runs to quiescence and
+/// checks the result.
 fn run(work: &Workload, rt: &Runtime) -> Outcome {
-    let n = work.cfg.accounts;
-    let h = rt.handle();
     let result = ResultSlot::new();
-    let reports: Reports = (0..n)
-        .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-        .collect();
-    let accounts: Accounts = (0..n)
-        .map(|id| {
-            spawn(
-                h,
-                Account {
-                    id: id as u32,
-                    balance: INITIAL_BALANCE,
-                    lowest: INITIAL_BALANCE,
-                    links: None,
-                    in_reply_mode: false,
-                    stash: VecDeque::new(),
-                    reports: reports.clone(),
-                },
-            )
-        })
-        .collect();
+    let reports: Reports = Arc::new(Mutex::new(vec![
+        AccountReport::default();
+        work.cfg.accounts
+    ]));
     let teller = spawn(
-        h,
+        rt.handle(),
         Teller {
             work: work.clone(),
-            accounts: Some(accounts.clone()),
+            accounts: Vec::new(),
             replies: 0,
+            reports: reports.clone(),
             result: result.clone(),
         },
     );
-    for account in accounts.iter() {
-        let _ = account.tell(AccountMsg::Init(Box::new((
-            accounts.clone(),
-            teller.clone(),
-        ))));
-    }
     let _ = teller.send(TellerMsg::Start);
-    drop(accounts);
     rt.wait_quiescent();
-    let reports: Vec<AccountReport> = reports
-        .iter()
-        .map(|[balance, lowest]| AccountReport {
-            balance: f64::from_bits(balance.load(Ordering::Relaxed)),
-            lowest: f64::from_bits(lowest.load(Ordering::Relaxed)),
-        })
-        .collect();
+    let reports = std::mem::take(&mut *reports.lock().unwrap_or_else(|e| e.into_inner()));
     check(work, result.take().unwrap_or(0), &reports)
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
-use super::{check, AccountReport, Workload, INITIAL_BALANCE};
+use super::{check, AccountReport, Workload};
 use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::boc_driver::read;
 use crate::motet_support;
@@ -27,8 +27,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 /// transfer into its closure: a transfer then captures only its amount (a smaller block) and
 /// costs no atomic increment and decrement of the Teller's count.
 struct Account {
-    balance: f64,
-    lowest: f64,
+    book: AccountReport,
     teller: Cown<Teller>,
 }
 
@@ -47,8 +46,7 @@ fn run(work: &Workload, rt: &Runtime) -> Outcome {
             Cown::new(
                 h,
                 Account {
-                    balance: INITIAL_BALANCE,
-                    lowest: INITIAL_BALANCE,
+                    book: AccountReport::new(work.cfg.initial_balance()),
                     teller: teller.clone(),
                 },
             )
@@ -60,9 +58,8 @@ fn run(work: &Workload, rt: &Runtime) -> Outcome {
         for t in cfg.transactions() {
             let amount = t.amount;
             let _ = when_detached((&all[t.src], &all[t.dst]), move |(src, dst)| {
-                src.balance -= amount;
-                src.lowest = src.lowest.min(src.balance);
-                dst.balance += amount;
+                src.book.pay(amount);
+                dst.book.receive(amount);
                 let _ = when_detached(&src.teller, |t| t.replies += 1);
             });
         }
@@ -73,13 +70,7 @@ fn run(work: &Workload, rt: &Runtime) -> Outcome {
         Err(e) => return Outcome::failed(e),
     };
     let reports = when(&accounts[..], |accounts| {
-        accounts
-            .iter()
-            .map(|a| AccountReport {
-                balance: a.balance,
-                lowest: a.lowest,
-            })
-            .collect::<Vec<_>>()
+        accounts.iter().map(|a| a.book).collect::<Vec<_>>()
     })
     .wait();
     match reports {

@@ -1,13 +1,14 @@
-//! Bank Transaction on the sequential floor.
+//! Bank Transaction on the sequential floor: the actor program's message flow (Savina's: the
+//! Teller creates the accounts as it starts, a `Credit` names the Teller and the destination, a
+//! `Debit` the source) on one thread.
 
 use std::collections::VecDeque;
-use std::rc::Rc;
 
+pub(super) use super::floor_tuned::prepare as prepare_tuned;
+use super::{check, AccountReport, Workload};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
-
-use super::{check, AccountReport, Workload, INITIAL_BALANCE};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
@@ -17,38 +18,22 @@ pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
 /// One timed iteration: runs the program on a fresh system and checks the result.
 fn run(work: &Workload) -> Outcome {
     let mut sys = System::new();
-    let accounts: Rc<[ActorId]> = (0..work.cfg.accounts)
-        .map(|_| {
-            sys.spawn(Node::Account(Account {
-                balance: INITIAL_BALANCE,
-                lowest: INITIAL_BALANCE,
-                teller: None,
-                in_reply_mode: false,
-                stash: VecDeque::new(),
-            }))
-        })
-        .collect();
     let teller = sys.spawn(Node::Teller(Teller {
         work: work.clone(),
-        accounts: accounts.clone(),
+        accounts: Vec::new(),
         replies: 0,
     }));
-    for &account in accounts.iter() {
-        sys.send(account, Msg::Init(teller));
-    }
     sys.send(teller, Msg::Start);
     sys.run();
-    let Node::Teller(Teller { replies, .. }) = *sys.actor(teller) else {
-        unreachable!("the teller is spawned last")
+    let Node::Teller(t) = sys.actor(teller) else {
+        unreachable!("the Teller is spawned first")
     };
-    let reports: Vec<AccountReport> = accounts
+    let replies = t.replies;
+    let reports: Vec<AccountReport> = sys.actors()[1..]
         .iter()
-        .map(|&id| match sys.actor(id) {
-            Node::Account(a) => AccountReport {
-                balance: a.balance,
-                lowest: a.lowest,
-            },
-            Node::Teller(_) => unreachable!("accounts are spawned first"),
+        .map(|node| match node {
+            Node::Account(a) => a.book,
+            Node::Teller(_) => unreachable!("the Teller spawns only accounts"),
         })
         .collect();
     check(work, replies, &reports)
@@ -56,12 +41,14 @@ fn run(work: &Workload) -> Outcome {
 
 /// The messages of Bank Transaction.
 enum Msg {
-    /// To an account: the Teller's address.
-    Init(ActorId),
-    /// To the Teller: generate the transactions.
+    /// To the Teller: send the transactions.
     Start,
     /// To an account, from the Teller: pay `amount` to `dst`.
-    Credit { amount: f64, dst: ActorId },
+    Credit {
+        teller: ActorId,
+        amount: f64,
+        dst: ActorId,
+    },
     /// To an account, from `from`: receive `amount` and answer `Reply`.
     Debit { from: ActorId, amount: f64 },
     /// To the creditor from the debited account, and from the creditor to the Teller.
@@ -78,13 +65,13 @@ enum Node {
 
 struct Teller {
     work: Workload,
-    accounts: Rc<[ActorId]>,
+    accounts: Vec<ActorId>,
     replies: u64,
 }
 
 struct Account {
-    balance: f64,
-    lowest: f64,
+    book: AccountReport,
+    /// The Teller, as the last `Credit` named it.
     teller: Option<ActorId>,
     in_reply_mode: bool,
     stash: VecDeque<Msg>,
@@ -92,6 +79,23 @@ struct Account {
 
 impl Actor for Node {
     type Msg = Msg;
+
+    /// The Teller creates the accounts, as Savina's does in its constructor.
+    fn started(&mut self, cx: &mut Context<Self>) {
+        if let Node::Teller(teller) = self {
+            let initial = teller.work.cfg.initial_balance();
+            teller.accounts = (0..teller.work.cfg.accounts)
+                .map(|_| {
+                    cx.spawn(Node::Account(Account {
+                        book: AccountReport::new(initial),
+                        teller: None,
+                        in_reply_mode: false,
+                        stash: VecDeque::new(),
+                    }))
+                })
+                .collect();
+        }
+    }
 
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match self {
@@ -105,13 +109,14 @@ impl Teller {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
             Msg::Start => {
+                let me = cx.me();
                 for t in self.work.cfg.transactions() {
-                    let dst = self.accounts[t.dst];
                     cx.send(
                         self.accounts[t.src],
                         Msg::Credit {
+                            teller: me,
                             amount: t.amount,
-                            dst,
+                            dst: self.accounts[t.dst],
                         },
                     );
                 }
@@ -130,7 +135,7 @@ impl Teller {
     }
 
     fn finish(&mut self, cx: &mut Context<Node>) {
-        for &account in self.accounts.iter() {
+        for &account in &self.accounts {
             cx.send(account, Msg::Stop);
         }
         cx.exit();
@@ -143,8 +148,9 @@ impl Account {
             match msg {
                 Msg::Reply => {
                     self.in_reply_mode = false;
-                    let teller = self.teller.expect("Init comes first");
-                    cx.send(teller, Msg::Reply);
+                    if let Some(teller) = self.teller {
+                        cx.send(teller, Msg::Reply);
+                    }
                     self.unstash_one(cx);
                 }
                 other => self.stash.push_back(other),
@@ -160,16 +166,19 @@ impl Account {
     /// Handles a message out of reply mode.
     fn serve(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
-            Msg::Init(teller) => self.teller = Some(teller),
-            Msg::Credit { amount, dst } => {
-                self.balance -= amount;
-                self.lowest = self.lowest.min(self.balance);
+            Msg::Credit {
+                teller,
+                amount,
+                dst,
+            } => {
+                self.book.pay(amount);
                 let me = cx.me();
                 cx.send(dst, Msg::Debit { from: me, amount });
+                self.teller = Some(teller);
                 self.in_reply_mode = true;
             }
             Msg::Debit { from, amount } => {
-                self.balance += amount;
+                self.book.receive(amount);
                 cx.send(from, Msg::Reply);
             }
             Msg::Stop => cx.exit(),

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
-use super::{check, AccountReport, Workload, INITIAL_BALANCE};
+use super::{check, AccountReport, Workload};
 use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
@@ -126,10 +126,7 @@ pub(super) fn build(work: &Workload) -> (Program, Banking) {
     let accounts = b.bank(a, |b, i| {
         let r = b.reactor(
             &format!("account[{i}]"),
-            AccountReport {
-                balance: INITIAL_BALANCE,
-                lowest: INITIAL_BALANCE,
-            },
+            AccountReport::new(work.cfg.initial_balance()),
         );
         let credit_in = b.input::<Credit, _>(r, "credit");
         let debit = b.output::<Credit, _>(r, "debit");
@@ -140,8 +137,7 @@ pub(super) fn build(work: &Workload) -> (Program, Banking) {
             .effect(debit)
             .body(move |acc: &mut AccountReport, ctx| {
                 if let Some(&(dst, amount)) = ctx.get(credit_in) {
-                    acc.balance -= amount;
-                    acc.lowest = acc.lowest.min(acc.balance);
+                    acc.pay(amount);
                     ctx.set(debit, (dst, amount));
                 }
             });
@@ -149,7 +145,7 @@ pub(super) fn build(work: &Workload) -> (Program, Banking) {
             move |acc: &mut AccountReport, ctx| {
                 if let Some(amounts) = ctx.get(debit_in) {
                     for &amount in amounts {
-                        acc.balance += amount;
+                        acc.receive(amount);
                     }
                     ctx.set(reply, amounts.len() as u32);
                 }

@@ -1,32 +1,29 @@
-//! Sleeping Barber as motet actors: the factory spawns the customers from its handler, and a
-//! customer's address travels in the messages (factory → room → barber), as Savina's references do.
+//! Sleeping Barber as motet actors, Savina's flow: the factory spawns all N customers in its
+//! `Start` handler, busy-waiting after each, and a customer's address travels in the messages
+//! (factory → room → barber), as Savina's references do. The factory and the barber busy-wait on
+//! the one shared `Math.random()`.
 
 use std::collections::VecDeque;
 
-use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
+use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, Config, Draws, Tally, BUSY_SEED};
+use super::{check, Config, Draws, Tally};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
+pub(super) use super::actor_tuned::prepare_tuned;
+
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare((Config::from_params(params)?, DEFAULT_BATCH), threads, run)
-}
-
-/// As [`prepare`], with the factory yielding after each customer (batch 1, deviation `batch`).
-pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare((Config::from_params(params)?, 1), threads, run)
+    motet_support::prepare(Config::from_params(params)?, threads, run)
 }
 
 enum FactoryMsg {
     /// Open the shop: the room to send customers to.
     Start(Addr<RoomMsg>),
-    /// Create the next customer.
-    NextCustomer,
     Returned(Addr<CustomerMsg>),
     Done,
 }
@@ -57,7 +54,7 @@ struct Factory {
     cfg: Config,
     room: Option<Addr<RoomMsg>>,
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
     tally: Tally,
     result: ResultSlot<Tally>,
 }
@@ -76,22 +73,18 @@ impl Actor for Factory {
         match msg {
             FactoryMsg::Start(room) => {
                 self.room = Some(room);
+                // Savina's factory makes every customer in this one handler.
+                for _ in 0..self.cfg.haircuts {
+                    let customer = ctx.spawn(Customer {
+                        factory: ctx.myself(),
+                    });
+                    self.tally.customers += 1;
+                    self.tally.attempts += 1;
+                    self.send_to_room(customer);
+                    self.busy.spin(self.draws.next_wait());
+                }
                 if self.cfg.haircuts == 0 {
                     self.finish(ctx);
-                } else {
-                    let _ = ctx.myself().send(FactoryMsg::NextCustomer);
-                }
-            }
-            FactoryMsg::NextCustomer => {
-                let customer = ctx.spawn(Customer {
-                    factory: ctx.myself(),
-                });
-                self.tally.customers += 1;
-                self.tally.attempts += 1;
-                self.send_to_room(customer);
-                self.busy.spin(self.draws.next_wait());
-                if self.tally.customers < self.cfg.haircuts {
-                    let _ = ctx.myself().send(FactoryMsg::NextCustomer);
                 }
             }
             FactoryMsg::Returned(customer) => {
@@ -165,7 +158,7 @@ impl Actor for Room {
 
 struct Barber {
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
     result: ResultSlot<u64>,
 }
 
@@ -209,7 +202,7 @@ impl Actor for Customer {
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the result.
-fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
+fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let tally = ResultSlot::new();
     let barber_draws = ResultSlot::new();
@@ -217,7 +210,7 @@ fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
         h,
         Barber {
             draws: Draws::new(cfg.haircut),
-            busy: BusyWait::new(BUSY_SEED),
+            busy: SharedWait::new(),
             result: barber_draws.clone(),
         },
     );
@@ -230,16 +223,17 @@ fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
             barber_asleep: true,
         },
     );
-    let factory = Spawn::new(Factory {
-        cfg: *cfg,
-        room: None,
-        draws: Draws::new(cfg.production),
-        busy: BusyWait::new(BUSY_SEED),
-        tally: Tally::default(),
-        result: tally.clone(),
-    })
-    .batch(*batch)
-    .spawn(h);
+    let factory = spawn(
+        h,
+        Factory {
+            cfg: *cfg,
+            room: None,
+            draws: Draws::new(cfg.production),
+            busy: SharedWait::new(),
+            tally: Tally::default(),
+            result: tally.clone(),
+        },
+    );
     let _ = factory.send(FactoryMsg::Start(room));
     rt.wait_quiescent();
     let tally = tally.take().map(|t| Tally {

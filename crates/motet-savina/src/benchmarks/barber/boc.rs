@@ -16,9 +16,9 @@
 use motet_boc::{when, when_detached, Cown};
 use motet_runtime::Runtime;
 
-use super::{check, Config, Draws, Tally, BUSY_SEED};
+use super::{check, Config, Draws, Tally};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::motet_support;
 use crate::params::Params;
 
@@ -30,7 +30,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 struct Factory {
     room: Cown<Room>,
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
     tally: Tally,
 }
 
@@ -42,7 +42,7 @@ struct Room {
 
 struct Barber {
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
 }
 
 /// A customer knows its way back to the Factory and into the room: the room's handle, cloned once
@@ -110,7 +110,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         h,
         Barber {
             draws: Draws::new(cfg.haircut),
-            busy: BusyWait::new(BUSY_SEED),
+            busy: SharedWait::new(),
         },
     );
     let room = Cown::new(
@@ -126,7 +126,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         Factory {
             room,
             draws: Draws::new(cfg.production),
-            busy: BusyWait::new(BUSY_SEED),
+            busy: SharedWait::new(),
             tally: Tally::default(),
         },
     );

@@ -1,30 +1,28 @@
-//! Sleeping Barber on the sequential floor: the factory spawns the customers while the system runs.
+//! Sleeping Barber on the sequential floor: the actor program's flow (Savina's: the factory spawns
+//! all N customers in its `Start` handler, busy-waiting on the shared `Math.random()` after each).
 
 use std::collections::VecDeque;
 
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, Config, Draws, Tally, BUSY_SEED};
+use super::{check, Config, Draws, Tally};
+
+pub(super) use super::floor_tuned::prepare_tuned;
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program((Config::from_params(params)?, crate::floor::BATCH), run)
-}
-
-/// As [`prepare`], with the factory yielding after each customer (batch 1, deviation `batch`).
-pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program((Config::from_params(params)?, 1), run)
+    crate::floor::program(Config::from_params(params)?, run)
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
-fn run((cfg, batch): &(Config, usize)) -> Outcome {
+fn run(cfg: &Config) -> Outcome {
     let mut sys = System::new();
     let barber = sys.spawn(Node::Barber(Barber {
         draws: Draws::new(cfg.haircut),
-        busy: BusyWait::new(BUSY_SEED),
+        busy: SharedWait::new(),
         exited: false,
     }));
     let room = sys.spawn(Node::Room(Room {
@@ -34,11 +32,10 @@ fn run((cfg, batch): &(Config, usize)) -> Outcome {
         barber_asleep: true,
     }));
     let factory = sys.spawn(Node::Factory(Factory {
-        batch: *batch,
         cfg: *cfg,
         room,
         draws: Draws::new(cfg.production),
-        busy: BusyWait::new(BUSY_SEED),
+        busy: SharedWait::new(),
         tally: Tally::default(),
         finished: false,
     }));
@@ -58,8 +55,6 @@ fn run((cfg, batch): &(Config, usize)) -> Outcome {
 enum Msg {
     /// To the factory: open the shop.
     Start,
-    /// To the factory: create the next customer.
-    NextCustomer,
     /// To the factory: this customer was turned away.
     Returned(ActorId),
     /// To the factory: a haircut is done; to a customer: your haircut is done.
@@ -89,12 +84,10 @@ enum Node {
 }
 
 struct Factory {
-    /// Messages per turn.
-    batch: usize,
     cfg: Config,
     room: ActorId,
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
     tally: Tally,
     finished: bool,
 }
@@ -108,7 +101,7 @@ struct Room {
 
 struct Barber {
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
     exited: bool,
 }
 
@@ -134,32 +127,23 @@ impl Actor for Node {
             },
         }
     }
-
-    fn batch(&self) -> usize {
-        match self {
-            Node::Factory(f) => f.batch,
-            _ => crate::floor::BATCH,
-        }
-    }
 }
 
 impl Factory {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
-            Msg::Start if self.cfg.haircuts == 0 => self.finish(cx),
             Msg::Start => {
+                // Savina's factory makes every customer in this one handler.
                 let me = cx.me();
-                cx.send(me, Msg::NextCustomer);
-            }
-            Msg::NextCustomer => {
-                let me = cx.me();
-                let customer = cx.spawn(Node::Customer(me));
-                self.tally.customers += 1;
-                self.tally.attempts += 1;
-                cx.send(self.room, Msg::Enter(customer));
-                self.busy.spin(self.draws.next_wait());
-                if self.tally.customers < self.cfg.haircuts {
-                    cx.send(me, Msg::NextCustomer);
+                for _ in 0..self.cfg.haircuts {
+                    let customer = cx.spawn(Node::Customer(me));
+                    self.tally.customers += 1;
+                    self.tally.attempts += 1;
+                    cx.send(self.room, Msg::Enter(customer));
+                    self.busy.spin(self.draws.next_wait());
+                }
+                if self.cfg.haircuts == 0 {
+                    self.finish(cx);
                 }
             }
             Msg::Returned(customer) => {

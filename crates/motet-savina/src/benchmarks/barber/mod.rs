@@ -1,15 +1,19 @@
 //! 12. Sleeping Barber (concurrency): `n` customers, created while it runs, wait for one barber.
 //!
-//! Flow (SPEC.md section 3.12): on `Start` the CustomerFactory, in that one handler, N times creates a
-//! Customer (dynamic actor creation), sends `Enter(customer)` to the WaitingRoom and busy-waits
-//! `next_int(APR) + 10` draws (its own [`PseudoRandom`], default seed). The room answers `Full` when
-//! W customers wait; otherwise it queues the customer and either wakes the barber (a `Next` to
-//! itself) or tells the customer to `Wait`. On `Next` the room sends the first customer to the Barber,
-//! or `Wait` to the barber, who falls asleep. The Barber sends `Start` to the customer, busy-waits
-//! `next_int(AHR) + 10` draws (its own generator, default seed), sends `Done` to the customer and
-//! `Next` to the room. A customer turned away sends `Returned(self)` to the factory, which counts an
-//! attempt and sends it back in; a served customer tells the factory `Done` and stops. After N
-//! `Done`s the factory sends `Exit` to the room, which forwards it to the barber.
+//! Flow (SPEC.md section 3.12): on `Start` the CustomerFactory, in that one handler, N times creates
+//! a Customer (dynamic actor creation), sends `Enter(customer)` to the WaitingRoom and busy-waits
+//! `next_int(APR) + 10` calls of the shared `Math.random()` (the lengths from its own
+//! [`PseudoRandom`], default seed). The room answers `Full` when W customers wait; otherwise it
+//! queues the customer and either wakes the barber (a `Next` to itself) or tells the customer to
+//! `Wait`. On `Next` the room sends the first customer to the Barber, or `Wait` to the barber, who
+//! falls asleep. The Barber sends `Start` to the customer, busy-waits `next_int(AHR) + 10` calls
+//! (lengths from its own generator, default seed), sends `Done` to the customer and `Next` to the
+//! room. A customer turned away sends `Returned(self)` to the factory, which counts an attempt and
+//! sends it back in; a served customer tells the factory `Done` and stops. After N `Done`s the
+//! factory sends `Exit` to the room, which forwards it to the barber.
+//!
+//! The tuned programs (`actor-tuned`, `floor-tuned`) make one customer per message the factory
+//! sends itself, yielding after each (batch 1), and busy-wait on generators of their own.
 //!
 //! Validation: N haircuts at the factory, N customers created, N + returns ≥ N attempts, and each
 //! busy-waiting actor made the draws its generator asks for (2,543,428 each at the defaults). The
@@ -18,8 +22,10 @@
 //! [`PseudoRandom`]: crate::random::PseudoRandom
 
 mod actor;
+mod actor_tuned;
 mod boc;
 mod floor;
+mod floor_tuned;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
@@ -63,15 +69,15 @@ crate::params! {
 }
 
 variants!(
-    actor ["customer-per-message", "private-random"],
+    actor,
     actor_tuned ["batch", "customer-per-message", "private-random"],
-    boc ["private-random"] (own_protocol),
-    reactor ["private-random"] (own_protocol),
-    floor ["customer-per-message", "private-random"],
+    boc (own_protocol),
+    reactor (own_protocol),
+    floor,
     floor_tuned ["batch", "customer-per-message", "private-random"],
 );
 
-/// The busy-wait generators' seed (any fixed value: the draws are thrown away).
+/// The tuned programs' busy-wait generators' seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 74_755;
 
 impl Config {
@@ -159,6 +165,7 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Tally, BENCHMARK};
+    use crate::bench::Model;
     use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
@@ -209,10 +216,16 @@ mod tests {
 
     #[test]
     fn every_model_validates_at_a_reduced_size() {
-        for outcome in validates(
-            &BENCHMARK,
-            &[("n", 300.0), ("w", 20.0), ("pr", 50.0), ("hr", 80.0)],
-        ) {
+        let sets = [("n", 300.0), ("w", 20.0), ("pr", 50.0), ("hr", 80.0)];
+        for outcome in validates(&BENCHMARK, &sets) {
+            assert_eq!(outcome.result["haircuts"], serde_json::json!(300));
+        }
+        let tuned = [
+            (Model::ActorTuned, 1, 1),
+            (Model::ActorTuned, 2, 1),
+            (Model::FloorTuned, 1, 1),
+        ];
+        for outcome in testing::cells(&BENCHMARK, &tuned, &sets) {
             assert_eq!(outcome.result["haircuts"], serde_json::json!(300));
         }
         validates(

@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
-use super::{check, Config, Draws, Tally, BUSY_SEED};
+use super::{check, Config, Draws, Tally};
 use crate::bench::{Model, Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
@@ -31,7 +31,7 @@ pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared
 /// The factory's state.
 struct Factory {
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
     tally: Tally,
 }
 
@@ -44,7 +44,7 @@ struct Room {
 /// The Barber's state.
 struct Barber {
     draws: Draws,
-    busy: BusyWait,
+    busy: SharedWait,
 }
 
 /// What reads the result of a built program: the factory and the Barber.
@@ -63,7 +63,7 @@ pub(super) fn build(cfg: &Config) -> (Program, SleepingBarber) {
         "factory",
         Factory {
             draws: Draws::new(c.production),
-            busy: BusyWait::new(BUSY_SEED),
+            busy: SharedWait::new(),
             tally: Tally::default(),
         },
     );
@@ -147,7 +147,7 @@ pub(super) fn build(cfg: &Config) -> (Program, SleepingBarber) {
         "barber",
         Barber {
             draws: Draws::new(c.haircut),
-            busy: BusyWait::new(BUSY_SEED),
+            busy: SharedWait::new(),
         },
     );
     let serve = b.input::<usize, _>(barber, "enter");

@@ -1,8 +1,7 @@
 //! Producer–Consumer with bounded buffer as motet actors.
 //!
-//! `DataItem` and `ConsumerAvailable` carry the sender's id, and the Manager answers through its
-//! tables of the producers' and consumers' addresses (handed over in `Start`), so no address is
-//! cloned per message.
+//! The Manager creates the producers and the consumers as it starts (Savina's flow) and keeps
+//! their addresses in tables; `DataItem` and `ConsumerAvailable` carry the sender's place in them.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -21,15 +20,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 }
 
 enum ManagerMsg {
-    /// The producers and consumers, by id.
-    Start {
-        producers: Vec<Addr<ProduceData>>,
-        consumers: Vec<Addr<ConsumerMsg>>,
-    },
-    DataItem {
-        item: f64,
-        producer: u32,
-    },
+    DataItem { item: f64, producer: u32 },
     ConsumerAvailable(u32),
     ProducerExit,
 }
@@ -47,6 +38,7 @@ type Reports = Arc<Mutex<Tally>>;
 
 struct Manager {
     cfg: Config,
+    reports: Reports,
     producers: Vec<Addr<ProduceData>>,
     consumers: Vec<Addr<ConsumerMsg>>,
     available_producers: VecDeque<u32>,
@@ -74,19 +66,44 @@ impl Manager {
 
 impl Actor for Manager {
     type Msg = ManagerMsg;
+
+    /// Creates the producers and the consumers, marks every consumer available and asks every
+    /// producer for data.
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        let cfg = self.cfg;
+        self.producers = (0..cfg.producers)
+            .map(|id| {
+                ctx.spawn(Producer {
+                    id: id as u32,
+                    items: cfg.items,
+                    cost: cfg.producer_cost,
+                    made: 0,
+                    item: 0.0,
+                    manager: ctx.myself(),
+                    reports: self.reports.clone(),
+                })
+            })
+            .collect();
+        self.consumers = (0..cfg.consumers)
+            .map(|id| {
+                ctx.spawn(Consumer {
+                    id: id as u32,
+                    cost: cfg.consumer_cost,
+                    consumed: 0,
+                    value: 0.0,
+                    manager: ctx.myself(),
+                    reports: self.reports.clone(),
+                })
+            })
+            .collect();
+        self.available_consumers = (0..cfg.consumers as u32).collect();
+        for producer in &self.producers {
+            let _ = producer.tell(ProduceData);
+        }
+    }
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ManagerMsg) {
         match msg {
-            ManagerMsg::Start {
-                producers,
-                consumers,
-            } => {
-                self.available_consumers = (0..consumers.len() as u32).collect();
-                self.consumers = consumers;
-                self.producers = producers;
-                for producer in &self.producers {
-                    let _ = producer.tell(ProduceData);
-                }
-            }
             ManagerMsg::DataItem { item, producer } => {
                 match self.available_consumers.pop_front() {
                     Some(c) => {
@@ -176,7 +193,7 @@ impl Actor for Consumer {
     }
 }
 
-/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+/// One timed iteration: creates the Manager (which creates the other actors), runs them to quiescence and checks the result.
 fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let done = ResultSlot::new();
@@ -188,6 +205,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         h,
         Manager {
             cfg: *cfg,
+            reports: reports.clone(),
             producers: Vec::new(),
             consumers: Vec::new(),
             available_producers: VecDeque::new(),
@@ -197,41 +215,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             done: done.clone(),
         },
     );
-    let producers = (0..cfg.producers)
-        .map(|id| {
-            spawn(
-                h,
-                Producer {
-                    id: id as u32,
-                    items: cfg.items,
-                    cost: cfg.producer_cost,
-                    made: 0,
-                    item: 0.0,
-                    manager: manager.clone(),
-                    reports: reports.clone(),
-                },
-            )
-        })
-        .collect();
-    let consumers = (0..cfg.consumers)
-        .map(|id| {
-            spawn(
-                h,
-                Consumer {
-                    id: id as u32,
-                    cost: cfg.consumer_cost,
-                    consumed: 0,
-                    value: 0.0,
-                    manager: manager.clone(),
-                    reports: reports.clone(),
-                },
-            )
-        })
-        .collect();
-    let _ = manager.send(ManagerMsg::Start {
-        producers,
-        consumers,
-    });
+    drop(manager);
     rt.wait_quiescent();
     let tally = std::mem::take(&mut *reports.lock().unwrap_or_else(|e| e.into_inner()));
     check(cfg, done.take().map(|()| &tally))

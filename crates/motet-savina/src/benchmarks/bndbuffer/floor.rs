@@ -1,4 +1,5 @@
-//! Producer–Consumer with bounded buffer on the sequential floor.
+//! Producer–Consumer with bounded buffer on the sequential floor: the actor program's flow (the
+//! Manager creates the producers and the consumers as it starts).
 
 use std::collections::VecDeque;
 
@@ -16,7 +17,7 @@ pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
 /// One timed iteration: runs the program on a fresh system and checks the result.
 fn run(cfg: &Config) -> Outcome {
     let mut sys = System::new();
-    let manager = sys.spawn(Node::Manager(Manager {
+    sys.spawn(Node::Manager(Manager {
         cfg: *cfg,
         producers: Vec::new(),
         consumers: Vec::new(),
@@ -26,34 +27,6 @@ fn run(cfg: &Config) -> Outcome {
         exited_producers: 0,
         done: false,
     }));
-    let producers: Vec<ActorId> = (0..cfg.producers)
-        .map(|_| {
-            sys.spawn(Node::Producer(Producer {
-                items: cfg.items,
-                cost: cfg.producer_cost,
-                made: 0,
-                item: 0.0,
-                manager,
-            }))
-        })
-        .collect();
-    let consumers: Vec<ActorId> = (0..cfg.consumers)
-        .map(|_| {
-            sys.spawn(Node::Consumer(Consumer {
-                cost: cfg.consumer_cost,
-                consumed: 0,
-                value: 0.0,
-                manager,
-            }))
-        })
-        .collect();
-    sys.send(
-        manager,
-        Msg::Start {
-            producers,
-            consumers,
-        },
-    );
     sys.run();
     let mut tally = Tally::default();
     let mut done = false;
@@ -69,11 +42,6 @@ fn run(cfg: &Config) -> Outcome {
 
 /// The messages of Producer–Consumer with bounded buffer.
 enum Msg {
-    /// To the Manager: the producers and consumers.
-    Start {
-        producers: Vec<ActorId>,
-        consumers: Vec<ActorId>,
-    },
     /// To the Manager from a producer, and from the Manager to a consumer.
     DataItem { item: f64, producer: ActorId },
     /// To the Manager: this consumer is idle.
@@ -122,6 +90,12 @@ struct Consumer {
 impl Actor for Node {
     type Msg = Msg;
 
+    fn started(&mut self, cx: &mut Context<Self>) {
+        if let Node::Manager(m) = self {
+            m.start(cx);
+        }
+    }
+
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match self {
             Node::Manager(m) => m.receive(msg, cx),
@@ -159,19 +133,39 @@ impl Actor for Node {
 }
 
 impl Manager {
+    /// Creates the producers and the consumers, marks every consumer available and asks every
+    /// producer for data.
+    fn start(&mut self, cx: &mut Context<Node>) {
+        let (cfg, manager) = (self.cfg, cx.me());
+        self.producers = (0..cfg.producers)
+            .map(|_| {
+                cx.spawn(Node::Producer(Producer {
+                    items: cfg.items,
+                    cost: cfg.producer_cost,
+                    made: 0,
+                    item: 0.0,
+                    manager,
+                }))
+            })
+            .collect();
+        self.consumers = (0..cfg.consumers)
+            .map(|_| {
+                cx.spawn(Node::Consumer(Consumer {
+                    cost: cfg.consumer_cost,
+                    consumed: 0,
+                    value: 0.0,
+                    manager,
+                }))
+            })
+            .collect();
+        self.available_consumers = self.consumers.iter().copied().collect();
+        for &producer in &self.producers {
+            cx.send(producer, Msg::ProduceData);
+        }
+    }
+
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
-            Msg::Start {
-                producers,
-                consumers,
-            } => {
-                self.available_consumers = consumers.iter().copied().collect();
-                self.consumers = consumers;
-                self.producers = producers;
-                for &producer in &self.producers {
-                    cx.send(producer, Msg::ProduceData);
-                }
-            }
             Msg::DataItem { item, producer } => {
                 match self.available_consumers.pop_front() {
                     Some(consumer) => cx.send(consumer, Msg::DataItem { item, producer }),

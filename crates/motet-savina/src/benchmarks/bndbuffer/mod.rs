@@ -84,11 +84,7 @@ const PARAMS: &[ParamSpec] = &[
     },
 ];
 
-variants!(
-    actor["main-creates-actors"],
-    reactor(own_protocol),
-    floor["main-creates-actors"],
-);
+variants!(actor, reactor(own_protocol), floor);
 
 /// The decoded parameters, shared by every variant.
 #[derive(Clone, Copy, Debug)]

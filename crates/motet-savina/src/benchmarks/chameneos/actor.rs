@@ -1,4 +1,5 @@
-//! Chameneos as motet actors: the mall creates the creatures when it starts.
+//! Chameneos as motet actors: the mall creates the creatures when it starts, and each creature
+//! sends the Mall its first `Meet` as it starts (SPEC.md's flow).
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
@@ -39,12 +40,11 @@ impl Actor for Mall {
     fn started(&mut self, ctx: &mut Context<'_, Self>) {
         let mall = ctx.myself();
         for i in 0..self.c {
-            let creature = ctx.spawn(Creature {
+            ctx.spawn(Creature {
                 mall: mall.clone(),
                 color: Color::initial(i),
                 meetings: 0,
             });
-            let _ = mall.tell(MallMsg::Meet(Color::initial(i), creature));
         }
     }
 
@@ -80,6 +80,11 @@ struct Creature {
 
 impl Actor for Creature {
     type Msg = CreatureMsg;
+
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        let _ = self.mall.tell(MallMsg::Meet(self.color, ctx.myself()));
+    }
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: CreatureMsg) {
         match msg {
             CreatureMsg::Meet(other_color, other) => {

@@ -47,8 +47,9 @@ crate::params! {
 }
 
 variants!(
-    actor["mall-starts-meetings"],
-    process["recv-many"],
+    actor,
+    process,
+    process_tuned["recv-many"],
     boc(own_protocol),
     reactor(own_protocol),
     floor,

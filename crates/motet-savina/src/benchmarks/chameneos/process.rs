@@ -17,9 +17,26 @@ use crate::motet_support::ResultSlot;
 use crate::params::Params;
 use crate::process_support;
 
-/// Builds the runtime and the process system; `threads` workers.
+/// Builds the runtime and the process system; `threads` workers. The Mall takes one message at a
+/// time, as SPEC.md's does.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    process_support::prepare(Config::from_params(params)?, threads, run)
+    process_support::prepare((Config::from_params(params)?, Take::One), threads, run)
+}
+
+/// As [`prepare`], with the Mall draining its channel in bulk (`recv_many`, deviation
+/// `recv-many`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    process_support::prepare((Config::from_params(params)?, Take::Many), threads, run)
+}
+
+/// How the Mall takes its messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Take {
+    /// One `recv` per message.
+    One,
+    /// Every queued message at once (`recv_many`: one lock of the channel per batch, as an actor
+    /// takes its mailbox).
+    Many,
 }
 
 /// What the creatures send to the Mall.
@@ -41,10 +58,9 @@ enum CreatureMsg {
 }
 
 /// The Mall: spawns the `c` creatures, pairs them until `m` meetings have happened, then sends
-/// each `Exit` and sums their counts. It takes the requests queued in its inbox in batches
-/// (`recv_many`: one lock of the channel per batch, as an actor takes its mailbox), in the order
-/// they came.
-async fn mall(system: ProcessSystem, cfg: Config, result: ResultSlot<u64>) {
+/// each `Exit` and sums their counts. It takes the requests in the order they came, one at a time
+/// or in batches (`take`).
+async fn mall(system: ProcessSystem, cfg: Config, take: Take, result: ResultSlot<u64>) {
     let Config { c, m } = cfg;
     let (mall_tx, inbox) = channel::unbounded();
     for i in 0..c {
@@ -55,7 +71,18 @@ async fn mall(system: ProcessSystem, cfg: Config, result: ResultSlot<u64>) {
     let mut waiting: Option<Sender<CreatureMsg>> = None;
     let (mut sum_meetings, mut faded) = (0, 0);
     let mut batch = VecDeque::new();
-    while inbox.recv_many(&mut batch).await.is_ok() {
+    loop {
+        match take {
+            Take::One => match inbox.recv().await {
+                Ok(msg) => batch.push_back(msg),
+                Err(_) => return,
+            },
+            Take::Many => {
+                if inbox.recv_many(&mut batch).await.is_err() {
+                    return;
+                }
+            }
+        }
         for msg in batch.drain(..) {
             match msg {
                 MallMsg::Meet(color, from) => {
@@ -110,8 +137,8 @@ async fn creature(mall: Sender<MallMsg>, mut color: Color) {
 
 /// One timed iteration: spawns the Mall (which spawns the creatures), waits for every process and
 /// checks the sum of the meetings.
-fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
+fn run(&(cfg, take): &(Config, Take), system: &ProcessSystem) -> Outcome {
     let result = ResultSlot::new();
-    system.spawn(mall(system.clone(), *cfg, result.clone()));
+    system.spawn(mall(system.clone(), cfg, take, result.clone()));
     process_support::finish(system, || check(cfg.m, result.take().unwrap_or(0)))
 }

@@ -1,4 +1,5 @@
-//! Cigarette Smokers as motet actors.
+//! Cigarette Smokers as motet actors: the Arbiter creates the smokers as it starts (Savina's
+//! flow); they busy-wait on the one shared `Math.random()`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -6,9 +7,9 @@ use std::sync::Arc;
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, Config, Picks, BUSY_SEED};
+use super::{check, Config, Picks};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
@@ -18,8 +19,8 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 }
 
 enum ArbiterMsg {
-    /// The smokers, by index: start the first round.
-    Start(Vec<Addr<SmokerMsg>>),
+    /// Start the first round.
+    Start,
     StartedSmoking,
 }
 
@@ -29,6 +30,8 @@ enum SmokerMsg {
 }
 
 struct Arbiter {
+    smokers_wanted: usize,
+    draws: Arc<AtomicU64>,
     rounds: u64,
     played: u64,
     picks: Picks,
@@ -45,12 +48,23 @@ impl Arbiter {
 
 impl Actor for Arbiter {
     type Msg = ArbiterMsg;
+
+    /// Creates the smokers, as Savina's Arbiter does in its constructor.
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        self.smokers = (0..self.smokers_wanted)
+            .map(|_| {
+                ctx.spawn(Smoker {
+                    arbiter: ctx.myself(),
+                    busy: SharedWait::new(),
+                    draws: self.draws.clone(),
+                })
+            })
+            .collect();
+    }
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ArbiterMsg) {
         match msg {
-            ArbiterMsg::Start(smokers) => {
-                self.smokers = smokers;
-                self.notify_random_smoker();
-            }
+            ArbiterMsg::Start => self.notify_random_smoker(),
             ArbiterMsg::StartedSmoking => {
                 self.played += 1;
                 if self.played >= self.rounds {
@@ -69,7 +83,7 @@ impl Actor for Arbiter {
 
 struct Smoker {
     arbiter: Addr<ArbiterMsg>,
-    busy: BusyWait,
+    busy: SharedWait,
     draws: Arc<AtomicU64>,
 }
 
@@ -89,7 +103,7 @@ impl Actor for Smoker {
     }
 }
 
-/// One timed iteration: creates the actors, runs them to quiescence and checks the result.
+/// One timed iteration: creates the Arbiter (which creates the smokers), runs them to quiescence and checks the result.
 fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let result = ResultSlot::new();
@@ -97,6 +111,8 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
     let arbiter = spawn(
         h,
         Arbiter {
+            smokers_wanted: cfg.smokers,
+            draws: draws.clone(),
             rounds: cfg.rounds,
             played: 0,
             picks: cfg.picks(),
@@ -104,19 +120,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             result: result.clone(),
         },
     );
-    let smokers = (0..cfg.smokers)
-        .map(|_| {
-            spawn(
-                h,
-                Smoker {
-                    arbiter: arbiter.clone(),
-                    busy: BusyWait::new(BUSY_SEED),
-                    draws: draws.clone(),
-                },
-            )
-        })
-        .collect();
-    let _ = arbiter.send(ArbiterMsg::Start(smokers));
+    let _ = arbiter.send(ArbiterMsg::Start);
     rt.wait_quiescent();
     check(cfg, result.take(), draws.load(Ordering::Relaxed))
 }

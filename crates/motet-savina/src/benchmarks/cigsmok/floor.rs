@@ -1,11 +1,12 @@
-//! Cigarette Smokers on the sequential floor.
+//! Cigarette Smokers on the sequential floor: the actor program's flow (the Arbiter creates the
+//! smokers as it starts; they busy-wait on the shared `Math.random()`).
 
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, Config, Picks, BUSY_SEED};
+use super::{check, Config, Picks};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
@@ -17,21 +18,14 @@ fn run(cfg: &Config) -> Outcome {
     let cfg = &cfg;
     let mut sys = System::new();
     let arbiter = sys.spawn(Node::Arbiter(Arbiter {
+        smokers_wanted: cfg.smokers,
         rounds: cfg.rounds,
         played: 0,
         picks: cfg.picks(),
         smokers: Vec::new(),
         done: false,
     }));
-    let smokers: Vec<ActorId> = (0..cfg.smokers)
-        .map(|_| {
-            sys.spawn(Node::Smoker {
-                arbiter,
-                busy: BusyWait::new(BUSY_SEED),
-            })
-        })
-        .collect();
-    sys.send(arbiter, Msg::Start(smokers));
+    sys.send(arbiter, Msg::Start);
     sys.run();
     let mut rounds = None;
     let mut draws = 0;
@@ -46,8 +40,8 @@ fn run(cfg: &Config) -> Outcome {
 
 /// The messages of Cigarette Smokers.
 enum Msg {
-    /// To the Arbiter: the smokers; start the first round.
-    Start(Vec<ActorId>),
+    /// To the Arbiter: start the first round.
+    Start,
     /// To the Arbiter: the chosen smoker has started.
     StartedSmoking,
     /// To a smoker: smoke for this many busy-wait draws.
@@ -59,10 +53,11 @@ enum Msg {
 /// The Arbiter and the smokers.
 enum Node {
     Arbiter(Arbiter),
-    Smoker { arbiter: ActorId, busy: BusyWait },
+    Smoker { arbiter: ActorId, busy: SharedWait },
 }
 
 struct Arbiter {
+    smokers_wanted: usize,
     rounds: u64,
     played: u64,
     picks: Picks,
@@ -80,12 +75,24 @@ impl Arbiter {
 impl Actor for Node {
     type Msg = Msg;
 
+    /// The Arbiter creates the smokers, as Savina's does in its constructor.
+    fn started(&mut self, cx: &mut Context<Self>) {
+        if let Node::Arbiter(a) = self {
+            let arbiter = cx.me();
+            a.smokers = (0..a.smokers_wanted)
+                .map(|_| {
+                    cx.spawn(Node::Smoker {
+                        arbiter,
+                        busy: SharedWait::new(),
+                    })
+                })
+                .collect();
+        }
+    }
+
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match (self, msg) {
-            (Node::Arbiter(a), Msg::Start(smokers)) => {
-                a.smokers = smokers;
-                a.notify_random_smoker(cx);
-            }
+            (Node::Arbiter(a), Msg::Start) => a.notify_random_smoker(cx),
             (Node::Arbiter(a), Msg::StartedSmoking) => {
                 a.played += 1;
                 if a.played >= a.rounds {

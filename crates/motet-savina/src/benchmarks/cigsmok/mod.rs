@@ -3,7 +3,8 @@
 //! Flow (SPEC.md section 3.13): the Arbiter, with a [`PseudoRandom`] seeded with R · S, picks smoker
 //! `|next_int()| mod S` and a period `next_int(1000) + 10`, and sends it `StartSmoking(period)`. The
 //! smoker answers `StartedSmoking` first and then busy-waits `period` draws, so smoking overlaps the
-//! next round. After R `StartedSmoking`s the Arbiter sends `Exit` to every smoker and stops.
+//! next round. After R `StartedSmoking`s the Arbiter sends `Exit` to every smoker and stops. The
+//! Arbiter creates the smokers as it starts; a busy-wait calls the one shared `Math.random()`.
 //! S + 1 actors, 2R + S + 1 messages. With the LCG only odd-numbered smokers are ever chosen.
 //!
 //! Validation: R rounds at the Arbiter, and the smokers made the busy-wait draws the Arbiter's
@@ -47,14 +48,7 @@ crate::params! {
     finish = Config::finish;
 }
 
-/// The smokers' busy-wait seed (any fixed value: the draws are thrown away).
-pub(crate) const BUSY_SEED: u64 = 200_000;
-
-variants!(
-    actor ["main-creates-actors", "private-random"],
-    reactor ["private-random"] (own_protocol),
-    floor ["main-creates-actors", "private-random"],
-);
+variants!(actor, reactor(own_protocol), floor);
 
 impl Config {
     /// Adds up the Arbiter's periods.

@@ -12,9 +12,9 @@ use std::time::Duration;
 
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
-use super::{check, Config, Picks, BUSY_SEED};
+use super::{check, Config, Picks};
 use crate::bench::{Model, Outcome, Prepared};
-use crate::benchmarks::busy_wait::BusyWait;
+use crate::benchmarks::busy_wait::SharedWait;
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
@@ -33,7 +33,7 @@ struct Arbiter {
 pub(super) struct CigSmok {
     cfg: Config,
     arbiter: ReactorId<Arbiter>,
-    smokers: Vec<ReactorId<BusyWait>>,
+    smokers: Vec<ReactorId<SharedWait>>,
 }
 
 /// Builds the program for `cfg.smokers` smokers.
@@ -63,11 +63,11 @@ pub(super) fn build(cfg: &Config) -> (Program, CigSmok) {
             }
         });
     let smokers = b.bank(c.smokers, |b, i| {
-        let r = b.reactor(&format!("smoker[{i}]"), BusyWait::new(BUSY_SEED));
+        let r = b.reactor(&format!("smoker[{i}]"), SharedWait::new());
         let input = b.input::<u32, _>(r, "start_smoking");
         b.reaction(r, "smoke")
             .trigger(input)
-            .body(move |busy: &mut BusyWait, ctx| {
+            .body(move |busy: &mut SharedWait, ctx| {
                 if let Some(&period) = ctx.get(input) {
                     busy.spin(period);
                 }

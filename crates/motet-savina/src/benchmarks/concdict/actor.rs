@@ -1,7 +1,6 @@
-//! Concurrent Dictionary as motet actors.
-//!
-//! A request carries the worker's id, and the Dictionary answers through its table of the workers'
-//! addresses (handed over in `Init`), so no address is cloned per request.
+//! Concurrent Dictionary as motet actors, Savina's flow: the Master creates the Dictionary (which
+//! copies the map) and the workers as it starts, and sends each `DoWork`; a request carries the
+//! worker's address, which the Dictionary answers.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -9,6 +8,7 @@ use std::sync::Arc;
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
+pub(super) use super::actor_tuned::prepare as prepare_tuned;
 use super::{check, serve, Config, Map, Request, Requests, Tally};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
@@ -16,14 +16,12 @@ use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare(Arc::new(Config::from_params(params)?), threads, run)
 }
 
 enum DictionaryMsg {
-    /// The workers' addresses, by id.
-    Init(Vec<Addr<WorkerMsg>>),
     Request {
-        from: u32,
+        from: Addr<WorkerMsg>,
         request: Request,
     },
     EndWork,
@@ -39,22 +37,20 @@ struct EndWork;
 
 struct Dictionary {
     map: Map,
-    workers: Vec<Addr<WorkerMsg>>,
     writes: u64,
     result: ResultSlot<(u64, usize)>,
 }
 
 impl Actor for Dictionary {
     type Msg = DictionaryMsg;
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: DictionaryMsg) {
         match msg {
-            DictionaryMsg::Init(workers) => self.workers = workers,
             DictionaryMsg::Request { from, request } => {
                 let value = serve(&mut self.map, &mut self.writes, request);
-                let _ = self.workers[from as usize].tell(WorkerMsg::Result(value));
+                let _ = from.send(WorkerMsg::Result(value));
             }
             DictionaryMsg::EndWork => {
-                self.workers.clear();
                 self.result.set((self.writes, self.map.len()));
                 ctx.stop();
             }
@@ -63,16 +59,42 @@ impl Actor for Dictionary {
 }
 
 struct Master {
-    workers: usize,
+    cfg: Arc<Config>,
     ended: usize,
     dictionary: Option<Addr<DictionaryMsg>>,
+    report: ResultSlot<(u64, usize)>,
+    /// Results and misses, summed over the workers as they stop.
+    results: Arc<[AtomicU64; 2]>,
 }
 
 impl Actor for Master {
     type Msg = EndWork;
+
+    /// Creates the Dictionary (which copies the map) and the workers, and starts the workers.
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        let dictionary = ctx.spawn(Dictionary {
+            map: (*self.cfg.data).clone(),
+            writes: 0,
+            result: self.report.clone(),
+        });
+        for id in 0..self.cfg.workers {
+            let worker = ctx.spawn(Worker {
+                requests: self.cfg.requests_of(id),
+                limit: self.cfg.requests,
+                count: 0,
+                misses: 0,
+                dictionary: dictionary.clone(),
+                master: ctx.myself(),
+                results: self.results.clone(),
+            });
+            let _ = worker.send(WorkerMsg::DoWork);
+        }
+        self.dictionary = Some(dictionary);
+    }
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, EndWork: EndWork) {
         self.ended += 1;
-        if self.ended == self.workers {
+        if self.ended == self.cfg.workers {
             if let Some(dictionary) = self.dictionary.take() {
                 let _ = dictionary.send(DictionaryMsg::EndWork);
             }
@@ -82,19 +104,18 @@ impl Actor for Master {
 }
 
 struct Worker {
-    id: u32,
     requests: Requests,
     limit: u64,
     count: u64,
     dictionary: Addr<DictionaryMsg>,
     master: Addr<EndWork>,
     misses: u64,
-    /// Results and misses, summed over the workers as they stop.
     results: Arc<[AtomicU64; 2]>,
 }
 
 impl Actor for Worker {
     type Msg = WorkerMsg;
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg) {
         if let WorkerMsg::Result(None) = msg {
             self.misses += 1;
@@ -102,7 +123,7 @@ impl Actor for Worker {
         self.count += 1;
         if self.count <= self.limit {
             let _ = self.dictionary.tell(DictionaryMsg::Request {
-                from: self.id,
+                from: ctx.myself(),
                 request: self.requests.next_request(),
             });
         } else {
@@ -114,51 +135,22 @@ impl Actor for Worker {
     }
 }
 
-/// One timed iteration: copies the map into the Dictionary (timed, as in Savina), creates the
-/// actors, runs them to quiescence and checks the result.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
-    let h = rt.handle();
+/// One timed iteration: creates the Master (which creates the Dictionary, copying the map, and
+/// the workers), runs them to quiescence and checks the result.
+fn run(cfg: &Arc<Config>, rt: &Runtime) -> Outcome {
     let report = ResultSlot::new();
     let results = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
-    let dictionary = spawn(
-        h,
-        Dictionary {
-            map: (*cfg.data).clone(),
-            workers: Vec::new(),
-            writes: 0,
-            result: report.clone(),
-        },
-    );
     let master = spawn(
-        h,
+        rt.handle(),
         Master {
-            workers: cfg.workers,
+            cfg: cfg.clone(),
             ended: 0,
-            dictionary: Some(dictionary.clone()),
+            dictionary: None,
+            report: report.clone(),
+            results: results.clone(),
         },
     );
-    let workers: Vec<Addr<WorkerMsg>> = (0..cfg.workers)
-        .map(|id| {
-            spawn(
-                h,
-                Worker {
-                    id: id as u32,
-                    requests: cfg.requests_of(id),
-                    limit: cfg.requests,
-                    count: 0,
-                    misses: 0,
-                    dictionary: dictionary.clone(),
-                    master: master.clone(),
-                    results: results.clone(),
-                },
-            )
-        })
-        .collect();
     drop(master);
-    let _ = dictionary.send(DictionaryMsg::Init(workers.clone()));
-    for worker in workers {
-        let _ = worker.send(WorkerMsg::DoWork);
-    }
     rt.wait_quiescent();
     let tally = report.take().map(|(writes, size)| Tally {
         results: results[0].load(Ordering::Relaxed),

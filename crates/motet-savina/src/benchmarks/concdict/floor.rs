@@ -1,45 +1,27 @@
-//! Concurrent Dictionary on the sequential floor.
+//! Concurrent Dictionary on the sequential floor: the actor program's flow (Savina's: the Master
+//! creates the Dictionary, which copies the map, and the workers, and sends each `DoWork`).
 
+use std::sync::Arc;
+
+pub(super) use super::floor_tuned::prepare as prepare_tuned;
+use super::{check, serve, Config, Map, Request, Requests, Tally};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, serve, Config, Map, Request, Requests, Tally};
-
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program(Config::from_params(params)?, run)
+    crate::floor::program(Arc::new(Config::from_params(params)?), run)
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
-fn run(cfg: &Config) -> Outcome {
-    let cfg = &cfg;
+fn run(cfg: &Arc<Config>) -> Outcome {
     let mut sys = System::new();
-    let dictionary = sys.spawn(Node::Dictionary(Dictionary {
-        map: (*cfg.data).clone(),
-        writes: 0,
-        size: None,
-    }));
-    let master = sys.spawn(Node::Master {
-        workers: cfg.workers,
+    sys.spawn(Node::Master(Master {
+        cfg: cfg.clone(),
         ended: 0,
-        dictionary,
-    });
-    let workers: Vec<ActorId> = (0..cfg.workers)
-        .map(|id| {
-            sys.spawn(Node::Worker(Worker {
-                requests: cfg.requests_of(id),
-                limit: cfg.requests,
-                count: 0,
-                misses: 0,
-                dictionary,
-                master,
-            }))
-        })
-        .collect();
-    for &worker in &workers {
-        sys.send(worker, Msg::DoWork);
-    }
+        dictionary: None,
+    }));
     sys.run();
     let (mut results, mut misses) = (0, 0);
     let mut tally = None;
@@ -57,7 +39,7 @@ fn run(cfg: &Config) -> Outcome {
                 results += w.count.saturating_sub(1);
                 misses += w.misses;
             }
-            Node::Master { .. } => {}
+            Node::Master(_) => {}
         }
     }
     check(
@@ -85,12 +67,14 @@ enum Msg {
 /// The Dictionary, the Master and the workers.
 enum Node {
     Dictionary(Dictionary),
-    Master {
-        workers: usize,
-        ended: usize,
-        dictionary: ActorId,
-    },
+    Master(Master),
     Worker(Worker),
+}
+
+struct Master {
+    cfg: Arc<Config>,
+    ended: usize,
+    dictionary: Option<ActorId>,
 }
 
 struct Dictionary {
@@ -111,6 +95,31 @@ struct Worker {
 impl Actor for Node {
     type Msg = Msg;
 
+    /// The Master creates the Dictionary (which copies the map) and the workers, and starts them.
+    fn started(&mut self, cx: &mut Context<Self>) {
+        let Node::Master(m) = self else {
+            return;
+        };
+        let dictionary = cx.spawn(Node::Dictionary(Dictionary {
+            map: (*m.cfg.data).clone(),
+            writes: 0,
+            size: None,
+        }));
+        m.dictionary = Some(dictionary);
+        let master = cx.me();
+        for id in 0..m.cfg.workers {
+            let worker = cx.spawn(Node::Worker(Worker {
+                requests: m.cfg.requests_of(id),
+                limit: m.cfg.requests,
+                count: 0,
+                misses: 0,
+                dictionary,
+                master,
+            }));
+            cx.send(worker, Msg::DoWork);
+        }
+    }
+
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match (self, msg) {
             (Node::Dictionary(d), Msg::Request { from, request }) => {
@@ -121,17 +130,12 @@ impl Actor for Node {
                 d.size = Some(d.map.len());
                 cx.exit();
             }
-            (
-                Node::Master {
-                    workers,
-                    ended,
-                    dictionary,
-                },
-                Msg::EndWork,
-            ) => {
-                *ended += 1;
-                if *ended == *workers {
-                    cx.send(*dictionary, Msg::EndWork);
+            (Node::Master(m), Msg::EndWork) => {
+                m.ended += 1;
+                if m.ended == m.cfg.workers {
+                    if let Some(dictionary) = m.dictionary.take() {
+                        cx.send(dictionary, Msg::EndWork);
+                    }
                     cx.exit();
                 }
             }

@@ -1,22 +1,29 @@
 //! 8. Concurrent Dictionary (concurrency): `e` workers send `m` requests each to one dictionary.
 //!
 //! Flow (SPEC.md section 3.8): the Master creates the Dictionary, which copies a 524,287-entry map
-//! (key k ↦ k, built once, untimed) when it is created, inside the timed run as in Savina; then the
-//! E workers, and sends each `DoWork`. A worker, on any message (`DoWork` or a `Result`), counts it;
-//! while the count is at most M it draws `r = next_int(100)` from its [`PseudoRandom`] (seed
-//! id + M + w): below w it sends `Write(key, value)`, else `Read(key)`, keys `|next_int()| mod
-//! 524,287`; one request outstanding per worker. The Dictionary answers each with `Result(value)`.
+//! (key k ↦ k, built once, untimed; std's `HashMap`) when it is created, inside the timed run as in
+//! Savina; then the E workers, and sends each `DoWork`. A worker, on any message (`DoWork` or a
+//! `Result`), counts it; while the count is at most M it draws `r = nextInt(100)` from its
+//! `java.util.Random` (seed id + M + w, as Savina's Akka port): below w it sends `Write(self,
+//! key, value)`, else `Read(self, key)`, keys `|nextInt()| mod 524,287`; one request outstanding
+//! per worker. The Dictionary answers each with `Result(value)`.
 //! On its (M + 1)-th message a worker sends `EndWork` to the Master and stops; after E of them the
 //! Master sends `EndWork` to the Dictionary, which reports its size. 2EM + 2E + 1 messages.
 //!
-//! Validation: the final size is 524,287 (writes only overwrite), E·M results reached the workers,
-//! every read found a value, and the Dictionary served the writes the workers' generators ask for (19,981 at the defaults).
-//! The result is the number of results.
+//! The tuned programs (`actor-tuned`, `floor-tuned`) hand the Dictionary the workers' addresses in
+//! an `Init` from the main thread, which creates every actor (`init-message`,
+//! `main-creates-actors`), map the keys with an integer hasher laid out for cache locality
+//! (`tuned-hash`) and draw with the suite's LCG, as LF's and CAF's ports do (`lcg-requests`).
 //!
-//! [`PseudoRandom`]: crate::random::PseudoRandom
+//! Validation: the final size is 524,287 (writes only overwrite), E·M results reached the workers,
+//! every read found a value, and the Dictionary served the writes the workers' generators ask for
+//! (19,848 at the defaults with `java.util.Random`, 19,981 with the LCG). The result is the number
+//! of results.
 
 mod actor;
+mod actor_tuned;
 mod floor;
+mod floor_tuned;
 mod reactor;
 
 use std::collections::HashMap;
@@ -24,7 +31,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use crate::bench::{Benchmark, Outcome};
-use crate::random::PseudoRandom;
+use crate::random::{JavaRandom, PseudoRandom};
 
 /// Concurrent Dictionary (Savina 8).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -54,8 +61,12 @@ crate::params! {
     derived {
         /// Keys 0 to 524,286, each mapped to itself (Savina's `DATA_MAP`).
         data: Arc<Map> = Arc::default(),
+        /// The same in the tuned programs' map.
+        tuned_data: Arc<TunedMap> = Arc::default(),
         /// The writes the workers' generators ask for.
         expected_writes: u64 = 0,
+        /// The writes the tuned programs' generators (the LCG) ask for.
+        tuned_expected_writes: u64 = 0,
     }
     finish = Config::finish;
 }
@@ -64,12 +75,14 @@ crate::params! {
 pub(crate) const DATA_LIMIT: i32 = i32::MAX / 4_096;
 
 variants!(
-    actor ["init-message", "main-creates-actors", "tuned-hash", "lcg-requests"],
-    reactor ["tuned-hash", "lcg-requests"] (own_protocol),
-    floor ["init-message", "main-creates-actors", "tuned-hash", "lcg-requests"],
+    actor,
+    actor_tuned ["init-message", "main-creates-actors", "tuned-hash", "lcg-requests"],
+    reactor (own_protocol),
+    floor,
+    floor_tuned ["main-creates-actors", "tuned-hash", "lcg-requests"],
 );
 
-/// The dictionary's hash for integer keys, laid out as Java's `HashMap<Integer, _>` lays them out:
+/// The tuned dictionary's hash for integer keys, laid out as Java's `HashMap<Integer, _>` lays them out:
 /// key k lands in bucket k mod capacity (Java's `Integer.hashCode` is the value itself), so the
 /// small keys the LCG draws (below 65,536) stay in one compact, cache-resident part of the
 /// 524,287-entry table, as in Savina. hashbrown also reads a 7-bit tag from the top of the hash;
@@ -99,12 +112,22 @@ impl Hasher for IntHasher {
     }
 }
 
-/// The dictionary's map.
-pub(crate) type Map = HashMap<i32, i32, BuildHasherDefault<IntHasher>>;
+/// The dictionary's map: std's `HashMap`, as Savina's is Java's.
+pub(crate) type Map = HashMap<i32, i32>;
+
+/// The tuned dictionary's map (deviation `tuned-hash`).
+pub(crate) type TunedMap = HashMap<i32, i32, BuildHasherDefault<IntHasher>>;
 
 /// Savina's `DATA_MAP`, built once per process (it does not depend on the parameters).
 fn data_map() -> Arc<Map> {
     static DATA: OnceLock<Arc<Map>> = OnceLock::new();
+    DATA.get_or_init(|| Arc::new((0..DATA_LIMIT).map(|k| (k, k)).collect()))
+        .clone()
+}
+
+/// [`data_map`] in the tuned programs' map.
+fn tuned_data_map() -> Arc<TunedMap> {
+    static DATA: OnceLock<Arc<TunedMap>> = OnceLock::new();
     DATA.get_or_init(|| Arc::new((0..DATA_LIMIT).map(|k| (k, k)).collect()))
         .clone()
 }
@@ -122,23 +145,68 @@ impl Config {
             return Err(format!("parameter `e` must be at most {}", u32::MAX));
         }
         self.data = data_map();
-        self.expected_writes = (0..self.workers)
-            .map(|id| {
-                let mut requests = self.requests_of(id);
-                (0..self.requests)
-                    .filter(|_| matches!(requests.next_request(), Request::Write { .. }))
-                    .count() as u64
-            })
-            .sum();
+        self.tuned_data = tuned_data_map();
+        let writes = |requests_of: fn(&Config, usize) -> Requests| {
+            (0..self.workers)
+                .map(|id| {
+                    let mut requests = requests_of(self, id);
+                    (0..self.requests)
+                        .filter(|_| matches!(requests.next_request(), Request::Write { .. }))
+                        .count() as u64
+                })
+                .sum()
+        };
+        let (java, lcg) = (
+            writes(Config::requests_of),
+            writes(Config::tuned_requests_of),
+        );
+        self.expected_writes = java;
+        self.tuned_expected_writes = lcg;
         Ok(())
     }
 
-    /// Worker `id`'s requests.
+    /// The seed of worker `id`'s generator: id + M + w.
+    fn seed(&self, id: usize) -> i64 {
+        id as i64 + self.requests as i64 + self.write_percent as i64
+    }
+
+    /// Worker `id`'s requests, from `java.util.Random` as in Savina's Akka port.
     pub(crate) fn requests_of(&self, id: usize) -> Requests {
         Requests {
-            rng: PseudoRandom::new(id as i64 + self.requests as i64 + self.write_percent as i64),
+            rng: Generator::Java(JavaRandom::new(self.seed(id))),
             // At most 100.
             write_percent: self.write_percent as i32,
+        }
+    }
+
+    /// Worker `id`'s requests in the tuned programs, from the suite's LCG (deviation
+    /// `lcg-requests`).
+    pub(crate) fn tuned_requests_of(&self, id: usize) -> Requests {
+        Requests {
+            rng: Generator::Lcg(PseudoRandom::new(self.seed(id))),
+            write_percent: self.write_percent as i32,
+        }
+    }
+}
+
+/// A worker's generator.
+enum Generator {
+    Java(JavaRandom),
+    Lcg(PseudoRandom),
+}
+
+impl Generator {
+    fn next_int(&mut self) -> i32 {
+        match self {
+            Generator::Java(r) => r.next_int(),
+            Generator::Lcg(r) => r.next_int(),
+        }
+    }
+
+    fn next_int_below(&mut self, bound: i32) -> i32 {
+        match self {
+            Generator::Java(r) => r.next_int_below(bound),
+            Generator::Lcg(r) => r.next_int_below(bound),
         }
     }
 }
@@ -152,7 +220,7 @@ pub(crate) enum Request {
 
 /// One worker's generator of requests.
 pub(crate) struct Requests {
-    rng: PseudoRandom,
+    rng: Generator,
     write_percent: i32,
 }
 
@@ -173,7 +241,11 @@ impl Requests {
 
 /// Serves one request; `writes` counts the writes. Returns the value to answer.
 #[inline]
-pub(crate) fn serve(map: &mut Map, writes: &mut u64, request: Request) -> Option<i32> {
+pub(crate) fn serve<S: std::hash::BuildHasher>(
+    map: &mut HashMap<i32, i32, S>,
+    writes: &mut u64,
+    request: Request,
+) -> Option<i32> {
     match request {
         Request::Write { key, value } => {
             map.insert(key, value);
@@ -199,6 +271,16 @@ pub(crate) struct Tally {
 
 /// Validates a run (None if the Dictionary never reported). The result is the number of results.
 pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
+    check_writes(cfg, cfg.expected_writes, tally)
+}
+
+/// [`check`] for the tuned programs, whose generators ask for other writes.
+pub(crate) fn check_tuned(cfg: &Config, tally: Option<Tally>) -> Outcome {
+    check_writes(cfg, cfg.tuned_expected_writes, tally)
+}
+
+/// [`check`], `expected_writes` the writes the generators ask for.
+fn check_writes(cfg: &Config, expected_writes: u64, tally: Option<Tally>) -> Outcome {
     let Some(t) = tally else {
         return Outcome::failed("the dictionary did not report");
     };
@@ -212,10 +294,10 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
             Err(format!("{} reads found no value", t.misses))
         } else if t.size != DATA_LIMIT as usize {
             Err(format!("dictionary size {}, expected {DATA_LIMIT}", t.size))
-        } else if t.writes != cfg.expected_writes {
+        } else if t.writes != expected_writes {
             Err(format!(
-                "{} writes served, expected {}",
-                t.writes, cfg.expected_writes
+                "{} writes served, expected {expected_writes}",
+                t.writes
             ))
         } else {
             Ok(())
@@ -227,19 +309,23 @@ pub(crate) fn check(cfg: &Config, tally: Option<Tally>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, serve, Config, Request, Tally, BENCHMARK, DATA_LIMIT};
+    use crate::bench::Model;
     use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
         Config::from_params(&params(&BENCHMARK, sets)).unwrap()
     }
 
-    /// SPEC.md: DATA_LIMIT is 524,287 and the LCG gives 19,981 writes at the defaults.
+    /// SPEC.md: DATA_LIMIT is 524,287; `java.util.Random` gives 19,848 writes at the defaults,
+    /// the LCG 19,981.
     #[test]
     fn default_workload_is_savinas() {
         assert_eq!(DATA_LIMIT, 524_287);
         let cfg = config(&[("m", 10_000.0)]);
         assert_eq!(cfg.data.len(), 524_287);
-        assert_eq!(cfg.expected_writes, 19_981);
+        assert_eq!(cfg.tuned_data.len(), 524_287);
+        assert_eq!(cfg.expected_writes, 19_848);
+        assert_eq!(cfg.tuned_expected_writes, 19_981);
     }
 
     #[test]
@@ -271,6 +357,11 @@ mod tests {
         };
         assert!(check(&cfg, Some(good)).check.is_ok());
         assert!(check(&cfg, None).check.is_err());
+        let tuned = Tally {
+            writes: cfg.tuned_expected_writes,
+            ..good
+        };
+        assert!(super::check_tuned(&cfg, Some(tuned)).check.is_ok());
         for bad in [
             Tally { results: 9, ..good },
             Tally { misses: 1, ..good },
@@ -296,6 +387,17 @@ mod tests {
             serde_json::json!(2_000),
         );
         validates(&BENCHMARK, &[("e", 1.0), ("m", 0.0)]);
+        let tuned = [
+            (Model::ActorTuned, 1, 2),
+            (Model::ActorTuned, 2, 1),
+            (Model::FloorTuned, 1, 1),
+        ];
+        testing::expect_result(
+            &BENCHMARK,
+            &tuned,
+            &[("e", 5.0), ("m", 400.0), ("w", 30.0)],
+            serde_json::json!(2_000),
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Concurrent Sorted Linked List as motet actors.
 //!
-//! A request carries the worker's id, and the List answers through its table of the workers'
-//! addresses (handed over in `Init`), so no address is cloned per request. The List keeps SPEC.md's
-//! linked list; under `actor-tuned` a vector (deviation `vec-list`).
+//! Savina's flow: the Master creates the List and the workers as it starts and sends each
+//! `DoWork`; a request carries the worker's address, which the List answers. The List keeps
+//! SPEC.md's linked list; under `actor-tuned` a vector (deviation `vec-list`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -30,10 +30,8 @@ pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
 }
 
 enum ListMsg {
-    /// The workers' addresses, by id.
-    Init(Vec<Addr<WorkerMsg>>),
     Request {
-        from: u32,
+        from: Addr<WorkerMsg>,
         request: Request,
     },
     EndWork,
@@ -50,7 +48,6 @@ struct EndWork;
 
 struct List {
     list: SortedList,
-    workers: Vec<Addr<WorkerMsg>>,
     result: ResultSlot<SortedList>,
 }
 
@@ -58,13 +55,11 @@ impl Actor for List {
     type Msg = ListMsg;
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ListMsg) {
         match msg {
-            ListMsg::Init(workers) => self.workers = workers,
             ListMsg::Request { from, request } => {
                 std::hint::black_box(self.list.serve(request));
-                let _ = self.workers[from as usize].tell(WorkerMsg::Result);
+                let _ = from.send(WorkerMsg::Result);
             }
             ListMsg::EndWork => {
-                self.workers.clear();
                 self.result.set(std::mem::take(&mut self.list));
                 ctx.stop();
             }
@@ -73,16 +68,40 @@ impl Actor for List {
 }
 
 struct Master {
-    workers: usize,
+    cfg: Config,
+    kind: ListKind,
     ended: usize,
     list: Option<Addr<ListMsg>>,
+    report: ResultSlot<SortedList>,
+    results: Arc<AtomicU64>,
 }
 
 impl Actor for Master {
     type Msg = EndWork;
+
+    /// Creates the List and the workers, and starts the workers.
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        let list = ctx.spawn(List {
+            list: SortedList::new(self.kind),
+            result: self.report.clone(),
+        });
+        for id in 0..self.cfg.workers {
+            let worker = ctx.spawn(Worker {
+                requests: self.cfg.requests_of(id),
+                limit: self.cfg.requests,
+                count: 0,
+                list: list.clone(),
+                master: ctx.myself(),
+                results: self.results.clone(),
+            });
+            let _ = worker.send(WorkerMsg::DoWork);
+        }
+        self.list = Some(list);
+    }
+
     fn handle(&mut self, ctx: &mut Context<'_, Self>, EndWork: EndWork) {
         self.ended += 1;
-        if self.ended == self.workers {
+        if self.ended == self.cfg.workers {
             if let Some(list) = self.list.take() {
                 let _ = list.send(ListMsg::EndWork);
             }
@@ -92,7 +111,6 @@ impl Actor for Master {
 }
 
 struct Worker {
-    id: u32,
     requests: Requests,
     limit: u64,
     count: u64,
@@ -107,7 +125,7 @@ impl Actor for Worker {
         self.count += 1;
         if self.count <= self.limit {
             let _ = self.list.tell(ListMsg::Request {
-                from: self.id,
+                from: ctx.myself(),
                 request: self.requests.next_request(),
             });
         } else {
@@ -120,46 +138,20 @@ impl Actor for Worker {
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the result.
 fn run((cfg, kind): &(Config, ListKind), rt: &Runtime) -> Outcome {
-    let h = rt.handle();
     let report = ResultSlot::new();
     let results = Arc::new(AtomicU64::new(0));
-    let list = spawn(
-        h,
-        List {
-            list: SortedList::new(*kind),
-            workers: Vec::new(),
-            result: report.clone(),
-        },
-    );
     let master = spawn(
-        h,
+        rt.handle(),
         Master {
-            workers: cfg.workers,
+            cfg: *cfg,
+            kind: *kind,
             ended: 0,
-            list: Some(list.clone()),
+            list: None,
+            report: report.clone(),
+            results: results.clone(),
         },
     );
-    let workers: Vec<Addr<WorkerMsg>> = (0..cfg.workers)
-        .map(|id| {
-            spawn(
-                h,
-                Worker {
-                    id: id as u32,
-                    requests: cfg.requests_of(id),
-                    limit: cfg.requests,
-                    count: 0,
-                    list: list.clone(),
-                    master: master.clone(),
-                    results: results.clone(),
-                },
-            )
-        })
-        .collect();
     drop(master);
-    let _ = list.send(ListMsg::Init(workers.clone()));
-    for worker in workers {
-        let _ = worker.send(WorkerMsg::DoWork);
-    }
     rt.wait_quiescent();
     let final_list = report.take();
     check(cfg, results.load(Ordering::Relaxed), final_list.as_ref())

@@ -1,5 +1,6 @@
-//! Concurrent Sorted Linked List on the sequential floor. The List keeps SPEC.md's linked list;
-//! under `floor-tuned` a vector (deviation `vec-list`), as `actor-tuned`'s.
+//! Concurrent Sorted Linked List on the sequential floor: the actor program's flow (the Master
+//! creates the List and the workers as it starts). The List keeps SPEC.md's linked list; under
+//! `floor-tuned` a vector (deviation `vec-list`), as `actor-tuned`'s.
 
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
@@ -20,29 +21,12 @@ pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
 /// One timed iteration: runs the program on a fresh system and checks the result.
 fn run((cfg, kind): &(Config, ListKind)) -> Outcome {
     let mut sys = System::new();
-    let list = sys.spawn(Node::List {
-        list: SortedList::new(*kind),
-        done: false,
-    });
-    let master = sys.spawn(Node::Master {
-        workers: cfg.workers,
+    sys.spawn(Node::Master {
+        cfg: *cfg,
+        kind: *kind,
         ended: 0,
-        list,
+        list: None,
     });
-    let workers: Vec<ActorId> = (0..cfg.workers)
-        .map(|id| {
-            sys.spawn(Node::Worker(Worker {
-                requests: cfg.requests_of(id),
-                limit: cfg.requests,
-                count: 0,
-                list,
-                master,
-            }))
-        })
-        .collect();
-    for &worker in &workers {
-        sys.send(worker, Msg::DoWork);
-    }
     sys.run();
     let mut results = 0;
     let mut final_list = None;
@@ -75,9 +59,10 @@ enum Node {
         done: bool,
     },
     Master {
-        workers: usize,
+        cfg: Config,
+        kind: ListKind,
         ended: usize,
-        list: ActorId,
+        list: Option<ActorId>,
     },
     Worker(Worker),
 }
@@ -93,6 +78,32 @@ struct Worker {
 impl Actor for Node {
     type Msg = Msg;
 
+    /// The Master creates the List and the workers, and starts the workers.
+    fn started(&mut self, cx: &mut Context<Self>) {
+        let Node::Master {
+            cfg, kind, list, ..
+        } = self
+        else {
+            return;
+        };
+        let new_list = cx.spawn(Node::List {
+            list: SortedList::new(*kind),
+            done: false,
+        });
+        *list = Some(new_list);
+        let master = cx.me();
+        for id in 0..cfg.workers {
+            let worker = cx.spawn(Node::Worker(Worker {
+                requests: cfg.requests_of(id),
+                limit: cfg.requests,
+                count: 0,
+                list: new_list,
+                master,
+            }));
+            cx.send(worker, Msg::DoWork);
+        }
+    }
+
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match (self, msg) {
             (Node::List { list, .. }, Msg::Request { from, request }) => {
@@ -105,15 +116,15 @@ impl Actor for Node {
             }
             (
                 Node::Master {
-                    workers,
-                    ended,
-                    list,
+                    cfg, ended, list, ..
                 },
                 Msg::EndWork,
             ) => {
                 *ended += 1;
-                if *ended == *workers {
-                    cx.send(*list, Msg::EndWork);
+                if *ended == cfg.workers {
+                    if let Some(list) = list.take() {
+                        cx.send(list, Msg::EndWork);
+                    }
                     cx.exit();
                 }
             }

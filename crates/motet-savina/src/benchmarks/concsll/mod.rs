@@ -65,11 +65,11 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 variants!(
-    actor ["init-message"],
-    actor_tuned ["init-message", "vec-list"],
-    reactor (own_protocol),
-    floor ["init-message"],
-    floor_tuned ["init-message", "vec-list"],
+    actor,
+    actor_tuned["vec-list"],
+    reactor(own_protocol),
+    floor,
+    floor_tuned["vec-list"],
 );
 
 /// The decoded parameters, shared by every variant.

@@ -42,7 +42,8 @@ crate::params! {
 
 variants!(
     actor,
-    process["recv-many"],
+    process,
+    process_tuned["recv-many"],
     boc(own_protocol),
     reactor(own_protocol),
     floor,

@@ -4,16 +4,22 @@
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, opposite, Config, Point, Points, Quadrant, Report};
+use super::{opposite, Config, Point, Points, Quadrant, Report, Stream};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
+use crate::random::PseudoRandom;
 
-/// Builds the runtime and the reference facility count (both untimed); `threads` workers.
+/// Builds the runtime (untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let sequential = super::floor::sequential_facilities(&cfg);
-    motet_support::prepare((cfg, sequential), threads, run)
+    motet_support::prepare_validated((cfg, Stream::new()), threads, run, validate)
+}
+
+/// Checks the report against the sequential run on the same points and moves the points on
+/// (untimed).
+fn validate(program: &(Config, Stream), ended: (Option<Report>, PseudoRandom)) -> Outcome {
+    super::floor::validate(program, ended)
 }
 
 /// The Producer's one message.
@@ -193,8 +199,10 @@ impl Actor for QuadrantActor {
     }
 }
 
-/// One timed iteration: creates the root quadrant and the Producer, runs to quiescence, checks.
-fn run((cfg, sequential): &(Config, u64), rt: &Runtime) -> Outcome {
+/// One timed iteration: creates the root quadrant and the Producer, on the points where the last
+/// iteration stopped, and runs to quiescence; the root's report and where the points started.
+fn run((cfg, stream): &(Config, Stream), rt: &Runtime) -> (Option<Report>, PseudoRandom) {
+    let start = stream.start();
     let result = ResultSlot::new();
     let h = rt.handle();
     let root = spawn(
@@ -210,11 +218,11 @@ fn run((cfg, sequential): &(Config, u64), rt: &Runtime) -> Outcome {
         h,
         Producer {
             root,
-            points: Points::new(cfg.g),
+            points: Points::at(cfg.g, start.clone()),
             n: cfg.n,
             produced: 0,
         },
     ));
     rt.wait_quiescent();
-    check(cfg, *sequential, result.take())
+    (result.take(), start)
 }

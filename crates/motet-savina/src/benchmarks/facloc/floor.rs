@@ -4,41 +4,41 @@ use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, opposite, Config, Point, Points, Quadrant, Report};
+use super::{check, opposite, Config, Point, Points, Quadrant, Report, Stream};
+use crate::random::PseudoRandom;
 
-/// Builds the floor program and the reference facility count (untimed); `threads` is ignored.
+/// Builds the floor program (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    crate::floor::program(
-        FacLocFloor {
-            cfg,
-            sequential: sequential_facilities(&cfg),
-        },
-        FacLocFloor::run,
-    )
+    crate::floor::program_validated((cfg, Stream::new()), run, validate)
 }
 
-/// What every iteration reads, made once, untimed.
-struct FacLocFloor {
-    cfg: Config,
-    sequential: u64,
+/// One timed iteration: runs the program on a fresh system, on the points where the last
+/// iteration stopped; the root's report and where the points started.
+fn run((cfg, stream): &(Config, Stream)) -> (Option<Report>, PseudoRandom) {
+    let start = stream.start();
+    (simulate(cfg, start.clone()), start)
 }
 
-impl FacLocFloor {
-    /// One timed iteration: runs the program on a fresh system and checks the result.
-    fn run(&self) -> Outcome {
-        check(&self.cfg, self.sequential, simulate(&self.cfg))
-    }
+/// Checks the report against the sequential run on the same points and moves the points on
+/// (untimed).
+pub(super) fn validate(
+    (cfg, stream): &(Config, Stream),
+    (report, start): (Option<Report>, PseudoRandom),
+) -> Outcome {
+    let outcome = check(cfg, sequential_facilities(cfg, start), report);
+    stream.advance(cfg);
+    outcome
 }
 
-/// The facilities the program opens run sequentially: the reference every variant's count is
-/// checked against.
-pub(super) fn sequential_facilities(cfg: &Config) -> u64 {
-    simulate(cfg).map_or(0, |r| r.facilities)
+/// The facilities the program opens run sequentially on the points from `start`: the reference
+/// every variant's count is checked against.
+pub(super) fn sequential_facilities(cfg: &Config, start: PseudoRandom) -> u64 {
+    simulate(cfg, start).map_or(0, |r| r.facilities)
 }
 
 /// Runs the program once on the sequential actor system and returns the root's report.
-fn simulate(cfg: &Config) -> Option<Report> {
+fn simulate(cfg: &Config, start: PseudoRandom) -> Option<Report> {
     let mut sys = System::new();
     let root = sys.spawn(Node::Quadrant(QuadrantNode {
         q: Quadrant::root(cfg),
@@ -48,7 +48,7 @@ fn simulate(cfg: &Config) -> Option<Report> {
     }));
     sys.spawn(Node::Producer {
         root,
-        points: Points::new(cfg.g),
+        points: Points::at(cfg.g, start),
         n: cfg.n,
         produced: 0,
     });

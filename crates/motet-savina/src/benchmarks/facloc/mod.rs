@@ -10,11 +10,13 @@
 //! `Facility` from a child is passed up and to the child's diagonally opposite sibling; one from
 //! the parent goes to every child. After the `n`-th customer the Producer sends `RequestExit`,
 //! which travels down; leaves answer `ConfirmExit(facilities, customers)` up, and the root reports
-//! the totals. The points come from Savina's LCG: `x = next_double()·g`, then `y` likewise.
+//! the totals. The points come from Savina's LCG: `x = next_double()·g`, then `y` likewise; as in
+//! Savina the generator is not reset between iterations (its static carries on), so each
+//! iteration of a cell sees the next `n` points ([`Stream`]).
 //!
 //! Validation: at least `n` customers (boundary points are counted in more than one quadrant), and
-//! a facility count within 2 of the count the same program gives run sequentially (computed in
-//! `prepare`, untimed): 14 at the defaults (SPEC.md: "about 14"; the LCG's points pile up near
+//! a facility count within 2 of the count the same program gives run sequentially on the same
+//! points (computed after each iteration, untimed): 14 at the defaults' first iteration (SPEC.md: "about 14"; the LCG's points pile up near
 //! (0, 0)), 11 at the small size. Which quadrant learns of a facility when depends on the
 //! interleaving, which can move a partition; every run measured gave the sequential count. The
 //! result is the facility count.
@@ -64,7 +66,7 @@ crate::params! {
     finish = Config::finish;
 }
 
-variants!(actor["points-reset"], floor["points-reset"]);
+variants!(actor, floor);
 
 /// Decodes a float that must be above 0.
 fn positive(params: &Params, name: &str) -> Result<f64, String> {
@@ -90,14 +92,15 @@ pub(crate) struct Points {
 }
 
 impl Points {
-    /// A fresh generator for grid size `g`. Savina's generator is a static that carries on from
-    /// one iteration to the next; here every iteration starts from the default seed, so every
-    /// iteration sees the same points.
+    /// A fresh generator for grid size `g`, from the LCG's default seed.
+    #[cfg(test)]
     pub(crate) fn new(g: f64) -> Points {
-        Points {
-            rng: PseudoRandom::default(),
-            g,
-        }
+        Points::at(g, PseudoRandom::default())
+    }
+
+    /// The points for grid size `g` from the generator `rng`.
+    pub(crate) fn at(g: f64, rng: PseudoRandom) -> Points {
+        Points { rng, g }
     }
 
     /// The next point.
@@ -105,6 +108,32 @@ impl Points {
         let x = self.rng.next_double() * self.g;
         let y = self.rng.next_double() * self.g;
         Point { x, y }
+    }
+}
+
+/// Where each iteration's points start: Savina's generator is a static that carries on from one
+/// iteration to the next, so an iteration starts where the one before stopped, `n` points later.
+/// The timed run reads the start; the untimed validation moves it on.
+pub(crate) struct Stream(std::sync::Mutex<PseudoRandom>);
+
+impl Stream {
+    /// The first iteration starts at the LCG's default seed.
+    pub(crate) fn new() -> Stream {
+        Stream(std::sync::Mutex::new(PseudoRandom::default()))
+    }
+
+    /// The generator this iteration starts from.
+    pub(crate) fn start(&self) -> PseudoRandom {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Moves the start on by the `n` points of an iteration.
+    pub(crate) fn advance(&self, cfg: &Config) {
+        let mut points = Points::at(cfg.g, self.start());
+        for _ in 0..cfg.n {
+            points.next_point();
+        }
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = points.rng;
     }
 }
 
@@ -434,15 +463,39 @@ mod tests {
         assert!(check(&cfg, 14, None).check.is_err());
     }
 
-    /// Every variant validates at two reduced sizes; the sequential runs open 10 and 11
-    /// facilities there.
+    /// Every variant validates at two reduced sizes, over several iterations (each on the next
+    /// points); the sequential runs open 10 and 11 facilities on the first points.
     #[test]
     fn actor_and_floor_validate() {
         for (n, sequential) in [(3000.0, 10), (10_000.0, 11)] {
-            assert_eq!(super::floor::sequential_facilities(&config(n)), sequential);
+            let cfg = config(n);
+            let start = crate::random::PseudoRandom::default();
+            assert_eq!(super::floor::sequential_facilities(&cfg, start), sequential);
             let results = run_actor_and_floor(&BENCHMARK, &[("n", n)]);
-            assert_eq!(results[2], serde_json::json!(sequential));
+            let outcomes = testing::run_iterations(
+                &BENCHMARK,
+                crate::bench::Model::Floor,
+                1,
+                &testing::params(&BENCHMARK, &[("n", n)]),
+                3,
+            );
+            assert_eq!(outcomes[0].result, serde_json::json!(sequential));
+            assert!(outcomes.iter().all(|o| o.check.is_ok()), "{outcomes:?}");
+            assert!(results.iter().all(|r| r.is_u64()));
         }
+    }
+
+    /// The points carry on from one iteration to the next, as Savina's static generator does.
+    #[test]
+    fn each_iteration_takes_the_next_points() {
+        let cfg = config(10.0);
+        let stream = super::Stream::new();
+        let mut points = Points::new(cfg.g);
+        let first: Vec<_> = (0..10).map(|_| points.next_point()).collect();
+        let second = points.next_point();
+        assert_eq!(Points::at(cfg.g, stream.start()).next_point(), first[0]);
+        stream.advance(&cfg);
+        assert_eq!(Points::at(cfg.g, stream.start()).next_point(), second);
     }
 
     #[test]

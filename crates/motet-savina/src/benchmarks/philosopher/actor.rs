@@ -1,8 +1,7 @@
 //! Dining Philosophers as motet actors.
 //!
-//! `Hungry` names the philosopher by id, and the Arbitrator answers through its table of the
-//! philosophers' addresses (handed over in `Init`), so no address is cloned per message; a
-//! philosopher keeps its own address to send itself `Start`.
+//! `Hungry` carries the philosopher's address and id, as Savina's does, and the Arbitrator answers
+//! that address; a philosopher keeps its own address to send itself `Start` and `Hungry`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -30,9 +29,7 @@ pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
 }
 
 enum ArbitratorMsg {
-    /// The philosophers' addresses, by id.
-    Init(Vec<Addr<PhilosopherMsg>>),
-    Hungry(u32),
+    Hungry(Addr<PhilosopherMsg>, u32),
     Done(u32),
     Exit,
 }
@@ -44,7 +41,7 @@ enum PhilosopherMsg {
 }
 
 struct Arbitrator {
-    philosophers: Vec<Addr<PhilosopherMsg>>,
+    philosophers: usize,
     forks: Forks,
     exited: usize,
     result: ResultSlot<Forks>,
@@ -54,20 +51,18 @@ impl Actor for Arbitrator {
     type Msg = ArbitratorMsg;
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ArbitratorMsg) {
         match msg {
-            ArbitratorMsg::Init(philosophers) => self.philosophers = philosophers,
-            ArbitratorMsg::Hungry(id) => {
+            ArbitratorMsg::Hungry(from, id) => {
                 let answer = if self.forks.try_grant(id) {
                     PhilosopherMsg::Eat
                 } else {
                     PhilosopherMsg::Denied
                 };
-                let _ = self.philosophers[id as usize].tell(answer);
+                let _ = from.send(answer);
             }
             ArbitratorMsg::Done(id) => self.forks.release(id),
             ArbitratorMsg::Exit => {
                 self.exited += 1;
-                if self.exited == self.philosophers.len() {
-                    self.philosophers.clear();
+                if self.exited == self.philosophers {
                     self.result.set(self.forks.clone());
                     ctx.stop();
                 }
@@ -87,6 +82,17 @@ struct Philosopher {
     meals: Arc<[AtomicU64; 2]>,
 }
 
+impl Philosopher {
+    /// Asks the Arbitrator for the forks.
+    fn hungry(&self) {
+        if let Some(me) = &self.me {
+            let _ = self
+                .arbitrator
+                .tell(ArbitratorMsg::Hungry(me.clone(), self.id));
+        }
+    }
+}
+
 impl Actor for Philosopher {
     type Msg = PhilosopherMsg;
 
@@ -96,12 +102,10 @@ impl Actor for Philosopher {
 
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: PhilosopherMsg) {
         match msg {
-            PhilosopherMsg::Start => {
-                let _ = self.arbitrator.tell(ArbitratorMsg::Hungry(self.id));
-            }
+            PhilosopherMsg::Start => self.hungry(),
             PhilosopherMsg::Denied => {
                 self.denials += 1;
-                let _ = self.arbitrator.tell(ArbitratorMsg::Hungry(self.id));
+                self.hungry();
             }
             PhilosopherMsg::Eat => {
                 self.eaten += 1;
@@ -128,7 +132,7 @@ fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
     let result = ResultSlot::new();
     let meals = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
     let arbitrator = Spawn::new(Arbitrator {
-        philosophers: Vec::new(),
+        philosophers: cfg.n,
         forks: Forks::new(cfg.n),
         exited: 0,
         result: result.clone(),
@@ -151,7 +155,7 @@ fn run((cfg, batch): &(Config, u32), rt: &Runtime) -> Outcome {
             )
         })
         .collect();
-    let _ = arbitrator.send(ArbitratorMsg::Init(philosophers.clone()));
+    drop(arbitrator);
     for philosopher in philosophers {
         let _ = philosopher.send(PhilosopherMsg::Start);
     }

@@ -3,9 +3,11 @@
 //! retry. Deadlock freedom is the runtime's: a `when` acquires its cowns atomically.
 //!
 //! Each philosopher is a cown too. Its behaviour, while rounds are left, spawns the meal over its
-//! two forks and then its own next behaviour (so the next meal is requested in the order the
-//! philosopher asks, as in the paper's port); after M rounds it tells the Table. Per meal: one
-//! behaviour on the philosopher and one on two forks (200,000 of each at the defaults).
+//! two forks, and the meal, once eaten, spawns the philosopher's next behaviour: a philosopher asks
+//! for its next meal after the last one, as Savina's asks again only after eating. After M rounds
+//! it tells the Table. Per meal: one behaviour on the philosopher and one on two forks (200,000 of
+//! each at the defaults). `boc-tuned` (deviation `meal-queued-early`) spawns the next behaviour
+//! right after the meal is requested, so a philosopher queues all its meals at once.
 //!
 //! What the check reads: every fork counts the meals it served as a philosopher's left fork and as
 //! its right one (the meals eaten and the meals granted), and marks itself held for the length of
@@ -26,7 +28,13 @@ use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare((Config::from_params(params)?, false), threads, run)
+}
+
+/// As [`prepare`], each philosopher queuing its next turn before its meal has run (deviation
+/// `meal-queued-early`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare((Config::from_params(params)?, true), threads, run)
 }
 
 /// A fork: who holds it during a meal, and what it saw.
@@ -88,8 +96,27 @@ fn meal(id: u32, left: &mut Fork, right: &mut Fork) {
     right.put_down(id);
 }
 
-/// The philosopher's behaviour: requests a meal and its own next turn, or reports to the Table.
+/// The philosopher's behaviour: requests a meal, whose behaviour then requests the philosopher's
+/// next turn; or reports to the Table.
 fn hungry(p: &mut Philosopher) {
+    if p.rounds_left > 0 {
+        p.rounds_left -= 1;
+        let id = p.id;
+        let me = p.me.clone();
+        let _ = when_detached((&p.left, &p.right), move |(left, right)| {
+            meal(id, left, right);
+            if let Some(me) = me {
+                let _ = when_detached(&me, hungry);
+            }
+        });
+    } else {
+        finish(p);
+    }
+}
+
+/// The tuned philosopher's behaviour: requests a meal and its own next turn at once, or reports
+/// to the Table.
+fn hungry_early(p: &mut Philosopher) {
     if p.rounds_left > 0 {
         p.rounds_left -= 1;
         let id = p.id;
@@ -97,16 +124,22 @@ fn hungry(p: &mut Philosopher) {
             meal(id, left, right)
         });
         if let Some(me) = &p.me {
-            let _ = when_detached(me, hungry);
+            let _ = when_detached(me, hungry_early);
         }
     } else {
-        p.me = None;
-        let _ = when_detached(&p.table, |t| t.done += 1);
+        finish(p);
     }
 }
 
+/// The last turn: drops the philosopher's own handle and tells the Table.
+fn finish(p: &mut Philosopher) {
+    p.me = None;
+    let _ = when_detached(&p.table, |t| t.done += 1);
+}
+
 /// Seats the philosophers: philosopher i eats with forks i and (i + 1) mod N.
-fn seat(h: &Handle, cfg: &Config) -> (Vec<Cown<Fork>>, Cown<Table>) {
+fn seat(h: &Handle, cfg: &Config, early: bool) -> (Vec<Cown<Fork>>, Cown<Table>) {
+    let turn: fn(&mut Philosopher) = if early { hungry_early } else { hungry };
     let forks: Vec<Cown<Fork>> = (0..cfg.n).map(|_| Cown::new(h, Fork::default())).collect();
     let table = Cown::new(h, Table { done: 0 });
     for i in 0..cfg.n {
@@ -125,16 +158,17 @@ fn seat(h: &Handle, cfg: &Config) -> (Vec<Cown<Fork>>, Cown<Table>) {
         // behaviour on the philosopher's cown.
         let _ = when_detached(&philosopher.clone(), move |p| {
             p.me = Some(philosopher);
-            hungry(p);
+            turn(p);
         });
     }
     (forks, table)
 }
 
 /// One timed iteration: seats the philosophers (in a driver behaviour), runs them to quiescence and checks the forks.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run(&(cfg, early): &(Config, bool), rt: &Runtime) -> Outcome {
+    let cfg = &cfg;
     let seating = *cfg;
-    let (forks, table) = match start(rt, move |h| seat(h, &seating)) {
+    let (forks, table) = match start(rt, move |h| seat(h, &seating, early)) {
         Ok(seated) => seated,
         Err(e) => return Outcome::failed(e),
     };

@@ -1,4 +1,5 @@
-//! Dining Philosophers on the sequential floor.
+//! Dining Philosophers on the sequential floor: the actor program's flow (`Hungry` carries the
+//! philosopher's address).
 
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
@@ -25,7 +26,7 @@ fn run((cfg, batch): &(Config, usize)) -> Outcome {
     let mut sys = System::new();
     let arbitrator = sys.spawn(Node::Arbitrator(Arbitrator {
         batch: *batch,
-        philosophers: Vec::new(),
+        philosophers: n,
         forks: Forks::new(n),
         exited: 0,
     }));
@@ -40,7 +41,6 @@ fn run((cfg, batch): &(Config, usize)) -> Outcome {
             }))
         })
         .collect();
-    sys.send(arbitrator, Msg::Init(philosophers.clone()));
     for &philosopher in &philosophers {
         sys.send(philosopher, Msg::Start);
     }
@@ -62,10 +62,8 @@ fn run((cfg, batch): &(Config, usize)) -> Outcome {
 
 /// The messages of Dining Philosophers.
 enum Msg {
-    /// To the Arbitrator: the philosophers, by id.
-    Init(Vec<ActorId>),
-    /// To the Arbitrator, from philosopher `id`.
-    Hungry(u32),
+    /// To the Arbitrator, from philosopher `id` at this address.
+    Hungry(ActorId, u32),
     /// To the Arbitrator: philosopher `id` has eaten; free its forks.
     Done(u32),
     /// To the Arbitrator: a philosopher has eaten all its rounds.
@@ -87,7 +85,7 @@ enum Node {
 struct Arbitrator {
     /// Messages per turn.
     batch: usize,
-    philosophers: Vec<ActorId>,
+    philosophers: usize,
     forks: Forks,
     exited: usize,
 }
@@ -121,19 +119,18 @@ impl Actor for Node {
 impl Arbitrator {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
-            Msg::Init(philosophers) => self.philosophers = philosophers,
-            Msg::Hungry(id) => {
+            Msg::Hungry(from, id) => {
                 let answer = if self.forks.try_grant(id) {
                     Msg::Eat
                 } else {
                     Msg::Denied
                 };
-                cx.send(self.philosophers[id as usize], answer);
+                cx.send(from, answer);
             }
             Msg::Done(id) => self.forks.release(id),
             Msg::Exit => {
                 self.exited += 1;
-                if self.exited == self.philosophers.len() {
+                if self.exited == self.philosophers {
                     cx.exit();
                 }
             }
@@ -147,10 +144,14 @@ impl Arbitrator {
 impl Philosopher {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
-            Msg::Start => cx.send(self.arbitrator, Msg::Hungry(self.id)),
+            Msg::Start => {
+                let me = cx.me();
+                cx.send(self.arbitrator, Msg::Hungry(me, self.id));
+            }
             Msg::Denied => {
                 self.denials += 1;
-                cx.send(self.arbitrator, Msg::Hungry(self.id));
+                let me = cx.me();
+                cx.send(self.arbitrator, Msg::Hungry(me, self.id));
             }
             Msg::Eat => {
                 self.eaten += 1;

@@ -57,12 +57,13 @@ crate::params! {
 pub(crate) const ARBITRATOR_BATCH: u32 = 5;
 
 variants!(
-    actor ["init-message"],
-    actor_tuned ["batch", "init-message"],
-    boc ["meal-queued-early"] (own_protocol),
-    reactor (own_protocol),
-    floor ["init-message"],
-    floor_tuned ["batch", "init-message"],
+    actor,
+    actor_tuned["batch"],
+    boc(own_protocol),
+    boc_tuned["meal-queued-early"](own_protocol),
+    reactor(own_protocol),
+    floor,
+    floor_tuned["batch"],
 );
 
 /// The Arbitrator's forks: each one's holder, and what it saw.
@@ -237,6 +238,13 @@ mod tests {
             assert_eq!(outcome.result["denials"], serde_json::json!(0));
         }
         testing::boc_validates(&BENCHMARK, &[("n", 2.0), ("m", 50.0)]);
+        let tuned = [
+            (crate::bench::Model::BocTuned, 1, 2),
+            (crate::bench::Model::BocTuned, 2, 2),
+        ];
+        for outcome in testing::cells(&BENCHMARK, &tuned, &[("n", 5.0), ("m", 300.0)]) {
+            assert_eq!(outcome.result["meals"], serde_json::json!(1_500));
+        }
     }
 
     #[test]
