@@ -123,3 +123,31 @@ fn dropping_a_waiting_stream_or_sink_loses_and_leaks_nothing() {
         assert_eq!(census.live(), 0);
     });
 }
+
+#[test]
+fn a_stream_gives_its_receiver_back_with_nothing_lost() {
+    testing::check(|rt| {
+        let system = ProcessSystem::new(rt.handle());
+        let (tx, rx) = channel::unbounded::<u32>();
+        let (out_tx, out_rx) = channel::unbounded::<Vec<u32>>();
+        tx.send(1).unwrap();
+        system.spawn(async move {
+            let mut stream = rx.into_stream();
+            assert_eq!(stream.next().await, Some(1));
+            // Parked on the empty channel, then turned back into its receiver.
+            assert!(futures::poll!(stream.next()).is_pending());
+            let rx = stream.into_inner();
+            tx.send(2).unwrap();
+            tx.send(3).unwrap();
+            drop(tx);
+            let mut got = Vec::new();
+            while let Ok(v) = rx.recv().await {
+                got.push(v);
+            }
+            out_tx.send(got).unwrap();
+        });
+        let got = system.block_on(out_rx.recv()).unwrap().unwrap();
+        assert_eq!(got, [2, 3]);
+        system.wait().unwrap();
+    });
+}
