@@ -50,9 +50,11 @@ TSAN_TESTS=(
     "motet-boc --test stress --test basics"
     "motet-process --test stress --test channels --test fast_park --test wait_queue --test streams"
 )
+# AddressSanitizer skips motet-actor's test of flat memory under overload: it measures the process's
+# resident size, which AddressSanitizer's quarantine of freed memory and its shadow memory inflate.
 ASAN_TESTS=(
     "motet-runtime --test stealing --test workers --test shutdown --test quiescence --test slot"
-    "motet-actor --test stress --test ask --test bounded"
+    "motet-actor --test stress --test ask --test bounded -- --skip overload_keeps_the_queue_bounded"
     "motet-boc --test stress --test basics"
     "motet-process --test stress --test channels --test fast_park --test wait_queue --test streams"
 )
@@ -72,18 +74,22 @@ run_sanitizer() {
     local t0=$SECONDS
     echo "=== $san sanitizer"
     for entry in "$@"; do
-        # shellcheck disable=SC2086 # the entry is a crate and its test flags
-        set -- $entry
+        # An entry is a crate and its test flags, then, after " -- ", arguments for the harness.
+        local cargo_part=${entry%% -- *} harness_part=""
+        [[ $entry == *" -- "* ]] && harness_part=${entry#* -- }
+        # shellcheck disable=SC2086 # word splitting of the flags is intended
+        set -- $cargo_part
         local crate=$1
         shift
-        echo "--- $san: $crate $*"
+        echo "--- $san: $entry"
         # Every test target runs even after a failure, so that one run shows every report.
+        # shellcheck disable=SC2086
         if ! RUSTFLAGS="-Zsanitizer=$san -Cunsafe-allow-abi-mismatch=sanitizer -Cforce-frame-pointers=yes" \
             CARGO_TARGET_DIR="target/$dir" \
             CARGO_PROFILE_DEV_OPT_LEVEL=1 \
             RUST_BACKTRACE=0 \
-            cargo +nightly test --target "$host" -p "$crate" "$@" --no-fail-fast -- --test-threads=2; then
-            failed+=("$san: $crate $*")
+            cargo +nightly test --target "$host" -p "$crate" "$@" --no-fail-fast -- --test-threads=2 $harness_part; then
+            failed+=("$san: $entry")
         fi
     done
     echo "$san sanitizer: $((SECONDS - t0)) s"
@@ -96,6 +102,7 @@ if [[ $which == all || $which == thread ]]; then
 fi
 if [[ $which == all || $which == address ]]; then
     ASAN_OPTIONS="detect_leaks=1 detect_stack_use_after_return=1" \
+        LSAN_OPTIONS="suppressions=$PWD/.ci/lsan.supp" \
         run_sanitizer address asan "${ASAN_TESTS[@]}" "${ASAN_ONLY[@]}"
 fi
 echo "sanitizers: $((SECONDS - start)) s"
