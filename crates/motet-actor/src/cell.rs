@@ -667,6 +667,8 @@ impl<A: Actor, const BOUNDED: bool> Task for ActorTask<A, BOUNDED> {
             Err(payload) => {
                 let reason = ExitReason::Panicked(panic_message(&*payload));
                 drop(payload);
+                #[cfg(feature = "tracing")]
+                tracing::warn!(target: "motet::actor", actor = std::any::type_name::<A>(), ?reason, "panic");
                 Self::fail(task, reason)
             }
         }
@@ -717,6 +719,8 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         // The address's reference (counted in `refs`) keeps the cell: LIFE keeps the runnable, and
         // the last of the two to go drops it (see the module docs).
         let header = NonNull::from(&*runnable);
+        #[cfg(feature = "tracing")]
+        tracing::trace!(target: "motet::actor", actor = std::any::type_name::<A>(), "spawn");
         match home {
             // A new task: children spawned in one turn run depth first.
             None => runtime.schedule_new(runnable),
@@ -1100,6 +1104,8 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
 
     /// Stops the actor for good (see the module docs), possibly freeing the cell.
     fn finish(mut task: Running<Self>, reason: ExitReason, call_stopped: bool) {
+        #[cfg(feature = "tracing")]
+        tracing::debug!(target: "motet::actor", actor = std::any::type_name::<A>(), ?reason, "exit");
         let (header, inner) = task.split();
         if let Some(mut actor) = inner.actor.take() {
             if call_stopped {

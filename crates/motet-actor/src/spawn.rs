@@ -13,6 +13,38 @@ pub const DEFAULT_BATCH: u32 = 128;
 
 /// Spawns `actor` on `runtime` and returns its address. The actor's `started` runs promptly on a
 /// worker, then its handler runs for each message.
+///
+/// ```
+/// use std::time::Duration;
+/// use motet_actor::{spawn, Actor, Context, Reply};
+///
+/// /// Sums what it is told; answers with the sum so far.
+/// struct Sum(u64);
+/// enum Msg {
+///     Add(u64),
+///     Total(Reply<u64>),
+/// }
+/// impl Actor for Sum {
+///     type Msg = Msg;
+///     fn handle(&mut self, _ctx: &mut Context<'_, Self>, msg: Msg) {
+///         match msg {
+///             Msg::Add(n) => self.0 += n,
+///             Msg::Total(reply) => {
+///                 let _ = reply.send(self.0);
+///             }
+///         }
+///     }
+/// }
+///
+/// let rt = motet_runtime::Runtime::builder().workers(2).build().unwrap();
+/// let sum = spawn(rt.handle(), Sum(0));
+/// for n in 1..=4 {
+///     sum.tell(Msg::Add(n)).unwrap();
+/// }
+/// // From outside the runtime, block on the answer; inside an actor or a process, `.await` it.
+/// let total = sum.ask(Msg::Total, Duration::from_secs(5)).wait();
+/// assert_eq!(total, Ok(10));
+/// ```
 pub fn spawn<A: Actor>(runtime: &Handle, actor: A) -> Addr<A::Msg> {
     ActorTask::<A>::spawn(runtime, actor, Options::default(), None, None)
 }

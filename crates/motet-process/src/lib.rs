@@ -78,6 +78,8 @@ mod registry;
 pub mod select;
 pub mod session;
 mod system;
+#[cfg(feature = "tokio")]
+mod tokio_context;
 mod yield_now;
 
 #[cfg(all(test, loom))]
@@ -107,4 +109,6 @@ pub fn set_block_depot(on: bool) {
     set_block_sharing(on);
 }
 pub use system::{ProcessSystem, ProcessSystemBuilder, WaitError, DEFAULT_STEPS};
+#[cfg(feature = "tokio")]
+pub use tokio_context::{in_tokio, InTokio};
 pub use yield_now::{yield_now, YieldNow};

@@ -6,21 +6,22 @@
 //! sections that short a spinlock is cheaper than `std::sync::Mutex`: locking is one atomic swap and
 //! unlocking a plain release store, where the futex mutex pays a second read-modify-write to unlock
 //! (measured on pingpong: the channel takes and releases its lock twice per message). A waiter spins
-//! briefly, then yields its thread, so a holder preempted by the OS gets the processor back.
+//! briefly, then yields its thread, then sleeps between looks at the lock ([`backoff`]), so a holder
+//! preempted by the OS gets the processor back, whatever the threads' scheduling policy.
 
 use std::ops::{Deref, DerefMut};
 
 #[cfg(not(loom))]
 use crate::sync::atomic::{AtomicBool, Ordering};
-#[cfg(not(loom))]
-use crate::sync::spin;
 use crate::sync::UnsafeCell;
-#[cfg(not(loom))]
-use std::thread::yield_now;
 
-/// How many times a contended lock spins before it starts yielding its thread.
 #[cfg(not(loom))]
-const SPINS_BEFORE_YIELD: u32 = 64;
+mod backoff;
+#[cfg(all(test, not(loom)))]
+mod tests;
+
+#[cfg(not(loom))]
+use backoff::Backoff;
 
 /// A spinlock owning its value.
 pub(crate) struct SpinLock<T> {
@@ -49,7 +50,7 @@ impl<T> SpinLock<T> {
         }
     }
 
-    /// Takes the lock, spinning (then yielding) while another thread holds it.
+    /// Takes the lock, spinning (then yielding, then sleeping) while another thread holds it.
     #[cfg(loom)]
     pub(crate) fn lock(&self) -> SpinGuard<'_, T> {
         let held = self.mutex.lock().unwrap();
@@ -73,16 +74,11 @@ impl<T> SpinLock<T> {
     #[cfg(not(loom))]
     #[cold]
     fn lock_contended(&self) {
-        let mut spins = 0;
+        let mut backoff = Backoff::new();
         loop {
             // Test before test-and-set: wait on a shared copy of the line instead of bouncing it.
             while self.locked.load(Ordering::Relaxed) {
-                if spins < SPINS_BEFORE_YIELD {
-                    spins += 1;
-                    spin();
-                } else {
-                    yield_now();
-                }
+                backoff.wait();
             }
             if !self.locked.swap(true, Ordering::Acquire) {
                 return;
@@ -196,7 +192,7 @@ impl<T: UnlockedWord> WordLock<T> {
         &self.word
     }
 
-    /// Takes the lock, spinning (then yielding) while another thread holds it; returns the guard
+    /// Takes the lock, spinning (then yielding, then sleeping) while another thread holds it; returns the guard
     /// and the free word it replaced.
     #[inline]
     pub(crate) fn lock(&self) -> (WordGuard<'_, T>, usize) {
@@ -231,16 +227,11 @@ impl<T: UnlockedWord> WordLock<T> {
 
     #[cfg(not(loom))]
     fn spin(&self) -> usize {
-        let mut spins = 0;
+        let mut backoff = Backoff::new();
         loop {
             // Test before test-and-set: wait on a shared copy of the line instead of bouncing it.
             while self.word.load(Ordering::Relaxed) == LOCKED {
-                if spins < SPINS_BEFORE_YIELD {
-                    spins += 1;
-                    spin();
-                } else {
-                    yield_now();
-                }
+                backoff.wait();
             }
             let prev = self.word.swap(LOCKED, Ordering::Acquire);
             if prev != LOCKED {

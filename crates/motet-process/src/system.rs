@@ -323,6 +323,8 @@ impl ProcessSystem {
             let _ = catch_unwind(AssertUnwindSafe(|| drop(future)));
             return;
         }
+        #[cfg(feature = "tracing")]
+        tracing::trace!(target: "motet::process", process = std::any::type_name::<F>(), "spawn");
         // A new process starts `RUNNING`: its runnable is ours to schedule.
         let runnable = ProcessTask::spawn(&self.shared, future);
         // Counted before it can run (and finish): see `Registry::live`. It registers in the

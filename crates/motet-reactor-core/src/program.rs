@@ -303,6 +303,13 @@ impl Program {
         debug_assert!(r < self.reactions.len());
         // SAFETY: the caller guarantees `r` was triggered, so it is a reaction of this program.
         let cell = unsafe { self.reactions.get_unchecked(r) };
+        #[cfg(feature = "tracing")]
+        let _span = {
+            // SAFETY: a tag is being processed and does not change meanwhile (the caller's contract).
+            let tag = unsafe { self.current_tag() };
+            tracing::trace_span!(target: "motet::reactor", "reaction", reaction = r, tag = ?tag)
+                .entered()
+        };
         // SAFETY: one execution of `r` at a time (the caller's contract).
         unsafe { (*cell.body.get())(cell.state, self, cell, clock) };
     }

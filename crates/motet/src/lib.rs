@@ -45,6 +45,47 @@
 //! echo.tell("hello".to_string()).unwrap();
 //! rt.wait_quiescent();
 //! ```
+//!
+//! # In a tokio service
+//!
+//! Tokio tasks use motet as they are: `tell` an actor, `.await` an `ask`, a behaviour's
+//! promise or a channel's receive (no feature needed). Channels are also `futures` streams and
+//! sinks (`Receiver::into_stream`, `BoundedSender::into_sink`). The other way round, a process
+//! awaits tokio's timers and sockets through `motet::process::in_tokio` (feature `tokio`), or
+//! awaits the `JoinHandle` of a task spawned on tokio. A TCP service whose connections ask an
+//! actor, wired in ten lines (`main`); `cargo run -p motet --example tokio_service --features
+//! tokio` runs a fuller one:
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use motet::actor::{spawn, Actor, Context, Reply};
+//! use tokio::io::AsyncWriteExt;
+//!
+//! /// Counts visitors; answers each with its number.
+//! struct Visits(u64);
+//! impl Actor for Visits {
+//!     type Msg = Reply<u64>;
+//!     fn handle(&mut self, _ctx: &mut Context<'_, Self>, reply: Reply<u64>) {
+//!         self.0 += 1;
+//!         let _ = reply.send(self.0);
+//!     }
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let motet = motet::Runtime::new().expect("motet's runtime");
+//!     let visits = spawn(motet.handle(), Visits(0));
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:7878").await?;
+//!     loop {
+//!         let (mut socket, _) = listener.accept().await?;
+//!         let visits = visits.clone();
+//!         tokio::spawn(async move {
+//!             let n = visits.ask(|r| r, Duration::from_secs(1)).await.unwrap_or(0);
+//!             let _ = socket.write_all(format!("visitor {n}\n").as_bytes()).await;
+//!         });
+//!     }
+//! }
+//! ```
 #![warn(missing_docs)]
 
 /// The runtime under every model (re-export of `motet-runtime`).

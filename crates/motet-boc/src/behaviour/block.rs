@@ -409,6 +409,8 @@ macro_rules! behaviour_task {
 
             #[inline]
             fn run(task: Running<Self>) -> Turn<Self::Shared> {
+                #[cfg(feature = "tracing")]
+                let _span = tracing::trace_span!(target: "motet::boc", "behaviour").entered();
                 super::run::run(task);
                 Turn::Idle
             }

@@ -156,6 +156,8 @@ where
     R: Send + 'static,
     H: Head<R>,
 {
+    #[cfg(feature = "tracing")]
+    tracing::trace!(target: "motet::boc", cowns = cowns.count(), "behaviour spawn");
     if <S::Shape as Shape>::ONE {
         return Ok(spawn_one::<S, F, R, H>(cowns, f));
     }

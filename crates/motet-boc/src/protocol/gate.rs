@@ -5,7 +5,7 @@
 use std::ptr::NonNull;
 
 use super::slot::Slot;
-use crate::sync::atomic::{fence, AtomicU32, Ordering};
+use crate::sync::atomic::{AtomicU32, Ordering};
 
 /// What a counting behaviour waits for before it can run: the grants still missing (`distinct
 /// cowns + 1` at the start, the 1 held by the spawner until its enqueue is complete). It sits right
@@ -98,10 +98,13 @@ pub(crate) unsafe fn resolve_counting(
         runnable(first);
         return;
     }
-    // Release: publishes this thread's protocol writes to whoever takes the count to zero; that
-    // thread's acquire fence pairs with every earlier decrement (they form one release sequence).
-    if gate.pending.fetch_sub(n, Ordering::Release) == n {
-        fence(Ordering::Acquire);
+    // Release: publishes this thread's protocol writes to whoever takes the count to zero.
+    // Acquire: the decrement that takes it to zero reads the end of the release sequence of every
+    // earlier one, so the behaviour it makes runnable sees their writes (the cowns' previous
+    // holders' writes among them). An acquire on the read-modify-write rather than a separate
+    // acquire fence: the same instruction on x86, and an edge ThreadSanitizer sees (it does not
+    // model fences, and reported the behaviour's first access to a cown as a race).
+    if gate.pending.fetch_sub(n, Ordering::AcqRel) == n {
         runnable(first);
     }
 }

@@ -180,17 +180,19 @@ impl Slot {
     ///
     /// A writer's successor waits for the writer's release to be granted, so while this request is
     /// granted and not released, the successor's behaviour cannot run and its slot stays
-    /// allocated: the caller may then call `successor` on it in turn (its status word is atomic).
-    /// Its other fields may not be visible to this thread yet and must not be read.
+    /// allocated: the caller may then call `successor` on it in turn.
     #[inline]
     pub(crate) fn successor(&self) -> Option<NonNull<Slot>> {
         if self.is_read() {
             // A reader's successor may be granted, run and freed before this reader finishes.
             return None;
         }
-        // Relaxed: only a hint, on an atomic word. A release reads it again, with acquire, before
-        // it uses the successor.
-        let status = self.status.load(Ordering::Relaxed);
+        // Acquire, though the result is only a hint: the successor was published by a release
+        // store of this word (`enqueue`), and the caller reads the successor's fields (its `cown`
+        // word in `is_read`, its status word) when it calls `successor` on it in turn. With a
+        // relaxed load those reads raced with the successor's initialisation (ThreadSanitizer
+        // reported them from `prefetch_successors`). On x86 an acquire load is a plain load.
+        let status = self.status.load(Ordering::Acquire);
         debug_assert_ne!(status.addr(), DUPLICATE, "a duplicate has no successor");
         if status.addr() > CHAIN_CLOSED {
             NonNull::new(status)

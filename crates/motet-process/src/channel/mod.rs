@@ -46,6 +46,8 @@ mod chan;
 mod error;
 pub(crate) mod fast_park;
 mod futures;
+#[cfg(feature = "futures")]
+mod stream;
 pub(crate) mod waiter;
 
 use std::collections::VecDeque;
@@ -62,6 +64,8 @@ pub(crate) use futures::Deadline;
 #[cfg(not(loom))]
 pub use futures::RecvTimeout;
 pub use futures::{Recv, RecvMany, SendFuture};
+#[cfg(feature = "futures")]
+pub use stream::{RecvStream, SendSink};
 
 /// A channel without a capacity limit: sends never wait.
 ///

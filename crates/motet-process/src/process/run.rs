@@ -119,7 +119,11 @@ impl<F: Future<Output = ()> + Send + 'static> ProcessTask<F> {
             // touches it until `finish` drops it.
             let pinned = unsafe { Pin::new_unchecked(&mut *future) };
             match catch_unwind(AssertUnwindSafe(|| pinned.poll(&mut cx))) {
-                Ok(Poll::Pending) => {}
+                Ok(Poll::Pending) => {
+                    // The process parks, unless woken meanwhile (then it is polled again).
+                    #[cfg(feature = "tracing")]
+                    tracing::trace!(target: "motet::process", process = ?this, "park");
+                }
                 Ok(Poll::Ready(())) => {
                     Self::finish(this, future, End::Finished);
                     return Turn::Idle;

@@ -69,7 +69,33 @@ impl<S> From<ModeId<S>> for Scope<S> {
     }
 }
 
-/// Declares a program (see the module docs and the crate example).
+/// Declares a program (see the module docs and the crate example): reactors with their state,
+/// ports, actions and timers, reactions with their triggers, sources and effects, and the
+/// connections; [`build`](ProgramBuilder::build) checks it (causality cycles, port widths,
+/// scopes) and assembles the [`Program`](crate::Program) that a scheduler runs.
+///
+/// ```
+/// use motet_reactor_core::{ProgramBuilder, Startup};
+///
+/// let mut b = ProgramBuilder::new();
+/// let counter = b.reactor("counter", 0u32);
+/// let count = b.output::<u32, _>(counter, "count");
+/// b.reaction(counter, "start")
+///     .trigger(Startup)
+///     .effect(count)
+///     .body(move |n: &mut u32, ctx| {
+///         *n += 1;
+///         ctx.set(count, *n);
+///     });
+/// let printer = b.reactor("printer", ());
+/// let seen = b.input::<u32, _>(printer, "seen");
+/// b.reaction(printer, "print")
+///     .trigger(seen)
+///     .body(move |_, ctx| assert_eq!(ctx.get(seen), Some(&1)));
+/// b.connect(count, seen);
+/// let program = b.build();
+/// assert!(program.is_ok());
+/// ```
 pub struct ProgramBuilder {
     pub(crate) prog: u32,
     pub(crate) reactors: Vec<ReactorDecl>,
