@@ -430,6 +430,7 @@ impl TableProgram {
                 on_reset: false,
                 deadline: None,
                 hidden: false,
+                mutates: false,
             });
             reactions.push(ReactionCell {
                 body: UnsafeCell::new(body),
@@ -443,6 +444,7 @@ impl TableProgram {
                     mode: None,
                     fault: None,
                     rare: false,
+                    mutations: Vec::new(),
                 }),
                 state: states[row.reactor as usize].ptr(),
                 reactor: row.reactor,
@@ -468,6 +470,7 @@ impl TableProgram {
             inbox: Arc::new(Inbox::new()),
             warnings: Vec::new(),
             started: core::sync::atomic::AtomicBool::new(false),
+            dynamic: crate::mutation::Dynamic::default(),
         })
     }
 }

@@ -84,6 +84,23 @@ pub struct ProgramBuilder {
     pub(crate) errors: Vec<BuildError>,
     pub(crate) warnings: Vec<Warning>,
     pub(crate) inbox: Arc<Inbox>,
+    /// The index of the first element of each kind this builder declares: zero for a program,
+    /// the running program's counts for a mutation (see `crate::mutation`), whose handles name
+    /// elements of the running program. Declarations store these program-wide indices; the
+    /// vectors above hold the builder's own declarations from index 0.
+    pub(crate) base: Bases,
+}
+
+/// See [`ProgramBuilder::base`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Bases {
+    pub(crate) reactors: u32,
+    pub(crate) ports: u32,
+    pub(crate) multiports: u32,
+    pub(crate) actions: u32,
+    pub(crate) timers: u32,
+    pub(crate) modes: u32,
+    pub(crate) reactions: u32,
 }
 
 impl Default for ProgramBuilder {
@@ -106,6 +123,14 @@ impl ProgramBuilder {
     pub fn new() -> ProgramBuilder {
         ProgramBuilder {
             prog: next_program_id(),
+            ..ProgramBuilder::empty()
+        }
+    }
+
+    /// The fields of an empty builder, with no program id yet.
+    fn empty() -> ProgramBuilder {
+        ProgramBuilder {
+            prog: 0,
             reactors: Vec::new(),
             ports: Vec::new(),
             multiports: Vec::new(),
@@ -118,7 +143,34 @@ impl ProgramBuilder {
             errors: Vec::new(),
             warnings: Vec::new(),
             inbox: Arc::new(Inbox::new()),
+            base: Bases::default(),
         }
+    }
+
+    /// A builder of a mutation of the running program `prog`: its handles name elements of that
+    /// program, numbered from `base`.
+    pub(crate) fn extending(prog: u32, inbox: Arc<Inbox>, base: Bases) -> ProgramBuilder {
+        ProgramBuilder {
+            prog,
+            inbox,
+            base,
+            ..ProgramBuilder::empty()
+        }
+    }
+
+    /// The position in `reactors` of reactor `ix` (a program-wide index), if this builder
+    /// declared it.
+    pub(crate) fn local_reactor(&self, ix: u32) -> Option<usize> {
+        ix.checked_sub(self.base.reactors)
+            .map(|i| i as usize)
+            .filter(|&i| i < self.reactors.len())
+    }
+
+    /// The position in `ports` of port `ix` (as `local_reactor`); every port a builder method
+    /// looks up by handle was declared by this builder (a mutation connects to the running
+    /// program's ports through its own methods).
+    pub(crate) fn local_port(&self, ix: u32) -> usize {
+        ix.wrapping_sub(self.base.ports) as usize
     }
 
     fn check(&mut self, prog: u32, what: &str) -> bool {
@@ -138,11 +190,11 @@ impl ProgramBuilder {
         hidden: bool,
         state: S,
     ) -> ReactorId<S> {
-        let full = match parent {
-            Some(p) => format!("{}.{}", self.reactors[p as usize].name, name),
+        let full = match parent.and_then(|p| self.local_reactor(p)) {
+            Some(p) => format!("{}.{}", self.reactors[p].name, name),
             None => name.into(),
         };
-        let ix = self.reactors.len() as u32;
+        let ix = self.base.reactors + self.reactors.len() as u32;
         self.reactors.push(ReactorDecl {
             name: full,
             parent,
@@ -189,9 +241,11 @@ impl ProgramBuilder {
     /// Declares a mode of `reactor`; the first mode declared is the initial one.
     pub fn mode<S>(&mut self, reactor: ReactorId<S>, name: &str) -> ModeId<S> {
         self.check(reactor.prog, name);
-        let ix = self.modes.len() as u32;
-        let r = reactor.ix.min(self.reactors.len().saturating_sub(1) as u32);
-        let full = match self.reactors.get(r as usize) {
+        let ix = self.base.modes + self.modes.len() as u32;
+        let r = reactor
+            .ix
+            .min((self.base.reactors as usize + self.reactors.len()).saturating_sub(1) as u32);
+        let full = match self.local_reactor(r).map(|l| &self.reactors[l]) {
             Some(decl) => format!("{}.{}", decl.name, name),
             None => name.into(),
         };
@@ -199,7 +253,7 @@ impl ProgramBuilder {
             name: full,
             reactor: r,
         });
-        if let Some(decl) = self.reactors.get_mut(r as usize) {
+        if let Some(decl) = self.local_reactor(r).map(|l| &mut self.reactors[l]) {
             decl.modes.push(ix);
         }
         ModeId {
@@ -235,7 +289,7 @@ impl ProgramBuilder {
 
     /// The full name of `name` declared in `scope`: its reactor's name, a dot, then `name`.
     fn scoped_name<S>(&self, scope: &Scope<S>, name: &str) -> String {
-        match self.reactors.get(scope.reactor as usize) {
+        match self.local_reactor(scope.reactor).map(|l| &self.reactors[l]) {
             Some(r) if scope.prog == self.prog => format!("{}.{}", r.name, name),
             _ => name.into(),
         }

@@ -106,6 +106,9 @@ impl Engine {
             self.mode_requests.push((r, m, t));
             self.extras = true;
         }
+        if !scratch.mutations.is_empty() {
+            self.take_mutations(r, &mut scratch.mutations);
+        }
     }
 
     /// The common case of `slot_extras`, inline: a slot that needs no dropping and is observed by
@@ -216,6 +219,10 @@ pub(crate) fn fault_error(
     let g = &prog.graph;
     match fault {
         Fault::Foreign => RunError::ForeignHandle { reaction },
+        Fault::Mutation => RunError::Undeclared {
+            reaction,
+            access: alloc::string::String::from("request a mutation (declare `mutates`)"),
+        },
         Fault::Undeclared(how, item) => {
             let name = match item {
                 Item::Port(p) => g.ports[p as usize].name.clone(),

@@ -96,7 +96,7 @@ impl Engine {
             Kind::Timer => g.mode_within(g.timers[ev.ix as usize].mode, m),
             Kind::Action => g.mode_within(g.actions[ev.ix as usize].mode, m),
             Kind::ModeEnter => g.mode_within(Some(ev.ix), m),
-            Kind::Startup => false,
+            Kind::Startup | Kind::Created => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
         let at = self.next_microstep.tag();

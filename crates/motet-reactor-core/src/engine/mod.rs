@@ -24,6 +24,7 @@
 mod complete;
 mod enter;
 mod finish;
+mod mutate;
 mod part;
 
 pub(crate) use complete::fault_error;
@@ -47,6 +48,9 @@ enum Kind {
     Action,
     /// Reset entry into a mode.
     ModeEnter,
+    /// The startup of reactors created by a mutation (`ix`: their list in the engine's
+    /// `mutation` record).
+    Created,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -103,6 +107,14 @@ pub struct Metrics {
     pub ports_set: u64,
     /// Actions scheduled (events created).
     pub actions_scheduled: u64,
+    /// Reactors created by mutations (generated ones not counted).
+    pub reactors_created: u64,
+    /// Reactors deleted by mutations (generated ones not counted).
+    pub reactors_deleted: u64,
+    /// Mutations rejected at their tag boundary (see `Program::mutation_errors`).
+    pub mutations_rejected: u64,
+    /// Pending events of deleted reactors' actions and timers, dropped with them.
+    pub events_dropped: u64,
 }
 
 /// The scheduler's state (see the module docs).
@@ -151,6 +163,8 @@ pub struct Engine {
     extras: bool,
     metrics: Metrics,
     error: Option<RunError>,
+    /// Mutations requested and not yet applied, and the startups of created reactors.
+    mutation: mutate::Pending,
 }
 
 impl Engine {
@@ -210,6 +224,7 @@ impl Engine {
                 ..Metrics::default()
             },
             error: None,
+            mutation: mutate::Pending::default(),
         };
         e.block_inactive(prog);
         e.push(Tag::ZERO, Kind::Startup, 0);
