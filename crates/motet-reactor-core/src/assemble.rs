@@ -477,10 +477,13 @@ impl ProgramBuilder {
                 }
             }
             for &(start, len) in &a.reads {
+                // A multiport of no channels starts past the last port.
+                if len == 0 {
+                    continue;
+                }
                 if let Some((mp, _)) = self.ports[start as usize].multiport {
                     observed[mp as usize] = true;
                 }
-                let _ = len;
             }
             for &x in &a.trigger_actions {
                 g.actions[x as usize].triggers.push(ri);

@@ -34,6 +34,46 @@ pub(crate) struct Created {
     pub(crate) visible: u64,
 }
 
+/// Values per reaction visited by the level update: in a vector for the new reactions (numbered
+/// from `rb`, the most of a large creation), in a map for the program's.
+struct Nodes<T> {
+    rb: u32,
+    new: Vec<Option<T>>,
+    old: BTreeMap<u32, T>,
+}
+
+impl<T: Copy> Nodes<T> {
+    fn new(rb: u32, nr: usize) -> Nodes<T> {
+        Nodes {
+            rb,
+            new: vec![None; nr],
+            old: BTreeMap::new(),
+        }
+    }
+
+    fn get(&self, x: u32) -> Option<T> {
+        match x.checked_sub(self.rb) {
+            Some(i) => self.new[i as usize],
+            None => self.old.get(&x).copied(),
+        }
+    }
+
+    fn get_mut(&mut self, x: u32) -> Option<&mut T> {
+        match x.checked_sub(self.rb) {
+            Some(i) => self.new[i as usize].as_mut(),
+            None => self.old.get_mut(&x),
+        }
+    }
+
+    /// Sets `x`'s value; returns whether it had none.
+    fn insert(&mut self, x: u32, v: T) -> bool {
+        match x.checked_sub(self.rb) {
+            Some(i) => self.new[i as usize].replace(v).is_none(),
+            None => self.old.insert(x, v).is_none(),
+        }
+    }
+}
+
 /// Ports in a chain walk at most this many links before a loop is reported.
 fn loop_error(name: String) -> BuildError {
     BuildError::PortLoop(name)
@@ -105,6 +145,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     let np = b.ports.len();
     // Connections with the running program's ports.
     let mut rehead: Vec<(u32, u32)> = Vec::new();
+    let mut reheaded: BTreeSet<u32> = BTreeSet::new();
     let mut connections: Vec<ConnectionInfo> = Vec::new();
     for &(from, to) in &m.external {
         let (fo, fk, fpar, fname) = port_facts(prog, b, from);
@@ -142,7 +183,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         } else {
             g.ports[to as usize].upstream.is_some()
                 || !prog.dynamic.writers[to as usize].is_empty()
-                || rehead.iter().any(|&(t, _)| t == to)
+                || !reheaded.insert(to)
         };
         if taken {
             return Err(BuildError::MultipleSources {
@@ -216,7 +257,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     };
     // Writers: a written port heads its chain, and one reactor writes it.
     let rb = base.reactions;
-    let mut new_writers: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut new_writers: Vec<Vec<u32>> = vec![Vec::new(); np];
     for (i, (r, a)) in b.reactions.iter().zip(&access).enumerate() {
         for &(start, len) in &a.writes {
             for p in start..start + len {
@@ -227,7 +268,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
                         sources: vec![port_facts(prog, b, up).3, r.name.clone()],
                     });
                 }
-                let list = new_writers.entry(p).or_default();
+                let list = &mut new_writers[(p - pb) as usize];
                 if let Some(&other) = list.first() {
                     let other = &b.reactions[(other - rb) as usize];
                     if other.reactor != r.reactor {
@@ -254,14 +295,13 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         }
     }
     for (i, port) in b.ports.iter().enumerate() {
-        let p = pb + i as u32;
-        if port.required && port.upstream.is_none() && !new_writers.contains_key(&p) {
+        if port.required && port.upstream.is_none() && new_writers[i].is_empty() {
             return Err(BuildError::UnconnectedInput(port.name.clone()));
         }
     }
     let writers_of = |s: u32| -> &[u32] {
         if s >= pb {
-            new_writers.get(&s).map_or(&[], Vec::as_slice)
+            &new_writers[(s - pb) as usize]
         } else {
             &prog.dynamic.writers[s as usize]
         }
@@ -329,21 +369,25 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     let mut order: Vec<u32> = (rb..rb + nr as u32)
         .chain(extra_preds.keys().copied())
         .collect();
-    let mut seen: BTreeSet<u32> = order.iter().copied().collect();
+    let mut seen: Nodes<()> = Nodes::new(rb, nr);
+    order.retain(|&x| seen.insert(x, ()));
     let mut i = 0;
     while i < order.len() {
         for s in succs_of(order[i]) {
-            if seen.insert(s) {
+            if seen.insert(s, ()) {
                 order.push(s);
             }
         }
         i += 1;
     }
-    let mut indeg: BTreeMap<u32, u32> = order.iter().map(|&x| (x, 0)).collect();
-    let mut level: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut indeg: Nodes<u32> = Nodes::new(rb, nr);
+    let mut level: Nodes<u32> = Nodes::new(rb, nr);
+    for &x in &order {
+        indeg.insert(x, 0);
+    }
     for &x in &order {
         for s in succs_of(x) {
-            *indeg.get_mut(&s).expect("reachable") += 1;
+            *indeg.get_mut(s).expect("reachable") += 1;
         }
         // The lower bound from predecessors outside the visited set, whose levels stay.
         let (own, outside): (u32, Vec<u32>) = if x >= rb {
@@ -357,20 +401,24 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         };
         let lo = outside
             .iter()
-            .filter(|q| !seen.contains(q))
+            .filter(|&&q| seen.get(q).is_none())
             .map(|&q| g.reaction_level[q as usize] + 1)
             .fold(own, u32::max);
         level.insert(x, lo);
     }
-    let mut queue: Vec<u32> = order.iter().copied().filter(|x| indeg[x] == 0).collect();
+    let mut queue: Vec<u32> = order
+        .iter()
+        .copied()
+        .filter(|&x| indeg.get(x) == Some(0))
+        .collect();
     let mut peeled = 0;
     while let Some(x) = queue.pop() {
         peeled += 1;
-        let lx = level[&x];
+        let lx = level.get(x).expect("reachable");
         for s in succs_of(x) {
-            let ls = level.get_mut(&s).expect("reachable");
+            let ls = level.get_mut(s).expect("reachable");
             *ls = (*ls).max(lx + 1);
-            let d = indeg.get_mut(&s).expect("reachable");
+            let d = indeg.get_mut(s).expect("reachable");
             *d -= 1;
             if *d == 0 {
                 queue.push(s);
@@ -397,13 +445,17 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             }
             v
         };
-        let start = order.iter().copied().find(|x| indeg[x] > 0).unwrap_or(rb);
+        let start = order
+            .iter()
+            .copied()
+            .find(|&x| indeg.get(x).is_some_and(|d| d > 0))
+            .unwrap_or(rb);
         let mut path = vec![start];
         let mut cur = start;
         loop {
             let Some(next) = preds_of(cur)
                 .into_iter()
-                .find(|q| indeg.get(q).is_some_and(|&d| d > 0))
+                .find(|&q| indeg.get(q).is_some_and(|d| d > 0))
             else {
                 return Err(BuildError::Cycle(vec![name(start)]));
             };
@@ -462,10 +514,10 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         g.slot_observers.push(Vec::new());
         dynamic
             .writers
-            .push(new_writers.remove(&p).unwrap_or_default());
+            .push(core::mem::take(&mut new_writers[i]));
         dynamic.readers.push(Vec::new());
         dynamic.downstream.push(Vec::new());
-        dynamic.makes.insert(p, port.make);
+        dynamic.makes.push(Some(port.make));
     }
     for (i, port) in b.ports.iter().enumerate() {
         if let Some(up) = port.upstream {
@@ -520,7 +572,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         });
     }
     // Reactions and their edges.
-    let mut changed_slots: BTreeSet<u32> = BTreeSet::new();
+    let mut changed_slots: Vec<u32> = Vec::new();
     let mut startup = Vec::new();
     let mut observed: BTreeSet<u32> = BTreeSet::new();
     for (i, (r, a)) in b.reactions.iter().zip(&access).enumerate() {
@@ -532,11 +584,14 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
                 let list = &mut g.slot_triggers[s as usize];
                 if !list.contains(&ri) {
                     list.push(ri);
-                    changed_slots.insert(s);
+                    changed_slots.push(s);
                 }
             }
         }
         for &(start, len) in &a.reads {
+            if len == 0 {
+                continue;
+            }
             if let Some((mp, _)) = b.ports[(start - pb) as usize].multiport {
                 observed.insert(mp);
             }
@@ -564,7 +619,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             reactor: r.reactor,
             number: r.number,
             mode: None,
-            level: level[&ri],
+            level: level.get(ri).expect("visited"),
             predecessors: core::mem::take(&mut preds[i]),
             successors: core::mem::take(&mut new_succs[i]),
             reads: a.reads.clone(),
@@ -597,7 +652,8 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         succs.sort_unstable();
         succs.dedup();
     }
-    for (&x, &l) in &level {
+    for &x in &order {
+        let l = level.get(x).expect("visited");
         let old = g.reaction_level[x as usize];
         if x < rb {
             if old == l {
@@ -623,15 +679,15 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         list.dedup();
         let obs = core::mem::take(&mut g.slot_observers[to as usize]);
         g.slot_observers[head as usize].extend_from_slice(&obs);
-        changed_slots.insert(head);
-        changed_slots.insert(to);
+        changed_slots.push(head);
+        changed_slots.push(to);
     }
     for &mp in &observed {
         let info = &g.multiports[mp as usize];
         for c in 0..info.width {
             let s = g.ports[(info.base + c) as usize].slot;
             g.slot_observers[s as usize].push((mp, c));
-            changed_slots.insert(s);
+            changed_slots.push(s);
         }
     }
     g.connections.extend(connections);
@@ -666,7 +722,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             sole: u32::MAX,
         });
         if head {
-            changed_slots.insert(pb + i as u32);
+            changed_slots.push(pb + i as u32);
         }
     }
     for (i, &s) in slot_new.iter().enumerate() {
@@ -675,6 +731,8 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     for &c in over.keys() {
         prog.ports[c as usize].cell = slot_cell(prog, prog.graph.ports[c as usize].slot);
     }
+    changed_slots.sort_unstable();
+    changed_slots.dedup();
     for &s in &changed_slots {
         refresh_slot(prog, s);
     }

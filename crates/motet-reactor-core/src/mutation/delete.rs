@@ -77,33 +77,35 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
     let g = &mut prog.graph;
     let dynamic = &mut prog.dynamic;
     let mut affected: BTreeSet<u32> = BTreeSet::new();
+    // The survivors that lose an edge, a reader or a writer: each list is filtered once.
+    let mut neighbours: BTreeSet<u32> = BTreeSet::new();
+    let mut touched_ports: BTreeSet<u32> = BTreeSet::new();
     for &r in &reactions {
         let info = &g.reactions[r as usize];
-        let (preds, succs) = (info.predecessors.clone(), info.successors.clone());
-        let (reads, writes) = (info.reads.clone(), info.writes.clone());
-        let triggers = info.trigger_ports.clone();
-        for q in preds {
-            g.reactions[q as usize].successors.retain(|&s| s != r);
+        neighbours.extend(info.predecessors.iter().chain(&info.successors));
+        for &(start, len) in info.reads.iter().chain(&info.writes) {
+            touched_ports.extend(start..start + len);
         }
-        for q in succs {
-            g.reactions[q as usize].predecessors.retain(|&s| s != r);
-        }
-        g.level_widths[g.reaction_level[r as usize] as usize] -= 1;
-        for (start, len) in reads {
-            for p in start..start + len {
-                dynamic.readers[p as usize].retain(|&x| x != r);
-            }
-        }
-        for (start, len) in triggers {
+        for &(start, len) in &info.trigger_ports {
             for p in start..start + len {
                 affected.insert(g.ports[p as usize].slot);
             }
         }
-        for (start, len) in writes {
-            for p in start..start + len {
-                dynamic.writers[p as usize].retain(|&x| x != r);
-            }
+        g.level_widths[g.reaction_level[r as usize] as usize] -= 1;
+    }
+    for q in neighbours {
+        if reactions.contains(&q) {
+            continue;
         }
+        let info = &mut g.reactions[q as usize];
+        info.successors.retain(|s| !reactions.contains(s));
+        info.predecessors.retain(|s| !reactions.contains(s));
+    }
+    for p in touched_ports {
+        dynamic.readers[p as usize].retain(|x| !reactions.contains(x));
+        dynamic.writers[p as usize].retain(|x| !reactions.contains(x));
+    }
+    for &r in &reactions {
         let cell = &mut prog.reactions[r as usize];
         let noop: crate::builder::Body =
             Box::new(|_: *mut (), _: &Program, _: &ReactionCell, _: &dyn Clock| {});
@@ -116,10 +118,11 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
     }
     // Ports: connections from the survivors' side are cut; the ports they fed head their chains.
     let mut rehead: Vec<u32> = Vec::new();
+    let mut upstream: BTreeSet<u32> = BTreeSet::new();
     for &p in &ports {
         if let Some(u) = g.ports[p as usize].upstream {
             if !ports.contains(&u) {
-                dynamic.downstream[u as usize].retain(|&q| q != p);
+                upstream.insert(u);
             }
         }
         for q in core::mem::take(&mut dynamic.downstream[p as usize]) {
@@ -129,11 +132,14 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
         }
         affected.insert(g.ports[p as usize].slot);
     }
+    for u in upstream {
+        dynamic.downstream[u as usize].retain(|q| !ports.contains(q));
+    }
     for q in rehead {
         let old = g.ports[q as usize].slot;
         g.ports[q as usize].upstream = None;
         if prog.slots[q as usize].is_none() {
-            if let Some(make) = dynamic.makes.get(&q) {
+            if let Some(make) = dynamic.makes.get(q as usize).copied().flatten() {
                 let (slot, drops) = make();
                 prog.slots[q as usize] = Some(slot);
                 prog.ports[q as usize].drops = drops;

@@ -44,8 +44,9 @@ pub(crate) struct Dynamic {
     pub(crate) dead: Vec<bool>,
     /// Per created reactor: what it holds.
     pub(crate) holdings: BTreeMap<u32, Holdings>,
-    /// Per created port: how to make its slot again (when a deletion leaves it without source).
-    pub(crate) makes: BTreeMap<u32, MakeSlot>,
+    /// Per port: how to make its slot again when a deletion leaves it without source (for the
+    /// created ports; the program's have their slots from the start).
+    pub(crate) makes: Vec<Option<MakeSlot>>,
     /// The errors of rejected mutations.
     pub(crate) errors: Vec<BuildError>,
 }
@@ -81,6 +82,7 @@ impl Dynamic {
                 self.downstream[up as usize].push(p as u32);
             }
         }
+        self.makes = vec![None; n];
         self.creator = vec![u32::MAX; g.reactors.len()];
         self.dead = vec![false; g.reactors.len()];
     }
