@@ -512,9 +512,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         });
         g.slot_triggers.push(Vec::new());
         g.slot_observers.push(Vec::new());
-        dynamic
-            .writers
-            .push(core::mem::take(&mut new_writers[i]));
+        dynamic.writers.push(core::mem::take(&mut new_writers[i]));
         dynamic.readers.push(Vec::new());
         dynamic.downstream.push(Vec::new());
         dynamic.makes.push(Some(port.make));

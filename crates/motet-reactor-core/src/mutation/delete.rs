@@ -70,8 +70,8 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
         reactions.extend(h.reactions);
         out.actions.extend(h.actions);
         out.timers.extend(h.timers);
-        // SAFETY: `StateBox` owns the state; between tags no reaction runs, and the deleted
-        // reactor's reactions never run again (the engine blocks them).
+        // The state is dropped now: between tags no reaction runs, and the deleted reactor's
+        // reactions never run again (the engine blocks them, and their bodies are replaced).
         prog.states[x as usize] = StateBox::new(());
     }
     let g = &mut prog.graph;
