@@ -49,19 +49,19 @@ fn by_role<T: Copy>(
 
 /// What one reaction may touch, resolved to indices.
 #[derive(Default)]
-struct Access {
-    reads: Vec<(u32, u32)>,
-    writes: Vec<(u32, u32)>,
-    trigger_ports: Vec<(u32, u32)>,
-    read_actions: Vec<u32>,
-    trigger_actions: Vec<u32>,
-    scheduled_actions: Vec<u32>,
-    timers: Vec<u32>,
-    trigger_timers: Vec<u32>,
-    modes: Vec<u32>,
-    startup: bool,
-    shutdown: bool,
-    reset: bool,
+pub(crate) struct Access {
+    pub(crate) reads: Vec<(u32, u32)>,
+    pub(crate) writes: Vec<(u32, u32)>,
+    pub(crate) trigger_ports: Vec<(u32, u32)>,
+    pub(crate) read_actions: Vec<u32>,
+    pub(crate) trigger_actions: Vec<u32>,
+    pub(crate) scheduled_actions: Vec<u32>,
+    pub(crate) timers: Vec<u32>,
+    pub(crate) trigger_timers: Vec<u32>,
+    pub(crate) modes: Vec<u32>,
+    pub(crate) startup: bool,
+    pub(crate) shutdown: bool,
+    pub(crate) reset: bool,
 }
 
 impl ProgramBuilder {
@@ -105,14 +105,31 @@ impl ProgramBuilder {
         self.reactions.iter().map(|r| self.access_of(r)).collect()
     }
 
-    fn access_of(&self, r: &ReactionDecl) -> Result<Access, BuildError> {
+    pub(crate) fn access_of(&self, r: &ReactionDecl) -> Result<Access, BuildError> {
         let mut a = Access::default();
         let me = r.reactor;
-        let is_child = |owner: u32| self.reactors[owner as usize].parent == Some(me);
+        let is_child = |owner: u32| {
+            self.local_reactor(owner)
+                .is_some_and(|l| self.reactors[l].parent == Some(me))
+        };
         let bad = |element: String, reason: &'static str| BuildError::InvalidDeclaration {
             reaction: r.name.clone(),
             element,
             reason,
+        };
+        // Indices are program-wide (see `ProgramBuilder::base`); an element this builder did not
+        // declare (one of the running program's, named by a mutation's reaction) is rejected.
+        let outside = |ix: u32| {
+            bad(
+                alloc::format!("#{ix}"),
+                "a created reaction can declare only elements created with it",
+            )
+        };
+        let local = |ix: u32, base: u32, len: usize| {
+            ix.checked_sub(base)
+                .map(|i| i as usize)
+                .filter(|&i| i < len)
+                .ok_or_else(|| outside(ix))
         };
         let roles: [(&[Element], u8); 3] = [(&r.triggers, 0), (&r.sources, 1), (&r.effects, 2)];
         for (elements, role) in roles {
@@ -120,7 +137,7 @@ impl ProgramBuilder {
                 match *el {
                     Element::Ports { start, len } => {
                         for p in start..start + len {
-                            let port = &self.ports[p as usize];
+                            let port = &self.ports[local(p, self.base.ports, self.ports.len())?];
                             let readable = match port.kind {
                                 PortKind::Input => port.owner == me,
                                 PortKind::Output => is_child(port.owner),
@@ -151,7 +168,7 @@ impl ProgramBuilder {
                         );
                     }
                     Element::Action(x) => {
-                        let act = &self.actions[x as usize];
+                        let act = &self.actions[local(x, self.base.actions, self.actions.len())?];
                         if act.owner != me && !r.hidden {
                             return Err(bad(
                                 act.name.clone(),
@@ -162,7 +179,7 @@ impl ProgramBuilder {
                         by_role(role, x, reads, triggers, &mut a.scheduled_actions);
                     }
                     Element::Timer(x) => {
-                        let t = &self.timers[x as usize];
+                        let t = &self.timers[local(x, self.base.timers, self.timers.len())?];
                         if t.owner != me {
                             return Err(bad(t.name.clone(), "timers belong to their own reactor"));
                         }
@@ -175,7 +192,7 @@ impl ProgramBuilder {
                         }
                     }
                     Element::Mode(m) => {
-                        let mode = &self.modes[m as usize];
+                        let mode = &self.modes[local(m, self.base.modes, self.modes.len())?];
                         if role != 2 {
                             return Err(bad(mode.name.clone(), "a mode can only be an effect"));
                         }
@@ -470,10 +487,13 @@ impl ProgramBuilder {
                 }
             }
             for &(start, len) in &a.reads {
+                // A multiport of no channels starts past the last port.
+                if len == 0 {
+                    continue;
+                }
                 if let Some((mp, _)) = self.ports[start as usize].multiport {
                     observed[mp as usize] = true;
                 }
-                let _ = len;
             }
             for &x in &a.trigger_actions {
                 g.actions[x as usize].triggers.push(ri);
@@ -511,6 +531,7 @@ impl ProgramBuilder {
                 on_reset: a.reset,
                 deadline: r.deadline.as_ref().map(|d| d.0),
                 hidden: r.hidden,
+                mutates: r.mutates,
             });
         }
         for t in &mut g.slot_triggers {
@@ -665,22 +686,7 @@ impl ProgramBuilder {
             .zip(access)
             .map(|(r, a)| {
                 let bit = bit_of(&r);
-                let body = match r.deadline {
-                    None => r.body,
-                    Some((d, mut handler)) => {
-                        let mut body = r.body;
-                        let checked: Body = Box::new(
-                            move |state, prog: &Program, cell: &ReactionCell, clock: &dyn Clock| {
-                                if Ctx::new(prog, cell, clock).lag_nanos() > d {
-                                    handler(state, prog, cell, clock)
-                                } else {
-                                    body(state, prog, cell, clock)
-                                }
-                            },
-                        );
-                        checked
-                    }
-                };
+                let body = with_deadline(r.body, r.deadline);
                 ReactionCell {
                     body: UnsafeCell::new(body),
                     scratch: UnsafeCell::new(Scratch {
@@ -697,6 +703,7 @@ impl ProgramBuilder {
                         fault: None,
                         watchdogs: Vec::new(),
                         rare: false,
+                        mutations: Vec::new(),
                     }),
                     state: states[r.reactor as usize].ptr(),
                     reactor: r.reactor,
@@ -731,12 +738,33 @@ impl ProgramBuilder {
             warnings: self.warnings,
             started: core::sync::atomic::AtomicBool::new(false),
             deadline_order: None,
+            dynamic: crate::mutation::Dynamic::default(),
+        }
+    }
+}
+
+/// A reaction's body, checking its deadline first if it has one (the handler runs instead of
+/// the body when the deadline is missed).
+pub(crate) fn with_deadline(body: Body, deadline: Option<(u64, Body)>) -> Body {
+    match deadline {
+        None => body,
+        Some((d, mut handler)) => {
+            let mut body = body;
+            Box::new(
+                move |state, prog: &Program, cell: &ReactionCell, clock: &dyn Clock| {
+                    if Ctx::new(prog, cell, clock).lag_nanos() > d {
+                        handler(state, prog, cell, clock)
+                    } else {
+                        body(state, prog, cell, clock)
+                    }
+                },
+            )
         }
     }
 }
 
 /// The only reaction of a trigger list, or `u32::MAX` (see `PortRt::sole`).
-fn sole(triggers: &[u32]) -> u32 {
+pub(crate) fn sole(triggers: &[u32]) -> u32 {
     match triggers {
         [r] => *r,
         _ => u32::MAX,

@@ -117,6 +117,25 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Requests a mutation for the next tag boundary: `f` runs there, after this tag's last
+    /// reaction and before the next tag, with a [`Mutation`](crate::Mutation) through which it
+    /// creates reactors beside this reaction's reactor, connects them to ports of the program,
+    /// and deletes reactors this reactor created (see the `mutation` section of the crate
+    /// docs). Requests of one tag are applied in the order of their reactions' indices, then
+    /// in the order each reaction made them. The reaction must be declared with
+    /// [`mutates`](crate::ReactionBuilder::mutates); otherwise the request is a fault.
+    pub fn mutate(&self, f: impl FnOnce(&mut crate::Mutation<'_>) + Send + 'static) {
+        if !self.info().mutates {
+            self.fault(Fault::Mutation);
+            return;
+        }
+        // SAFETY: the scratch belongs to this running reaction; no reference to it escapes a
+        // method.
+        let s = unsafe { &mut *self.scratch().get() };
+        s.mutations.push(alloc::boxed::Box::new(f));
+        s.rare = true;
+    }
+
     /// The current tag.
     pub fn tag(&self) -> Tag {
         self.tag_info().tag

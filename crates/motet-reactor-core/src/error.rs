@@ -44,6 +44,23 @@ pub enum BuildError {
     ForeignHandle(String),
     /// Ports joined into one chain form a loop.
     PortLoop(String),
+    /// A mutation connects lists of ports of different widths (a program's connection only warns,
+    /// see [`Warning::WidthMismatch`]; a mutation's is rejected).
+    WidthMismatch {
+        /// The first source and destination ports, to locate the connection.
+        connection: String,
+        /// Channels on the left.
+        from: usize,
+        /// Channels on the right.
+        to: usize,
+    },
+    /// A mutation asks for something mutations do not do; the element and the reason.
+    Mutation {
+        /// The element (reactor, port, connection).
+        element: String,
+        /// Why.
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -78,6 +95,17 @@ impl fmt::Display for BuildError {
                 write!(f, "{what} belongs to another program")
             }
             BuildError::PortLoop(p) => write!(f, "port connections form a loop through {p}"),
+            BuildError::WidthMismatch {
+                connection,
+                from,
+                to,
+            } => write!(
+                f,
+                "connection {connection}: {from} source channel(s) but {to} destination channel(s)"
+            ),
+            BuildError::Mutation { element, reason } => {
+                write!(f, "mutation rejected at {element}: {reason}")
+            }
         }
     }
 }

@@ -80,6 +80,7 @@ mod error;
 pub mod graph;
 mod ids;
 mod inbox;
+pub mod mutation;
 mod next_microstep;
 mod ports;
 mod program;
@@ -104,6 +105,7 @@ pub use ids::{
     Shutdown, Startup, Timer,
 };
 pub use inbox::{set_clock, Inbox, PhysicalSender};
+pub use mutation::Mutation;
 pub use ports::Ports;
 pub use program::{Clock, Program};
 pub use ready::LevelQueue;

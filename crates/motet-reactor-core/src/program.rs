@@ -52,7 +52,10 @@ pub(crate) struct Scratch {
     pub(crate) watchdogs: Vec<(u32, Option<u64>)>,
     /// Set with `stop`, `mode`, `fault` or an event in `scheduled`, so that completing a reaction
     /// tests one flag for all four (events later than the next microstep are the rarer kind).
+    /// A requested mutation sets it too.
     pub(crate) rare: bool,
+    /// Mutations requested at this tag, in order (see `crate::mutation`).
+    pub(crate) mutations: Vec<crate::mutation::Request>,
 }
 
 /// What a reaction did wrong (reported as a [`RunError`](crate::RunError)).
@@ -60,6 +63,8 @@ pub(crate) struct Scratch {
 pub(crate) enum Fault {
     Undeclared(&'static str, Item),
     Foreign,
+    /// A mutation requested by a reaction not declared to request them.
+    Mutation,
 }
 
 /// An element named in a fault.
@@ -182,6 +187,8 @@ pub struct Program {
     pub(crate) started: core::sync::atomic::AtomicBool,
     /// With deadline order on, per reaction its inferred deadline (see `crate::edf`).
     pub(crate) deadline_order: Option<Vec<u64>>,
+    /// What mutations keep between tag boundaries (see `crate::mutation`).
+    pub(crate) dynamic: crate::mutation::Dynamic,
 }
 
 // SAFETY: the cells are accessed under the scheduling discipline documented in `cells.rs` and in

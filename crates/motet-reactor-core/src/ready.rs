@@ -74,6 +74,17 @@ impl LevelQueue {
         }
     }
 
+    /// Makes room for the levels of `prog` after a mutation added some (see
+    /// [`Engine::apply_mutations`](crate::Engine::apply_mutations)); call it while the queue is
+    /// empty, between tags.
+    pub fn fit(&mut self, prog: &Program) {
+        let levels = (prog.graph().levels as usize).max(1);
+        if levels > self.buckets.len() {
+            self.buckets.resize_with(levels, Vec::new);
+            self.nonempty.resize(levels.div_ceil(64), 0);
+        }
+    }
+
     /// Adds reaction `r` of `prog`.
     #[inline]
     pub fn push(&mut self, prog: &Program, r: u32) {

@@ -70,11 +70,10 @@ pub fn run_sequential<P: Platform, H: Hooks>(
     options: &RunOptions,
     hooks: &mut H,
 ) -> Result<Metrics, RunError> {
-    let prog: &Program = program;
     // The ready queue first: the start tag's time is read after the setup, so that the setup
     // does not count against the first tag's deadlines.
-    let mut ready = LevelQueue::new(prog);
-    let mut engine = Engine::new(prog, platform.now(), options);
+    let mut ready = LevelQueue::new(program);
+    let mut engine = Engine::new(program, platform.now(), options);
     // Tags are entered up to `lead` before their time (see `Platform::entry_lead`); in fast
     // mode nothing waits for time.
     let lead = if options.fast {
@@ -83,6 +82,11 @@ pub fn run_sequential<P: Platform, H: Hooks>(
         platform.entry_lead()
     };
     loop {
+        // Between tags: mutations requested at the last one change the program here.
+        if engine.mutation_pending() && engine.apply_mutations(program) {
+            ready.fit(program);
+        }
+        let prog: &Program = program;
         match engine.next_early(prog, platform, lead) {
             Next::Done => break,
             Next::WaitUntil(t) => platform.wait(&prog.inbox, Some(t.saturating_sub(lead))),

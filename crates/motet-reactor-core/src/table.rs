@@ -431,6 +431,7 @@ impl TableProgram {
                 on_reset: false,
                 deadline: None,
                 hidden: false,
+                mutates: false,
             });
             reactions.push(ReactionCell {
                 body: UnsafeCell::new(body),
@@ -445,6 +446,7 @@ impl TableProgram {
                     fault: None,
                     watchdogs: Vec::new(),
                     rare: false,
+                    mutations: Vec::new(),
                 }),
                 state: states[row.reactor as usize].ptr(),
                 reactor: row.reactor,
@@ -471,6 +473,7 @@ impl TableProgram {
             warnings: Vec::new(),
             started: core::sync::atomic::AtomicBool::new(false),
             deadline_order: None,
+            dynamic: crate::mutation::Dynamic::default(),
         })
     }
 }

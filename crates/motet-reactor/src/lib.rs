@@ -50,9 +50,10 @@ mod single_thread;
 mod trace;
 
 pub use motet_reactor_core::graph;
+pub use motet_reactor_core::mutation;
 pub use motet_reactor_core::{
     Action, ActionSpec, BuildError, Connection, Ctx, Declare, Input, InputMultiport, IrqSender,
-    LogicalAction, Metrics, ModeId, Multiport, Output, OutputMultiport, PhysicalAction,
+    LogicalAction, Metrics, ModeId, Multiport, Mutation, Output, OutputMultiport, PhysicalAction,
     PhysicalSender, Port, Ports, Presence, Present, Program, ProgramBuilder, ReactionBuilder,
     ReactionId, ReactorId, Readable, Reset, RunError, RunOptions, Scope, Shutdown, SpacingPolicy,
     Startup, Tag, Timer, Transition, Warning, Watchdog,

@@ -143,9 +143,15 @@ impl Runner {
         }
         let started = Instant::now();
         let recorder = self.trace.then(Recorder::new);
-        let workers = self.handle.as_ref().map_or(1, Handle::workers);
+        // A program whose structure may change at tag boundaries (mutations) runs on this
+        // thread: the parallel schedulers' tables are made for a fixed reaction graph.
+        let mutable = program.graph().mutable();
+        let workers = match &self.handle {
+            Some(h) if !mutable => h.workers(),
+            _ => 1,
+        };
         let metrics = match &self.handle {
-            Some(h) if workers > 1 => match self.scheduler {
+            Some(h) if workers > 1 && !mutable => match self.scheduler {
                 SchedulerKind::Readiness if !self.readiness_protocol => {
                     // Where the readiness rule never frees two reactions at once, one thread is
                     // the cheapest way to follow it; elsewhere LF's lock-free level protocol with

@@ -26,15 +26,47 @@ pub(crate) fn run(
     options: &RunOptions,
     recorder: Option<&Recorder>,
 ) -> Result<Metrics, RunError> {
-    let prog: &Program = program;
-    let mut platform = StdPlatform::new(prog.inbox());
-    let mut engine = Engine::new(prog, now_ns(), options);
-    let mut ready = LevelQueue::new(prog);
+    let mut platform = StdPlatform::new(program.inbox());
+    let mut engine = Engine::new(program, now_ns(), options);
+    let mut ready = LevelQueue::new(program);
     // The tag entered and not yet finished.
     let mut current: Option<Tag> = None;
-    contain_panics(&mut engine, &mut ready, prog, |engine, ready, running| {
+    // Runs of tags, each up to a tag after which mutations change the program (see
+    // `motet_reactor_core::mutation`): they are applied here, between the runs, where nothing
+    // borrows the program.
+    loop {
+        if engine.mutation_pending() && engine.apply_mutations(program) {
+            ready.fit(program);
+        }
+        let prog: &Program = program;
+        let mutated = run_tags(
+            &mut engine,
+            &mut ready,
+            prog,
+            &mut platform,
+            &mut current,
+            recorder,
+        );
+        if !mutated {
+            break;
+        }
+    }
+    engine.finish()
+}
+
+/// Runs tags until the end of the run (`false`) or until a tag after which mutations are
+/// pending (`true`, with no tag entered).
+fn run_tags(
+    engine: &mut Engine,
+    ready: &mut LevelQueue,
+    prog: &Program,
+    platform: &mut StdPlatform,
+    current: &mut Option<Tag>,
+    recorder: Option<&Recorder>,
+) -> bool {
+    contain_panics(engine, ready, prog, |engine, ready, running| {
         loop {
-            if let Some(tag) = current {
+            if let Some(tag) = *current {
                 // Two loops, so that an untraced run tests nothing per reaction for tracing.
                 match recorder {
                     None => {
@@ -54,10 +86,13 @@ pub(crate) fn run(
                         engine.finish_tag(prog);
                     }
                 }
-                current = None;
+                *current = None;
+            }
+            if engine.mutation_pending() {
+                return true;
             }
             match engine.next(prog, &StdClock) {
-                Next::Done => return,
+                Next::Done => return false,
                 Next::WaitUntil(t) => platform.wait(prog.inbox(), Some(t)),
                 Next::WaitForInput => platform.wait(prog.inbox(), None),
                 Next::Tag(tag) => {
@@ -65,12 +100,11 @@ pub(crate) fn run(
                         rec.tag(tag);
                     }
                     engine.enter_tag(prog, tag, &mut |r| ready.push(prog, r));
-                    current = Some(tag);
+                    *current = Some(tag);
                 }
             }
         }
-    });
-    engine.finish()
+    })
 }
 
 /// Runs `step` until it returns, containing the panics of reaction bodies: `step` gets the engine,

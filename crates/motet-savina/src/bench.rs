@@ -211,6 +211,10 @@ pub struct ReactorMetrics {
     pub actions_scheduled: u64,
     /// The median iteration's time over `reactions_executed`, in nanoseconds (set by the harness).
     pub ns_per_reaction: Option<f64>,
+    /// Reactors created by mutations during the run (recorded as the record's top-level
+    /// `reactors_created`, not under `metrics`).
+    #[serde(skip)]
+    pub reactors_created: u64,
     /// A digest of the run's trace of tags (each tag with the reactions executed at it), when
     /// tag traces are recorded (see [`record_tag_traces`]); for determinism checks, not recorded
     /// in the JSON records.

@@ -101,6 +101,7 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
                     reactions_executed: m.reactions_executed,
                     ports_set: m.ports_set,
                     actions_scheduled: m.actions_scheduled,
+                    reactors_created: m.reactors_created,
                     ns_per_reaction: None,
                     tag_trace: report.trace.as_ref().map(tag_digest),
                 });

@@ -15,7 +15,8 @@
 //! in process, or a platform without `wait4`). Records of reactor programs carry one more key,
 //! `metrics`: LF's Table 1 figures of the last iteration ([`ReactorMetrics`]: reactors,
 //! reactions, actions, ports, connections, tags, reactions executed, ports set, actions scheduled,
-//! and `ns_per_reaction` from the median); other records have no such key.
+//! and `ns_per_reaction` from the median), and `reactors_created`, the reactors its mutations
+//! created; other records have neither key.
 
 use std::io;
 use std::path::Path;
@@ -65,6 +66,10 @@ pub struct Record {
     /// LF's Table 1 figures, for reactor programs (the key is left out otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metrics: Option<ReactorMetrics>,
+    /// Reactors created by mutations during the last iteration, for reactor programs (the key is
+    /// left out otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reactors_created: Option<u64>,
 }
 
 impl Record {
@@ -225,6 +230,7 @@ mod tests {
             validated: true,
             peak_rss_kib: Some(2048),
             metrics: None,
+            reactors_created: None,
         }
     }
 

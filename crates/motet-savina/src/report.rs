@@ -276,6 +276,7 @@ pub(crate) fn test_record(
         validated: true,
         peak_rss_kib: Some((median * 1024.0) as u64),
         metrics: None,
+        reactors_created: None,
     }
 }
 
@@ -306,6 +307,7 @@ mod tests {
             validated: true,
             peak_rss_kib: Some(4096),
             metrics: None,
+            reactors_created: None,
         }
     }
 

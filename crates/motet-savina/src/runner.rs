@@ -243,6 +243,7 @@ impl Measured {
     pub fn into_record(self, job: &Job<'_>, peak_rss_kib: Option<u64>) -> Record {
         let stats = Stats::of(&self.samples);
         let median_ms = stats.median;
+        let reactors_created = self.metrics.map(|m| m.reactors_created);
         let metrics = self.metrics.map(|mut m| {
             m.ns_per_reaction = (m.reactions_executed > 0 && median_ms.is_finite())
                 .then(|| median_ms * 1e6 / m.reactions_executed as f64);
@@ -265,6 +266,7 @@ impl Measured {
             validated: self.failure.is_none(),
             peak_rss_kib,
             metrics,
+            reactors_created,
         }
     }
 }

@@ -125,11 +125,25 @@ impl ProgramBuilder {
                 return Vec::new();
             }
         }
+        // A mutation's builder holds only the ports it declares; those of the running program
+        // are connected by `Mutation::connect`.
+        let outside = from.ixs.iter().chain(&to.ixs).copied();
+        if let Some(p) = outside
+            .into_iter()
+            .find(|&p| self.local_port(p) >= self.ports.len())
+        {
+            self.errors.push(BuildError::Mutation {
+                element: format!("port #{p}"),
+                reason: "a port of the running program is connected with Mutation::connect",
+            });
+            return Vec::new();
+        }
         let (n, m) = (from.ixs.len(), to.ixs.len());
         let label = || match (from.ixs.first(), to.ixs.first()) {
             (Some(&a), Some(&b)) => format!(
                 "{} -> {}",
-                self.ports[a as usize].name, self.ports[b as usize].name
+                self.ports[self.local_port(a)].name,
+                self.ports[self.local_port(b)].name
             ),
             _ => String::from("(empty)"),
         };
@@ -164,9 +178,12 @@ impl ProgramBuilder {
 
     /// Checks that `a -> b` is a connection LF allows, returning the reactor that contains it.
     fn connection_scope(&mut self, a: u32, b: u32) -> Option<u32> {
-        let (pa, pb) = (&self.ports[a as usize], &self.ports[b as usize]);
+        let (pa, pb) = (
+            &self.ports[self.local_port(a)],
+            &self.ports[self.local_port(b)],
+        );
         let (ra, rb) = (pa.owner, pb.owner);
-        let parent = |r: u32| self.reactors[r as usize].parent;
+        let parent = |r: u32| self.local_reactor(r).and_then(|l| self.reactors[l].parent);
         let ok = match (pa.kind, pb.kind) {
             (PortKind::Output, PortKind::Input) => parent(ra) == parent(rb),
             (PortKind::Input, PortKind::Input) => parent(rb) == Some(ra),
@@ -228,13 +245,14 @@ impl ProgramBuilder {
         if self.connection_scope(a, b).is_none() {
             return;
         }
-        let port = &mut self.ports[b as usize];
+        let (la, lb) = (self.local_port(a), self.local_port(b));
+        let port = &mut self.ports[lb];
         if let Some(prev) = port.upstream {
             let sources = alloc::vec![
-                self.ports[prev as usize].name.clone(),
-                self.ports[a as usize].name.clone()
+                self.ports[self.local_port(prev)].name.clone(),
+                self.ports[la].name.clone()
             ];
-            let port = self.ports[b as usize].name.clone();
+            let port = self.ports[lb].name.clone();
             self.errors
                 .push(BuildError::MultipleSources { port, sources });
             return;
@@ -257,7 +275,8 @@ impl ProgramBuilder {
         let parent = (scope != u32::MAX).then_some(scope);
         let name = format!(
             "delay({} -> {})",
-            self.ports[a as usize].name, self.ports[b as usize].name
+            self.ports[self.local_port(a)].name,
+            self.ports[self.local_port(b)].name
         );
         let mode = self.connection_mode(a, b);
         let reactor = self.add_reactor(&name, parent, mode, true, ());

@@ -88,6 +88,8 @@ pub(crate) struct ReactionDecl {
     pub(crate) body: Body,
     pub(crate) deadline: Option<(u64, Body)>,
     pub(crate) hidden: bool,
+    /// Declared able to request mutations.
+    pub(crate) mutates: bool,
 }
 
 pub(crate) struct HookDecl {

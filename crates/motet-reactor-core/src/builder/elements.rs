@@ -61,7 +61,7 @@ impl ProgramBuilder {
         kind: PortKind,
         multiport: Option<(u32, u32)>,
     ) -> u32 {
-        let ix = self.ports.len() as u32;
+        let ix = self.base.ports + self.ports.len() as u32;
         self.ports.push(PortDecl {
             name,
             owner,
@@ -81,10 +81,13 @@ impl ProgramBuilder {
         if !self.check(reactor.prog, name) {
             return None;
         }
-        Some(format!(
-            "{}.{}",
-            self.reactors[reactor.ix as usize].name, name
-        ))
+        let Some(local) = self.local_reactor(reactor.ix) else {
+            self.errors.push(BuildError::ForeignHandle(format!(
+                "port {name} of a reactor this builder did not declare"
+            )));
+            return None;
+        };
+        Some(format!("{}.{}", self.reactors[local].name, name))
     }
 
     /// Declares port `name` of `reactor`, of kind `kind`: its index.
@@ -130,8 +133,8 @@ impl ProgramBuilder {
         kind: PortKind,
     ) -> (u32, u32, u32) {
         let full = self.port_name(reactor, name).unwrap_or_default();
-        let mp = self.multiports.len() as u32;
-        let base = self.ports.len() as u32;
+        let mp = self.base.multiports + self.multiports.len() as u32;
+        let base = self.base.ports + self.ports.len() as u32;
         let width = width as u32;
         for c in 0..width {
             self.add_port::<T>(reactor.ix, format!("{full}[{c}]"), kind, Some((mp, c)));
@@ -179,7 +182,10 @@ impl ProgramBuilder {
         }
         if let Element::Ports { start, len } = el {
             for p in start..start + len {
-                self.ports[p as usize].required = true;
+                let local = self.local_port(p);
+                if let Some(port) = self.ports.get_mut(local) {
+                    port.required = true;
+                }
             }
         }
     }
@@ -196,7 +202,7 @@ impl ProgramBuilder {
         let scope = scope.into();
         self.check(scope.prog, name);
         let full = self.scoped_name(&scope, name);
-        let ix = self.timers.len() as u32;
+        let ix = self.base.timers + self.timers.len() as u32;
         self.timers.push(TimerDecl {
             name: full,
             owner: scope.reactor,
@@ -220,7 +226,7 @@ impl ProgramBuilder {
     ) -> u32 {
         self.check(scope.prog, name);
         let full = self.scoped_name(&scope, name);
-        let ix = self.actions.len() as u32;
+        let ix = self.base.actions + self.actions.len() as u32;
         self.actions.push(ActionDecl {
             name: full,
             owner: scope.reactor,

@@ -115,6 +115,23 @@ pub struct ProgramBuilder {
     pub(crate) bank_scope: Option<(u32, u32)>,
     /// The watchdogs declared: (hidden action, timeout in nanoseconds); see `crate::watchdog`.
     pub(crate) watchdogs: Vec<(u32, u64)>,
+    /// The index of the first element of each kind this builder declares: zero for a program,
+    /// the running program's counts for a mutation (see `crate::mutation`), whose handles name
+    /// elements of the running program. Declarations store these program-wide indices; the
+    /// vectors above hold the builder's own declarations from index 0.
+    pub(crate) base: Bases,
+}
+
+/// See [`ProgramBuilder::base`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Bases {
+    pub(crate) reactors: u32,
+    pub(crate) ports: u32,
+    pub(crate) multiports: u32,
+    pub(crate) actions: u32,
+    pub(crate) timers: u32,
+    pub(crate) modes: u32,
+    pub(crate) reactions: u32,
 }
 
 impl Default for ProgramBuilder {
@@ -137,6 +154,14 @@ impl ProgramBuilder {
     pub fn new() -> ProgramBuilder {
         ProgramBuilder {
             prog: next_program_id(),
+            ..ProgramBuilder::empty()
+        }
+    }
+
+    /// The fields of an empty builder, with no program id yet.
+    fn empty() -> ProgramBuilder {
+        ProgramBuilder {
+            prog: 0,
             reactors: Vec::new(),
             ports: Vec::new(),
             multiports: Vec::new(),
@@ -151,7 +176,34 @@ impl ProgramBuilder {
             inbox: Arc::new(Inbox::new()),
             bank_scope: None,
             watchdogs: Vec::new(),
+            base: Bases::default(),
         }
+    }
+
+    /// A builder of a mutation of the running program `prog`: its handles name elements of that
+    /// program, numbered from `base`.
+    pub(crate) fn extending(prog: u32, inbox: Arc<Inbox>, base: Bases) -> ProgramBuilder {
+        ProgramBuilder {
+            prog,
+            inbox,
+            base,
+            ..ProgramBuilder::empty()
+        }
+    }
+
+    /// The position in `reactors` of reactor `ix` (a program-wide index), if this builder
+    /// declared it.
+    pub(crate) fn local_reactor(&self, ix: u32) -> Option<usize> {
+        ix.checked_sub(self.base.reactors)
+            .map(|i| i as usize)
+            .filter(|&i| i < self.reactors.len())
+    }
+
+    /// The position in `ports` of port `ix` (as `local_reactor`); every port a builder method
+    /// looks up by handle was declared by this builder (a mutation connects to the running
+    /// program's ports through its own methods).
+    pub(crate) fn local_port(&self, ix: u32) -> usize {
+        ix.wrapping_sub(self.base.ports) as usize
     }
 
     fn check(&mut self, prog: u32, what: &str) -> bool {
@@ -171,11 +223,11 @@ impl ProgramBuilder {
         hidden: bool,
         state: S,
     ) -> ReactorId<S> {
-        let full = match parent {
-            Some(p) => format!("{}.{}", self.reactors[p as usize].name, name),
+        let full = match parent.and_then(|p| self.local_reactor(p)) {
+            Some(p) => format!("{}.{}", self.reactors[p].name, name),
             None => name.into(),
         };
-        let ix = self.reactors.len() as u32;
+        let ix = self.base.reactors + self.reactors.len() as u32;
         // A member of the bank being declared: declared by its function, not inside a reactor
         // that function declared.
         let bank_index = match self.bank_scope {
@@ -238,7 +290,7 @@ impl ProgramBuilder {
     pub fn bank<X>(&mut self, width: usize, mut f: impl FnMut(&mut Self, usize) -> X) -> Vec<X> {
         (0..width)
             .map(|i| {
-                let first = self.reactors.len() as u32;
+                let first = self.base.reactors + self.reactors.len() as u32;
                 let outer = self.bank_scope.replace((first, i as u32));
                 let x = f(self, i);
                 self.bank_scope = outer;
@@ -250,9 +302,11 @@ impl ProgramBuilder {
     /// Declares a mode of `reactor`; the first mode declared is the initial one.
     pub fn mode<S>(&mut self, reactor: ReactorId<S>, name: &str) -> ModeId<S> {
         self.check(reactor.prog, name);
-        let ix = self.modes.len() as u32;
-        let r = reactor.ix.min(self.reactors.len().saturating_sub(1) as u32);
-        let full = match self.reactors.get(r as usize) {
+        let ix = self.base.modes + self.modes.len() as u32;
+        let r = reactor
+            .ix
+            .min((self.base.reactors as usize + self.reactors.len()).saturating_sub(1) as u32);
+        let full = match self.local_reactor(r).map(|l| &self.reactors[l]) {
             Some(decl) => format!("{}.{}", decl.name, name),
             None => name.into(),
         };
@@ -260,7 +314,7 @@ impl ProgramBuilder {
             name: full,
             reactor: r,
         });
-        if let Some(decl) = self.reactors.get_mut(r as usize) {
+        if let Some(decl) = self.local_reactor(r).map(|l| &mut self.reactors[l]) {
             decl.modes.push(ix);
         }
         ModeId {
@@ -296,7 +350,7 @@ impl ProgramBuilder {
 
     /// The full name of `name` declared in `scope`: its reactor's name, a dot, then `name`.
     fn scoped_name<S>(&self, scope: &Scope<S>, name: &str) -> String {
-        match self.reactors.get(scope.reactor as usize) {
+        match self.local_reactor(scope.reactor).map(|l| &self.reactors[l]) {
             Some(r) if scope.prog == self.prog => format!("{}.{}", r.name, name),
             _ => name.into(),
         }

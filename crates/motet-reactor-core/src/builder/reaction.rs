@@ -30,7 +30,7 @@ impl ProgramBuilder {
         self.check(scope.prog, name);
         let reactor = scope
             .reactor
-            .min(self.reactors.len().saturating_sub(1) as u32);
+            .min((self.base.reactors as usize + self.reactors.len()).saturating_sub(1) as u32);
         ReactionBuilder {
             name: self.scoped_name(&scope, name),
             reactor,
@@ -40,6 +40,7 @@ impl ProgramBuilder {
             effects: Vec::new(),
             deadline: None,
             foreign: false,
+            mutates: false,
             b: self,
             _s: PhantomData,
         }
@@ -55,7 +56,10 @@ impl ProgramBuilder {
         effect: Element,
         mut f: impl FnMut(&Ctx<'_>) + Send + 'static,
     ) {
-        let decl = &mut self.reactors[reactor as usize];
+        let Some(local) = self.local_reactor(reactor) else {
+            return;
+        };
+        let decl = &mut self.reactors[local];
         decl.reactions += 1;
         let number = decl.reactions;
         let name = format!("{}.{}", decl.name, name);
@@ -74,6 +78,7 @@ impl ProgramBuilder {
             ),
             deadline: None,
             hidden: true,
+            mutates: false,
         });
     }
 }
@@ -103,6 +108,7 @@ pub struct ReactionBuilder<'b, S> {
     effects: Vec<Element>,
     deadline: Option<(u64, Body)>,
     foreign: bool,
+    mutates: bool,
     _s: PhantomData<fn() -> S>,
 }
 
@@ -154,6 +160,14 @@ impl<S: 'static> ReactionBuilder<'_, S> {
         self
     }
 
+    /// Declares that the reaction may request mutations ([`Ctx::mutate`]): reactors created and
+    /// deleted at the next tag boundary (see the `mutation` module of the crate docs). A reaction
+    /// that requests one without this declaration faults, as for any undeclared access.
+    pub fn mutates(mut self) -> Self {
+        self.mutates = true;
+        self
+    }
+
     /// Gives the body and declares the reaction. The body gets the reactor's state and a [`Ctx`]
     /// through which it reads and writes what it declared.
     pub fn body(self, f: impl FnMut(&mut S, &Ctx<'_>) + Send + 'static) -> ReactionId {
@@ -164,8 +178,8 @@ impl<S: 'static> ReactionBuilder<'_, S> {
                 self.name
             )));
         }
-        let ix = b.reactions.len() as u32;
-        let number = match b.reactors.get_mut(self.reactor as usize) {
+        let ix = b.base.reactions + b.reactions.len() as u32;
+        let number = match b.local_reactor(self.reactor).map(|l| &mut b.reactors[l]) {
             Some(decl) => {
                 decl.reactions += 1;
                 decl.reactions
@@ -183,6 +197,7 @@ impl<S: 'static> ReactionBuilder<'_, S> {
             body: erase(f),
             deadline: self.deadline,
             hidden: false,
+            mutates: self.mutates,
         });
         ReactionId { prog: b.prog, ix }
     }

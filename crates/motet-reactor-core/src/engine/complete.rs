@@ -109,6 +109,9 @@ impl Engine {
         if !scratch.watchdogs.is_empty() {
             self.apply_watchdogs(prog, scratch);
         }
+        if !scratch.mutations.is_empty() {
+            self.take_mutations(r, &mut scratch.mutations);
+        }
     }
 
     /// The common case of `slot_extras`, inline: a slot that needs no dropping and is observed by
@@ -219,6 +222,10 @@ pub(crate) fn fault_error(
     let g = &prog.graph;
     match fault {
         Fault::Foreign => RunError::ForeignHandle { reaction },
+        Fault::Mutation => RunError::Undeclared {
+            reaction,
+            access: alloc::string::String::from("request a mutation (declare `mutates`)"),
+        },
         Fault::Undeclared(how, item) => {
             let name = match item {
                 Item::Port(p) => g.ports[p as usize].name.clone(),

@@ -146,6 +146,7 @@ impl Engine {
             }
             Kind::Action => return self.fire_action(prog, ev.ix, ev.tag, sink),
             Kind::Watchdog => return self.fire_watchdog(prog, ev, sink),
+            Kind::Created => return self.fire_created(ev.ix, sink),
             Kind::ModeEnter => {
                 self.info.reset = true;
                 &g.mode_reset_reactions[ev.ix as usize]
@@ -226,7 +227,7 @@ impl Engine {
     /// Triggers reaction `r` at the current tag, unless it is triggered already or its mode is
     /// inactive (one test for both: a blocked reaction's number is above every tag's).
     #[inline(always)]
-    fn trigger(&mut self, r: u32, sink: &mut impl FnMut(u32)) {
+    pub(super) fn trigger(&mut self, r: u32, sink: &mut impl FnMut(u32)) {
         debug_assert!((r as usize) < self.triggered.len());
         // SAFETY: `r` comes from the trigger lists of this engine's program (the caller's program
         // argument, checked to be it by `check_program`), which name its reactions, one entry

@@ -99,7 +99,7 @@ impl Engine {
             Kind::ModeEnter | Kind::ModeStartup => g.mode_within(Some(ev.ix), m),
             // An expiry that fires while its reactor's mode is inactive is held as an action's
             // event is (see `fire_action`).
-            Kind::Startup | Kind::Watchdog => false,
+            Kind::Startup | Kind::Watchdog | Kind::Created => false,
         };
         let mut queued = core::mem::take(&mut self.queue).into_vec();
         let at = self.next_microstep.tag();

@@ -25,6 +25,7 @@ mod complete;
 mod enter;
 mod finish;
 mod mode_life;
+mod mutate;
 mod part;
 mod watchdog;
 
@@ -53,6 +54,9 @@ enum Kind {
     Watchdog,
     /// The first entry into a mode, which triggers its startup reactions (see `mode_life`).
     ModeStartup,
+    /// The startup of reactors created by a mutation (`ix`: their list in the engine's
+    /// `mutation` record).
+    Created,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,6 +113,14 @@ pub struct Metrics {
     pub ports_set: u64,
     /// Actions scheduled (events created).
     pub actions_scheduled: u64,
+    /// Reactors created by mutations (generated ones not counted).
+    pub reactors_created: u64,
+    /// Reactors deleted by mutations (generated ones not counted).
+    pub reactors_deleted: u64,
+    /// Mutations rejected at their tag boundary (see `Program::mutation_errors`).
+    pub mutations_rejected: u64,
+    /// Pending events of deleted reactors' actions and timers, dropped with them.
+    pub events_dropped: u64,
 }
 
 /// The scheduler's state (see the module docs).
@@ -163,6 +175,8 @@ pub struct Engine {
     extras: bool,
     metrics: Metrics,
     error: Option<RunError>,
+    /// Mutations requested and not yet applied, and the startups of created reactors.
+    mutation: mutate::Pending,
 }
 
 impl Engine {
@@ -225,6 +239,7 @@ impl Engine {
                 ..Metrics::default()
             },
             error: None,
+            mutation: mutate::Pending::default(),
         };
         e.block_inactive(prog);
         e.init_mode_life(prog);

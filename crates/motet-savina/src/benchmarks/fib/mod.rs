@@ -11,6 +11,7 @@
 mod actor;
 mod boc;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::Params;
@@ -45,7 +46,12 @@ crate::params! {
 /// The largest N accepted: the tree has 2 fib(N) − 1 actors, 25 billion at 50.
 const MAX_N: u64 = 50;
 
-variants!(actor, boc["driver-decomposition"](own_protocol), floor);
+variants!(
+    actor,
+    boc["driver-decomposition"](own_protocol),
+    floor,
+    reactor
+);
 
 /// Decodes `n`: a whole number from 1 to [`MAX_N`].
 fn which(params: &Params, name: &str) -> Result<u32, String> {

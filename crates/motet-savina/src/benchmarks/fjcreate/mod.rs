@@ -13,6 +13,7 @@ mod actor;
 mod boc;
 mod floor;
 mod process;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 
@@ -42,6 +43,7 @@ variants!(
     process ["driver-actor", "sharded-counter"],
     boc (own_protocol),
     floor,
+    reactor,
     peers ["driver-actor"],
 );
 
