@@ -83,7 +83,6 @@ pub const ALL: &[Deviation] = &[
     d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (barber, cigsmok, astar)"),
     d("no-busy-loops", Kind::Kernel, "uct leaves out Savina's busy-loops"),
     // Data and parameters.
-    d("input-plus-one", Kind::Params, "filterbank's input is (k mod 1000) + 1 where SPEC.md's is k mod 1000"),
     d("balance-10000", Kind::Params, "banking's accounts start at 10,000 where SPEC.md starts them near DBL_MAX/(A·N)"),
     d("points-reset", Kind::Params, "facloc's point generator restarts each iteration where SPEC.md's static generator goes on"),
     d("lcg-requests", Kind::Params, "concdict's workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
