@@ -21,8 +21,9 @@
 /// `prepare(params, threads, model)` and gives two variants, `reactor` (the readiness scheduler)
 /// and `reactor-level` (LF's level scheduler); `peers` exports `variants()`, the actix, ractor
 /// and kameo programs, and is listed only with the `peers` feature. `floor_loop` is a module of
-/// its own, the plain-loop program of model `floor-loop`. `actor_tuned` and `floor_tuned` are
-/// `prepare_tuned` in `actor` and `floor`: the same program with the deviations named.
+/// its own, the plain-loop program of model `floor-loop`. `actor_tuned`, `boc_tuned`,
+/// `process_tuned` and `floor_tuned` are `prepare_tuned` in `actor`, `boc`, `process` and `floor`:
+/// the same benchmark with the deviations named.
 ///
 /// An entry may name its program's deviations from SPEC.md in brackets (names from
 /// [`crate::deviation::ALL`]; a tuned entry must), and say `(own_protocol)` where its protocol
@@ -38,8 +39,14 @@ macro_rules! variants {
     (@entries boc) => {
         [$crate::bench::Variant::new($crate::bench::Model::Boc, boc::prepare)]
     };
+    (@entries boc_tuned) => {
+        [$crate::bench::Variant::new($crate::bench::Model::BocTuned, boc::prepare_tuned)]
+    };
     (@entries process) => {
         [$crate::bench::Variant::new($crate::bench::Model::Process, process::prepare)]
+    };
+    (@entries process_tuned) => {
+        [$crate::bench::Variant::new($crate::bench::Model::ProcessTuned, process::prepare_tuned)]
     };
     (@entries floor) => {
         [$crate::bench::Variant::new($crate::bench::Model::Floor, floor::prepare)]
