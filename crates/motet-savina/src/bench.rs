@@ -210,6 +210,10 @@ pub struct ReactorMetrics {
     pub actions_scheduled: u64,
     /// The median iteration's time over `reactions_executed`, in nanoseconds (set by the harness).
     pub ns_per_reaction: Option<f64>,
+    /// Reactors created by mutations during the run (0 for a static program). The record carries
+    /// it as a key of its own, `reactors_created`, rather than in `metrics`.
+    #[serde(skip)]
+    pub reactors_created: u64,
     /// A digest of the run's trace of tags (each tag with the reactions executed at it), when
     /// tag traces are recorded (see [`record_tag_traces`]); for determinism checks, not recorded
     /// in the JSON records.

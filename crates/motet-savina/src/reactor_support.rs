@@ -102,6 +102,8 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
                     ports_set: m.ports_set,
                     actions_scheduled: m.actions_scheduled,
                     ns_per_reaction: None,
+                    // The programs here are static: nothing creates a reactor while they run.
+                    reactors_created: 0,
                     tag_trace: report.trace.as_ref().map(tag_digest),
                 });
                 built.outcome(&mut program)

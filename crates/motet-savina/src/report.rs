@@ -275,6 +275,7 @@ pub(crate) fn test_record(
         result: serde_json::json!(1),
         validated: true,
         peak_rss_kib: Some((median * 1024.0) as u64),
+        reactors_created: None,
         metrics: None,
     }
 }
@@ -305,6 +306,7 @@ mod tests {
             result: serde_json::json!(1),
             validated: true,
             peak_rss_kib: Some(4096),
+            reactors_created: None,
             metrics: None,
         }
     }
