@@ -82,7 +82,6 @@ pub const ALL: &[Deviation] = &[
     d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (tuned barber and astar, astar's reactors)"),
     d("no-busy-loops", Kind::Kernel, "uct leaves out Savina's busy-loops"),
     // Data and parameters.
-    d("input-plus-one", Kind::Params, "filterbank's input is (k mod 1000) + 1 where SPEC.md's is k mod 1000"),
     d("lcg-requests", Kind::Params, "concdict's tuned workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
 ];
 

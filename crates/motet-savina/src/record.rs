@@ -12,11 +12,11 @@
 //! independently. `peak_rss_kib` is the peak
 //! resident memory of the child process that measured the record (its `prepare`, warm-up and
 //! timed iterations, and the binary's own few MiB), in KiB; `null` where it was not measured (a run
-//! in process, or a platform without `wait4`). Records of reactor programs carry one more key,
-//! `metrics`: LF's Table 1 figures of the last iteration ([`ReactorMetrics`]: reactors,
+//! in process, or a platform without `wait4`). Records of reactor programs carry two more keys:
+//! `reactors_created`, the reactors created by mutations during the last iteration (0 for a static
+//! program), and `metrics`: LF's Table 1 figures of the last iteration ([`ReactorMetrics`]: reactors,
 //! reactions, actions, ports, connections, tags, reactions executed, ports set, actions scheduled,
-//! and `ns_per_reaction` from the median), and `reactors_created`, the reactors its mutations
-//! created; other records have neither key.
+//! and `ns_per_reaction` from the median); other records have neither key.
 
 use std::io;
 use std::path::Path;
@@ -63,13 +63,13 @@ pub struct Record {
     /// Peak resident memory of the process that measured this record alone, in KiB (`null` if
     /// not measured).
     pub peak_rss_kib: Option<u64>,
-    /// LF's Table 1 figures, for reactor programs (the key is left out otherwise).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<ReactorMetrics>,
     /// Reactors created by mutations during the last iteration, for reactor programs (the key is
     /// left out otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reactors_created: Option<u64>,
+    /// LF's Table 1 figures, for reactor programs (the key is left out otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<ReactorMetrics>,
 }
 
 impl Record {
@@ -229,8 +229,8 @@ mod tests {
             result: serde_json::json!(0),
             validated: true,
             peak_rss_kib: Some(2048),
-            metrics: None,
             reactors_created: None,
+            metrics: None,
         }
     }
 
@@ -273,6 +273,7 @@ mod tests {
     fn reactor_records_carry_their_metrics_last() {
         let mut r = record();
         r.model = Model::Reactor;
+        r.reactors_created = Some(3);
         r.metrics = Some(crate::bench::ReactorMetrics {
             reactors: 2,
             reactions: 4,
@@ -283,7 +284,7 @@ mod tests {
         });
         let text = serde_json::to_string(&r).unwrap();
         assert!(
-            text.ends_with(r#""peak_rss_kib":2048,"metrics":{"reactors":2,"reactions":4,"actions":0,"ports":0,"connections":0,"tags":10,"reactions_executed":30,"ports_set":0,"actions_scheduled":0,"ns_per_reaction":50.0}}"#),
+            text.ends_with(r#""peak_rss_kib":2048,"reactors_created":3,"metrics":{"reactors":2,"reactions":4,"actions":0,"ports":0,"connections":0,"tags":10,"reactions_executed":30,"ports_set":0,"actions_scheduled":0,"ns_per_reaction":50.0}}"#),
             "{text}"
         );
     }

@@ -275,8 +275,8 @@ pub(crate) fn test_record(
         result: serde_json::json!(1),
         validated: true,
         peak_rss_kib: Some((median * 1024.0) as u64),
-        metrics: None,
         reactors_created: None,
+        metrics: None,
     }
 }
 
@@ -306,8 +306,8 @@ mod tests {
             result: serde_json::json!(1),
             validated: true,
             peak_rss_kib: Some(4096),
-            metrics: None,
             reactors_created: None,
+            metrics: None,
         }
     }
 

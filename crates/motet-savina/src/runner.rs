@@ -226,6 +226,10 @@ pub struct Measured {
     /// LF's Table 1 figures of the last iteration, for reactor programs.
     #[serde(default)]
     pub metrics: Option<ReactorMetrics>,
+    /// Reactors created by mutations in the last iteration, for reactor programs (see
+    /// [`ReactorMetrics::reactors_created`]).
+    #[serde(default)]
+    pub reactors_created: Option<u64>,
 }
 
 impl Measured {
@@ -236,6 +240,7 @@ impl Measured {
             result: serde_json::Value::Null,
             failure: Some(what),
             metrics: None,
+            reactors_created: None,
         }
     }
 
@@ -243,7 +248,6 @@ impl Measured {
     pub fn into_record(self, job: &Job<'_>, peak_rss_kib: Option<u64>) -> Record {
         let stats = Stats::of(&self.samples);
         let median_ms = stats.median;
-        let reactors_created = self.metrics.map(|m| m.reactors_created);
         let metrics = self.metrics.map(|mut m| {
             m.ns_per_reaction = (m.reactions_executed > 0 && median_ms.is_finite())
                 .then(|| median_ms * 1e6 / m.reactions_executed as f64);
@@ -265,8 +269,8 @@ impl Measured {
             result: self.result,
             validated: self.failure.is_none(),
             peak_rss_kib,
+            reactors_created: self.reactors_created,
             metrics,
-            reactors_created,
         }
     }
 }
@@ -324,6 +328,7 @@ fn measure(
         result: serde_json::Value::Null,
         failure: None,
         metrics: None,
+        reactors_created: None,
     };
     let total = warmup + iterations;
     let min_ms = min_time.as_secs_f64() * 1e3;
@@ -361,6 +366,7 @@ fn measure(
                 }
                 m.result = outcome.result;
                 m.metrics = program.metrics();
+                m.reactors_created = m.metrics.map(|metrics| metrics.reactors_created);
             }
             Err(panic) => {
                 let msg = panic_message(&*panic);

@@ -223,3 +223,40 @@ fn application_reactor_programs_match_the_floor_and_are_deterministic() {
         assert_eq!((result, m), (floor, first_m), "{name} reactor-level t=1");
     }
 }
+
+/// Reactor records carry `reactors_created` (0: these programs are static), through the child
+/// process that measures each cell; other models' records have no such key.
+#[test]
+fn reactor_records_say_how_many_reactors_were_created() {
+    let dir = common::scratch("reactors-created");
+    let (_, records) = common::run_writing_reports(
+        common::binary().args([
+            "run",
+            "--bench",
+            "pingpong",
+            "--size",
+            "n=100",
+            "--model",
+            "reactor,reactor-level,actor",
+            "--threads",
+            "1",
+            "--iterations",
+            "1",
+            "--warmup",
+            "0",
+        ]),
+        &dir,
+        "out",
+    );
+    assert_eq!(records.len(), 3, "{records:?}");
+    for r in &records {
+        let model = r["model"].as_str().unwrap();
+        assert_eq!(r["validated"], true, "{r}");
+        if model.starts_with("reactor") {
+            assert_eq!(r["reactors_created"], 0, "{r}");
+        } else {
+            assert!(r.get("reactors_created").is_none(), "{r}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

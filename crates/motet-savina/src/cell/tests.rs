@@ -70,6 +70,7 @@ fn done(samples: Vec<f64>) -> String {
             result: serde_json::json!(7),
             failure: None,
             metrics: None,
+            reactors_created: None,
         }),
     })
 }

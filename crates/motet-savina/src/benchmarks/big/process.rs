@@ -1,7 +1,8 @@
 //! Big as motet processes: `w` processes, each reading its own channel, and a Sink process. The
-//! channels are made first and every process gets the sending ends of all of them when it is
-//! spawned (channels are values), where the actor version sends each actor a `Neighbors` message.
-//! Then, as in SPEC.md, every Big process gets `Pong(−1)`; on a pong it checks the sender, then
+//! channels are made first; as SPEC.md's actors get a `Neighbors` message, every process (the Sink
+//! included) first reads the sending ends of all of them from its own channel (channels are
+//! values). `process-tuned` gives them to each process when it is spawned instead (deviation
+//! `channels-at-spawn`). Then, as in SPEC.md, every Big process gets `Pong(−1)`; on a pong it checks the sender, then
 //! pings a neighbor drawn from its own LCG, or after `n` pings tells the Sink; on a ping it answers
 //! the pinger. With `w` exits the Sink sends every Big process `Exit`.
 
@@ -20,11 +21,22 @@ use crate::random::PseudoRandom;
 
 /// Builds the runtime and the process system; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    process_support::prepare(Config::from_params(params)?, threads, run)
+    process_support::prepare(Config::from_params(params)?, threads, |cfg, system| {
+        run(cfg, system, false)
+    })
+}
+
+/// Builds the runtime and the process system for the tuned program (channels at spawn).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    process_support::prepare(Config::from_params(params)?, threads, |cfg, system| {
+        run(cfg, system, true)
+    })
 }
 
 /// What a Big process receives.
 enum BigMsg {
+    /// Every Big process's channel (SPEC.md's `Neighbors`).
+    Neighbors(Neighbors),
     /// A ping from the Big process with this id.
     Ping(i32),
     /// A pong from the Big process with this id (−1: the start signal).
@@ -36,13 +48,23 @@ enum BigMsg {
 /// Every Big process's channel, indexed by id.
 type Neighbors = Arc<[Sender<BigMsg>]>;
 
+/// What the Sink receives.
+enum SinkMsg {
+    /// Every Big process's channel (SPEC.md's `Neighbors`).
+    Neighbors(Neighbors),
+    /// A Big process has sent its `n` pings.
+    Exit,
+}
+
 /// A Big process.
 struct Big {
     id: i32,
     n: u64,
     inbox: Receiver<BigMsg>,
-    neighbors: Neighbors,
-    sink: Sender<()>,
+    /// From `Neighbors`, or given at spawn in the tuned program.
+    neighbors: Option<Neighbors>,
+    w: i32,
+    sink: Sender<SinkMsg>,
     totals: Arc<Totals>,
 }
 
@@ -55,27 +77,35 @@ struct Totals {
 }
 
 impl Big {
-    async fn run(self) {
+    /// Sends `msg` to the Big process `to` (the neighbors come first, in `Neighbors`).
+    fn send(&self, to: i32, msg: BigMsg) {
+        if let Some(neighbors) = &self.neighbors {
+            let _ = neighbors[to as usize].send(msg);
+        }
+    }
+
+    async fn run(mut self) {
         let mut rng = PseudoRandom::new(self.id as i64);
         let (mut pings, mut exp_pinger) = (0, -1);
         let (mut pings_handled, mut unexpected) = (0, 0);
-        let w = self.neighbors.len() as i32;
+        let w = self.w;
         while let Ok(msg) = self.inbox.recv().await {
             match msg {
+                BigMsg::Neighbors(neighbors) => self.neighbors = Some(neighbors),
                 BigMsg::Ping(sender) => {
                     pings_handled += 1;
-                    let _ = self.neighbors[sender as usize].send(BigMsg::Pong(self.id));
+                    self.send(sender, BigMsg::Pong(self.id));
                 }
                 BigMsg::Pong(sender) => {
                     if sender != exp_pinger {
                         unexpected += 1;
                     }
                     if pings == self.n {
-                        let _ = self.sink.send(());
+                        let _ = self.sink.send(SinkMsg::Exit);
                     } else {
                         let target = rng.next_int_below(w);
                         exp_pinger = target;
-                        let _ = self.neighbors[target as usize].send(BigMsg::Ping(self.id));
+                        self.send(target, BigMsg::Ping(self.id));
                         pings += 1;
                     }
                 }
@@ -91,24 +121,32 @@ impl Big {
     }
 }
 
-/// The Sink: counts `w` exits, then stops every Big process and records the count.
-async fn sink(inbox: Receiver<()>, neighbors: Neighbors, result: ResultSlot<u64>) {
+/// The Sink: counts `w` exits, then stops every Big process and records the count. Its
+/// `neighbors` come at spawn or in `Neighbors`, first.
+async fn sink(
+    inbox: Receiver<SinkMsg>,
+    mut neighbors: Option<Neighbors>,
+    w: u64,
+    result: ResultSlot<u64>,
+) {
     let mut exits = 0;
-    while exits < neighbors.len() as u64 {
-        if inbox.recv().await.is_err() {
-            break;
+    while exits < w {
+        match inbox.recv().await {
+            Ok(SinkMsg::Neighbors(all)) => neighbors = Some(all),
+            Ok(SinkMsg::Exit) => exits += 1,
+            Err(_) => break,
         }
-        exits += 1;
     }
-    for big in neighbors.iter() {
+    for big in neighbors.iter().flat_map(|all| all.iter()) {
         let _ = big.send(BigMsg::Exit);
     }
     result.set(exits);
 }
 
-/// One timed iteration: creates the channels and the processes, sends the start pongs, waits for
-/// every process and checks the exits, the pings answered and the pongs' senders.
-fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
+/// One timed iteration: creates the channels and the processes, sends every process the channels
+/// (`Neighbors`) unless `at_spawn` gave them already, sends the start pongs, waits for every
+/// process and checks the exits, the pings answered and the pongs' senders.
+fn run(cfg: &Config, system: &ProcessSystem, at_spawn: bool) -> Outcome {
     let Config { n, w } = *cfg;
     let result = ResultSlot::new();
     let totals = Arc::new(Totals::default());
@@ -120,17 +158,29 @@ fn run(cfg: &Config, system: &ProcessSystem) -> Outcome {
         .unzip();
     let neighbors: Neighbors = senders.into();
     let (sink_tx, sink_rx) = channel::unbounded();
-    system.spawn(sink(sink_rx, neighbors.clone(), result.clone()));
+    system.spawn(sink(
+        sink_rx,
+        at_spawn.then(|| neighbors.clone()),
+        w as u64,
+        result.clone(),
+    ));
     for (id, inbox) in inboxes.into_iter().enumerate() {
         let big = Big {
             id: id as i32,
             n,
             inbox,
-            neighbors: neighbors.clone(),
+            neighbors: at_spawn.then(|| neighbors.clone()),
+            w: w as i32,
             sink: sink_tx.clone(),
             totals: totals.clone(),
         };
         system.spawn(big.run());
+    }
+    if !at_spawn {
+        for big in neighbors.iter() {
+            let _ = big.send(BigMsg::Neighbors(neighbors.clone()));
+        }
+        let _ = sink_tx.send(SinkMsg::Neighbors(neighbors.clone()));
     }
     drop(sink_tx);
     for big in neighbors.iter() {

@@ -11,11 +11,11 @@
 //! and, once full, outputs `Σ_s slot[s]·coef[col−1−s]` per input (indexed by buffer slot, as in
 //! Savina); SampleFilter passes one input in `col` and outputs 0 for the others.
 //!
-//! Input: Savina's Source sends `k mod 1000` for the k-th value, which makes every value at the
-//! Sink 0.0 (SPEC.md section 6). This Source sends `(k mod 1000) + 1`. The only FIR1 output that
-//! passes both the SampleFilter and the second Delay at the default sizes is the first, which sees
-//! the first input alone, so the Sink then receives `sim − 2(col−1)` = 2,050 values, each
-//! `Σ_j H[j][0]·F[j][0]` = 9,408: sum 19,286,400. At the small size (`col` = 100) the values vary.
+//! Input: the Source sends `k mod 1000` for the k-th value, as Savina's does. At the default sizes
+//! the only FIR1 output that passes both the SampleFilter and the second Delay is the first, which
+//! sees the first input (0) alone, so the Sink receives `sim − 2(col−1)` = 2,050 values, all 0.0
+//! (SPEC.md sections 3.17 and 6), while the whole FIR arithmetic is performed. At the small size
+//! (`col` = 100) many FIR1 outputs get through and the values vary.
 //!
 //! Kernel: every default program's FIR adds its products in slot order, as Savina does
 //! ([`FirSum::InIndexOrder`]); `actor-tuned` and `floor-tuned` add them in eight interleaved lanes
@@ -74,11 +74,11 @@ crate::params! {
 }
 
 variants!(
-    actor ["input-plus-one"],
-    actor_tuned ["lanes-fir", "input-plus-one"],
-    reactor ["input-plus-one"] (own_protocol),
-    floor ["input-plus-one"],
-    floor_tuned ["lanes-fir", "input-plus-one"],
+    actor,
+    actor_tuned["lanes-fir"],
+    reactor(own_protocol),
+    floor,
+    floor_tuned["lanes-fir"],
 );
 
 /// Savina's channel limit (its `MessageChannel` enum has 34 usable values).
@@ -105,10 +105,10 @@ fn columns(params: &Params, name: &str) -> Result<usize, String> {
 }
 
 impl Config {
-    /// The k-th input value the Source sends.
+    /// The k-th input value the Source sends: `k mod 1000`, as Savina's Source.
     #[inline]
     pub(crate) fn input(k: u64) -> f64 {
-        (k % 1000 + 1) as f64
+        (k % 1000) as f64
     }
 
     /// How many values reach the Sink: `sim − 2(col − 1)`, or none.
@@ -459,14 +459,29 @@ mod tests {
         Config::from_params(&testing::defaults(&BENCHMARK, sets)).unwrap()
     }
 
-    /// At the defaults the Sink gets 2,050 values of 9,408 (see the module docs).
+    /// At the defaults the Sink gets 2,050 values, all 0.0 (SPEC.md section 3.17).
     #[test]
-    fn defaults_give_2050_values_of_9408() {
+    fn defaults_give_2050_zeros() {
         let cfg = config(&[]);
         let e = expected(&cfg, &Coefficients::new(&cfg, FirSum::InIndexOrder));
         assert_eq!(e.count, 2050);
-        assert_eq!(e.sum, 2050.0 * 9408.0);
-        assert_eq!(e.weighted, 9408.0 * (2050.0 * 2051.0 / 2.0));
+        assert_eq!(e.sum, 0.0);
+        assert_eq!(e.weighted, 0.0);
+    }
+
+    /// At the small size the Sink's values are not all zero, so the check there compares real
+    /// sums; a Source that sent zeros only would fail it.
+    #[test]
+    fn the_small_size_gives_nonzero_values() {
+        let cfg = Config::from_params(&testing::params(&BENCHMARK, &[])).unwrap();
+        let e = expected(&cfg, &Coefficients::new(&cfg, FirSum::InIndexOrder));
+        assert_eq!(e.count, 34_816 - 2 * 99);
+        assert!(e.sum > 0.0 && e.weighted > e.sum, "{e:?}");
+        let zeros = SinkTotals {
+            count: e.count,
+            ..SinkTotals::default()
+        };
+        assert!(check(&e, Some(zeros), FirSum::InIndexOrder).check.is_err());
     }
 
     #[test]
@@ -543,7 +558,7 @@ mod tests {
     /// The filter bank run densely, stage by stage over whole arrays, written here independently
     /// of the benchmark's stages: the Sink's values.
     fn dense(col: usize, sim: usize, chan: usize) -> Vec<f64> {
-        let input: Vec<f64> = (0..sim).map(|k| (k % 1000 + 1) as f64).collect();
+        let input: Vec<f64> = (0..sim).map(|k| (k % 1000) as f64).collect();
         let delay = |x: &[f64]| -> Vec<f64> {
             (0..x.len())
                 .map(|t| if t < col - 1 { 0.0 } else { x[t - (col - 1)] })

@@ -2,7 +2,10 @@
 //!
 //! Flow (SPEC.md section 3.4): the main thread loops N times: create an actor and send it one
 //! message. The actor computes `sin(37.2)²` once (`perform_computation`)
-//! and exits. Actor creation is inside the timed run (the benchmark measures it).
+//! and exits. Actor creation is inside the timed run (the benchmark measures it). Every default
+//! program (actor, process, floor, the peers) creates the actors from the harness thread;
+//! `actor-tuned` and `process-tuned` create them from a driver actor or process and count
+//! completions on sharded counters (`driver-actor`, `sharded-counter`).
 //!
 //! Validation: N completions. The result is the number of actors that completed.
 
@@ -39,12 +42,14 @@ crate::params! {
 }
 
 variants!(
-    actor ["driver-actor", "sharded-counter"],
-    process ["driver-actor", "sharded-counter"],
+    actor,
+    actor_tuned ["driver-actor", "sharded-counter"],
+    process,
+    process_tuned ["driver-actor", "sharded-counter"],
     boc (own_protocol),
     floor,
     reactor,
-    peers ["driver-actor"],
+    peers,
 );
 
 /// Validates a run: `completions` actors finished their message; there must be `n`. The result is

@@ -1,7 +1,7 @@
 //! Fork Join (actor creation) on the peer runtimes: one program per crate, each the flow of
 //! SPEC.md section 3.4 (`N` times a worker is created and sent one message; the worker does
-//! Savina's unit of work once and exits). As in the motet version, the workers are created and
-//! sent their messages by a driver actor, which the main thread creates and kicks off.
+//! Savina's unit of work once and exits). As in the motet version, the main thread creates the
+//! workers and sends them their messages.
 
 mod actix;
 mod kameo;

@@ -1,6 +1,9 @@
-//! Fork Join (throughput) as motet actors. The driver that sends the messages is itself an actor (as
-//! Pony's main actor is, and as Verona posts its behaviours from the scheduler), so the sends are
-//! made on a worker rather than from an outside thread.
+//! Fork Join (throughput) as motet actors.
+//!
+//! The default program follows SPEC.md: the harness thread (Savina's main thread) creates the
+//! workers and sends the `n` rounds itself. `actor-tuned` sends them from a driver actor (as Pony's
+//! main actor does, and as Verona posts its behaviours from the scheduler), so that the sends are
+//! made on a worker rather than from an outside thread (`driver-actor`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,7 +19,25 @@ use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare(Config::from_params(params)?, threads, |cfg, rt| {
+        run(cfg, rt, Sender::Harness)
+    })
+}
+
+/// Builds the runtime for the tuned program (a driver actor sends the rounds).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare(Config::from_params(params)?, threads, |cfg, rt| {
+        run(cfg, rt, Sender::Driver)
+    })
+}
+
+/// Who sends the rounds.
+#[derive(Clone, Copy)]
+enum Sender {
+    /// The harness thread, as Savina's main thread.
+    Harness,
+    /// A driver actor (`driver-actor`).
+    Driver,
 }
 
 struct Worker {
@@ -57,7 +78,7 @@ impl Actor for Driver {
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the result.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run(cfg: &Config, rt: &Runtime, sender: Sender) -> Outcome {
     let Config { n, a } = *cfg;
     let counts: Arc<Vec<AtomicU64>> = Arc::new((0..a).map(|_| AtomicU64::new(0)).collect());
     let h = rt.handle();
@@ -74,9 +95,21 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             )
         })
         .collect();
-    let driver = spawn(h, Driver { workers, n });
-    let _ = driver.tell(());
-    drop(driver);
+    match sender {
+        Sender::Harness => {
+            for _ in 0..n {
+                for w in &workers {
+                    let _ = w.tell(());
+                }
+            }
+            drop(workers);
+        }
+        Sender::Driver => {
+            let driver = spawn(h, Driver { workers, n });
+            let _ = driver.tell(());
+            drop(driver);
+        }
+    }
     rt.wait_quiescent();
     let counts: Vec<u64> = counts.iter().map(|c| c.load(Ordering::Relaxed)).collect();
     check(n, a, &counts)

@@ -3,7 +3,9 @@
 //! Flow (SPEC.md section 3.3): the main thread creates A actors, then for each of N rounds sends one
 //! message to every actor in index order. Per message an actor computes `sin(37.2)²`
 //! (`perform_computation`), counts, and exits after N messages. Savina's
-//! `-c` and `-p` flags are ignored by its Akka port and are not taken here.
+//! `-c` and `-p` flags are ignored by its Akka port and are not taken here. Every default program
+//! sends the rounds from the harness thread; `actor-tuned` and `process-tuned` send them from a
+//! driver actor or process (`driver-actor`).
 //!
 //! Validation: every one of the A actors handled exactly N messages. The result is the total, A·N.
 
@@ -42,12 +44,14 @@ crate::params! {
 }
 
 variants!(
-    actor["driver-actor"],
-    process["driver-actor"],
+    actor,
+    actor_tuned["driver-actor"],
+    process,
+    process_tuned["driver-actor"],
     boc(own_protocol),
     reactor(own_protocol),
     floor,
-    peers["driver-actor"],
+    peers,
 );
 
 /// Validates a run: `counts` holds how many messages each actor handled; there must be `a` of them,

@@ -1,7 +1,7 @@
 //! Fork Join (throughput) on the peer runtimes: one program per crate, each the flow of SPEC.md
 //! section 3.3 (`A` workers get `N` rounds of one message each, in index order; a worker does
-//! Savina's unit of work per message and exits after `N`). As in the motet version, the messages
-//! are sent by a driver actor, which the main thread creates with the workers and kicks off.
+//! Savina's unit of work per message and exits after `N`). As in the motet version, the main
+//! thread creates the workers and sends the messages.
 
 mod actix;
 mod kameo;

@@ -1,10 +1,11 @@
 //! N-Queens first K solutions as motet actors: a Master that creates W workers and forwards the
-//! Work items they split off, round-robin.
+//! Work items they split off, round-robin; generic over the board [`Kernel`] (Savina's in the
+//! default program, the vectorised one in `actor-tuned`).
 
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, expected_work_items, Board, Config, Counts};
+use super::{check, expected_work_items, Board, Config, Counts, Kernel, Plain};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -16,7 +17,17 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
         cfg,
         expected_items: expected_work_items(&cfg),
     };
-    motet_support::prepare(program, threads, run)
+    motet_support::prepare(program, threads, run::<Plain>)
+}
+
+/// The tuned program (the vectorised board, `window-board`): as [`prepare`].
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    let program = Program {
+        cfg,
+        expected_items: expected_work_items(&cfg),
+    };
+    motet_support::prepare(program, threads, run::<Board>)
 }
 
 /// The parameters and the Work items a full search sends.
@@ -26,20 +37,20 @@ struct Program {
 }
 
 /// One timed iteration: runs the search and checks the counts.
-fn run(program: &Program, rt: &Runtime) -> Outcome {
+fn run<K: Kernel>(program: &Program, rt: &Runtime) -> Outcome {
     check(
         &program.cfg,
         program.expected_items,
-        search(&program.cfg, rt),
+        search::<K>(&program.cfg, rt),
     )
 }
 
 /// Runs the Master and the workers to quiescence; what the Master counted.
-pub(super) fn search(cfg: &Config, rt: &Runtime) -> Option<Counts> {
+pub(super) fn search<K: Kernel>(cfg: &Config, rt: &Runtime) -> Option<Counts> {
     let result = ResultSlot::new();
     let master = spawn(
         rt.handle(),
-        Master {
+        Master::<K> {
             cfg: *cfg,
             workers: Vec::new(),
             next_worker: 0,
@@ -56,9 +67,9 @@ pub(super) fn search(cfg: &Config, rt: &Runtime) -> Option<Counts> {
     result.take()
 }
 
-enum MasterMsg {
+enum MasterMsg<K: Kernel> {
     /// A valid partial board to forward.
-    Work(Board),
+    Work(K),
     /// One solution.
     Result,
     /// A worker processed one Work.
@@ -67,14 +78,14 @@ enum MasterMsg {
     Stopped,
 }
 
-enum WorkerMsg {
-    Work(Board),
+enum WorkerMsg<K: Kernel> {
+    Work(K),
     Stop,
 }
 
-struct Master {
+struct Master<K: Kernel> {
     cfg: Config,
-    workers: Vec<Addr<WorkerMsg>>,
+    workers: Vec<Addr<WorkerMsg<K>>>,
     next_worker: usize,
     sent: u64,
     done: u64,
@@ -84,8 +95,8 @@ struct Master {
     result: ResultSlot<Counts>,
 }
 
-impl Master {
-    fn send_work(&mut self, board: Board) {
+impl<K: Kernel> Master<K> {
+    fn send_work(&mut self, board: K) {
         let _ = self.workers[self.next_worker].tell(WorkerMsg::Work(board));
         self.next_worker = (self.next_worker + 1) % self.workers.len();
         self.sent += 1;
@@ -100,22 +111,22 @@ impl Master {
     }
 }
 
-impl Actor for Master {
-    type Msg = MasterMsg;
+impl<K: Kernel> Actor for Master<K> {
+    type Msg = MasterMsg<K>;
 
     fn started(&mut self, ctx: &mut Context<'_, Self>) {
         for _ in 0..self.cfg.workers {
-            let worker = ctx.spawn(Worker {
+            let worker = ctx.spawn(Worker::<K> {
                 master: ctx.myself(),
                 n: self.cfg.n,
                 threshold: self.cfg.threshold,
             });
             self.workers.push(worker);
         }
-        self.send_work(Board::empty());
+        self.send_work(K::empty());
     }
 
-    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: MasterMsg) {
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: MasterMsg<K>) {
         match msg {
             MasterMsg::Work(board) => self.send_work(board),
             MasterMsg::Result => {
@@ -145,15 +156,15 @@ impl Actor for Master {
     }
 }
 
-struct Worker {
-    master: Addr<MasterMsg>,
+struct Worker<K: Kernel> {
+    master: Addr<MasterMsg<K>>,
     n: usize,
     threshold: usize,
 }
 
-impl Worker {
+impl<K: Kernel> Worker<K> {
     /// Savina's `nqueensKernelPar`.
-    fn process(&self, mut board: Board) {
+    fn process(&self, mut board: K) {
         if board.depth() == self.n {
             let _ = self.master.tell(MasterMsg::Result);
         } else if board.depth() >= self.threshold {
@@ -171,10 +182,10 @@ impl Worker {
     }
 }
 
-impl Actor for Worker {
-    type Msg = WorkerMsg;
+impl<K: Kernel> Actor for Worker<K> {
+    type Msg = WorkerMsg<K>;
 
-    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg) {
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg<K>) {
         match msg {
             WorkerMsg::Work(board) => {
                 self.process(board);

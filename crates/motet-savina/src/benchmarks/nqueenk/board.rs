@@ -1,4 +1,7 @@
-//! A partial placement of queens and the search over it, shared by the workers and the floor.
+//! The vectorised board of the tuned programs (deviation `window-board`): a partial placement of
+//! queens edited in place, checked one row against a 32-wide window of later rows.
+
+use super::Kernel;
 
 /// The most queens a board holds (Savina's table stops at 20).
 pub(crate) const MAX: usize = 20;
@@ -12,16 +15,17 @@ const EMPTY: i8 = 100;
 
 /// Queens in rows `0..depth`: `cols[r]` is the column of the queen in row `r`, [`EMPTY`] from row
 /// `depth` on (the padding lets every row be compared with a full window of later rows). Carried
-/// by value in Work messages (Savina allocates an `int[]` per Work).
+/// by value in Work messages (Savina allocates an `int[]` per Work); the search edits one board in
+/// place (Savina copies an `int[]` per trial).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Board {
     cols: [i8; MAX + WINDOW],
     depth: usize,
 }
 
-impl Board {
+impl Kernel for Board {
     /// No queen placed.
-    pub(crate) fn empty() -> Board {
+    fn empty() -> Board {
         Board {
             cols: [EMPTY; MAX + WINDOW],
             depth: 0,
@@ -29,12 +33,12 @@ impl Board {
     }
 
     /// Rows placed.
-    pub(crate) fn depth(&self) -> usize {
+    fn depth(&self) -> usize {
         self.depth
     }
 
     /// This board with a queen in the next row, at column `c`.
-    pub(crate) fn with(&self, c: usize) -> Board {
+    fn with(&self, c: usize) -> Board {
         let mut b = *self;
         b.cols[b.depth] = c as i8;
         b.depth += 1;
@@ -46,7 +50,7 @@ impl Board {
     /// `q == p + d` for rows `d` apart); the pairs of one row are compared as one
     /// fixed-width batch, which the compiler turns into vector instructions, so the check stops
     /// after the first row with a conflict rather than after the first pair.
-    pub(crate) fn valid(&self) -> bool {
+    fn valid(&self) -> bool {
         let distance: [i8; WINDOW] = std::array::from_fn(|k| k as i8 + 1);
         for i in 0..self.depth {
             let p = self.cols[i];
@@ -64,7 +68,7 @@ impl Board {
 
     /// Savina's `nqueensKernelSeq`: every valid completion of this board to `n` rows, each
     /// reported to `solution`.
-    pub(crate) fn search(&mut self, n: usize, solution: &mut impl FnMut()) {
+    fn search(&mut self, n: usize, solution: &mut dyn FnMut()) {
         if self.depth == n {
             solution();
             return;
@@ -84,7 +88,7 @@ impl Board {
 
 #[cfg(test)]
 mod tests {
-    use super::Board;
+    use super::{Board, Kernel};
     use crate::random::PseudoRandom;
 
     #[test]

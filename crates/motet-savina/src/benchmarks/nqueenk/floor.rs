@@ -1,7 +1,10 @@
 //! N-Queens first K solutions on the sequential floor: the actor program's message flow (a Master
-//! that creates W workers and forwards the Work items they split off, round-robin) on one thread.
+//! that creates W workers and forwards the Work items they split off, round-robin) on one thread,
+//! with Savina's board (`floor`) or the vectorised one (`floor-tuned`).
 
-use super::{check, expected_work_items, Board, Config, Counts};
+use std::marker::PhantomData;
+
+use super::{check, expected_work_items, Board, Config, Counts, Kernel, Plain};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
@@ -9,13 +12,19 @@ use crate::params::Params;
 /// Counts the expected Work items (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    crate::floor::program((cfg, expected_work_items(&cfg)), run)
+    crate::floor::program((cfg, expected_work_items(&cfg)), run::<Plain>)
+}
+
+/// The tuned program (the vectorised board, `window-board`): as [`prepare`].
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    crate::floor::program((cfg, expected_work_items(&cfg)), run::<Board>)
 }
 
 /// One timed iteration: runs the search on a fresh system and checks the counts.
-fn run((cfg, expected_items): &(Config, u64)) -> Outcome {
+fn run<K: Kernel>((cfg, expected_items): &(Config, u64)) -> Outcome {
     let mut sys = System::new();
-    let master = sys.spawn(Node::Master(Master {
+    let master = sys.spawn(Node::<K>::Master(Master {
         cfg: *cfg,
         workers: Vec::new(),
         next_worker: 0,
@@ -34,9 +43,9 @@ fn run((cfg, expected_items): &(Config, u64)) -> Outcome {
 }
 
 /// Every message of the program.
-enum Msg {
+enum Msg<K> {
     /// To the Master: a valid partial board to forward. To a worker: a board to process.
-    Work(Board),
+    Work(K),
     /// To the Master: one solution.
     Result,
     /// To the Master: a worker processed one Work.
@@ -48,9 +57,9 @@ enum Msg {
 }
 
 /// The Master and the workers.
-enum Node {
+enum Node<K> {
     Master(Master),
-    Worker(Worker),
+    Worker(Worker<K>),
 }
 
 struct Master {
@@ -65,14 +74,15 @@ struct Master {
     result: Option<Counts>,
 }
 
-struct Worker {
+struct Worker<K> {
     master: ActorId,
     n: usize,
     threshold: usize,
+    kernel: PhantomData<K>,
 }
 
-impl Actor for Node {
-    type Msg = Msg;
+impl<K: Kernel> Actor for Node<K> {
+    type Msg = Msg<K>;
 
     fn started(&mut self, cx: &mut Context<Self>) {
         if let Node::Master(m) = self {
@@ -82,14 +92,15 @@ impl Actor for Node {
                     master,
                     n: m.cfg.n,
                     threshold: m.cfg.threshold,
+                    kernel: PhantomData,
                 }));
                 m.workers.push(worker);
             }
-            m.send_work(Board::empty(), cx);
+            m.send_work(K::empty(), cx);
         }
     }
 
-    fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
+    fn receive(&mut self, msg: Msg<K>, cx: &mut Context<Self>) {
         match self {
             Node::Master(m) => m.receive(msg, cx),
             Node::Worker(w) => w.receive(msg, cx),
@@ -98,13 +109,13 @@ impl Actor for Node {
 }
 
 impl Master {
-    fn send_work(&mut self, board: Board, cx: &mut Context<Node>) {
+    fn send_work<K: Kernel>(&mut self, board: K, cx: &mut Context<Node<K>>) {
         cx.send(self.workers[self.next_worker], Msg::Work(board));
         self.next_worker = (self.next_worker + 1) % self.workers.len();
         self.sent += 1;
     }
 
-    fn stop_workers(&mut self, cx: &mut Context<Node>) {
+    fn stop_workers<K: Kernel>(&mut self, cx: &mut Context<Node<K>>) {
         if !std::mem::replace(&mut self.stopping, true) {
             for &worker in &self.workers {
                 cx.send(worker, Msg::Stop);
@@ -112,7 +123,7 @@ impl Master {
         }
     }
 
-    fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
+    fn receive<K: Kernel>(&mut self, msg: Msg<K>, cx: &mut Context<Node<K>>) {
         match msg {
             Msg::Work(board) => self.send_work(board, cx),
             Msg::Result => {
@@ -142,9 +153,9 @@ impl Master {
     }
 }
 
-impl Worker {
+impl<K: Kernel> Worker<K> {
     /// Savina's `nqueensKernelPar`, as the actor program's worker runs it.
-    fn process(&self, mut board: Board, cx: &mut Context<Node>) {
+    fn process(&self, mut board: K, cx: &mut Context<Node<K>>) {
         if board.depth() == self.n {
             cx.send(self.master, Msg::Result);
         } else if board.depth() >= self.threshold {
@@ -159,7 +170,7 @@ impl Worker {
         }
     }
 
-    fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
+    fn receive(&mut self, msg: Msg<K>, cx: &mut Context<Node<K>>) {
         match msg {
             Msg::Work(board) => {
                 self.process(board, cx);

@@ -3,7 +3,7 @@
 //! receive as Work is counted as one; the solution limit does not stop the recursion (the check
 //! accepts any count from the limit to the number of solutions).
 
-use super::{check, expected_work_items, Board, Config, Counts};
+use super::{check, expected_work_items, Config, Counts, Kernel, Plain as Board};
 use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 

@@ -8,6 +8,10 @@
 //! the workers when the Results reach the limit `s` or every Work sent is done; they echo `Stop`
 //! and the Master exits. At the defaults: 4,959 Work items, 14,200 solutions, 29,116 messages.
 //!
+//! Kernel: every default program copies the board per trial and checks it pair by pair, as
+//! Savina does ([`Plain`]); `actor-tuned` and `floor-tuned` edit one board in place and check it
+//! with a vectorised window ([`Board`], deviation `window-board`).
+//!
 //! Validation: Savina's own check (`count ≥ limit`) fails at the defaults and is never printed
 //! (SPEC.md section 6). Here, with the limit above the number of solutions, the count must equal
 //! the known number of solutions of the `n`-queens problem (Savina's table; 14,200 for 12) and the
@@ -18,11 +22,30 @@ mod actor;
 mod board;
 mod floor;
 mod floor_loop;
+mod plain;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 
 pub(crate) use board::Board;
+pub(crate) use plain::Plain;
+
+/// A partial board and the sequential search over it: the kernel a program runs. The default
+/// programs run Savina's ([`Plain`]); the tuned ones the vectorised window ([`Board`], deviation
+/// `window-board`). Both give the same validity, so the same Work items and solutions.
+pub(crate) trait Kernel: Clone + Send + 'static {
+    /// No queen placed.
+    fn empty() -> Self;
+    /// Rows placed.
+    fn depth(&self) -> usize;
+    /// This board with a queen in the next row, at column `c`.
+    fn with(&self, c: usize) -> Self;
+    /// Savina's `boardValid`: no two queens of the placed rows share a column or a diagonal.
+    fn valid(&self) -> bool;
+    /// Savina's `nqueensKernelSeq`: every valid completion of this board to `n` rows, each
+    /// reported to `solution` (the board is left as it was).
+    fn search(&mut self, n: usize, solution: &mut dyn FnMut());
+}
 
 /// N-Queens first K solutions (Savina 28).
 pub static BENCHMARK: Benchmark = Benchmark {
@@ -83,10 +106,12 @@ const SOLUTIONS: [u64; 20] = [
 ];
 
 variants!(
-    actor["window-board"],
-    reactor["window-board"](own_protocol),
-    floor["window-board"],
-    floor_loop["window-board"],
+    actor,
+    actor_tuned["window-board"],
+    reactor(own_protocol),
+    floor,
+    floor_tuned["window-board"],
+    floor_loop,
 );
 
 impl Config {
@@ -181,7 +206,9 @@ pub(crate) fn check(cfg: &Config, expected_items: u64, counts: Option<Counts>) -
 
 #[cfg(test)]
 mod tests {
-    use super::{actor, check, expected_work_items, Config, Counts, BENCHMARK, SOLUTIONS};
+    use super::{
+        actor, check, expected_work_items, Board, Config, Counts, Plain, BENCHMARK, SOLUTIONS,
+    };
     use crate::benchmarks::testing;
     use crate::motet_support::runtime;
 
@@ -247,7 +274,8 @@ mod tests {
             };
             for threads in [1, 2] {
                 let rt = runtime(threads).unwrap();
-                assert_eq!(actor::search(&cfg, &rt), Some(want), "{cfg:?}");
+                assert_eq!(actor::search::<Plain>(&cfg, &rt), Some(want), "{cfg:?}");
+                assert_eq!(actor::search::<Board>(&cfg, &rt), Some(want), "{cfg:?}");
             }
         }
     }

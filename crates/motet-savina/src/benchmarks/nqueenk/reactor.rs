@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 
-use super::{check, expected_work_items, Board, Config, Counts};
+use super::{check, expected_work_items, Config, Counts, Kernel, Plain as Board};
 use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
@@ -83,7 +83,7 @@ fn build(&(cfg, expected_items): &(Config, u64)) -> (Program, NQueens) {
         .body(move |m: &mut Manager, ctx| {
             for (_, (solutions, more)) in ctx.present_sorted(reports) {
                 m.counts.solutions += solutions;
-                m.queue.extend(more.iter().copied());
+                m.queue.extend(more.iter().cloned());
             }
             if !m.queue.is_empty() {
                 ctx.schedule(next, (), Duration::ZERO);
@@ -97,7 +97,9 @@ fn build(&(cfg, expected_items): &(Config, u64)) -> (Program, NQueens) {
             .trigger(input)
             .effect(output)
             .body(move |_, ctx| {
-                let Some(&board) = ctx.get(input) else { return };
+                let Some(board) = ctx.get(input).cloned() else {
+                    return;
+                };
                 ctx.set(output, explore(&cfg, board));
             });
         (input, output)

@@ -4,11 +4,11 @@
 //! to Pong and decrements `pings_left`; Pong counts it and replies `SendPong`; on `SendPong`, Ping
 //! sends itself a `Ping` message while `pings_left > 0`, and on `Ping` sends the next `SendPing`;
 //! when no pings are left it sends `Stop` to Pong and both exit. That is 3N + 1 messages per pair:
-//! `Start`, N `SendPing`, N `SendPong`, N − 1 `Ping` and `Stop`. The actor, process, floor and
-//! peers' programs follow it. Two programs have their own protocol: the BoC program follows the
-//! Verona port, which sends the next `SendPing` straight from the `SendPong` behaviour (2N + 2
-//! behaviours; it names the deviation `no-self-message`), and the reactor program follows LF's port,
-//! whose logical action stands for the self-message.
+//! `Start`, N `SendPing`, N `SendPong`, N − 1 `Ping` and `Stop`. The actor, process, BoC, floor
+//! and peers' programs follow it (BoC's `Ping` is a behaviour on Ping's own cown). `boc-tuned`
+//! follows the Verona port, which sends the next `SendPing` straight from the `SendPong` behaviour
+//! (2N + 2 behaviours; deviation `no-self-message`), and the reactor program follows LF's port,
+//! whose logical action stands for the self-message (its own protocol).
 //!
 //! `p` independent pairs (default 1) run at once: Effpi's ping-pong sweep (the Effpi runtime
 //! thesis, section 5.3.5) grows the number of pairs with 200 round trips each. The actor, process
@@ -61,7 +61,8 @@ crate::params! {
 variants!(
     actor,
     process,
-    boc["no-self-message"](own_protocol),
+    boc(own_protocol),
+    boc_tuned["no-self-message"](own_protocol),
     reactor(own_protocol),
     floor,
     peers,

@@ -47,7 +47,8 @@ crate::params! {
 
 variants!(
     actor,
-    process["channels-at-spawn"],
+    process,
+    process_tuned["channels-at-spawn"],
     reactor(own_protocol),
     floor,
     peers,

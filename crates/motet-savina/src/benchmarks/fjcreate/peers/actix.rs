@@ -1,9 +1,7 @@
-//! Fork Join (actor creation) on actix: a driver that creates `N` workers and sends each its
-//! message, placed round-robin on the arbiters (the driver first, then the workers as it creates
-//! them).
+//! Fork Join (actor creation) on actix: the main thread creates `N` workers and sends each its
+//! message, the workers placed round-robin on the arbiters.
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
-use tokio::sync::oneshot;
 
 use crate::bench::Prepared;
 use crate::benchmarks::fjcreate::Config;
@@ -15,12 +13,6 @@ use crate::peers::{actix_program, Placement, Reporter};
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Work;
-
-/// Kicks off the driver, with the channel on which it hands the workers' addresses to the main
-/// thread.
-#[derive(Message)]
-#[rtype(result = "()")]
-struct Start(oneshot::Sender<Vec<Addr<Worker>>>);
 
 struct Worker {
     done: Reporter<()>,
@@ -40,56 +32,21 @@ impl Handler<Work> for Worker {
     }
 }
 
-/// Creates `N` workers, sending each its message as it is created, then exits.
-struct Driver {
-    n: u64,
-    place: Placement,
-    done: Reporter<()>,
-}
-
-impl Actor for Driver {
-    type Context = Context<Self>;
-}
-
-impl Handler<Start> for Driver {
-    type Result = ();
-
-    fn handle(&mut self, Start(keep): Start, ctx: &mut Context<Self>) {
-        let mut workers = Vec::with_capacity(self.n as usize);
-        for _ in 0..self.n {
-            let done = self.done.clone();
-            let worker = self.place.start(move || Worker { done });
-            worker.do_send(Work);
-            workers.push(worker);
-        }
-        // The driver exits before its workers, so the main thread keeps their addresses until
-        // the end (see crate::peers).
-        let _ = keep.send(workers);
-        ctx.stop();
-    }
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-/// Places the driver and sends it `Start`, on the main thread, then waits for the workers'
-/// addresses; returns the addresses the main thread keeps until every actor has exited.
-fn start(
-    Config { n }: Config,
-    mut place: Placement,
-    reporter: Reporter<()>,
-) -> (Addr<Driver>, Vec<Addr<Worker>>) {
-    let arbiter = place.next_arbiter().clone();
-    let driver = Driver::start_in_arbiter(&arbiter, move |_| Driver {
-        n,
-        place,
-        done: reporter,
-    });
-    let (keep, workers) = oneshot::channel();
-    driver.do_send(Start(keep));
-    // Empty if the driver failed; the missing reports then fail the check.
-    let workers = workers.blocking_recv().unwrap_or_default();
-    (driver, workers)
+/// Creates the `N` workers, placed round-robin, and sends each its message as it is created, on
+/// the main thread (Savina's driver); returns the addresses the main thread keeps until every
+/// actor has exited (see crate::peers).
+fn start(Config { n }: Config, mut place: Placement, reporter: Reporter<()>) -> Vec<Addr<Worker>> {
+    (0..n)
+        .map(|_| {
+            let done = reporter.clone();
+            let worker = place.start(move || Worker { done });
+            worker.do_send(Work);
+            worker
+        })
+        .collect()
 }

@@ -1,4 +1,4 @@
-//! Fork Join (actor creation) on kameo: a driver that creates `N` workers and sends each its
+//! Fork Join (actor creation) on kameo: the main thread creates `N` workers and sends each its
 //! message, with unbounded mailboxes on a tokio runtime with `threads` workers.
 
 use ::kameo::message::{Context, Message};
@@ -12,9 +12,6 @@ use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// The worker's one unit of work.
 struct Work;
-
-/// Kicks off the driver.
-struct Start;
 
 #[derive(Actor)]
 struct Worker {
@@ -31,39 +28,18 @@ impl Message<Work> for Worker {
     }
 }
 
-/// Creates `N` workers, sending each its message as it is created, then exits.
-#[derive(Actor)]
-struct Driver {
-    n: u64,
-    done: Reporter<()>,
-}
-
-impl Message<Start> for Driver {
-    type Reply = ();
-
-    async fn handle(&mut self, _: Start, ctx: &mut Context<Self, ()>) {
-        for _ in 0..self.n {
-            let worker = Worker {
-                done: self.done.clone(),
-            };
-            let worker = kameo_spawn(worker);
-            worker.tell(Work).try_send().expect("the worker is running");
-        }
-        ctx.stop();
-    }
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-/// Creates the first actors and sends the kick-off messages, on the main thread.
+/// Creates the `N` workers and sends each its message as it is created, on the main thread
+/// (Savina's driver).
 async fn start(Config { n }: Config, reporter: Reporter<()>) {
-    let driver = kameo_spawn(Driver { n, done: reporter });
-    driver
-        .tell(Start)
-        .try_send()
-        .expect("the driver is running");
-    drop(driver);
+    for _ in 0..n {
+        let worker = kameo_spawn(Worker {
+            done: reporter.clone(),
+        });
+        worker.tell(Work).try_send().expect("the worker is running");
+    }
 }

@@ -1,4 +1,4 @@
-//! Fork Join (actor creation) on ractor: a driver that creates `N` workers and sends each its
+//! Fork Join (actor creation) on ractor: the main thread creates `N` workers and sends each its
 //! message, on a tokio runtime with `threads` workers.
 
 use ::ractor::{ActorProcessingErr, ActorRef};
@@ -11,9 +11,6 @@ use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// The worker's one unit of work.
 struct Work;
-
-/// Kicks off the driver.
-struct Start;
 
 /// A worker: its reporter.
 struct Worker(Reporter<()>);
@@ -29,37 +26,18 @@ impl RactorState for Worker {
     }
 }
 
-struct DriverState {
-    n: u64,
-    done: Reporter<()>,
-}
-
-impl RactorState for DriverState {
-    type Msg = Start;
-
-    async fn handle(
-        &mut self,
-        myself: ActorRef<Start>,
-        _: Start,
-    ) -> Result<(), ActorProcessingErr> {
-        for _ in 0..self.n {
-            let (worker, _) = ractor_spawn(Worker(self.done.clone())).await?;
-            worker.cast(Work)?;
-        }
-        myself.stop(None);
-        Ok(())
-    }
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-/// Creates the first actors and sends the kick-off messages, on the main thread.
+/// Creates the `N` workers and sends each its message as it is created, on the main thread
+/// (Savina's driver).
 async fn start(Config { n }: Config, reporter: Reporter<()>) {
-    let state = DriverState { n, done: reporter };
-    let (driver, _) = ractor_spawn(state).await.expect("spawn Driver");
-    driver.cast(Start).expect("the driver is running");
-    drop(driver);
+    for _ in 0..n {
+        let (worker, _) = ractor_spawn(Worker(reporter.clone()))
+            .await
+            .expect("spawn Worker");
+        worker.cast(Work).expect("the worker is running");
+    }
 }

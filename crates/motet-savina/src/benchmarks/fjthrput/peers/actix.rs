@@ -1,5 +1,5 @@
-//! Fork Join (throughput) on actix: `A` workers and a driver that sends them the messages, placed
-//! round-robin on the arbiters (the workers first, then the driver).
+//! Fork Join (throughput) on actix: `A` workers, placed round-robin on the arbiters, to which the
+//! main thread sends the messages.
 
 use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
 
@@ -13,11 +13,6 @@ use crate::peers::{actix_program, Placement, Reporter};
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Work;
-
-/// Kicks off the driver.
-#[derive(Message)]
-#[rtype(result = "()")]
-struct Start;
 
 struct Worker {
     n: u64,
@@ -42,42 +37,18 @@ impl Handler<Work> for Worker {
     }
 }
 
-/// Sends `N` rounds of one message to each worker, in index order, then exits.
-struct Driver {
-    n: u64,
-    workers: Vec<Addr<Worker>>,
-    _done: Reporter<u64>,
-}
-
-impl Actor for Driver {
-    type Context = Context<Self>;
-}
-
-impl Handler<Start> for Driver {
-    type Result = ();
-
-    fn handle(&mut self, _: Start, ctx: &mut Context<Self>) {
-        for _ in 0..self.n {
-            for worker in &self.workers {
-                worker.do_send(Work);
-            }
-        }
-        ctx.stop();
-    }
-}
-
 /// Builds the arbiters (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     actix_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-/// Places the first actors and sends the kick-off messages, on the main thread; returns the
-/// addresses the main thread keeps until every actor has exited.
+/// Places the workers and sends them the `N` rounds, in index order, on the main thread (Savina's
+/// driver); returns the addresses the main thread keeps until every actor has exited.
 fn start(
     Config { n, a }: Config,
     mut place: Placement,
     reporter: Reporter<u64>,
-) -> (Addr<Driver>, Vec<Addr<Worker>>) {
+) -> Vec<Addr<Worker>> {
     let workers: Vec<_> = (0..a)
         .map(|_| {
             let done = reporter.clone();
@@ -88,12 +59,10 @@ fn start(
             })
         })
         .collect();
-    let driver_workers = workers.clone();
-    let driver = place.start(move || Driver {
-        n,
-        workers: driver_workers,
-        _done: reporter,
-    });
-    driver.do_send(Start);
-    (driver, workers)
+    for _ in 0..n {
+        for worker in &workers {
+            worker.do_send(Work);
+        }
+    }
+    workers
 }

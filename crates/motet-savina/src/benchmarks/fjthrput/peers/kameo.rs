@@ -1,7 +1,6 @@
-//! Fork Join (throughput) on kameo: `A` workers and a driver that sends them the messages, with
+//! Fork Join (throughput) on kameo: `A` workers to which the main thread sends the messages, with
 //! unbounded mailboxes on a tokio runtime with `threads` workers.
 
-use ::kameo::actor::ActorRef;
 use ::kameo::message::{Context, Message};
 use ::kameo::Actor;
 
@@ -13,9 +12,6 @@ use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
 /// One unit of work.
 struct Work;
-
-/// Kicks off the driver.
-struct Start;
 
 #[derive(Actor)]
 struct Worker {
@@ -37,33 +33,13 @@ impl Message<Work> for Worker {
     }
 }
 
-/// Sends `N` rounds of one message to each worker, in index order, then exits.
-#[derive(Actor)]
-struct Driver {
-    n: u64,
-    workers: Vec<ActorRef<Worker>>,
-    _done: Reporter<u64>,
-}
-
-impl Message<Start> for Driver {
-    type Reply = ();
-
-    async fn handle(&mut self, _: Start, ctx: &mut Context<Self, ()>) {
-        for _ in 0..self.n {
-            for worker in &self.workers {
-                worker.tell(Work).try_send().expect("the worker is running");
-            }
-        }
-        ctx.stop();
-    }
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-/// Creates the first actors and sends the kick-off messages, on the main thread.
+/// Creates the workers and sends them the `N` rounds, in index order, on the main thread
+/// (Savina's driver).
 async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
     let workers: Vec<_> = (0..a)
         .map(|_| {
@@ -75,15 +51,9 @@ async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
             kameo_spawn(worker)
         })
         .collect();
-    let driver = Driver {
-        n,
-        workers,
-        _done: reporter,
-    };
-    let driver = kameo_spawn(driver);
-    driver
-        .tell(Start)
-        .try_send()
-        .expect("the driver is running");
-    drop(driver);
+    for _ in 0..n {
+        for worker in &workers {
+            worker.tell(Work).try_send().expect("the worker is running");
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! Fork Join (throughput) on ractor: `A` workers and a driver that sends them the messages, on a
-//! tokio runtime with `threads` workers.
+//! Fork Join (throughput) on ractor: `A` workers to which the main thread sends the messages, on
+//! a tokio runtime with `threads` workers.
 
 use ::ractor::{ActorProcessingErr, ActorRef};
 
@@ -11,9 +11,6 @@ use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
 /// One unit of work.
 struct Work;
-
-/// Kicks off the driver.
-struct Start;
 
 struct WorkerState {
     n: u64,
@@ -35,36 +32,13 @@ impl RactorState for WorkerState {
     }
 }
 
-struct DriverState {
-    n: u64,
-    workers: Vec<ActorRef<Work>>,
-    _done: Reporter<u64>,
-}
-
-impl RactorState for DriverState {
-    type Msg = Start;
-
-    async fn handle(
-        &mut self,
-        myself: ActorRef<Start>,
-        _: Start,
-    ) -> Result<(), ActorProcessingErr> {
-        for _ in 0..self.n {
-            for worker in &self.workers {
-                worker.cast(Work)?;
-            }
-        }
-        myself.stop(None);
-        Ok(())
-    }
-}
-
 /// Builds the tokio runtime (untimed).
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     tokio_program(Config::from_params(params)?, threads, start, super::outcome)
 }
 
-/// Creates the first actors and sends the kick-off messages, on the main thread.
+/// Creates the workers and sends them the `N` rounds, in index order, on the main thread
+/// (Savina's driver).
 async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
     let mut workers = Vec::with_capacity(a);
     for _ in 0..a {
@@ -76,12 +50,9 @@ async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
         let (worker, _) = ractor_spawn(state).await.expect("spawn Worker");
         workers.push(worker);
     }
-    let state = DriverState {
-        n,
-        workers,
-        _done: reporter,
-    };
-    let (driver, _) = ractor_spawn(state).await.expect("spawn Driver");
-    driver.cast(Start).expect("the driver is running");
-    drop(driver);
+    for _ in 0..n {
+        for worker in &workers {
+            worker.cast(Work).expect("the worker is running");
+        }
+    }
 }
