@@ -58,8 +58,8 @@ fn a_process_awaits_a_run() {
 
 /// Messages of the actor that starts a run and then takes its outcome.
 enum Supervise {
-    Start(Program),
-    Done(Finished),
+    Start(Box<Program>),
+    Done(Box<Finished>),
 }
 
 /// Starts a run from its handler without blocking its worker, and is told of the end by a
@@ -77,8 +77,8 @@ impl Actor for Starter {
             Supervise::Start(program) => {
                 let me = ctx.myself();
                 let runner = Runner::on(ctx.runtime()).fast(true);
-                runner.run_async(program).unwrap().then(move |finished| {
-                    let _ = me.tell(Supervise::Done(finished));
+                runner.run_async(*program).unwrap().then(move |finished| {
+                    let _ = me.tell(Supervise::Done(Box::new(finished)));
                 });
             }
             Supervise::Done(mut finished) => {
@@ -115,7 +115,10 @@ fn an_actor_starts_a_run_and_is_told_the_outcome() {
             report: tx,
         },
     );
-    starter.tell(Supervise::Start(program)).ok().unwrap();
+    starter
+        .tell(Supervise::Start(Box::new(program)))
+        .ok()
+        .unwrap();
     assert_eq!(
         rx.recv_timeout(PATIENCE).expect("the actor reports"),
         Ok(100)
