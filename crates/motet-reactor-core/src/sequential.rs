@@ -83,8 +83,13 @@ pub fn run_sequential<P: Platform, H: Hooks>(
     };
     loop {
         // Between tags: mutations requested at the last one change the program here.
-        if engine.mutation_pending() && engine.apply_mutations(program) {
-            ready.fit(program);
+        if engine.mutation_pending() {
+            #[cfg(feature = "mutations")]
+            if engine.apply_mutations(program) {
+                ready.fit(program);
+            }
+            #[cfg(not(feature = "mutations"))]
+            engine.reject_mutations(program);
         }
         let prog: &Program = program;
         match engine.next_early(prog, platform, lead) {

@@ -37,6 +37,24 @@ impl Engine {
         !self.mutation.requests.is_empty()
     }
 
+    /// Rejects the mutations requested at the tag just finished, applying none: what the
+    /// sequential scheduler does in a core built without the `mutations` feature (a board's
+    /// build, where linking the mutation builder would cost every program its code size). Each
+    /// request is recorded as rejected ([`Program::mutation_errors`](crate::Program::mutation_errors))
+    /// and the run goes on.
+    pub fn reject_mutations(&mut self, prog: &mut Program) {
+        self.check_program(prog);
+        let requests = core::mem::take(&mut self.mutation.requests);
+        self.stepping = self.fast && !self.done;
+        self.metrics.mutations_rejected += requests.len() as u64;
+        for (r, _) in requests {
+            prog.dynamic.errors.push(BuildError::Mutation {
+                element: prog.graph.reactions[r as usize].name.clone(),
+                reason: "this build of the reactor core applies no mutations (feature `mutations` is off)",
+            });
+        }
+    }
+
     /// The startup event of created reactors: triggers their startup reactions.
     pub(super) fn fire_created(&mut self, ix: u32, sink: &mut impl FnMut(u32)) {
         let list = core::mem::take(&mut self.mutation.created[ix as usize]);
