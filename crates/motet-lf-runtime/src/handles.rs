@@ -332,13 +332,15 @@ impl<T: Send + Sync + 'static> Multiport<T> {
                 .enumerate()
                 .filter_map(|(i, p)| {
                     p.value(ctx).map(|v| {
-                        // SAFETY: `v` points into the slot of a port this reaction declared; the
-                        // slot holds that value, unchanged, until the reaction completes (its
-                        // writers ran before it, and values are cleared between tags only). The
-                        // returned lifetime is that of the borrow of the multiport, which a body
-                        // receives as a parameter of its call: it cannot keep the reference past
-                        // its return, when the reaction completes.
-                        (i, unsafe { &*(v as *const T) })
+                        // `v` points into the slot of a port this reaction declared; the slot
+                        // holds that value, unchanged, until the reaction completes (its writers
+                        // ran before it, and values are cleared between tags only). The returned
+                        // lifetime is that of the borrow of the multiport, which a body receives
+                        // as a parameter of its call: it cannot keep the reference past its
+                        // return, when the reaction completes.
+                        // SAFETY: the slot outlives the reference, as said above.
+                        let value = unsafe { &*(v as *const T) };
+                        (i, value)
                     })
                 })
                 .collect(),
