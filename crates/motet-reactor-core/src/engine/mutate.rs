@@ -46,11 +46,25 @@ impl Engine {
         self.check_program(prog);
         let requests = core::mem::take(&mut self.mutation.requests);
         self.stepping = self.fast && !self.done;
+        self.reject_all(
+            prog,
+            requests,
+            "this build of the reactor core applies no mutations (feature `mutations` is off)",
+        );
+    }
+
+    /// Records every request in `requests` as rejected for `reason`.
+    fn reject_all(
+        &mut self,
+        prog: &mut Program,
+        requests: Vec<(u32, Request)>,
+        reason: &'static str,
+    ) {
         self.metrics.mutations_rejected += requests.len() as u64;
         for (r, _) in requests {
             prog.dynamic.errors.push(BuildError::Mutation {
                 element: prog.graph.reactions[r as usize].name.clone(),
-                reason: "this build of the reactor core applies no mutations (feature `mutations` is off)",
+                reason,
             });
         }
     }
@@ -82,13 +96,7 @@ impl Engine {
         // Stable: one reaction's requests keep their order.
         requests.sort_by_key(|&(r, _)| r);
         if self.info.shutdown || self.done {
-            self.metrics.mutations_rejected += requests.len() as u64;
-            for (r, _) in requests {
-                prog.dynamic.errors.push(BuildError::Mutation {
-                    element: prog.graph.reactions[r as usize].name.clone(),
-                    reason: "requested at the last tag: not applied",
-                });
-            }
+            self.reject_all(prog, requests, "requested at the last tag: not applied");
             return false;
         }
         prog.dynamic.ensure(&prog.graph);
