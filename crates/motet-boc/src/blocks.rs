@@ -13,14 +13,14 @@
 //!   behaviour (a single-cown detached behaviour is 40 bytes, which a 16-byte class would round
 //!   up to 48). Larger blocks (a closure that captures much, a `when` over ten cowns or more) go
 //!   to the allocator.
-//! - **Bins of 256, full bins not shared**: on two workers a block is often freed by another
-//!   thread than the one that allocated it (a driver's long turn spawns, the other worker runs),
-//!   so that thread's bin fills and the rest go to the allocator's cross-thread free. Handing
-//!   full bins back through shared bins was measured (see motet-runtime's README, "Two workers on
-//!   BoC's driver programs"): it sped banking and fjthrput up on two workers, but slowed
-//!   philosopher on two workers and fjthrput on one (its blocks came back in an order that ran
-//!   a behaviour's turn into cache misses) in every variant tried. So a full bin's further frees
-//!   go to the allocator, without a call into the cache's slow path.
+//! - **Bins of 256, full bins not shared**: on two workers a block is often freed by another thread
+//!   than the one that allocated it (a driver's long turn spawns, the other worker runs), so that
+//!   thread's bin fills and the rest go to the allocator's cross-thread free. Handing full bins
+//!   back through shared bins was measured (see docs/measurements/2026-11-29-runtime.md, "Two
+//!   workers on BoC's driver programs"): it sped banking and fjthrput up on two workers, but slowed
+//!   philosopher on two workers and fjthrput on one (its blocks came back in an order that ran a
+//!   behaviour's turn into cache misses) in every variant tried. So a full bin's further frees go
+//!   to the allocator, without a call into the cache's slow path.
 
 use motet_runtime::alloc::{BlockCache, CacheConfig};
 

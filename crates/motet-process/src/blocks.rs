@@ -20,7 +20,7 @@
 //! - **Bins of 512, full bins shared, at most 32 MiB on the shelves in all**: the shared bins let
 //!   a worker that only frees (processes stolen from a driver on another worker) feed a thread
 //!   that only spawns, and keep the blocks of a whole benchmark iteration (a ring of 100,000
-//!   processes with their channels, about 21 MB) for the next one.
+//!   processes with their channels) for the next one.
 //! - **Prefetching the next block**: a spawn writes the whole block at once, and a freed block
 //!   that waited in a bin is usually out of the first-level caches; the stores to missing lines
 //!   stalled the spawning loop of Fork Join creation.

@@ -653,8 +653,7 @@ impl<'a> Ctx<'a> {
 /// Sorts a present-channel list (distinct channels). The writers of a bank usually complete in
 /// bank order, or in its reverse (a level's reactions are taken last in, first out), so a
 /// multiport's list is most often sorted one way or the other already: a scan finds that in
-/// O(p), where the standard sort of a small slice runs its sorting network whatever the input
-/// (about a thousand instructions for twenty channels).
+/// O(p), where the standard sort of a small slice runs its sorting network whatever the input.
 fn sort_channels(list: &mut [u32]) {
     if list.is_sorted() {
         return;

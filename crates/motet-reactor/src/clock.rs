@@ -76,8 +76,8 @@ impl Clock for StdPlatform {
 
 /// How long before a deadline [`StdPlatform::wait`] stops sleeping and spins instead. A timed
 /// condition-variable wait on Linux returns tens to hundreds of microseconds late (timer slack and
-/// wake-up latency; the `timing` example measured a median lag of about 100 us on a 2-core virtual
-/// machine with sleeping alone), so the platform sleeps until this much before the deadline and
+/// wake-up latency, as the `timing` example shows with sleeping alone), so the platform sleeps
+/// until this much before the deadline and
 /// polls the clock and the inbox for the rest. The price is this much busy CPU per wait that
 /// reaches its deadline (a 1 kHz timer spins at most 15% of a core).
 const SPIN_NS: u64 = 150_000;

@@ -3,10 +3,9 @@
 //! Benchmarks are best run under a real-time policy (`chrt -f 10 motet-savina run ...`) so that
 //! other processes do not preempt a cell. `run` and `sweep` time each cell in a child process and
 //! read its progress lines; at the child's real-time priority the parent's wake-up on each line
-//! can push the child's worker off its core. Measured with `perf stat` on a 2-core machine, count
-//! in the `process` model on 1 worker: 32 to 47 CPU migrations per cell and medians of 10.5 to
-//! 11.2 ms with the reader at the child's priority, no migration and 7.8 to 8.2 ms with a reader
-//! at normal priority; fjcreate's actors 3.9 against 2.2 to 2.3 ms. So the parent steps down to
+//! can push the child's worker off its core, which `perf stat` showed as CPU migrations and
+//! slower, bimodal one-worker cells (figures in docs/measurements/2026-11-29-savina.md). So the
+//! parent steps down to
 //! the normal policy when it starts ([`step_down`]), and each child it starts goes back to the
 //! policy and priority the parent was started with before it runs anything ([`restore_in`]).
 //!

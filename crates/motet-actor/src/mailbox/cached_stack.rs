@@ -1,5 +1,6 @@
 //! CAF's cached-stack mailbox, kept for the comparison bench (`benches/mailbox.rs`); actors use the
-//! Vyukov queue of the parent module, which measured faster (see the crate README).
+//! Vyukov queue of the parent module, which measured faster (see
+//! docs/measurements/2026-11-29-actor.md).
 //!
 //! Producers push onto a lock-free LIFO stack with a CAS. The consumer takes the whole stack with one
 //! swap, reverses it into a private FIFO cache, and pops from the cache. The stack word is a node

@@ -1,7 +1,7 @@
 //! The lock-free multi-producer, single-consumer mailbox of an actor.
 //!
-//! Two designs were measured (`cargo bench -p motet-actor --bench mailbox`, results in the crate
-//! README):
+//! Two designs were measured (`cargo bench -p motet-actor --bench mailbox`, results in
+//! docs/measurements/2026-11-29-actor.md):
 //!
 //! - [`Mailbox`] (this module, the one actors use): an intrusive Vyukov queue whose producer end is a
 //!   single tagged word, as in Pony's `messageq.c`. A push is one compare-and-swap on the head word

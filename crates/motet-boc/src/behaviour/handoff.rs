@@ -129,7 +129,8 @@ pub(super) fn hand_over<const MANY: bool>(header: &CownHeader, first: NonNull<Sl
 /// its own next turn: the meal runs right after the turn, then the next turn, and neither goes
 /// through the runtime's queue. Run the other way round (the successor first), the turns ran a
 /// whole chain ahead of the meals and piled them up, each pending meal a block written at spawn
-/// and read back much later: Savina's philosopher peaked at 25.6 MiB, against 11.5 so.
+/// and read back much later, which about doubled Savina's philosopher's peak memory (see
+/// docs/measurements/2026-11-29-savina-boc.md).
 #[inline(always)]
 pub(super) fn after_step(next: Option<NonNull<Slot>>, from_first: bool) -> Option<Next> {
     match HANDOFF.with(Cell::take) {

@@ -35,9 +35,9 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// the ancestor sets are asked for only where the cheap rules leave a reaction in question, so
 /// that most programs without chains never compute them. Whether `r` alone triggers `s` is
 /// answered from `s`'s predecessors (every writer of a port that `s` reads is one), not from a
-/// table of the writers of every port: Sleeping Barber's multiports give it 40,000 ports, and the
-/// look at the program took 240-290 µs of its 6 ms run on two workers (a table of writers, then
-/// two scans of each successor list); on a program of its shape, warm, 120 µs then, 63 µs so.
+/// table of the writers of every port: Sleeping Barber's multiports give it 40,000 ports, and a
+/// table of writers plus two scans of each successor list was a measurable share of its run on
+/// two workers (figures in docs/measurements/2026-11-29-comment-figures.md).
 pub(crate) fn chain_links(g: &Graph, closure: &LazyClosure<'_>) -> Vec<u32> {
     g.reactions
         .iter()

@@ -17,8 +17,8 @@ pub(crate) const MAX_REACTIONS: usize = 4096;
 ///
 /// The analysis at the start of a run on the readiness scheduler ([`totally_ordered`], the chain
 /// links) needs the closure only for some programs, and computing it costs O(edges · n/64) with
-/// `n²/4` bytes to fill: 2.5 M instructions for Banking's 2,004 reactions, a tenth of a run at
-/// `--size small`, where cheap checks on levels and writers settle the question without it.
+/// `n²/4` bytes to fill, a measurable share of a short run of a program of thousands of reactions
+/// (Banking's), where cheap checks on levels and writers settle the question without it.
 pub(crate) struct LazyClosure<'g> {
     graph: &'g Graph,
     cell: OnceCell<Option<Closure>>,

@@ -8,14 +8,14 @@
 //! the last time. For claims of tens of nanoseconds (Banking's credits and debits, Philosopher's
 //! arbitration, Concurrent Dictionary's requests, Big's and Chameneos' exchanges: levels of 2 to
 //! 1,000 such reactions) that price exceeds what a second worker saves, however wide the level,
-//! and two workers ran such programs up to 5 times slower than one. A level is worth sharing when
+//! and two workers ran such programs slower than one. A level is worth sharing when
 //! its claims (a reaction and the chain that follows it) take at least [`MIN_CLAIM_NS`] each and
 //! the level at least [`SHARE_NS`] in all, on one thread: the estimate is the level's last
 //! measured time per claim, times the claims it holds now.
 //!
 //! Only a level run alone is measured (a shared level's time is the sharing's as much as its
-//! reactions'), and only one time in [`PROBE_EVERY`] (a clock read costs about 25 ns, a claim of
-//! Philosopher's levels not much more): so that estimates follow a level whose cost changes, one
+//! reactions'), and only one time in [`PROBE_EVERY`] (a clock read costs about as much as a claim
+//! of Philosopher's levels): so that estimates follow a level whose cost changes, one
 //! in [`PROBE_EVERY`] levels that the estimate would share runs alone instead, and is measured,
 //! and one in [`PROBE_EVERY`] that runs alone is timed. A level run alone
 //! looks at the clock now and then (see [`checkpoint`]) and shares the rest of itself once what
@@ -45,10 +45,10 @@ pub(crate) const SHARE_NS: u64 = 20_000;
 /// rest of the level by itself only when it took at least this long (a shorter one waits for
 /// the second claim's measurement, the mean of the two), and a level measured once at less than
 /// this a claim is measured again at its next run before its estimate shares it. The first
-/// claims of a level are its coldest: Concurrent Dictionary's first level of requests took over
-/// a microsecond for its first claim of tens of nanoseconds, and sharing its rest, then the
-/// level for the next 31 tags, moved the run to another worker and made every run about 0.8 ms
-/// slower on two workers (a run of about 8 ms). A claim this long is no cache miss;
+/// claims of a level are its coldest: Concurrent Dictionary's first level of requests took many
+/// times longer for its first claim than for the later ones, and sharing its rest, then the
+/// level for the next [`PROBE_EVERY`] tags, moved the run to another worker and made every run
+/// on two workers slower. A claim this long is no cache miss;
 /// Trapezoid's and Recursive Matrix Multiplication's claims, milliseconds each, still share
 /// their level after the first, and on its first measurement.
 pub(crate) const FIRST_CLAIM_NS: u64 = 10_000;
@@ -58,7 +58,7 @@ pub(crate) const FIRST_CLAIM_NS: u64 = 10_000;
 pub(crate) const PROBE_EVERY: u32 = 32;
 
 /// One in this many runs alone of a level of two reactions is timed (see the module docs): a
-/// clock read costs about 25 ns, and Sleeping Barber runs such a level of about 0.6 µs every tag.
+/// clock read is a visible share of such a level, which Sleeping Barber runs every tag.
 pub(crate) const PROBE_PAIR_EVERY: u32 = 8;
 
 /// Whether `claims` claims of `ns_per_claim` each are worth sharing (see the module docs).
@@ -111,8 +111,8 @@ impl LevelCosts {
         }
         // One measurement of less than `FIRST_CLAIM_NS` a claim does not share a level by
         // itself: a level's first runs are its coldest (caches, page faults, lazily grown state),
-        // and Concurrent Dictionary's first level of requests measured a microsecond a claim
-        // once and was then shared for 31 tags of 50 ns claims. Such a level is measured again
+        // and Concurrent Dictionary's first level of requests measured many times its later
+        // claims' cost once and was then shared for tags of tiny claims. Such a level is measured again
         // at its next run instead (see below). Longer claims are no cold misses, and a level of
         // them (Recursive Matrix Multiplication's leaves, milliseconds each) is shared at once.
         let before = self.before[l];

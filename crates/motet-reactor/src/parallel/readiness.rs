@@ -64,8 +64,8 @@
 //! behind [`Runner::readiness_protocol`](crate::Runner::readiness_protocol): on every Savina
 //! program that took it by the earlier rule (Philosopher, Logistic Map, Sleeping Barber, APSP,
 //! whose reactions are small or whose levels are even), it measured no faster than the level
-//! protocol on two workers, and up to 1.5 times slower (a lock round per reaction against a
-//! barrier per level).
+//! protocol on two workers, and slower on some (a lock round per reaction against a barrier per
+//! level; see docs/measurements/2026-11-29-comment-figures.md).
 
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -168,10 +168,10 @@ const LOCK_SPINS: u32 = 64;
 const LOCK_YIELDS: u32 = 4;
 
 /// Takes the scheduler lock: tries it for a while, spinning and then yielding, before blocking on
-/// it. The lock is held for a few hundred instructions per reaction, but by every runner: with a
+/// it. The lock is held briefly per reaction, but by every runner: with a
 /// plain `lock` a runner that finds it taken soon sleeps on a futex, and the holder pays a wake-up
-/// on release (about 6,000 futex calls in a run of Filter Bank on 2 workers; with this and
-/// [`Shared::wait_for_release`], 45-380). Yielding lets a holder that the operating system
+/// on release; trying, spinning and yielding first (and [`Shared::wait_for_release`]) keeps most
+/// runs off the futex. Yielding lets a holder that the operating system
 /// preempted run again on a loaded machine.
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     for i in 0..LOCK_SPINS + LOCK_YIELDS {

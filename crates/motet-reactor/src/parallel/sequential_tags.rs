@@ -5,8 +5,8 @@
 //! scheduler (the fine-grained programs: Philosopher, Concurrent Dictionary, Banking, Big,
 //! Chameneos, levels of tens of nanoseconds a claim), running them level by level still costs
 //! what one worker does not pay: a plan and a clock read per level, a per-level queue, and a
-//! completion, a containment of panics and a chain test per reaction. On two workers those ran
-//! Philosopher about 20% slower than one worker ran it. So after [`QUIET_TAGS`] tags in a row
+//! completion, a containment of panics and a chain test per reaction, which made two workers
+//! run Philosopher slower than one worker did. So after [`QUIET_TAGS`] tags in a row
 //! with no level shared, whoever plays the scheduler runs the next tags sequentially, with the
 //! core's sequential loop (the one-worker path of [`Runner`](crate::Runner), see
 //! [`single_thread`](crate::single_thread)), one tag after another, until a look at the clock
@@ -20,10 +20,10 @@
 //! faults than tags turned long). The levels' costs then decide again, level by level, and a
 //! level worth sharing is shared. `per_look` adapts so
 //! that a look covers about a quarter to a half of [`SHARE_NS`]: one clock read per tens of
-//! tags on Philosopher (about 450 ns a tag), one per tag where tags are long. What running tags
+//! tags on a program of short tags such as Philosopher, one per tag where tags are long. What running tags
 //! sequentially can cost, where a program's tags turn long (a fine-grained phase followed by a
 //! heavy one), is the tags of the look in which they turn (up to [`MAX_PER_LOOK`], 64 on programs
-//! whose tags took under about 100 ns) and one more, run alone to their ends: the level protocol
+//! whose tags are shortest) and one more, run alone to their ends: the level protocol
 //! would have shared a long level after its first claim. Programs whose levels
 //! are shared now and then (Filter Bank, Nqueens, Bounded Buffer) never go [`QUIET_TAGS`] tags
 //! without, and ones with a few tags (Recursive Matrix Multiplication has 6, Trapezoid 2) never

@@ -130,8 +130,8 @@ impl Shared<'_> {
     /// Why watch: a runner that went idle at the end of every level would be activated again,
     /// as a task queued on the scheduler's worker, for the next level wide enough for two: a
     /// hand-off through the runtime per level, whose latency is the thief's (the runtime's
-    /// selective stealing leaves a running worker's lone queued task alone for 10 µs, and a
-    /// worker whose last steals did not pay sleeps up to 200 µs), with a wake-up and a park per level, and the scheduler's
+    /// selective stealing leaves a running worker's lone queued task alone for a while, and a
+    /// worker whose last steals did not pay backs off), with a wake-up and a park per level, and the scheduler's
     /// part passing from worker to worker. Watching keeps the runner in the run while levels
     /// come close together, as LF's workers stay awake between levels.
     ///
@@ -139,15 +139,15 @@ impl Shared<'_> {
     /// start. Where a level's reactions take tens of nanoseconds (Philosopher, Concurrent
     /// Dictionary, Fork-Join throughput: a level of 20 to 60 reactions is done in a few
     /// microseconds), a second worker claiming beside it costs more than it saves (the claim
-    /// counter's cache line and the reactors' state move between the cores on every claim): on
-    /// two workers these ran 1.5 to 2 times slower with both runners claiming every level. A
+    /// counter's cache line and the reactors' state move between the cores on every claim), as
+    /// measured on two workers with both runners claiming every level. A
     /// level still unclaimed after [`JOIN_AFTER_NS`] is long enough to share (Big's levels of
     /// a hundred reactions, the parallel programs' levels of long reactions), and a level
     /// whose publisher the operating system preempted is taken over. Under
     /// [`Sharing::WhenWorthIt`](super::Sharing::WhenWorthIt) a level is published only when its
-    /// costs say that sharing it pays, so such a level is joined at once: waiting cost up to
-    /// 10 µs a level on the programs that share a level every tag (Nqueens, Filter Bank, Bounded
-    /// Buffer; A*'s tags take about 150 µs).
+    /// costs say that sharing it pays, so such a level is joined at once: waiting would cost up
+    /// to [`JOIN_AFTER_NS`] a level on the programs that share a level every tag (Nqueens, Filter
+    /// Bank, Bounded Buffer, A*).
     fn watch_for_level(&self) -> bool {
         let deadline = now_ns() + WATCH_LEVEL.as_nanos() as u64;
         loop {

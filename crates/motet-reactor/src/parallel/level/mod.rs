@@ -287,7 +287,7 @@ impl Shared<'_> {
         // their costs keep them alone. Publishing one level in `INLINE_BUDGET` there moved the
         // run between threads (a level the driver publishes wakes the runners, and whichever
         // finishes it last plays the scheduler from then on) and woke the other workers for
-        // nothing, a few times a millisecond on Philosopher.
+        // nothing, many times a run on Philosopher.
         let mut budget = if player == Player::Worker || when_worth_it {
             INLINE_BUDGET
         } else {

@@ -21,11 +21,11 @@
 //! task that creates several tasks in one turn (an actor spawning children) is thereby followed
 //! depth first, so the tasks alive at once stay few and their memory stays in cache. With one FIFO
 //! queue for all, a recursive program runs breadth first and the actors waiting at once grow with
-//! the width of the tree: fib's working set and time grew severalfold (see the crate README,
-//! "Depth-first local scheduling"). Thieves take the oldest spawns, the roots of the
-//! largest subtrees, as in Cilk's work-first stealing. In a pool of one worker, where nobody
-//! steals, both queues are private rings instead of crossbeam deques, free of atomics
-//! ([`LocalQueue`](crate::scheduler::local_queue::LocalQueue)).
+//! the width of the tree: fib's working set and time grew severalfold (see
+//! docs/measurements/2026-11-29-runtime.md, "Depth-first local scheduling"). Thieves take the
+//! oldest spawns, the roots of the largest subtrees, as in Cilk's work-first stealing. In a pool of
+//! one worker, where nobody steals, both queues are private rings instead of crossbeam deques, free
+//! of atomics ([`LocalQueue`](crate::scheduler::local_queue::LocalQueue)).
 
 use super::worker::WorkerCtx;
 use super::Pool;

@@ -18,8 +18,9 @@
 //! same worker. A thief took it over after `SLOT_WAIT`; it drained its mailbox faster than the
 //! producer filled it, went idle, landed in the producer's slot again with the next message, and
 //! was taken over again, so that every message, and the consumer's state, crossed cores, which
-//! measured much slower than with the consumer left behind its producer (see the crate README, "A
-//! thief that stops splitting a producer from its consumer").
+//! measured much slower than with the consumer left behind its producer (see
+//! docs/measurements/2026-11-29-runtime.md, "A thief that stops splitting a producer from its
+//! consumer").
 //! So a thief remembers, per other worker, the turn it watches, since when, and how long it waits
 //! before it takes that turn's slot. When the work a rescue began runs out while the slot's owner
 //! is still inside the same turn, the turn is feeding the task faster than it runs out, and the

@@ -34,8 +34,8 @@ fn relax_in_place_avx2(d: &mut [Narrow], col_k: &[Narrow], row_k: &[Narrow]) {
 
 /// The loop of [`relax_in_place`] (inlined into each caller, so that it is compiled for that
 /// caller's instruction set). It updates two rows per pass over row `k`, so each vector of row
-/// `k` is loaded once for both: measured about an eighth faster than a row at a time on an AMD
-/// EPYC with AVX2 (the default blocks, the floor's order of steps).
+/// `k` is loaded once for both, which measured faster than a row at a time (see
+/// docs/measurements/2026-11-29-comment-figures.md).
 #[inline(always)]
 fn relax_in_place_loop(d: &mut [Narrow], col_k: &[Narrow], row_k: &[Narrow]) {
     let b = row_k.len();

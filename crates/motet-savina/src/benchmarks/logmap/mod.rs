@@ -85,15 +85,15 @@ impl Config {
 
 /// The order in which the Master sends its `T · S` `NextTerm`s (actor and floor versions).
 ///
-/// Each worker receives the same sequence either way (T `NextTerm`, then `GetTerm`), and the
-/// Master sends them all from one handler, so no actor can tell the two apart. They differ in
-/// memory: every message is a node from the allocator, and a worker frees its nodes in the order
-/// it takes them. Round-robin, worker i's nodes are every S-th of the Master's allocations, so the
-/// frees come back in a transposed order, and the allocator hands the next iteration's nodes out
-/// in that order, which can leave the burst's allocations and mailbox steps missing the cache more
-/// with each iteration (see the README). Series-major, a worker's nodes are allocated and freed in
-/// one run, and the layout stays as it started; it is kept selectable (`rr=0`) to measure that
-/// effect, not as the default.
+/// Each worker receives the same sequence either way (T `NextTerm`, then `GetTerm`), and the Master
+/// sends them all from one handler, so no actor can tell the two apart. They differ in memory:
+/// every message is a node from the allocator, and a worker frees its nodes in the order it takes
+/// them. Round-robin, worker i's nodes are every S-th of the Master's allocations, so the frees
+/// come back in a transposed order, and the allocator hands the next iteration's nodes out in that
+/// order, which can leave the burst's allocations and mailbox steps missing the cache more with
+/// each iteration (docs/savina/choices.md, logmap, has the measurements). Series-major, a worker's
+/// nodes are allocated and freed in one run, and the layout stays as it started; it is kept
+/// selectable (`rr=0`) to measure that effect, not as the default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SendOrder {
     /// Worker 0's T `NextTerm`s, then worker 1's, ... (`rr=0`).

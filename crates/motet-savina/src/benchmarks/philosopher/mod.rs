@@ -52,8 +52,8 @@ crate::params! {
 /// Messages the Arbitrator handles per turn under `actor-tuned` and `floor-tuned`: Akka's default
 /// dispatcher throughput (5), under which Savina ran. With a long batch (the runtimes' defaults)
 /// the Arbitrator answers runs of retries from philosophers whose neighbours hold their forks,
-/// while those neighbours wait for a turn to release them, and the denials grow (the README gives
-/// the measurements).
+/// while those neighbours wait for a turn to release them, and the denials grow
+/// (docs/savina/choices.md, philosopher, gives the measurements).
 pub(crate) const ARBITRATOR_BATCH: u32 = 5;
 
 variants!(

@@ -93,8 +93,8 @@ pub(crate) enum Position {
 /// order (Savina's `filterLessThan` and `filterGreaterThan`), and those equal to it (`filterEqualsTo`).
 ///
 /// Branch-free: every value is written to both outputs and only the count of the side it belongs
-/// to advances (the comparisons on random data defeat a branch predictor; measured about twice as
-/// fast as pushing with a branch).
+/// to advances (the comparisons on random data defeat a branch predictor, so the branch-free
+/// split measured faster than pushing with a branch).
 pub(crate) fn partition(values: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
     let pivot = values[values.len() / 2];
     let mut less = Vec::with_capacity(values.len());

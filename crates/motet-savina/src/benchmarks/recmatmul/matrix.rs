@@ -67,15 +67,15 @@ impl Inputs {
     /// sets when `n` is a power of two). The row tiles are the outer loop: a tile's rows of A stay
     /// in the first-level cache while it runs over every panel, and the packed block (contiguous)
     /// in the second level. With the panels outside, each panel read the whole A block again,
-    /// rows `n` apart that share a few sets of the second-level cache (one default-size iteration
-    /// under cachegrind with a 1 MiB, 8-way last level: 5.4 M misses that way, 3.1 M this way).
+    /// rows `n` apart that share a few sets of the second-level cache (cachegrind counted far
+    /// fewer last-level misses this way).
     /// Rows and columns past the last whole tile are done one entry at a time, in the same order.
     ///
     /// The packing buffer is the calling thread's ([`PACKED`]), not the caller's: whichever
     /// actor or reactor runs the leaf, a thread packs every leaf into the same memory, which its
     /// cache still holds from the leaf before. A buffer per worker actor wrote a block of cold
-    /// lines per leaf: under the same simulation the actors had 0.84 M write misses to the
-    /// floor's 0.45 M, and as many as the floor with the buffer per thread.
+    /// lines per leaf, and the same simulation showed the actors' extra write misses gone with the
+    /// buffer per thread.
     ///
     /// On x86-64 processors with AVX the tiles are 8 columns wide and compiled for AVX (twice the
     /// entries per instruction; multiplications and additions stay separate, never fused, so the

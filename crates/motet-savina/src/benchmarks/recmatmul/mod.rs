@@ -115,8 +115,8 @@ impl Config {
 /// This runs inside every timed iteration, after the workers are done, so it is the sequential
 /// tail of the program on any number of workers: a row is checked without branching per entry
 /// and summed in [`LANES`] partial sums, so that the loop compiles to vector instructions and the
-/// additions do not wait on one another (one running sum took about 1 ms at the defaults, a
-/// thirtieth of the 2-worker time). For `n` up to 2048 every entry and every partial sum of a
+/// additions do not wait on one another (one running sum was a visible share of the 2-worker
+/// time at the defaults). For `n` up to 2048 every entry and every partial sum of a
 /// correct C is an integer below 2⁵³ (at the defaults the sum is 2.8·10¹⁴), so the result is the
 /// exact sum whatever the order of the additions; beyond, it is rounded, the same way for every
 /// variant.

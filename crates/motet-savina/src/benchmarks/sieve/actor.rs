@@ -6,7 +6,7 @@
 //! downstream. A message to an idle filter puts it in the sending worker's next-task slot, and the
 //! runtime's selective stealing leaves a busy worker's slot and its queue of one alone until that
 //! worker has stayed in one turn for 10 µs; with short turns the chain can run on one worker while
-//! the other stays parked (the README gives the measurements).
+//! the other stays parked (docs/savina/choices.md, "sieve (18)", gives the measurements).
 
 use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
