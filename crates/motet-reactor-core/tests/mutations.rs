@@ -131,7 +131,37 @@ fn lines(log: &Log) -> Vec<String> {
 /// A created reactor starts one microstep after the requesting tag; values flow both ways on
 /// its connections at once; deleting it drops its pending timer event and frees the spawner's
 /// input for the next worker.
+/// Without the `mutations` feature (a board's build) every request is rejected and recorded, and
+/// the program runs on as if none had been made.
 #[test]
+#[cfg(not(feature = "mutations"))]
+fn requests_are_rejected_without_the_feature() {
+    let log = Log::default();
+    let mut p = spawner_program(&log, 3);
+    let m = run(&mut p).unwrap();
+    assert_eq!(m.reactors_created, 0);
+    assert_eq!(m.reactors_deleted, 0);
+    assert_eq!(
+        m.mutations_rejected, 1,
+        "the first request; no worker answers, so no second"
+    );
+    assert_eq!(p.mutation_errors().len(), 1);
+    assert!(
+        matches!(&p.mutation_errors()[0], BuildError::Mutation { reason, .. }
+            if reason.contains("feature `mutations` is off")),
+        "{:?}",
+        p.mutation_errors()
+    );
+    assert_eq!(p.graph().reactors.len(), 2, "nothing was created");
+    assert!(
+        lines(&log).iter().all(|l| !l.contains("main.w")),
+        "no created worker ran: {:?}",
+        lines(&log)
+    );
+}
+
+#[test]
+#[cfg(feature = "mutations")]
 fn create_connect_delete() {
     let log = Log::default();
     let mut p = spawner_program(&log, 3);
@@ -176,6 +206,7 @@ fn create_connect_delete() {
 /// `out`, w.out -> spawner.back, whose reaction sets spawner.out) is rejected naming the loop;
 /// the program goes on without it.
 #[test]
+#[cfg(feature = "mutations")]
 fn cycle_is_rejected_and_the_run_goes_on() {
     let log = Log::default();
     let mut b = ProgramBuilder::new();
@@ -228,6 +259,7 @@ fn cycle_is_rejected_and_the_run_goes_on() {
 /// Connecting a created multiport to a program's port list of another width is an error naming
 /// the connection; deleting a reactor the requester did not create is one too.
 #[test]
+#[cfg(feature = "mutations")]
 fn width_mismatch_and_foreign_delete_are_rejected() {
     let mut b = ProgramBuilder::new();
     let s = b.reactor("s", ());
@@ -286,6 +318,7 @@ fn undeclared_mutation_is_a_fault() {
 /// A chain of creations: each created reactor creates the next at its startup, beside itself,
 /// connected from its own output; a value sent before the next reactor exists reaches nobody.
 #[test]
+#[cfg(feature = "mutations")]
 fn created_reactors_create() {
     fn link(m: &mut ProgramBuilder, log: &Log, left: u32) -> Input<u32> {
         let r = m.reactor(&format!("link{left}"), ());
