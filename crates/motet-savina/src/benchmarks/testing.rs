@@ -59,6 +59,38 @@ pub(crate) fn run_iterations(
         .collect()
 }
 
+/// As [`run_iterations`], asserting that every outcome validates, with each iteration's reactor
+/// figures (for the reactor models; the tests of programs that create reactors read
+/// `reactors_created` there).
+///
+/// # Panics
+/// If the variant is missing, the parameters are rejected, an outcome fails its check, or the
+/// variant reports no reactor figures.
+pub(crate) fn reactor_runs(
+    bench: &Benchmark,
+    model: Model,
+    threads: usize,
+    params: &Params,
+    iterations: usize,
+) -> Vec<(Outcome, crate::bench::ReactorMetrics)> {
+    let cell = format!("{} {model} threads={threads} ({params})", bench.name);
+    let mut program = variant(bench, model)
+        .build(params, threads)
+        .unwrap_or_else(|e| panic!("{cell}: {e}"));
+    (0..iterations)
+        .map(|i| {
+            program.setup();
+            let outcome = program.run();
+            let outcome = program.validate(outcome);
+            assert_eq!(outcome.check, Ok(()), "{cell} iteration {i}");
+            let metrics = program
+                .metrics()
+                .unwrap_or_else(|| panic!("{cell}: no reactor figures"));
+            (outcome, metrics)
+        })
+        .collect()
+}
+
 /// The variant of `bench` for `model`. The tests' `floor` is the benchmark's sequential program:
 /// `floor-loop` where it has no `floor`.
 ///

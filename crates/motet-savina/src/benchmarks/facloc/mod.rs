@@ -23,6 +23,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::Params;
@@ -66,7 +67,7 @@ crate::params! {
     finish = Config::finish;
 }
 
-variants!(actor, floor);
+variants!(actor, floor, reactor);
 
 /// Decodes a float that must be above 0.
 fn positive(params: &Params, name: &str) -> Result<f64, String> {
@@ -417,6 +418,7 @@ pub(crate) fn check(cfg: &Config, sequential: u64, got: Option<Report>) -> Outco
 #[cfg(test)]
 mod tests {
     use super::{check, Config, Point, Points, Rect, Report, BENCHMARK};
+    use crate::bench::Model;
     use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     fn config(n: f64) -> Config {
@@ -482,6 +484,41 @@ mod tests {
             assert_eq!(outcomes[0].result, serde_json::json!(sequential));
             assert!(outcomes.iter().all(|o| o.check.is_ok()), "{outcomes:?}");
             assert!(results.iter().all(|r| r.is_u64()));
+        }
+    }
+
+    /// The reactor programs on both schedulers, on one and two workers, three iterations each
+    /// (each on the next points): each validates, the first opens the sequential run's count,
+    /// the quadrants created are four per partition (every facility, the root's included, once
+    /// the root has partitioned), and every schedule gives the same results and figures. One
+    /// customer opens no facility: the root reports its own.
+    #[test]
+    fn reactor_programs_split_quadrants_by_mutations() {
+        for (n, sequential) in [(3000.0, 10u64), (1.0, 1)] {
+            let params = testing::params(&BENCHMARK, &[("n", n)]);
+            let mut first = None;
+            for model in [Model::Reactor, Model::ReactorLevel] {
+                for threads in [1, 2] {
+                    let runs = testing::reactor_runs(&BENCHMARK, model, threads, &params, 3);
+                    let seen: Vec<_> = runs
+                        .into_iter()
+                        .map(|(outcome, m)| (outcome.result.as_u64().unwrap(), m))
+                        .collect();
+                    let run = format!("n={n} {model} t={threads}");
+                    assert_eq!(seen[0].0, sequential, "{run}");
+                    for (facilities, m) in &seen {
+                        let created = m.reactors_created;
+                        assert!(
+                            created == 4 * facilities || (created, *facilities) == (0, 1),
+                            "{run}: {created} created, {facilities} facilities"
+                        );
+                    }
+                    match &first {
+                        None => first = Some(seen),
+                        Some(f) => assert_eq!(&seen, f, "{run}"),
+                    }
+                }
+            }
         }
     }
 

@@ -12,6 +12,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 
@@ -41,7 +42,7 @@ crate::params! {
     }
 }
 
-variants!(actor, actor_tuned["batch"], floor);
+variants!(actor, actor_tuned["batch"], floor, reactor);
 
 impl Config {
     /// The candidates the Producer sends, in order.
@@ -140,6 +141,7 @@ pub(crate) fn check(expected: Report, got: Option<Report>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::{check, expected, Config, Report, BENCHMARK};
+    use crate::bench::Model;
     use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
 
     /// SPEC.md: 9,592 primes and 10 filters at the defaults.
@@ -183,6 +185,34 @@ mod tests {
             assert!(primes > m, "the chain must grow");
             for result in run_actor_and_floor(&BENCHMARK, &[("n", n as f64), ("m", m as f64)]) {
                 assert_eq!(result, serde_json::json!(primes));
+            }
+        }
+    }
+
+    /// The reactor programs on both schedulers, on one and two workers, two runs each: the primes
+    /// counted directly, and `⌈primes / m⌉ − 1` filters created by mutations, with the same figures
+    /// on every run. With `m` = 1 the chain is as long as there are primes; with `n` = 3 the
+    /// Producer sends `Exit` alone.
+    #[test]
+    fn reactor_programs_grow_the_chain_by_mutations() {
+        for (n, m) in [(2000u64, 7u64), (1000, 1), (3, 1000)] {
+            let primes = count_primes(n);
+            let params = testing::params(&BENCHMARK, &[("n", n as f64), ("m", m as f64)]);
+            let mut first = None;
+            for model in [Model::Reactor, Model::ReactorLevel] {
+                for threads in [1, 2] {
+                    for (outcome, metrics) in
+                        testing::reactor_runs(&BENCHMARK, model, threads, &params, 2)
+                    {
+                        let run = format!("n={n} m={m} {model} t={threads}");
+                        assert_eq!(outcome.result, serde_json::json!(primes), "{run}");
+                        assert_eq!(metrics.reactors_created, primes.div_ceil(m) - 1, "{run}");
+                        match &first {
+                            None => first = Some(metrics),
+                            Some(f) => assert_eq!(&metrics, f, "{run}"),
+                        }
+                    }
+                }
             }
         }
     }
