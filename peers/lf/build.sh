@@ -248,6 +248,7 @@ if has_model lf-rs; then
     log "rs $s: lfc -n $f, then cargo build --release --features cli -j2 (reactor_rt = local reactor-rs, parallel-runtime)"
     if (cd "$RB" && flock -s "$LOCK" "$B/bin/lfc" -n "src/$f" > "$RB/$s.build.log" 2>&1) \
        && sed -i "s|^reactor_rt = .*|reactor_rt = { features = [\"parallel-runtime\"], path = \"$B/src/reactor-rs\" }|" "$gen/Cargo.toml" \
+       && { grep -q '^\[workspace\]' "$gen/Cargo.toml" || printf '\n[workspace]\n' >> "$gen/Cargo.toml"; } \
        && (cd "$gen" && CARGO_TARGET_DIR="$RB/target" flock -s "$LOCK" cargo build --release --features cli -j2 >> "$RB/$s.build.log" 2>&1) \
        && cp "$RB/target/release/$bin" "$RB/bin/$bin"; then
       log "rs $s: ok"
