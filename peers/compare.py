@@ -49,6 +49,9 @@ HAS = {
     "lf": "pingpong count threadring chameneos big fjthrput banking barber bndbuffer cigsmok concdict "
           "concsll logmap philosopher apsp astar filterbank nqueenk piprecision radixsort recmatmul "
           "trapezoid",
+    # the lf kit's Rust programs (models lf-rs and reactor-lf): LF's Savina suite has no Rust apsp
+    "lf-rs": "pingpong count threadring chameneos big fjthrput banking barber bndbuffer cigsmok concdict "
+             "concsll logmap philosopher astar filterbank nqueenk piprecision radixsort recmatmul trapezoid",
 }
 HAS = {k: v.split() for k, v in HAS.items()}
 
@@ -61,7 +64,13 @@ PEER_MODELS = {
     "akka": ("akka", "actor"),
     "lf-cpp": ("lf", "actor"),
     "lf-rs": ("lf", "actor"),
+    # motet's reactors running LF's own Rust programs (motet-lf), built and run by the lf kit beside
+    # lf-rs: a base for lf-rs (KIT_BASES), with no ratio of its own over motet-savina's models
+    "reactor-lf": ("lf", None),
 }
+# Peer models also taken over another kit model of the same row: reactor-rs over motet-lf's build of
+# the very same LF programs.
+KIT_BASES = {"lf-rs": "reactor-lf"}
 
 # kit -> benchmark -> {kit's parameter name: motet-savina's name, or None (see the module's doc)}.
 # The seven micro benchmarks were checked against each kit's port and motet-savina's program; the
@@ -430,12 +439,22 @@ def cmd_report(a):
         first_seen.setdefault((b, s), i)
     order.sort(key=lambda k: (bench_rank.get(k[0], len(bench_rank)), k[0], first_seen[(k[0], k[1])], k[2]))
 
+    # ratio columns: each peer over its motet-savina model (when motet ran), then over a kit model
+    ratio_cols = []
+    for p in peer_cols:
+        base = PEER_MODELS.get(p, ("", "actor"))[1]
+        if base is not None and base in motet_models:
+            ratio_cols.append((p, base))
+    for p in peer_cols:
+        if KIT_BASES.get(p) in peer_cols:
+            ratio_cols.append((p, KIT_BASES[p]))
+
     lines = []
     lines.append("| benchmark | parameters | threads | "
-                 + " | ".join(f"motet {m}" if m != "floor" else "floor" for m in motet_models) + " | "
-                 + " | ".join(peer_cols) + " | "
-                 + " | ".join(f"{p}/{PEER_MODELS.get(p, ('', 'actor'))[1]}" for p in peer_cols) + " |")
-    lines.append("|" + " --- |" * (3 + len(motet_models) + 2 * len(peer_cols)))
+                 + "".join((f"motet {m}" if m != "floor" else "floor") + " | " for m in motet_models)
+                 + "".join(f"{p} | " for p in peer_cols)
+                 + "".join(f"{p}/{b} | " for p, b in ratio_cols).rstrip())
+    lines.append("|" + " --- |" * (3 + len(motet_models) + len(peer_cols) + len(ratio_cols)))
     ratios = {}  # (peer, threads) -> [ratio]
     for key in order:
         bench, sizes, threads = key
@@ -447,24 +466,22 @@ def cmd_report(a):
             row.append(cell(r))
         for p in peer_cols:
             row.append(cell(cells.get(p)))
-        for p in peer_cols:
-            base = PEER_MODELS.get(p, ("", "actor"))[1]
-            pr, mr = cells.get(p), mcells.get(base)
+        for p, base in ratio_cols:
+            pr, mr = cells.get(p), (cells.get(base) if base in peer_cols else mcells.get(base))
             ok = pr is not None and mr is not None and pr.get("validated") and mr.get("validated")
             pv, mv = (median(pr) if pr else None), (median(mr) if mr else None)
             row.append(fmt_ratio(pv, mv) if ok else "—")
             if ok and pv and mv:
-                ratios.setdefault((p, threads), []).append(pv / mv)
+                ratios.setdefault((p, base, threads), []).append(pv / mv)
         lines.append("| " + " | ".join(row) + " |")
 
     threads_seen = sorted({k[2] for k in order})
     summary = ["| peer / motet | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in threads_seen) + " |",
                "|" + " --- |" * (1 + len(threads_seen))]
-    for p in peer_cols:
-        base = PEER_MODELS.get(p, ("", "actor"))[1]
+    for p, base in ratio_cols:
         cells = []
         for t in threads_seen:
-            rs = ratios.get((p, t), [])
+            rs = ratios.get((p, base, t), [])
             cells.append(f"{math.exp(sum(map(math.log, rs)) / len(rs)):.2f} ({len(rs)})" if rs else "—")
         summary.append(f"| {p}/{base} | " + " | ".join(cells) + " |")
 
@@ -503,7 +520,8 @@ def cmd_report(a):
               "names those that differ from SPEC.md's defaults (Savina's), in motet-savina's names. motet ran "
               "at each kit's parameters in the same invocation. Ratios are the peer's "
               "median over motet's (above 1: motet is faster); verona-full (BoC Full) is taken over motet's "
-              "boc, every other peer over motet's actors. The floor is sequential and runs once (threads 1). "
+              "boc, lf-rs (reactor-rs) also over reactor-lf (motet-lf's build of the same LF programs, on motet's "
+              "reactors), every other peer over motet's actors. The floor is sequential and runs once (threads 1). "
               "✗: not validated (no ratio is taken). What each kit validates, times and counts as an "
               "iteration differs: see peers/README.md.")
     md.append("")

@@ -5,7 +5,7 @@
 #
 # usage: peers/compare.sh [--bench B1,B2,...] [--threads 1,2] [--iterations N]
 #                         [--kits verona,caf,akka,lf] [--models actor,boc,floor] --out DIR
-#                         [--timeout SEC] [--build-only]
+#                         [--timeout SEC] [--build-only] [--lf-models lf-cpp,lf-rs,reactor-lf]
 #   --bench       Savina short names (default: the seven micro benchmarks); each kit runs those it has
 #   --threads     worker counts (default 1,2), for every kit and for motet
 #   --iterations  timed iterations per cell (default 5): each kit's own meaning (see peers/README.md);
@@ -16,6 +16,10 @@
 #                 motet's own records (DIR/kit-*.json, DIR/motet-*.json)
 #   --timeout     seconds one peer process may run (default 600)
 #   --build-only  get the sources and build the kits, then stop
+#   --lf-models   the lf kit's models (default lf-cpp): lf-cpp (lfc, reactor-cpp), lf-rs (lfc,
+#                 reactor-rs) and reactor-lf (the same Rust programs built by this repository's
+#                 motet-lf, on motet's reactors; needs no lfc). lf-rs's ratio is also taken over
+#                 reactor-lf's
 # Sources: each kit's git repositories are named in peers/sources.txt with their pinned commits.
 # An environment variable named there (VERONA_BENCH_GIT, CAF_SAVINA_GIT, ...) may name a local git
 # directory (bare, or a checkout) holding the commit; otherwise the repository is cloned from
@@ -40,6 +44,7 @@ MODELS="actor,boc,floor"
 OUT=""
 TIMEOUT=600
 BUILD_ONLY=0
+LF_MODELS="lf-cpp"
 ARGV=("$@")
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
@@ -54,7 +59,8 @@ while [ "$#" -gt 0 ]; do
     --out) need_arg "$@"; OUT="$2"; shift 2;;
     --timeout) need_arg "$@"; TIMEOUT="$2"; shift 2;;
     --build-only) BUILD_ONLY=1; shift;;
-    -h|--help) sed -n '2,26p' "$0" | cut -c3-; exit 0;;
+    --lf-models) need_arg "$@"; LF_MODELS="$2"; shift 2;;
+    -h|--help) sed -n '2,30p' "$0" | cut -c3-; exit 0;;
     *) die "unknown argument $1 (see --help)";;
   esac
 done
@@ -64,6 +70,19 @@ IFS=',' read -r -a KIT_LIST <<< "$KITS"
 for kit in "${KIT_LIST[@]}"; do
   case "$kit" in verona|caf|akka|lf) ;; *) die "unknown kit $kit (verona, caf, akka, lf)";; esac
 done
+IFS=',' read -r -a LF_MODEL_LIST <<< "$LF_MODELS"
+for m in "${LF_MODEL_LIST[@]}"; do
+  case "$m" in lf-cpp|lf-rs|reactor-lf) ;; *) die "unknown lf model $m (lf-cpp, lf-rs, reactor-lf)";; esac
+done
+has_lf_model() { [[ ",$LF_MODELS," == *",$1,"* ]]; }
+# lf_needs VAR: whether the lf kit's models need the source named VAR in sources.txt
+lf_needs() {
+  case "$1" in
+    LF_BENCH_GIT) return 0;;
+    LF_GIT|REACTOR_CPP_GIT) has_lf_model lf-cpp || has_lf_model lf-rs;;
+    *) has_lf_model lf-rs;;
+  esac
+}
 
 # ---- timing of each step -------------------------------------------------------------------------
 STEPS=()
@@ -127,11 +146,13 @@ git_dir() {
 # build_kit KIT: build the kit from its pinned sources, unless it was built from them already.
 build_kit() {
   # (called as a condition, so errexit is off here: every failure returns explicitly)
-  local kit="$1" k var repo commit cvar d dirs=() commits=() stamp want
+  local kit="$1" k var repo commit cvar d dirs=() vars=() commits=() stamp want
   while read -r k var repo commit cvar; do
     [ "$k" = "$kit" ] || continue
+    if [ "$kit" = lf ] && ! lf_needs "$var"; then continue; fi
     d="$(git_dir "$var" "$repo" "$commit")" || return 1
     dirs+=("$d")
+    vars+=("$var=$d")
     commits+=("$cvar=$commit")
   done < <(grep -v -e '^#' -e '^[[:space:]]*$' "$HERE/sources.txt")
   [ "${#dirs[@]}" -gt 0 ] || die "no sources for $kit in sources.txt"
@@ -147,11 +168,13 @@ build_kit() {
   rm -f "$stamp"
   if [ "$kit" = lf ]; then
     # lfc takes ~20 min to build; build.sh skips the steps already done, and builds only the
-    # programs asked for (BENCHES)
-    local lf_benches
+    # models and programs asked for (BENCHES: C++, RS_BENCHES: Rust); sources by variable name
+    local lf_benches rs_benches
     lf_benches="$(python3 "$HERE/compare.py" has lf "$BENCH")"
+    rs_benches="$(python3 "$HERE/compare.py" has lf-rs "$BENCH")"
     [ -n "$lf_benches" ] || { echo "compare.sh: lf has none of $BENCH" >&2; return 0; }
-    env "${commits[@]}" BENCHES="$lf_benches" "$HERE/lf/build.sh" "${dirs[@]}" || return 1
+    env "${commits[@]}" "${vars[@]}" LF_MODELS="$LF_MODELS" BENCHES="$lf_benches" \
+      RS_BENCHES="${rs_benches:-none}" "$HERE/lf/build.sh" || return 1
   else
     env "${commits[@]}" "$HERE/$kit/build.sh" "${dirs[@]}" || return 1
   fi
@@ -194,7 +217,7 @@ for kit in "${BUILT[@]}"; do
   [ -n "$want" ] || { echo "compare.sh: $kit has none of $BENCH" >&2; continue; }
   step "run $kit: $want"
   extra=()
-  [ "$kit" = lf ] && extra=(--model lf-cpp)
+  [ "$kit" = lf ] && extra=(--model "$LF_MODELS")
   "$HERE/$kit/run.sh" --bench "$want" --threads "$THREADS" --iterations "$ITER" --timeout "$TIMEOUT" \
     "${extra[@]}" --json "$OUT/kit-$kit.json" ||
     echo "compare.sh: $kit/run.sh failed; its records are left out" >&2

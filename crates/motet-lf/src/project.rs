@@ -120,8 +120,8 @@ pub fn generate_crate(lf: &Path, out: &Path) -> Result<(Model, Generated), LfErr
     let dir = out.join(&name);
     let io = |e: std::io::Error| LfError::file(&dir, format!("cannot write the crate: {e}"));
     std::fs::create_dir_all(dir.join("src")).map_err(io)?;
-    std::fs::write(dir.join("Cargo.toml"), cargo_toml(&model, &name)).map_err(io)?;
-    std::fs::write(dir.join("src/main.rs"), main_rs).map_err(io)?;
+    write_if_changed(&dir.join("Cargo.toml"), cargo_toml(&model, &name)).map_err(io)?;
+    write_if_changed(&dir.join("src/main.rs"), main_rs).map_err(io)?;
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
     if lock.exists() && !dir.join("Cargo.lock").exists() {
         std::fs::copy(&lock, dir.join("Cargo.lock")).map_err(io)?;
@@ -136,7 +136,7 @@ pub fn generate_crate(lf: &Path, out: &Path) -> Result<(Model, Generated), LfErr
         if from.is_dir() {
             copy_dir(&from, &dir.join("src").join(&file)).map_err(io)?;
         } else {
-            std::fs::copy(&from, dir.join("src").join(&file)).map_err(io)?;
+            copy_if_changed(&from, &dir.join("src").join(&file)).map_err(io)?;
         }
     }
     let release = match model.property("build-type") {
@@ -151,6 +151,22 @@ pub fn generate_crate(lf: &Path, out: &Path) -> Result<(Model, Generated), LfErr
     Ok((model, Generated { dir, name, release }))
 }
 
+/// Writes `contents` to `path` unless the file holds them already, so that generating a crate
+/// again leaves its files' modification times, and cargo's build of it, as they were. Returns
+/// whether it wrote.
+fn write_if_changed(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<bool> {
+    let contents = contents.as_ref();
+    if std::fs::read(path).is_ok_and(|old| old == contents) {
+        return Ok(false);
+    }
+    std::fs::write(path, contents)?;
+    Ok(true)
+}
+
+fn copy_if_changed(from: &Path, to: &Path) -> std::io::Result<()> {
+    write_if_changed(to, std::fs::read(from)?).map(|_| ())
+}
+
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for e in std::fs::read_dir(from)? {
@@ -159,7 +175,7 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
         if e.file_type()?.is_dir() {
             copy_dir(&e.path(), &t)?;
         } else {
-            std::fs::copy(e.path(), t)?;
+            copy_if_changed(&e.path(), &t)?;
         }
     }
     Ok(())
@@ -186,5 +202,23 @@ pub fn build_crate(g: &Generated, out: &Path, quiet: bool) -> Result<(), String>
         Ok(())
     } else {
         Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_if_changed;
+
+    #[test]
+    fn a_file_is_written_only_when_its_contents_change() {
+        let dir = std::env::temp_dir().join(format!("motet-lf-write-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("main.rs");
+        let _ = std::fs::remove_file(&f);
+        assert!(write_if_changed(&f, "fn main() {}").unwrap());
+        assert!(!write_if_changed(&f, "fn main() {}").unwrap());
+        assert!(write_if_changed(&f, "fn main() { }").unwrap());
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "fn main() { }");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
