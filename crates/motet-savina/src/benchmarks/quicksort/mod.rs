@@ -18,6 +18,7 @@
 mod actor;
 mod boc;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::saturating_long;
@@ -57,6 +58,7 @@ variants!(
     actor ["in-place-quicksort"],
     boc ["in-place-quicksort", "driver-decomposition"] (own_protocol),
     floor ["in-place-quicksort"],
+    reactor ["in-place-quicksort"],
 );
 
 /// Savina's defaults, and SPEC.md's values for them: the input's sum and the sorters.

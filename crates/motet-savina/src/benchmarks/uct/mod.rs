@@ -23,6 +23,7 @@
 
 mod actor;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::Params;
@@ -64,7 +65,11 @@ crate::params! {
     }
 }
 
-variants!(actor["no-busy-loops"], floor["no-busy-loops"]);
+variants!(
+    actor["no-busy-loops"],
+    floor["no-busy-loops"],
+    reactor["no-busy-loops"]
+);
 
 /// The seed of the Root's `java.util.Random`.
 const ROOT_SEED: i64 = 2;
