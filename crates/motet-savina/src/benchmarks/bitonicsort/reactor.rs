@@ -49,7 +49,8 @@ pub(super) struct Step {
 impl Step {
     /// Whether partition `k` sorts up.
     fn up(self, k: usize) -> bool {
-        self.direction_counter.is_none_or(|d| (k / d).is_multiple_of(2))
+        self.direction_counter
+            .is_none_or(|d| (k / d).is_multiple_of(2))
     }
 }
 

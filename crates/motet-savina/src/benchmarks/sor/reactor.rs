@@ -157,8 +157,10 @@ fn cell(b: &mut ProgramBuilder, name: &str, state: CellState, degree: usize) -> 
         .trigger(from)
         .effect(next)
         .body(move |c: &mut CellState, ctx| {
-            for (_, &v) in ctx.present(from) {
-                let update = c.receive(v);
+            // Every channel is present at an update: reading them in channel order spares the
+            // sort that `present` would make of the order in which the neighbours sent.
+            for v in (0..degree).filter_map(|k| ctx.get(from.channel(k))) {
+                let update = c.receive(*v);
                 if update != Update::Wait {
                     ctx.schedule(next, update, Duration::ZERO);
                 }
