@@ -185,6 +185,7 @@ const REACTOR_APPS: &[(&str, &[(&str, f64)])] = &[
     ),
     ("cigsmok", &[("r", 100.0), ("s", 9.0)]),
     ("astar", &[("w", 5.0), ("g", 12.0)]),
+    ("bitonicsort", &[("n", 128.0)]),
 ];
 
 /// The programs whose result holds a figure that depends on the order of requests: the reactor

@@ -16,6 +16,7 @@
 mod actor;
 mod floor;
 pub(crate) mod network;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::saturating_long;
@@ -57,7 +58,7 @@ crate::params! {
 /// The most values: the network grows as n·log²n actors.
 const MAX_N: usize = 1 << 20;
 
-variants!(actor, floor);
+variants!(actor, reactor(own_protocol), floor);
 
 impl Config {
     /// Checks the number of values.

@@ -25,6 +25,7 @@
 mod actor;
 mod cell;
 mod floor;
+mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
 use crate::params::Params;
@@ -70,7 +71,7 @@ const SEED: i64 = 10_101_010;
 /// The largest relative difference from the direct computation the check accepts.
 const TOLERANCE: f64 = 1e-9;
 
-variants!(actor, floor);
+variants!(actor, reactor(own_protocol), floor);
 
 /// Decodes `n`, an index into [`DATA_SIZES`], into the grid size it selects.
 fn grid_size(params: &Params, name: &str) -> Result<usize, String> {
