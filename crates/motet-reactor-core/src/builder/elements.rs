@@ -87,7 +87,7 @@ impl ProgramBuilder {
             )));
             return None;
         };
-        Some(format!("{}.{}", self.reactors[local].name, name))
+        Some(super::dotted(&self.reactors[local].name, name))
     }
 
     /// Declares port `name` of `reactor`, of kind `kind`: its index.

@@ -19,7 +19,6 @@ mod elements;
 mod reaction;
 
 use alloc::boxed::Box;
-use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -224,7 +223,7 @@ impl ProgramBuilder {
         state: S,
     ) -> ReactorId<S> {
         let full = match parent.and_then(|p| self.local_reactor(p)) {
-            Some(p) => format!("{}.{}", self.reactors[p].name, name),
+            Some(p) => dotted(&self.reactors[p].name, name),
             None => name.into(),
         };
         let ix = self.base.reactors + self.reactors.len() as u32;
@@ -307,7 +306,7 @@ impl ProgramBuilder {
             .ix
             .min((self.base.reactors as usize + self.reactors.len()).saturating_sub(1) as u32);
         let full = match self.local_reactor(r).map(|l| &self.reactors[l]) {
-            Some(decl) => format!("{}.{}", decl.name, name),
+            Some(decl) => dotted(&decl.name, name),
             None => name.into(),
         };
         self.modes.push(ModeDecl {
@@ -351,8 +350,18 @@ impl ProgramBuilder {
     /// The full name of `name` declared in `scope`: its reactor's name, a dot, then `name`.
     fn scoped_name<S>(&self, scope: &Scope<S>, name: &str) -> String {
         match self.local_reactor(scope.reactor).map(|l| &self.reactors[l]) {
-            Some(r) if scope.prog == self.prog => format!("{}.{}", r.name, name),
+            Some(r) if scope.prog == self.prog => dotted(&r.name, name),
             _ => name.into(),
         }
     }
+}
+
+/// `outer.inner`: an element's full name from its reactor's (built without the formatting
+/// machinery, as a mutation names every element it creates).
+pub(crate) fn dotted(outer: &str, inner: &str) -> String {
+    let mut full = String::with_capacity(outer.len() + 1 + inner.len());
+    full.push_str(outer);
+    full.push('.');
+    full.push_str(inner);
+    full
 }

@@ -218,26 +218,33 @@ impl<'a> Mutation<'a> {
     }
 }
 
-/// Owner, kind and name of port `p`, created by `b` or one of `prog`'s, with the owner's
-/// container.
+/// Owner and kind of port `p`, created by `b` or one of `prog`'s, with the owner's container.
 pub(crate) fn port_facts(
     prog: &Program,
     b: &ProgramBuilder,
     p: u32,
-) -> (u32, PortKind, Option<u32>, alloc::string::String) {
+) -> (u32, PortKind, Option<u32>) {
     let g = &prog.graph;
     match b.ports.get(b.local_port(p)) {
         Some(port) => {
             let parent = b
                 .local_reactor(port.owner)
                 .and_then(|l| b.reactors[l].parent);
-            (port.owner, port.kind, parent, port.name.clone())
+            (port.owner, port.kind, parent)
         }
         None => {
             let port = &g.ports[p as usize];
             let parent = g.reactors[port.owner as usize].parent;
-            (port.owner, port.kind, parent, port.name.clone())
+            (port.owner, port.kind, parent)
         }
+    }
+}
+
+/// The full name of port `p`, created by `b` or one of `prog`'s (for an error).
+pub(crate) fn port_label(prog: &Program, b: &ProgramBuilder, p: u32) -> alloc::string::String {
+    match b.ports.get(b.local_port(p)) {
+        Some(port) => port.name.clone(),
+        None => prog.graph.ports[p as usize].name.clone(),
     }
 }
 
