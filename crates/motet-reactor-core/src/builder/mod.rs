@@ -19,7 +19,7 @@ mod elements;
 mod reaction;
 
 use alloc::boxed::Box;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
@@ -363,5 +363,17 @@ pub(crate) fn dotted(outer: &str, inner: &str) -> String {
     full.push_str(outer);
     full.push('.');
     full.push_str(inner);
+    full
+}
+
+/// `name[i]`: the full name of a channel of a multiport or of a bank's member.
+pub(crate) fn indexed(name: &str, i: u32) -> String {
+    // Integers convert without the formatting machinery.
+    let digits = i.to_string();
+    let mut full = String::with_capacity(name.len() + digits.len() + 2);
+    full.push_str(name);
+    full.push('[');
+    full.push_str(&digits);
+    full.push(']');
     full
 }

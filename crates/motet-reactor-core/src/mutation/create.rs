@@ -16,8 +16,8 @@ use super::{port_facts, port_label, Parts};
 use crate::assemble::{sole, with_deadline, Access};
 use crate::error::BuildError;
 use crate::graph::{
-    ActionInfo, ConnectionInfo, ConnectionKind, MultiportInfo, PortInfo, PortKind, ReactionInfo,
-    ReactorInfo, TimerInfo,
+    ActionInfo, ConnectionInfo, ConnectionKind, Graph, MultiportInfo, PortInfo, PortKind,
+    ReactionInfo, ReactorInfo, TimerInfo,
 };
 use crate::program::{ActionRt, PortRt, Program, ReactionCell, Scratch};
 
@@ -388,104 +388,117 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             )
         }
     };
-    let mut order: Vec<u32> = (rb..rb + nr as u32)
-        .chain(extra_preds.keys().copied())
-        .collect();
+    // First the new reactions alone, from their predecessors' levels: when every new edge into
+    // a reaction of the program already climbs, no level of the program changes, and the
+    // reactions reachable from the new edges need not be visited (the full update below would
+    // give the same levels).
     let mut visit: Nodes<[u32; 2]> = Nodes::new(rb, nr);
-    order.retain(|&x| visit.insert(x, [0, 0]));
-    let mut i = 0;
-    while i < order.len() {
-        let (own, extra) = succs_of(order[i]);
-        for &s in own.iter().chain(extra) {
-            if visit.insert(s, [0, 0]) {
-                order.push(s);
+    let mut order: Vec<u32> = Vec::new();
+    if let Some(levels) = climbing(rb, &preds, succs_new, &extra_preds, g) {
+        for (i, l) in levels.into_iter().enumerate() {
+            visit.insert(rb + i as u32, [0, l]);
+        }
+        order.extend(rb..rb + nr as u32);
+    } else {
+        order = (rb..rb + nr as u32)
+            .chain(extra_preds.keys().copied())
+            .collect();
+        order.retain(|&x| visit.insert(x, [0, 0]));
+        let mut i = 0;
+        while i < order.len() {
+            let (own, extra) = succs_of(order[i]);
+            for &s in own.iter().chain(extra) {
+                if visit.insert(s, [0, 0]) {
+                    order.push(s);
+                }
             }
+            i += 1;
         }
-        i += 1;
-    }
-    for &x in &order {
-        let (own, extra) = succs_of(x);
-        for &s in own.iter().chain(extra) {
-            visit.get_mut(s).expect("reachable")[0] += 1;
-        }
-        // The lower bound from predecessors outside the visited set, whose levels stay.
-        let (at_least, outside, extra) = if x >= rb {
-            (0, preds[(x - rb) as usize].as_slice(), empty)
-        } else {
-            (
-                g.reaction_level[x as usize],
-                g.reactions[x as usize].predecessors.as_slice(),
-                extra_preds.get(&x).map_or(empty, Vec::as_slice),
-            )
-        };
-        let lo = outside
-            .iter()
-            .chain(extra)
-            .filter(|&&q| visit.get(q).is_none())
-            .map(|&q| g.reaction_level[q as usize] + 1)
-            .fold(at_least, u32::max);
-        visit.get_mut(x).expect("visited")[1] = lo;
-    }
-    let mut queue: Vec<u32> = order
-        .iter()
-        .copied()
-        .filter(|&x| visit.get(x).is_some_and(|v| v[0] == 0))
-        .collect();
-    let mut peeled = 0;
-    while let Some(x) = queue.pop() {
-        peeled += 1;
-        let lx = visit.get(x).expect("reachable")[1];
-        let (own, extra) = succs_of(x);
-        for &s in own.iter().chain(extra) {
-            let v = visit.get_mut(s).expect("reachable");
-            v[1] = v[1].max(lx + 1);
-            v[0] -= 1;
-            if v[0] == 0 {
-                queue.push(s);
+        for &x in &order {
+            let (own, extra) = succs_of(x);
+            for &s in own.iter().chain(extra) {
+                visit.get_mut(s).expect("reachable")[0] += 1;
             }
-        }
-    }
-    if peeled < order.len() {
-        let name = |x: u32| {
-            if x >= rb {
-                b.reactions[(x - rb) as usize].name.clone()
+            // The lower bound from predecessors outside the visited set, whose levels stay.
+            let (at_least, outside, extra) = if x >= rb {
+                (0, preds[(x - rb) as usize].as_slice(), empty)
             } else {
-                g.reactions[x as usize].name.clone()
-            }
-        };
-        // Every unpeeled reaction has an unpeeled predecessor: walking them back must repeat.
-        let preds_of = |x: u32| -> Vec<u32> {
-            let mut v = if x >= rb {
-                preds[(x - rb) as usize].clone()
-            } else {
-                g.reactions[x as usize].predecessors.clone()
+                (
+                    g.reaction_level[x as usize],
+                    g.reactions[x as usize].predecessors.as_slice(),
+                    extra_preds.get(&x).map_or(empty, Vec::as_slice),
+                )
             };
-            if let Some(e) = extra_preds.get(&x) {
-                v.extend_from_slice(e);
-            }
-            v
-        };
-        let start = order
+            let lo = outside
+                .iter()
+                .chain(extra)
+                .filter(|&&q| visit.get(q).is_none())
+                .map(|&q| g.reaction_level[q as usize] + 1)
+                .fold(at_least, u32::max);
+            visit.get_mut(x).expect("visited")[1] = lo;
+        }
+        let mut queue: Vec<u32> = order
             .iter()
             .copied()
-            .find(|&x| visit.get(x).is_some_and(|v| v[0] > 0))
-            .unwrap_or(rb);
-        let mut path = vec![start];
-        let mut cur = start;
-        loop {
-            let Some(next) = preds_of(cur)
-                .into_iter()
-                .find(|&q| visit.get(q).is_some_and(|v| v[0] > 0))
-            else {
-                return Err(BuildError::Cycle(vec![name(start)]));
-            };
-            if let Some(pos) = path.iter().position(|&x| x == next) {
-                let mut cycle: Vec<String> = path[pos..].iter().rev().map(|&x| name(x)).collect();
-                cycle.push(cycle[0].clone());
-                return Err(BuildError::Cycle(cycle));
+            .filter(|&x| visit.get(x).is_some_and(|v| v[0] == 0))
+            .collect();
+        let mut peeled = 0;
+        while let Some(x) = queue.pop() {
+            peeled += 1;
+            let lx = visit.get(x).expect("reachable")[1];
+            let (own, extra) = succs_of(x);
+            for &s in own.iter().chain(extra) {
+                let v = visit.get_mut(s).expect("reachable");
+                v[1] = v[1].max(lx + 1);
+                v[0] -= 1;
+                if v[0] == 0 {
+                    queue.push(s);
+                }
             }
-            path.push(next);
-            cur = next;
+        }
+        if peeled < order.len() {
+            let name = |x: u32| {
+                if x >= rb {
+                    b.reactions[(x - rb) as usize].name.clone()
+                } else {
+                    g.reactions[x as usize].name.clone()
+                }
+            };
+            // Every unpeeled reaction has an unpeeled predecessor: walking them back must repeat.
+            let preds_of = |x: u32| -> Vec<u32> {
+                let mut v = if x >= rb {
+                    preds[(x - rb) as usize].clone()
+                } else {
+                    g.reactions[x as usize].predecessors.clone()
+                };
+                if let Some(e) = extra_preds.get(&x) {
+                    v.extend_from_slice(e);
+                }
+                v
+            };
+            let start = order
+                .iter()
+                .copied()
+                .find(|&x| visit.get(x).is_some_and(|v| v[0] > 0))
+                .unwrap_or(rb);
+            let mut path = vec![start];
+            let mut cur = start;
+            loop {
+                let Some(next) = preds_of(cur)
+                    .into_iter()
+                    .find(|&q| visit.get(q).is_some_and(|v| v[0] > 0))
+                else {
+                    return Err(BuildError::Cycle(vec![name(start)]));
+                };
+                if let Some(pos) = path.iter().position(|&x| x == next) {
+                    let mut cycle: Vec<String> =
+                        path[pos..].iter().rev().map(|&x| name(x)).collect();
+                    cycle.push(cycle[0].clone());
+                    return Err(BuildError::Cycle(cycle));
+                }
+                path.push(next);
+                cur = next;
+            }
         }
     }
 
@@ -827,6 +840,57 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         timers,
         visible,
     }))
+}
+
+/// The levels of the new reactions (numbered from `rb`, with predecessors `preds` and successors
+/// `succs`) from their predecessors' levels, the program's levels unchanged; `None` if the new
+/// reactions make a cycle among themselves, or if a new edge into a reaction of the program
+/// (`extra`: per reaction, its new predecessors) does not climb: then the full update decides.
+fn climbing(
+    rb: u32,
+    preds: &[Vec<u32>],
+    succs: &[Vec<u32>],
+    extra: &BTreeMap<u32, Vec<u32>>,
+    g: &Graph,
+) -> Option<Vec<u32>> {
+    let nr = preds.len();
+    let mut level = vec![0u32; nr];
+    let mut indeg = vec![0u32; nr];
+    for (i, p) in preds.iter().enumerate() {
+        for &q in p {
+            if q >= rb {
+                indeg[i] += 1;
+            } else {
+                level[i] = level[i].max(g.reaction_level[q as usize] + 1);
+            }
+        }
+    }
+    let mut queue: Vec<usize> = (0..nr).filter(|&i| indeg[i] == 0).collect();
+    let mut peeled = 0;
+    while let Some(i) = queue.pop() {
+        peeled += 1;
+        for &s in &succs[i] {
+            let Some(j) = s.checked_sub(rb) else { continue };
+            let j = j as usize;
+            level[j] = level[j].max(level[i] + 1);
+            indeg[j] -= 1;
+            if indeg[j] == 0 {
+                queue.push(j);
+            }
+        }
+    }
+    if peeled < nr {
+        return None;
+    }
+    let level_of = |w: u32| match w.checked_sub(rb) {
+        Some(i) => level[i as usize],
+        None => g.reaction_level[w as usize],
+    };
+    let climbs = extra.iter().all(|(&y, p)| {
+        p.iter()
+            .all(|&w| level_of(w) < g.reaction_level[y as usize])
+    });
+    climbs.then_some(level)
 }
 
 /// The bit of a declared reaction among the first 64 of its reactor (see `assemble`).

@@ -41,7 +41,9 @@
 //!   [`Metrics::mutations_rejected`](crate::Metrics) counts it. Requests made at the program's
 //!   last tag are not applied (counted as rejected).
 //! - **Cost.** The reaction graph's levels are updated from the created reactions forward: only
-//!   reactions reachable from them are visited (the whole program is not assembled again).
+//!   reactions reachable from them are visited (the whole program is not assembled again), and
+//!   none when every new edge into a reaction of the program already goes from a lower level to
+//!   a higher one (the created reactions are then levelled alone; no level of the program changes).
 //!   Deleted reactors leave their indices unused: handles stay valid, and their tables' entries
 //!   stay, empty, until the program is dropped.
 //!
