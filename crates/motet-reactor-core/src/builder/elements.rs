@@ -87,7 +87,7 @@ impl ProgramBuilder {
             )));
             return None;
         };
-        Some(format!("{}.{}", self.reactors[local].name, name))
+        Some(super::dotted(&self.reactors[local].name, name))
     }
 
     /// Declares port `name` of `reactor`, of kind `kind`: its index.
@@ -137,7 +137,7 @@ impl ProgramBuilder {
         let base = self.base.ports + self.ports.len() as u32;
         let width = width as u32;
         for c in 0..width {
-            self.add_port::<T>(reactor.ix, format!("{full}[{c}]"), kind, Some((mp, c)));
+            self.add_port::<T>(reactor.ix, super::indexed(&full, c), kind, Some((mp, c)));
         }
         self.multiports.push(MultiportDecl {
             name: full,

@@ -19,8 +19,7 @@ mod elements;
 mod reaction;
 
 use alloc::boxed::Box;
-use alloc::format;
-use alloc::string::String;
+use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
@@ -224,7 +223,7 @@ impl ProgramBuilder {
         state: S,
     ) -> ReactorId<S> {
         let full = match parent.and_then(|p| self.local_reactor(p)) {
-            Some(p) => format!("{}.{}", self.reactors[p].name, name),
+            Some(p) => dotted(&self.reactors[p].name, name),
             None => name.into(),
         };
         let ix = self.base.reactors + self.reactors.len() as u32;
@@ -307,7 +306,7 @@ impl ProgramBuilder {
             .ix
             .min((self.base.reactors as usize + self.reactors.len()).saturating_sub(1) as u32);
         let full = match self.local_reactor(r).map(|l| &self.reactors[l]) {
-            Some(decl) => format!("{}.{}", decl.name, name),
+            Some(decl) => dotted(&decl.name, name),
             None => name.into(),
         };
         self.modes.push(ModeDecl {
@@ -351,8 +350,30 @@ impl ProgramBuilder {
     /// The full name of `name` declared in `scope`: its reactor's name, a dot, then `name`.
     fn scoped_name<S>(&self, scope: &Scope<S>, name: &str) -> String {
         match self.local_reactor(scope.reactor).map(|l| &self.reactors[l]) {
-            Some(r) if scope.prog == self.prog => format!("{}.{}", r.name, name),
+            Some(r) if scope.prog == self.prog => dotted(&r.name, name),
             _ => name.into(),
         }
     }
+}
+
+/// `outer.inner`: an element's full name from its reactor's (built without the formatting
+/// machinery, as a mutation names every element it creates).
+pub(crate) fn dotted(outer: &str, inner: &str) -> String {
+    let mut full = String::with_capacity(outer.len() + 1 + inner.len());
+    full.push_str(outer);
+    full.push('.');
+    full.push_str(inner);
+    full
+}
+
+/// `name[i]`: the full name of a channel of a multiport or of a bank's member.
+pub(crate) fn indexed(name: &str, i: u32) -> String {
+    // Integers convert without the formatting machinery.
+    let digits = i.to_string();
+    let mut full = String::with_capacity(name.len() + digits.len() + 2);
+    full.push_str(name);
+    full.push('[');
+    full.push_str(&digits);
+    full.push(']');
+    full
 }

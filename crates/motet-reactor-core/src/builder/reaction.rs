@@ -62,7 +62,7 @@ impl ProgramBuilder {
         let decl = &mut self.reactors[local];
         decl.reactions += 1;
         let number = decl.reactions;
-        let name = format!("{}.{}", decl.name, name);
+        let name = super::dotted(&decl.name, name);
         self.reactions.push(ReactionDecl {
             name,
             reactor,

@@ -12,13 +12,12 @@ use alloc::vec::Vec;
 use core::cell::UnsafeCell;
 
 use super::index::Holdings;
-use super::{port_facts, Parts};
+use super::{port_facts, port_label, Parts};
 use crate::assemble::{sole, with_deadline, Access};
-use crate::builder::ReactionDecl;
 use crate::error::BuildError;
 use crate::graph::{
-    ActionInfo, ConnectionInfo, ConnectionKind, MultiportInfo, PortInfo, PortKind, ReactionInfo,
-    ReactorInfo, TimerInfo,
+    ActionInfo, ConnectionInfo, ConnectionKind, Graph, MultiportInfo, PortInfo, PortKind,
+    ReactionInfo, ReactorInfo, TimerInfo,
 };
 use crate::program::{ActionRt, PortRt, Program, ReactionCell, Scratch};
 
@@ -154,9 +153,12 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     let mut reheaded: BTreeSet<u32> = BTreeSet::new();
     let mut connections: Vec<ConnectionInfo> = Vec::new();
     for &(from, to) in &m.external {
-        let (fo, fk, fpar, fname) = port_facts(prog, b, from);
-        let (to_o, tk, tpar, tname) = port_facts(prog, b, to);
-        let label = || format!("{fname} -> {tname}");
+        let (fo, fk, fpar) = port_facts(prog, b, from);
+        let (to_o, tk, tpar) = port_facts(prog, b, to);
+        // Names are made only for an error.
+        let fname = || port_label(prog, b, from);
+        let tname = || port_label(prog, b, to);
+        let label = || format!("{} -> {}", fname(), tname());
         if from < pb && to < pb {
             return Err(BuildError::Mutation {
                 element: label(),
@@ -179,8 +181,8 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         };
         if !ok {
             return Err(BuildError::InvalidConnection {
-                from: fname,
-                to: tname,
+                from: fname(),
+                to: tname(),
                 reason: "the ports are not ones LF connects (an output to a sibling's input, an input down to a contained reactor's, an output up to its container's)",
             });
         }
@@ -193,8 +195,8 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         };
         if taken {
             return Err(BuildError::MultipleSources {
-                port: tname,
-                sources: vec![fname],
+                port: tname(),
+                sources: vec![fname()],
             });
         }
         if to >= pb {
@@ -209,17 +211,21 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         });
     }
     // The reactions' declarations, checked as a build checks them.
-    let access: Vec<Access> = b
+    let mut access: Vec<Access> = b
         .reactions
         .iter()
         .map(|r| b.access_of(r))
         .collect::<Result<_, _>>()?;
     // Slots: the head of each new port's chain, and the new head of each re-headed chain.
-    let mut over: BTreeMap<u32, u32> = BTreeMap::new();
+    // (port of the program, its new head), sorted by port: the chains of re-headed ports are
+    // disjoint (each had no source), so a port appears once.
+    let mut over: Vec<(u32, u32)> = Vec::new();
     let mut slot_new = vec![u32::MAX; np];
-    let slot_of_existing = |over: &BTreeMap<u32, u32>, p: u32| {
-        over.get(&p).copied().unwrap_or(g.ports[p as usize].slot)
-    };
+    let slot_of_existing =
+        |over: &[(u32, u32)], p: u32| match over.binary_search_by_key(&p, |e| e.0) {
+            Ok(i) => over[i].1,
+            Err(_) => g.ports[p as usize].slot,
+        };
     for _ in 0..=np + 1 {
         let mut changed = false;
         for (i, slot) in slot_new.iter_mut().enumerate() {
@@ -242,13 +248,17 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
                 changed = true;
             }
         }
+        let mut next: Vec<(u32, u32)> = Vec::with_capacity(over.len());
         for &(to, from) in &rehead {
             let head = slot_new[(from - pb) as usize];
             for c in prog.dynamic.chain_from(to) {
-                if over.insert(c, head) != Some(head) {
-                    changed = true;
-                }
+                next.push((c, head));
             }
+        }
+        next.sort_unstable();
+        if next != over {
+            over = next;
+            changed = true;
         }
         if !changed {
             break;
@@ -271,7 +281,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
                 if let Some(up) = port.upstream {
                     return Err(BuildError::MultipleSources {
                         port: port.name.clone(),
-                        sources: vec![port_facts(prog, b, up).3, r.name.clone()],
+                        sources: vec![port_label(prog, b, up), r.name.clone()],
                     });
                 }
                 let list = &mut new_writers[(p - pb) as usize];
@@ -315,23 +325,27 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     // Edges: the new reactions' predecessors, and the existing readers of re-headed chains.
     let nr = b.reactions.len();
     let mut preds: Vec<Vec<u32>> = vec![Vec::new(); nr];
-    let mut last_of: BTreeMap<u32, u32> = BTreeMap::new();
+    // Per created reactor: its last reaction so far (a mutation's reactions are its own
+    // reactors').
+    let mut last_of: Vec<u32> = vec![u32::MAX; b.reactors.len()];
     for (i, (r, a)) in b.reactions.iter().zip(&access).enumerate() {
         for &(start, len) in &a.reads {
             for p in start..start + len {
                 preds[i].extend_from_slice(writers_of(slot_of(p)));
             }
         }
-        if let Some(prev) = last_of.insert(r.reactor, rb + i as u32) {
-            preds[i].push(prev);
+        let last = &mut last_of[(r.reactor - base.reactors) as usize];
+        if *last != u32::MAX {
+            preds[i].push(*last);
         }
+        *last = rb + i as u32;
         let me = rb + i as u32;
         preds[i].sort_unstable();
         preds[i].dedup();
         preds[i].retain(|&q| q != me);
     }
     let mut extra_preds: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for (&c, &head) in &over {
+    for &(c, head) in &over {
         for &y in &prog.dynamic.readers[c as usize] {
             let list = extra_preds.entry(y).or_default();
             list.extend_from_slice(writers_of(head));
@@ -360,118 +374,131 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             add_edge(w, y);
         }
     }
-    // Levels: Kahn's peeling over the reactions reachable from the new edges' heads.
-    let succs_of = |x: u32| -> Vec<u32> {
+    // Levels: Kahn's peeling over the reactions reachable from the new edges' heads. Per visited
+    // reaction: its in-degree from the visited set, and its level.
+    let empty: &[u32] = &[];
+    let (succs_new, succs_extra) = (&new_succs, &extra_succs);
+    let succs_of = |x: u32| {
         if x >= rb {
-            new_succs[(x - rb) as usize].clone()
+            (succs_new[(x - rb) as usize].as_slice(), empty)
         } else {
-            let mut v = g.reactions[x as usize].successors.clone();
-            if let Some(e) = extra_succs.get(&x) {
-                v.extend_from_slice(e);
-            }
-            v
+            (
+                g.reactions[x as usize].successors.as_slice(),
+                succs_extra.get(&x).map_or(empty, Vec::as_slice),
+            )
         }
     };
-    let mut order: Vec<u32> = (rb..rb + nr as u32)
-        .chain(extra_preds.keys().copied())
-        .collect();
-    let mut seen: Nodes<()> = Nodes::new(rb, nr);
-    order.retain(|&x| seen.insert(x, ()));
-    let mut i = 0;
-    while i < order.len() {
-        for s in succs_of(order[i]) {
-            if seen.insert(s, ()) {
-                order.push(s);
-            }
+    // First the new reactions alone, from their predecessors' levels: when every new edge into
+    // a reaction of the program already climbs, no level of the program changes, and the
+    // reactions reachable from the new edges need not be visited (the full update below would
+    // give the same levels).
+    let mut visit: Nodes<[u32; 2]> = Nodes::new(rb, nr);
+    let mut order: Vec<u32> = Vec::new();
+    if let Some(levels) = climbing(rb, &preds, succs_new, &extra_preds, g) {
+        for (i, l) in levels.into_iter().enumerate() {
+            visit.insert(rb + i as u32, [0, l]);
         }
-        i += 1;
-    }
-    let mut indeg: Nodes<u32> = Nodes::new(rb, nr);
-    let mut level: Nodes<u32> = Nodes::new(rb, nr);
-    for &x in &order {
-        indeg.insert(x, 0);
-    }
-    for &x in &order {
-        for s in succs_of(x) {
-            *indeg.get_mut(s).expect("reachable") += 1;
-        }
-        // The lower bound from predecessors outside the visited set, whose levels stay.
-        let (own, outside): (u32, Vec<u32>) = if x >= rb {
-            (0, preds[(x - rb) as usize].clone())
-        } else {
-            let mut v = g.reactions[x as usize].predecessors.clone();
-            if let Some(e) = extra_preds.get(&x) {
-                v.extend_from_slice(e);
+        order.extend(rb..rb + nr as u32);
+    } else {
+        order = (rb..rb + nr as u32)
+            .chain(extra_preds.keys().copied())
+            .collect();
+        order.retain(|&x| visit.insert(x, [0, 0]));
+        let mut i = 0;
+        while i < order.len() {
+            let (own, extra) = succs_of(order[i]);
+            for &s in own.iter().chain(extra) {
+                if visit.insert(s, [0, 0]) {
+                    order.push(s);
+                }
             }
-            (g.reaction_level[x as usize], v)
-        };
-        let lo = outside
-            .iter()
-            .filter(|&&q| seen.get(q).is_none())
-            .map(|&q| g.reaction_level[q as usize] + 1)
-            .fold(own, u32::max);
-        level.insert(x, lo);
-    }
-    let mut queue: Vec<u32> = order
-        .iter()
-        .copied()
-        .filter(|&x| indeg.get(x) == Some(0))
-        .collect();
-    let mut peeled = 0;
-    while let Some(x) = queue.pop() {
-        peeled += 1;
-        let lx = level.get(x).expect("reachable");
-        for s in succs_of(x) {
-            let ls = level.get_mut(s).expect("reachable");
-            *ls = (*ls).max(lx + 1);
-            let d = indeg.get_mut(s).expect("reachable");
-            *d -= 1;
-            if *d == 0 {
-                queue.push(s);
-            }
+            i += 1;
         }
-    }
-    if peeled < order.len() {
-        let name = |x: u32| {
-            if x >= rb {
-                b.reactions[(x - rb) as usize].name.clone()
+        for &x in &order {
+            let (own, extra) = succs_of(x);
+            for &s in own.iter().chain(extra) {
+                visit.get_mut(s).expect("reachable")[0] += 1;
+            }
+            // The lower bound from predecessors outside the visited set, whose levels stay.
+            let (at_least, outside, extra) = if x >= rb {
+                (0, preds[(x - rb) as usize].as_slice(), empty)
             } else {
-                g.reactions[x as usize].name.clone()
-            }
-        };
-        // Every unpeeled reaction has an unpeeled predecessor: walking them back must repeat.
-        let preds_of = |x: u32| -> Vec<u32> {
-            let mut v = if x >= rb {
-                preds[(x - rb) as usize].clone()
-            } else {
-                g.reactions[x as usize].predecessors.clone()
+                (
+                    g.reaction_level[x as usize],
+                    g.reactions[x as usize].predecessors.as_slice(),
+                    extra_preds.get(&x).map_or(empty, Vec::as_slice),
+                )
             };
-            if let Some(e) = extra_preds.get(&x) {
-                v.extend_from_slice(e);
-            }
-            v
-        };
-        let start = order
+            let lo = outside
+                .iter()
+                .chain(extra)
+                .filter(|&&q| visit.get(q).is_none())
+                .map(|&q| g.reaction_level[q as usize] + 1)
+                .fold(at_least, u32::max);
+            visit.get_mut(x).expect("visited")[1] = lo;
+        }
+        let mut queue: Vec<u32> = order
             .iter()
             .copied()
-            .find(|&x| indeg.get(x).is_some_and(|d| d > 0))
-            .unwrap_or(rb);
-        let mut path = vec![start];
-        let mut cur = start;
-        loop {
-            let Some(next) = preds_of(cur)
-                .into_iter()
-                .find(|&q| indeg.get(q).is_some_and(|d| d > 0))
-            else {
-                return Err(BuildError::Cycle(vec![name(start)]));
-            };
-            if let Some(pos) = path.iter().position(|&x| x == next) {
-                let mut cycle: Vec<String> = path[pos..].iter().rev().map(|&x| name(x)).collect();
-                cycle.push(cycle[0].clone());
-                return Err(BuildError::Cycle(cycle));
+            .filter(|&x| visit.get(x).is_some_and(|v| v[0] == 0))
+            .collect();
+        let mut peeled = 0;
+        while let Some(x) = queue.pop() {
+            peeled += 1;
+            let lx = visit.get(x).expect("reachable")[1];
+            let (own, extra) = succs_of(x);
+            for &s in own.iter().chain(extra) {
+                let v = visit.get_mut(s).expect("reachable");
+                v[1] = v[1].max(lx + 1);
+                v[0] -= 1;
+                if v[0] == 0 {
+                    queue.push(s);
+                }
             }
-            path.push(next);
-            cur = next;
+        }
+        if peeled < order.len() {
+            let name = |x: u32| {
+                if x >= rb {
+                    b.reactions[(x - rb) as usize].name.clone()
+                } else {
+                    g.reactions[x as usize].name.clone()
+                }
+            };
+            // Every unpeeled reaction has an unpeeled predecessor: walking them back must repeat.
+            let preds_of = |x: u32| -> Vec<u32> {
+                let mut v = if x >= rb {
+                    preds[(x - rb) as usize].clone()
+                } else {
+                    g.reactions[x as usize].predecessors.clone()
+                };
+                if let Some(e) = extra_preds.get(&x) {
+                    v.extend_from_slice(e);
+                }
+                v
+            };
+            let start = order
+                .iter()
+                .copied()
+                .find(|&x| visit.get(x).is_some_and(|v| v[0] > 0))
+                .unwrap_or(rb);
+            let mut path = vec![start];
+            let mut cur = start;
+            loop {
+                let Some(next) = preds_of(cur)
+                    .into_iter()
+                    .find(|&q| visit.get(q).is_some_and(|v| v[0] > 0))
+                else {
+                    return Err(BuildError::Cycle(vec![name(start)]));
+                };
+                if let Some(pos) = path.iter().position(|&x| x == next) {
+                    let mut cycle: Vec<String> =
+                        path[pos..].iter().rev().map(|&x| name(x)).collect();
+                    cycle.push(cycle[0].clone());
+                    return Err(BuildError::Cycle(cycle));
+                }
+                path.push(next);
+                cur = next;
+            }
         }
     }
 
@@ -488,12 +515,12 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             ..Holdings::default()
         })
         .collect();
-    for (i, r) in b.reactors.iter().enumerate() {
+    for (i, r) in b.reactors.iter_mut().enumerate() {
         if let Some(p) = r.parent.filter(|&p| p >= br) {
             holdings[(p - br) as usize].children.push(br + i as u32);
         }
         g.reactors.push(ReactorInfo {
-            name: r.name.clone(),
+            name: core::mem::take(&mut r.name),
             parent: r.parent,
             mode: None,
             enclosing_mode: None,
@@ -505,11 +532,11 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     dynamic.creator.resize(g.reactors.len(), m.requester);
     dynamic.dead.resize(g.reactors.len(), false);
     // Ports.
-    for (i, port) in b.ports.iter().enumerate() {
+    for (i, port) in b.ports.iter_mut().enumerate() {
         let p = pb + i as u32;
         holdings[(port.owner - br) as usize].ports.push(p);
         g.ports.push(PortInfo {
-            name: port.name.clone(),
+            name: core::mem::take(&mut port.name),
             owner: port.owner,
             kind: port.kind,
             multiport: port.multiport,
@@ -533,7 +560,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         g.ports[to as usize].upstream = Some(from);
         dynamic.downstream[from as usize].push(to);
     }
-    for (&c, &head) in &over {
+    for &(c, head) in &over {
         g.ports[c as usize].slot = head;
     }
     for mp in &b.multiports {
@@ -580,14 +607,15 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     let mut changed_slots: Vec<u32> = Vec::new();
     let mut startup = Vec::new();
     let mut observed: BTreeSet<u32> = BTreeSet::new();
-    for (i, (r, a)) in b.reactions.iter().zip(&access).enumerate() {
+    for (i, (r, a)) in b.reactions.iter_mut().zip(&mut access).enumerate() {
         let ri = rb + i as u32;
         holdings[(r.reactor - br) as usize].reactions.push(ri);
         for &(start, len) in &a.trigger_ports {
             for p in start..start + len {
                 let s = g.ports[p as usize].slot;
                 let list = &mut g.slot_triggers[s as usize];
-                if !list.contains(&ri) {
+                // The list holds the program's reactions and the new ones before `ri`.
+                if list.last() != Some(&ri) {
                     list.push(ri);
                     changed_slots.push(s);
                 }
@@ -620,20 +648,20 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             g.shutdown.push(ri);
         }
         g.reactions.push(ReactionInfo {
-            name: r.name.clone(),
+            name: core::mem::take(&mut r.name),
             reactor: r.reactor,
             number: r.number,
             mode: None,
-            level: level.get(ri).expect("visited"),
+            level: visit.get(ri).expect("visited")[1],
             predecessors: core::mem::take(&mut preds[i]),
             successors: core::mem::take(&mut new_succs[i]),
-            reads: a.reads.clone(),
-            writes: a.writes.clone(),
-            trigger_ports: a.trigger_ports.clone(),
-            read_actions: a.read_actions.clone(),
-            trigger_actions: a.trigger_actions.clone(),
-            scheduled_actions: a.scheduled_actions.clone(),
-            timers: a.timers.clone(),
+            reads: core::mem::take(&mut a.reads),
+            writes: core::mem::take(&mut a.writes),
+            trigger_ports: core::mem::take(&mut a.trigger_ports),
+            read_actions: core::mem::take(&mut a.read_actions),
+            trigger_actions: core::mem::take(&mut a.trigger_actions),
+            scheduled_actions: core::mem::take(&mut a.scheduled_actions),
+            timers: core::mem::take(&mut a.timers),
             modes: Vec::new(),
             on_startup: a.startup,
             on_shutdown: a.shutdown,
@@ -658,7 +686,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         succs.dedup();
     }
     for &x in &order {
-        let l = level.get(x).expect("visited");
+        let l = visit.get(x).expect("visited")[1];
         let old = g.reaction_level[x as usize];
         if x < rb {
             if old == l {
@@ -733,7 +761,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     for (i, &s) in slot_new.iter().enumerate() {
         prog.ports[pb as usize + i].cell = slot_cell(prog, s);
     }
-    for &c in over.keys() {
+    for &(c, _) in &over {
         prog.ports[c as usize].cell = slot_cell(prog, prog.graph.ports[c as usize].slot);
     }
     changed_slots.sort_unstable();
@@ -761,7 +789,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
             sole: sole(&info.triggers),
         });
     }
-    masks(prog, &b.reactions, &access);
+    masks(prog, rb);
     for _ in &b.timers {
         prog.timer_present.push(UnsafeCell::new(0));
     }
@@ -778,13 +806,14 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         prog.actions.push(a.cell);
     }
     let decls = core::mem::take(&mut b.reactions);
-    for (r, a) in decls.into_iter().zip(&access) {
-        let bit = bit_of(&r);
+    for (i, r) in decls.into_iter().enumerate() {
+        let bit = bit_of(r.hidden, r.number);
+        let writes = &prog.graph.reactions[rb as usize + i].writes;
         let state = prog.states[r.reactor as usize].ptr();
         prog.reactions.push(ReactionCell {
             body: UnsafeCell::new(with_deadline(r.body, r.deadline)),
             scratch: UnsafeCell::new(Scratch {
-                set_slots: vec![0; a.writes.iter().map(|&(_, l)| l as usize).sum()]
+                set_slots: vec![0; writes.iter().map(|&(_, l)| l as usize).sum()]
                     .into_boxed_slice(),
                 set_len: 0,
                 next_microstep_first: u32::MAX,
@@ -803,7 +832,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
         });
     }
     for (i, h) in holdings.into_iter().enumerate() {
-        prog.dynamic.holdings.insert(br + i as u32, h);
+        prog.dynamic.put_holding(br + i as u32, h);
     }
     Ok(Some(Created {
         reactions: (rb, nr as u32),
@@ -813,23 +842,81 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     }))
 }
 
+/// The levels of the new reactions (numbered from `rb`, with predecessors `preds` and successors
+/// `succs`) from their predecessors' levels, the program's levels unchanged; `None` if the new
+/// reactions make a cycle among themselves, or if a new edge into a reaction of the program
+/// (`extra`: per reaction, its new predecessors) does not climb: then the full update decides.
+fn climbing(
+    rb: u32,
+    preds: &[Vec<u32>],
+    succs: &[Vec<u32>],
+    extra: &BTreeMap<u32, Vec<u32>>,
+    g: &Graph,
+) -> Option<Vec<u32>> {
+    let nr = preds.len();
+    let mut level = vec![0u32; nr];
+    let mut indeg = vec![0u32; nr];
+    for (i, p) in preds.iter().enumerate() {
+        for &q in p {
+            if q >= rb {
+                indeg[i] += 1;
+            } else {
+                level[i] = level[i].max(g.reaction_level[q as usize] + 1);
+            }
+        }
+    }
+    let mut queue: Vec<usize> = (0..nr).filter(|&i| indeg[i] == 0).collect();
+    let mut peeled = 0;
+    while let Some(i) = queue.pop() {
+        peeled += 1;
+        for &s in &succs[i] {
+            let Some(j) = s.checked_sub(rb) else { continue };
+            let j = j as usize;
+            level[j] = level[j].max(level[i] + 1);
+            indeg[j] -= 1;
+            if indeg[j] == 0 {
+                queue.push(j);
+            }
+        }
+    }
+    if peeled < nr {
+        return None;
+    }
+    let level_of = |w: u32| match w.checked_sub(rb) {
+        Some(i) => level[i as usize],
+        None => g.reaction_level[w as usize],
+    };
+    let climbs = extra.iter().all(|(&y, p)| {
+        p.iter()
+            .all(|&w| level_of(w) < g.reaction_level[y as usize])
+    });
+    climbs.then_some(level)
+}
+
 /// The bit of a declared reaction among the first 64 of its reactor (see `assemble`).
-fn bit_of(r: &ReactionDecl) -> u64 {
-    if r.hidden || r.number == 0 || r.number > 64 {
+fn bit_of(hidden: bool, number: u32) -> u64 {
+    if hidden || number == 0 || number > 64 {
         0
     } else {
-        1u64 << (r.number - 1)
+        1u64 << (number - 1)
     }
 }
 
-/// The access masks of the created ports and actions (as `assemble` makes them).
-fn masks(prog: &mut Program, reactions: &[ReactionDecl], access: &[Access]) {
-    for (r, a) in reactions.iter().zip(access) {
-        let bit = bit_of(r);
+/// The access masks of the created ports and actions (as `assemble` makes them), from the
+/// reactions numbered from `rb` on.
+fn masks(prog: &mut Program, rb: u32) {
+    let Program {
+        graph,
+        ports,
+        action_rt,
+        ..
+    } = prog;
+    for a in &graph.reactions[rb as usize..] {
+        let bit = bit_of(a.hidden, a.number);
         if bit == 0 {
             continue;
         }
-        let me = r.reactor;
+        let me = a.reactor;
         let claim = |who: &mut u32, mask: &mut u64| {
             if *who == u32::MAX || *who == me {
                 *who = me;
@@ -838,24 +925,24 @@ fn masks(prog: &mut Program, reactions: &[ReactionDecl], access: &[Access]) {
         };
         for &(start, len) in &a.reads {
             for p in start..start + len {
-                let port = &mut prog.ports[p as usize];
+                let port = &mut ports[p as usize];
                 claim(&mut port.reader, &mut port.read_mask);
             }
         }
         for &(start, len) in &a.writes {
             for p in start..start + len {
-                let port = &mut prog.ports[p as usize];
+                let port = &mut ports[p as usize];
                 claim(&mut port.writer, &mut port.write_mask);
             }
         }
         for &x in &a.read_actions {
-            let act = &mut prog.action_rt[x as usize];
+            let act = &mut action_rt[x as usize];
             if act.owner == me {
                 act.read_mask |= bit;
             }
         }
         for &x in &a.scheduled_actions {
-            let act = &mut prog.action_rt[x as usize];
+            let act = &mut action_rt[x as usize];
             if act.owner == me {
                 act.schedule_mask |= bit;
             }

@@ -3,7 +3,6 @@
 //! values are dropped, and its state and reaction bodies are dropped. Its indices stay, unused.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -32,7 +31,7 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
     }
     let g = &prog.graph;
     let dynamic = &prog.dynamic;
-    let mut set: BTreeSet<u32> = BTreeSet::new();
+    let mut set: Vec<u32> = Vec::new();
     for &d in &m.deletes {
         let name = || {
             g.reactors
@@ -53,17 +52,19 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
         }
         let mut stack = alloc::vec![d];
         while let Some(x) = stack.pop() {
-            if set.insert(x) {
-                if let Some(h) = dynamic.holdings.get(&x) {
-                    stack.extend_from_slice(&h.children);
-                }
+            set.push(x);
+            if let Some(h) = dynamic.holding(x) {
+                stack.extend_from_slice(&h.children);
             }
         }
     }
-    let mut ports: BTreeSet<u32> = BTreeSet::new();
-    let mut reactions: BTreeSet<u32> = BTreeSet::new();
+    // Sorted lists rather than trees: a deletion may remove thousands of reactors at once.
+    set.sort_unstable();
+    set.dedup();
+    let mut ports: Vec<u32> = Vec::new();
+    let mut reactions: Vec<u32> = Vec::new();
     for &x in &set {
-        let h = prog.dynamic.holdings.remove(&x).unwrap_or_default();
+        let h = prog.dynamic.take_holding(x).unwrap_or_default();
         prog.dynamic.dead[x as usize] = true;
         out.visible += u64::from(!h.hidden);
         ports.extend(h.ports);
@@ -76,10 +77,13 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
     }
     let g = &mut prog.graph;
     let dynamic = &mut prog.dynamic;
-    let mut affected: BTreeSet<u32> = BTreeSet::new();
+    ports.sort_unstable();
+    reactions.sort_unstable();
+    let gone = |list: &[u32], x: &u32| list.binary_search(x).is_ok();
+    let mut affected: Vec<u32> = Vec::new();
     // The survivors that lose an edge, a reader or a writer: each list is filtered once.
-    let mut neighbours: BTreeSet<u32> = BTreeSet::new();
-    let mut touched_ports: BTreeSet<u32> = BTreeSet::new();
+    let mut neighbours: Vec<u32> = Vec::new();
+    let mut touched_ports: Vec<u32> = Vec::new();
     for &r in &reactions {
         let info = &g.reactions[r as usize];
         neighbours.extend(info.predecessors.iter().chain(&info.successors));
@@ -88,22 +92,26 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
         }
         for &(start, len) in &info.trigger_ports {
             for p in start..start + len {
-                affected.insert(g.ports[p as usize].slot);
+                affected.push(g.ports[p as usize].slot);
             }
         }
         g.level_widths[g.reaction_level[r as usize] as usize] -= 1;
     }
+    neighbours.sort_unstable();
+    neighbours.dedup();
+    touched_ports.sort_unstable();
+    touched_ports.dedup();
     for q in neighbours {
-        if reactions.contains(&q) {
+        if gone(&reactions, &q) {
             continue;
         }
         let info = &mut g.reactions[q as usize];
-        info.successors.retain(|s| !reactions.contains(s));
-        info.predecessors.retain(|s| !reactions.contains(s));
+        info.successors.retain(|s| !gone(&reactions, s));
+        info.predecessors.retain(|s| !gone(&reactions, s));
     }
     for p in touched_ports {
-        dynamic.readers[p as usize].retain(|x| !reactions.contains(x));
-        dynamic.writers[p as usize].retain(|x| !reactions.contains(x));
+        dynamic.readers[p as usize].retain(|x| !gone(&reactions, x));
+        dynamic.writers[p as usize].retain(|x| !gone(&reactions, x));
     }
     for &r in &reactions {
         let cell = &mut prog.reactions[r as usize];
@@ -118,22 +126,24 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
     }
     // Ports: connections from the survivors' side are cut; the ports they fed head their chains.
     let mut rehead: Vec<u32> = Vec::new();
-    let mut upstream: BTreeSet<u32> = BTreeSet::new();
+    let mut upstream: Vec<u32> = Vec::new();
     for &p in &ports {
         if let Some(u) = g.ports[p as usize].upstream {
-            if !ports.contains(&u) {
-                upstream.insert(u);
+            if !gone(&ports, &u) {
+                upstream.push(u);
             }
         }
         for q in core::mem::take(&mut dynamic.downstream[p as usize]) {
-            if !ports.contains(&q) {
+            if !gone(&ports, &q) {
                 rehead.push(q);
             }
         }
-        affected.insert(g.ports[p as usize].slot);
+        affected.push(g.ports[p as usize].slot);
     }
+    upstream.sort_unstable();
+    upstream.dedup();
     for u in upstream {
-        dynamic.downstream[u as usize].retain(|q| !ports.contains(q));
+        dynamic.downstream[u as usize].retain(|q| !gone(&ports, q));
     }
     for q in rehead {
         let old = g.ports[q as usize].slot;
@@ -162,12 +172,14 @@ pub(crate) fn delete(prog: &mut Program, m: &Parts) -> Result<Deleted, BuildErro
         for &c in &chain {
             prog.ports[c as usize].cell = cell;
         }
-        affected.insert(q);
-        affected.insert(old);
+        affected.push(q);
+        affected.push(old);
     }
+    affected.sort_unstable();
+    affected.dedup();
     // Trigger lists of the heads whose chains changed, from the reactions that read their ports.
     for h in affected {
-        if ports.contains(&h) {
+        if gone(&ports, &h) {
             prog.graph.slot_triggers[h as usize].clear();
             prog.graph.slot_observers[h as usize].clear();
             continue;

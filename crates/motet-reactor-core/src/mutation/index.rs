@@ -6,7 +6,6 @@
 //! date by each one after; a program that never mutates never makes them.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -42,8 +41,8 @@ pub(crate) struct Dynamic {
     pub(crate) creator: Vec<u32>,
     /// Per reactor: deleted.
     pub(crate) dead: Vec<bool>,
-    /// Per created reactor: what it holds.
-    pub(crate) holdings: BTreeMap<u32, Holdings>,
+    /// Per reactor (by index): what a created one holds, until it is deleted.
+    holdings: Vec<Option<Box<Holdings>>>,
     /// Per port: how to make its slot again when a deletion leaves it without source (for the
     /// created ports; the program's have their slots from the start).
     pub(crate) makes: Vec<Option<MakeSlot>>,
@@ -90,6 +89,28 @@ impl Dynamic {
     /// Whether reactor `r` was deleted.
     pub(crate) fn is_dead(&self, r: u32) -> bool {
         self.dead.get(r as usize).copied().unwrap_or(false)
+    }
+
+    /// What created reactor `r` holds (`None` for the program's reactors and deleted ones).
+    pub(crate) fn holding(&self, r: u32) -> Option<&Holdings> {
+        self.holdings.get(r as usize).and_then(Option::as_deref)
+    }
+
+    /// Takes what created reactor `r` holds, as it is deleted.
+    pub(crate) fn take_holding(&mut self, r: u32) -> Option<Holdings> {
+        self.holdings
+            .get_mut(r as usize)
+            .and_then(Option::take)
+            .map(|h| *h)
+    }
+
+    /// Records what created reactor `r` holds.
+    pub(crate) fn put_holding(&mut self, r: u32, h: Holdings) {
+        let ix = r as usize;
+        if self.holdings.len() <= ix {
+            self.holdings.resize_with(ix + 1, || None);
+        }
+        self.holdings[ix] = Some(Box::new(h));
     }
 
     /// Port `p` and every port downstream of it (its connection chain from `p` on).

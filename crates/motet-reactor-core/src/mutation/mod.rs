@@ -41,7 +41,9 @@
 //!   [`Metrics::mutations_rejected`](crate::Metrics) counts it. Requests made at the program's
 //!   last tag are not applied (counted as rejected).
 //! - **Cost.** The reaction graph's levels are updated from the created reactions forward: only
-//!   reactions reachable from them are visited (the whole program is not assembled again).
+//!   reactions reachable from them are visited (the whole program is not assembled again), and
+//!   none when every new edge into a reaction of the program already goes from a lower level to
+//!   a higher one (the created reactions are then levelled alone; no level of the program changes).
 //!   Deleted reactors leave their indices unused: handles stay valid, and their tables' entries
 //!   stay, empty, until the program is dropped.
 //!
@@ -218,26 +220,33 @@ impl<'a> Mutation<'a> {
     }
 }
 
-/// Owner, kind and name of port `p`, created by `b` or one of `prog`'s, with the owner's
-/// container.
+/// Owner and kind of port `p`, created by `b` or one of `prog`'s, with the owner's container.
 pub(crate) fn port_facts(
     prog: &Program,
     b: &ProgramBuilder,
     p: u32,
-) -> (u32, PortKind, Option<u32>, alloc::string::String) {
+) -> (u32, PortKind, Option<u32>) {
     let g = &prog.graph;
     match b.ports.get(b.local_port(p)) {
         Some(port) => {
             let parent = b
                 .local_reactor(port.owner)
                 .and_then(|l| b.reactors[l].parent);
-            (port.owner, port.kind, parent, port.name.clone())
+            (port.owner, port.kind, parent)
         }
         None => {
             let port = &g.ports[p as usize];
             let parent = g.reactors[port.owner as usize].parent;
-            (port.owner, port.kind, parent, port.name.clone())
+            (port.owner, port.kind, parent)
         }
+    }
+}
+
+/// The full name of port `p`, created by `b` or one of `prog`'s (for an error).
+pub(crate) fn port_label(prog: &Program, b: &ProgramBuilder, p: u32) -> alloc::string::String {
+    match b.ports.get(b.local_port(p)) {
+        Some(port) => port.name.clone(),
+        None => prog.graph.ports[p as usize].name.clone(),
     }
 }
 

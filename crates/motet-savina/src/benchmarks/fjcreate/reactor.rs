@@ -48,7 +48,12 @@ fn worker(
     motet_reactor::Input<()>,
     motet_reactor::Output<()>,
 ) {
-    let w = m.reactor(&format!("worker[{i}]"), ());
+    // The name without the formatting machinery: one is made per created reactor.
+    let mut name = String::with_capacity(16);
+    name.push_str("worker[");
+    name.push_str(&i.to_string());
+    name.push(']');
+    let w = m.reactor(&name, ());
     let inp = m.input::<(), _>(w, "message");
     let done = m.output::<(), _>(w, "done");
     m.reaction(w, "compute")
