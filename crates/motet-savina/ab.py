@@ -6,8 +6,11 @@ For each benchmark and worker count, runs `BIN cell B --model M --threads T --it
 the machine hit both sides alike, and prints a Markdown table of the minimum and median sample of
 each side and the ratio of medians (new / base). Runs under `chrt -f 10` when that is allowed.
 
-    crates/motet-savina/ab.py BASE_BIN NEW_BIN [--model actor] [--threads 1,2] [--rounds 4]
-        [--iterations 10] [BENCH ...]
+    crates/motet-savina/ab.py BASE_BIN NEW_BIN [--model actor] [--new-model M] [--threads 1,2]
+        [--rounds 4] [--iterations 10] [BENCH ...]
+
+`--new-model` runs another model on the new binary (default: the same): for a program that was
+renamed between the two commits (one that became `actor-tuned`, say).
 
 Without benchmarks it runs the seven micro benchmarks. Build the two binaries with
 `cargo build --release -p motet-savina` on each commit and copy them aside first.
@@ -40,13 +43,16 @@ def main():
     p.add_argument("new")
     p.add_argument("benches", nargs="*", default=MICRO)
     p.add_argument("--model", default="actor")
+    p.add_argument("--new-model", default=None)
     p.add_argument("--threads", default="1,2")
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--iterations", type=int, default=10)
     a = p.parse_args()
     rt = shutil.which("chrt") is not None and subprocess.run(
         ["chrt", "-f", "10", "true"], capture_output=True).returncode == 0
-    print(f"model {a.model}; {a.rounds} rounds of {a.iterations} samples per side; times in ms"
+    new_model = a.new_model or a.model
+    models = a.model if new_model == a.model else f"{a.model} (base), {new_model} (new)"
+    print(f"model {models}; {a.rounds} rounds of {a.iterations} samples per side; times in ms"
           + ("; chrt -f 10" if rt else ""))
     print("| bench | workers | base min | new min | base median | new median | new/base |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -55,8 +61,8 @@ def main():
             got = {"base": [], "new": []}
             for r in range(a.rounds):
                 for side in (("base", "new") if r % 2 == 0 else ("new", "base")):
-                    binary = a.base if side == "base" else a.new
-                    got[side] += samples(binary, bench, a.model, threads, a.iterations, rt)
+                    binary, model = (a.base, a.model) if side == "base" else (a.new, new_model)
+                    got[side] += samples(binary, bench, model, threads, a.iterations, rt)
             mb, mn = statistics.median(got["base"]), statistics.median(got["new"])
             print(f"| {bench} | {threads} | {min(got['base']):.3f} | {min(got['new']):.3f} "
                   f"| {mb:.3f} | {mn:.3f} | {mn / mb:.3f} |", flush=True)

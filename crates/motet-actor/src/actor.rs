@@ -10,7 +10,7 @@ use crate::cell::{Header, Local, Relations};
 use crate::envelope::Signal;
 use crate::exit::{ActorId, Down, ExitReason, ExitSignal};
 use crate::receive_timeout::ReceiveTimeout;
-use crate::stash::{Stash, StashFull};
+use crate::stash::StashFull;
 
 /// An actor: state plus a handler for messages of one type.
 ///
@@ -79,7 +79,7 @@ pub trait Actor: Send + Sized + 'static {
 /// What a handler can do besides changing its state: reach itself, stop, spawn, link, monitor, ask.
 pub struct Context<'a, A: Actor> {
     header: &'a Header<A::Msg>,
-    pub(crate) local: &'a mut Local<A::Msg>,
+    pub(crate) local: &'a mut Option<Box<Local<A::Msg>>>,
     pending: Pending,
 }
 
@@ -92,7 +92,10 @@ pub(crate) enum Pending {
 }
 
 impl<'a, A: Actor> Context<'a, A> {
-    pub(crate) fn new(header: &'a Header<A::Msg>, local: &'a mut Local<A::Msg>) -> Context<'a, A> {
+    pub(crate) fn new(
+        header: &'a Header<A::Msg>,
+        local: &'a mut Option<Box<Local<A::Msg>>>,
+    ) -> Context<'a, A> {
         Context {
             header,
             local,
@@ -112,7 +115,7 @@ impl<'a, A: Actor> Context<'a, A> {
     }
 
     fn relations(&mut self) -> &mut Relations {
-        self.local.relations.get_or_insert_with(Default::default)
+        &mut Local::get(self.local).relations
     }
 
     /// This actor's own address.
@@ -151,11 +154,8 @@ impl<'a, A: Actor> Context<'a, A> {
     /// # Errors
     /// The stash is full: the message comes back in [`StashFull`].
     pub fn stash(&mut self, msg: A::Msg) -> Result<(), StashFull<A::Msg>> {
-        let capacity = self.local.stash_capacity;
-        self.local
-            .stash
-            .get_or_insert_with(|| Box::new(Stash::default()))
-            .hold(msg, capacity)
+        let local = Local::get(self.local);
+        local.stash.hold(msg, local.stash_capacity)
     }
 
     /// Makes the stashed messages run again, oldest first, once the current handler returns and
@@ -170,7 +170,7 @@ impl<'a, A: Actor> Context<'a, A> {
 
     /// How many messages are stashed.
     pub fn stashed(&self) -> usize {
-        self.local.stash.as_ref().map_or(0, |s| s.len())
+        self.local.as_ref().map_or(0, |l| l.stash.len())
     }
 
     /// Sets a receive timeout: once no message has arrived for `after`, `make` builds a message
@@ -194,18 +194,19 @@ impl<'a, A: Actor> Context<'a, A> {
                 "set_receive_timeout needs `const RECEIVE_TIMEOUT: bool = true` in the Actor impl"
             )
         };
-        let generation = match self.local.timeout.take() {
+        let local = Local::get(self.local);
+        let generation = match local.timeout.take() {
             Some(old) => old.cancel(self.header.runtime()),
             None => 0,
         };
-        let mut timeout = Box::new(ReceiveTimeout::new(after, Box::new(make), generation));
+        let mut timeout = ReceiveTimeout::new(after, Box::new(make), generation);
         timeout.arm(self.header);
-        *self.local.timeout = Some(timeout);
+        local.timeout = Some(timeout);
     }
 
     /// Clears the receive timeout (a pending one never fires).
     pub fn clear_receive_timeout(&mut self) {
-        if let Some(timeout) = self.local.timeout.take() {
+        if let Some(timeout) = self.local.as_mut().and_then(|l| l.timeout.take()) {
             timeout.cancel(self.header.runtime());
         }
     }

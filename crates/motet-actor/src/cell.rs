@@ -41,6 +41,11 @@
 //! [`crate::mailbox`]). So the slot is written and read only by whoever owns the mark. A turn processes up to `batch` messages, then yields (the worker puts it
 //! at the back of its deque); if it finds the mailbox empty, it marks it idle and the turn ends. A
 //! newly spawned actor starts *not idle* and is scheduled once, so that `started` runs promptly.
+//!
+//! The push schedules on the runtime whatever the actor. A detached actor is of a kind
+//! (`ActorTask<A, _, true>`) whose `run` on a worker hands the runnable to its own thread
+//! ([`send_home`]), which runs the turn; a scoped actor's kind hands it to the owning thread. So
+//! a pooled actor's wake tests nothing, and the detour costs only the actors that block.
 
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -56,9 +61,9 @@ use crate::blocks::Blocks;
 use crate::bounded::{Bound, TrySendError};
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{panic_message, ActorId, Down, ExitReason, ExitSignal};
-use crate::home::{run_detached, Home};
+use crate::home::{run_detached, Home, HomeTurn};
 use crate::ids::next_id;
-use crate::lazy::{Lazy, Part};
+use crate::lazy::Lazy;
 use crate::mailbox::{Mailbox, MarkIdle, Node, Pop, Push, ReleaseStart};
 use crate::receive_timeout::{Check, ReceiveTimeout};
 use crate::stash::{Stash, DEFAULT_STASH_CAPACITY};
@@ -81,8 +86,9 @@ pub(crate) struct Header<M> {
     /// the module docs); empty (uninitialised) while the actor is scheduled or running. Never
     /// dropped with the header: a parked runnable is taken out by whoever frees the cell.
     runnable: UnsafeCell<MaybeUninit<Runnable<Header<M>>>>,
-    /// What only detached, scoped and priority-taking actors have; `None` for a plain actor, whose
-    /// wake then costs one test of this field.
+    /// What only detached, scoped, bounded and priority-taking actors have; `None` for a plain
+    /// actor. Never read on a plain actor's wake or turn (the task kind and the `BOUNDED` and
+    /// `PRIORITIES` constants say where it is needed).
     pub(crate) extra: Lazy<Extra<M>>,
 }
 
@@ -99,6 +105,7 @@ pub(crate) struct Extra<M> {
 }
 
 impl<M: Send + 'static> Extra<M> {
+    #[inline(always)]
     pub(crate) fn new(
         home: Option<std::sync::Arc<Home<M>>>,
         priorities: bool,
@@ -153,15 +160,6 @@ impl<M: Send + 'static> Extra<M> {
             };
         }
     }
-
-    /// Hands a woken actor's runnable on: to its home thread, or to the runtime.
-    #[cold]
-    fn wake(&self, runnable: Runnable<Header<M>>, runtime: &Handle) {
-        match &self.home {
-            Some(home) => home.give(runnable),
-            None => runtime.schedule(runnable),
-        }
-    }
 }
 
 // SAFETY: the runnable slot is touched only by the owner of the mailbox's idle mark (or, once the
@@ -209,7 +207,9 @@ impl<M: Send + 'static> Header<M> {
             .with_mut(|slot| unsafe { (*slot).assume_init_read() })
     }
 
-    /// Schedules the actor, whose idle mark the caller just cleared.
+    /// Schedules the actor, whose idle mark the caller just cleared. On the runtime, whatever
+    /// the actor: the task kind of a detached or scoped actor hands the runnable to its home
+    /// thread when a worker runs it ([`send_home`]), so that a pooled actor's wake tests nothing.
     ///
     /// # Safety
     /// As for [`Header::unpark`].
@@ -217,10 +217,12 @@ impl<M: Send + 'static> Header<M> {
     unsafe fn schedule(&self) {
         // SAFETY: the caller's contract.
         let runnable = unsafe { self.unpark() };
-        match &*self.extra {
-            None => self.runtime.schedule(runnable),
-            Some(extra) => extra.wake(runnable, &self.runtime),
-        }
+        self.runtime.schedule(runnable);
+    }
+
+    /// The home thread of a detached or scoped actor.
+    pub(crate) fn home(&self) -> Option<&std::sync::Arc<Home<M>>> {
+        self.extra.as_ref()?.home.as_ref()
     }
 
     /// Gives up the first address reference, for a cell whose owner holds none (a scoped actor).
@@ -247,7 +249,9 @@ impl<M: Send + 'static> Header<M> {
         self.refs.load(Ordering::Acquire) == LIFE
     }
 
-    /// A new cell's header, with one address reference.
+    /// A new cell's header, with one address reference. Inlined into the closure that makes the
+    /// cell's parts, so that it is written straight into the block.
+    #[inline(always)]
     pub(crate) fn new(runtime: &Handle, extra: Option<Box<Extra<M>>>) -> Header<M> {
         Header {
             refs: AtomicUsize::new(LIFE + ONE_ADDR),
@@ -260,13 +264,14 @@ impl<M: Send + 'static> Header<M> {
         }
     }
 
-    /// Closes the mailboxes and hands what was queued to `rel` (links, monitors and watchers
-    /// still queued as signals) or drops it.
+    /// Closes the mailboxes and hands what was queued to `local` (links, monitors and watchers
+    /// still queued as signals) or drops it. `extra` says whether the cell may have an [`Extra`]
+    /// part to close (a constant of the caller's kind: a plain actor's stop does not test it).
     ///
     /// # Safety
     /// The caller is the mailbox's single consumer.
     #[inline(always)]
-    pub(crate) unsafe fn close_mailboxes(&self, rel: &mut Option<Box<Relations>>) {
+    pub(crate) unsafe fn close_mailboxes(&self, local: &mut Option<Box<Local<M>>>, extra: bool) {
         // SAFETY: single consumer (the caller's contract).
         unsafe {
             self.mailbox.close(|env| match env {
@@ -279,7 +284,7 @@ impl<M: Send + 'static> Header<M> {
                     self.refs.fetch_sub(ONE_ADDR, Ordering::AcqRel);
                 }
                 Envelope::System(signal) => {
-                    let rel = rel.get_or_insert_with(Default::default);
+                    let rel = &mut Local::get(local).relations;
                     match *signal {
                         Signal::Link(other) => rel.links.push(other),
                         Signal::Monitor(observer) => rel.monitors.push(observer),
@@ -289,31 +294,52 @@ impl<M: Send + 'static> Header<M> {
                 }
             });
         }
-        if let Some(extra) = &*self.extra {
-            extra.close();
+        if extra {
+            if let Some(extra) = &*self.extra {
+                extra.close();
+            }
         }
     }
 
-    /// Tells links, monitors and watchers that the actor stopped with `reason`.
+    /// Tells links, monitors and watchers that the actor stopped with `reason`, having cancelled
+    /// its receive timeout and dropped its stash.
     #[inline(always)]
-    pub(crate) fn notify(&self, rel: Option<Box<Relations>>, reason: &ExitReason) {
+    pub(crate) fn notify(&self, local: Option<Box<Local<M>>>, reason: &ExitReason) {
+        if let Some(local) = local {
+            self.notify_slow(local, reason);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn notify_slow(&self, local: Box<Local<M>>, reason: &ExitReason) {
         let me = self.id;
-        if let Some(mut rel) = rel {
-            for observer in rel.monitors.drain(..) {
-                observer.signal(Signal::Down(Down {
-                    id: me,
-                    reason: reason.clone(),
-                }));
-            }
-            for link in rel.links.drain(..) {
-                link.signal(Signal::Exit(ExitSignal {
-                    from: me,
-                    reason: reason.clone(),
-                }));
-            }
-            for slot in rel.watchers.drain(..) {
-                let _ = slot.complete(reason.clone());
-            }
+        let Local {
+            relations: mut rel,
+            stash,
+            timeout,
+            ..
+        } = *local;
+        // After the mailbox's close: the timer's address, dropped by the cancel, then takes the
+        // plain release path.
+        if let Some(timeout) = timeout {
+            timeout.cancel(self.runtime());
+        }
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(stash)));
+        for observer in rel.monitors.drain(..) {
+            observer.signal(Signal::Down(Down {
+                id: me,
+                reason: reason.clone(),
+            }));
+        }
+        for link in rel.links.drain(..) {
+            link.signal(Signal::Exit(ExitSignal {
+                from: me,
+                reason: reason.clone(),
+            }));
+        }
+        for slot in rel.watchers.drain(..) {
+            let _ = slot.complete(reason.clone());
         }
     }
 
@@ -550,51 +576,70 @@ pub(crate) struct Relations {
     pub(crate) trap_exit: bool,
 }
 
-/// The per-actor state a [`Context`] reaches: relations, stash, receive timeout.
+/// The per-actor state a [`Context`] reaches besides the actor: relations, stash, receive
+/// timeout. One box, allocated on first use (a link, a monitor, a stash, a timeout, or a stash
+/// capacity other than the default): a plain actor's cell holds one empty pointer for all of it,
+/// which its spawn stores, its turns never read and its free tests once.
 pub(crate) struct Local<M> {
-    pub(crate) relations: Part<Relations>,
-    pub(crate) stash: Part<Stash<M>>,
-    pub(crate) timeout: Part<ReceiveTimeout<M>>,
+    pub(crate) relations: Relations,
+    pub(crate) stash: Stash<M>,
+    pub(crate) timeout: Option<ReceiveTimeout<M>>,
     pub(crate) stash_capacity: usize,
 }
 
-impl<M> Local<M> {
-    pub(crate) fn new(relations: Option<Box<Relations>>, stash_capacity: usize) -> Local<M> {
+impl<M> Default for Local<M> {
+    fn default() -> Local<M> {
         Local {
-            relations: Part::new(relations),
-            stash: Part::new(None),
-            timeout: Part::new(None),
-            stash_capacity,
+            relations: Relations::default(),
+            stash: Stash::default(),
+            timeout: None,
+            stash_capacity: DEFAULT_STASH_CAPACITY,
         }
+    }
+}
+
+impl<M> Local<M> {
+    /// The box of `local`, made if needed.
+    #[inline]
+    pub(crate) fn get(local: &mut Option<Box<Local<M>>>) -> &mut Local<M> {
+        local.get_or_insert_with(Self::boxed)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn boxed() -> Box<Local<M>> {
+        Box::default()
+    }
+
+    /// The spawn-time box: `relations` (links or exit trapping given at spawn) and a stash
+    /// capacity other than the default; `None` when neither is there.
+    #[inline(always)]
+    pub(crate) fn at_spawn(
+        relations: Option<Relations>,
+        stash_capacity: usize,
+    ) -> Option<Box<Local<M>>> {
+        if relations.is_none() && stash_capacity == DEFAULT_STASH_CAPACITY {
+            return None;
+        }
+        Self::at_spawn_slow(relations, stash_capacity)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn at_spawn_slow(relations: Option<Relations>, stash_capacity: usize) -> Option<Box<Local<M>>> {
+        Some(Box::new(Local {
+            relations: relations.unwrap_or_default(),
+            stash_capacity,
+            ..Local::default()
+        }))
     }
 
     /// Counts a handled message for the receive timeout (actors with
     /// [`Actor::RECEIVE_TIMEOUT`] only).
     #[inline(always)]
-    pub(crate) fn count_message(&mut self) {
-        if let Some(timeout) = self.timeout.as_mut() {
+    pub(crate) fn count_message(local: &mut Option<Box<Local<M>>>) {
+        if let Some(timeout) = local.as_mut().and_then(|l| l.timeout.as_mut()) {
             timeout.count_message();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn drop_parts(&mut self) {
-        // SAFETY: called once, from `drop`.
-        unsafe {
-            self.relations.drop_part();
-            self.stash.drop_part();
-            self.timeout.drop_part();
-        }
-    }
-}
-
-impl<M> Drop for Local<M> {
-    /// One test for the three parts (all empty once a stopped actor's cell is freed).
-    #[inline(always)]
-    fn drop(&mut self) {
-        if self.relations.is_some() | self.stash.is_some() | self.timeout.is_some() {
-            self.drop_parts();
         }
     }
 }
@@ -622,16 +667,21 @@ impl Default for Options {
 /// The actor-owned part of a cell, touched only during the actor's turns.
 pub(crate) struct Inner<A: Actor> {
     pub(crate) actor: Option<A>,
-    pub(crate) local: Local<A::Msg>,
-    pub(crate) supervision: Option<Box<Supervision<A>>>,
+    pub(crate) local: Lazy<Local<A::Msg>>,
+    /// A [`Lazy`]: a stopped actor's cell is freed with it empty, at the cost of a test.
+    pub(crate) supervision: Lazy<Supervision<A>>,
     pub(crate) batch: u32,
     pub(crate) started: bool,
 }
 
 /// The kind of task an actor of type `A` is (see the module docs). `BOUNDED` actors' turns count
 /// the messages they take off their bounded mailbox's count; plain actors' turns do not have
-/// that code at all.
-pub(crate) struct ActorTask<A, const BOUNDED: bool = false>(PhantomData<fn() -> A>);
+/// that code at all. `DETACHED` actors run on a thread of their own: when a worker runs one (a
+/// waking push scheduled it), it hands the runnable to that thread ([`send_home`]), which runs the
+/// turn.
+pub(crate) struct ActorTask<A, const BOUNDED: bool = false, const DETACHED: bool = false>(
+    PhantomData<fn() -> A>,
+);
 
 /// How a batch of messages ended.
 enum TurnEnd {
@@ -641,12 +691,41 @@ enum TurnEnd {
     Stop(ExitReason),
 }
 
-impl<A: Actor, const BOUNDED: bool> Task for ActorTask<A, BOUNDED> {
+impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> Task for ActorTask<A, BOUNDED, DETACHED> {
     type Shared = Header<A::Msg>;
     type Private = Inner<A>;
 
     #[inline]
     fn run(task: Running<Self>) -> Turn<Header<A::Msg>> {
+        if DETACHED {
+            send_home(task.into_runnable());
+            return Turn::Idle;
+        }
+        Self::run_turn(task)
+    }
+
+    fn shutdown(task: Running<Self>) {
+        if DETACHED {
+            // The runtime's shutdown does not stop a detached actor: its thread runs the turn.
+            send_home(task.into_runnable());
+            return;
+        }
+        Self::finish(task, ExitReason::Shutdown, false);
+    }
+
+    fn placed(header: &mut Header<A::Msg>) {
+        // A new actor starts *not idle*: it is scheduled once, so that `started` runs promptly.
+        header.mailbox.link(false);
+        if BOUNDED {
+            header.mailbox.set_gate();
+        }
+    }
+}
+
+impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, DETACHED> {
+    /// One turn of the actor, on a worker or (detached) on its own thread.
+    #[inline]
+    fn run_turn(task: Running<Self>) -> Turn<Header<A::Msg>> {
         // The turn holds the runnable here while it runs; it leaves `None` once it parked it and
         // marked the mailbox idle.
         let mut task = Some(task);
@@ -674,48 +753,49 @@ impl<A: Actor, const BOUNDED: bool> Task for ActorTask<A, BOUNDED> {
         }
     }
 
-    fn shutdown(task: Running<Self>) {
-        Self::finish(task, ExitReason::Shutdown, false);
-    }
-
-    fn placed(header: &mut Header<A::Msg>) {
-        // A new actor starts *not idle*: it is scheduled once, so that `started` runs promptly.
-        header.mailbox.link(false);
-        if BOUNDED {
-            header.mailbox.set_gate();
+    /// A detached actor's turn on its own thread: the runnable back if the turn yielded.
+    fn turn_at_home(runnable: Runnable<Header<A::Msg>>) -> Option<Runnable<Header<A::Msg>>> {
+        match Self::run_turn(Self::resume(runnable)) {
+            Turn::Idle => None,
+            Turn::Yield(runnable) => Some(runnable),
         }
     }
-}
 
-impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
-    /// Makes and schedules a new actor; returns its first address. Inlined, so that the options of
-    /// a plain spawn fold away.
-    #[inline]
+    /// Makes and schedules a new actor; returns its first address. Always inlined, so that the
+    /// options of a plain spawn fold away and a handler that spawns makes no call but the
+    /// allocation's (left to the compiler, it stopped inlining this once the options grew).
+    #[inline(always)]
     pub(crate) fn spawn(
         runtime: &Handle,
         actor: A,
         options: Options,
         supervision: Option<Box<Supervision<A>>>,
-        relations: Option<Box<Relations>>,
+        relations: Option<Relations>,
     ) -> Addr<A::Msg> {
-        let home = options.detached.then(Home::new);
         debug_assert_eq!(BOUNDED, options.bound.is_some());
+        debug_assert_eq!(DETACHED, options.detached);
+        let home = if DETACHED { Some(Home::new()) } else { None };
         let extra = Extra::new(home.clone(), A::PRIORITIES, options.bound);
-        // Scalars for the closure below, which would otherwise keep the options in memory.
-        let (batch, stash_capacity) = (options.batch.max(1), options.stash_capacity);
+        let local = Local::at_spawn(relations, options.stash_capacity);
+        // A scalar for the closure below, which would otherwise keep the options in memory.
+        let batch = options.batch.max(1);
         // The parts are made once the cell's block is there, so that they are written into it
         // directly (see `Runnable::new_in_with`).
-        let runnable = Runnable::new_in_with::<Self, Blocks>(|| {
-            let header = Header::new(runtime, extra);
-            let inner = Inner {
-                actor: Some(actor),
-                local: Local::new(relations, stash_capacity),
-                supervision,
-                batch,
-                started: false,
-            };
-            (header, inner)
-        });
+        // Inlined too: a closure left out of line builds the parts on the stack and copies them.
+        let runnable = Runnable::new_in_with::<Self, Blocks>(
+            #[inline(always)]
+            || {
+                let header = Header::new(runtime, extra);
+                let inner = Inner {
+                    actor: Some(actor),
+                    local: Lazy::new(local),
+                    supervision: Lazy::new(supervision),
+                    batch,
+                    started: false,
+                };
+                (header, inner)
+            },
+        );
         // The address's reference (counted in `refs`) keeps the cell: LIFE keeps the runnable, and
         // the last of the two to go drops it (see the module docs).
         let header = NonNull::from(&*runnable);
@@ -724,7 +804,7 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         match home {
             // A new task: children spawned in one turn run depth first.
             None => runtime.schedule_new(runnable),
-            Some(home) => start_detached(home, runnable),
+            Some(home) => start_detached(home, runnable, Self::turn_at_home),
         }
         Addr::from_header(header)
     }
@@ -776,7 +856,7 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
                         if let Some(msg) = Self::pop_urgent(header) {
                             budget -= 1;
                             if A::RECEIVE_TIMEOUT {
-                                ctx.local.count_message();
+                                Local::count_message(ctx.local);
                             }
                             actor.handle(&mut ctx, msg);
                             if let Some(reason) = Self::after(&mut ctx, actor) {
@@ -808,7 +888,7 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
                         }
                     };
                     if A::RECEIVE_TIMEOUT {
-                        ctx.local.count_message();
+                        Local::count_message(ctx.local);
                     }
                     actor.handle(&mut ctx, msg);
                     if let Some(reason) = Self::after(&mut ctx, actor) {
@@ -914,7 +994,7 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         let actor = inner.actor.as_mut()?;
         let mut ctx = Context::new(header, &mut inner.local);
         if A::RECEIVE_TIMEOUT {
-            ctx.local.count_message();
+            Local::count_message(ctx.local);
         }
         actor.handle(&mut ctx, msg);
         Self::after(&mut ctx, actor)
@@ -954,11 +1034,11 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
     #[cold]
     #[inline(never)]
     fn replay(ctx: &mut Context<'_, A>, actor: &mut A) -> Option<ExitReason> {
-        if let Some(stash) = ctx.local.stash.as_mut() {
-            stash.unstash_all();
+        if let Some(local) = ctx.local.as_mut() {
+            local.stash.unstash_all();
         }
         loop {
-            while let Some(msg) = ctx.local.stash.as_mut().and_then(|s| s.next_replay()) {
+            while let Some(msg) = ctx.local.as_mut().and_then(|l| l.stash.next_replay()) {
                 actor.handle(ctx, msg);
                 if ctx.has_pending() {
                     break;
@@ -968,8 +1048,8 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
                 Pending::None => return None,
                 Pending::Stop(reason) => return Some(reason),
                 Pending::Unstash => {
-                    if let Some(stash) = ctx.local.stash.as_mut() {
-                        stash.unstash_all();
+                    if let Some(local) = ctx.local.as_mut() {
+                        local.stash.unstash_all();
                     }
                 }
             }
@@ -982,7 +1062,7 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         inner: &mut Inner<A>,
         generation: u64,
     ) -> Option<ExitReason> {
-        let timeout = inner.local.timeout.as_mut()?;
+        let timeout = inner.local.as_mut()?.timeout.as_mut()?;
         let check = timeout.check(generation);
         if matches!(check, Check::Stale) || header.unreachable() {
             // No address left: let the actor stop as unreachable rather than keep it alive.
@@ -998,7 +1078,7 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         actor.handle(&mut ctx, msg);
         let stop = Self::after(&mut ctx, actor);
         // Armed again unless the handler cleared or replaced it.
-        if let Some(timeout) = inner.local.timeout.as_mut() {
+        if let Some(timeout) = inner.local.as_mut().and_then(|l| l.timeout.as_mut()) {
             if !timeout.is_armed() {
                 timeout.arm(header);
             }
@@ -1116,13 +1196,10 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
         }
         // Links, monitors and watchers: those the actor recorded, plus those still queued as signals.
         // Most actors have none, so nothing is allocated unless a signal turns up.
-        let mut rel = inner.local.relations.take();
+        let mut local = inner.local.take();
         // SAFETY: single consumer (this turn).
-        unsafe { header.close_mailboxes(&mut rel) };
-        if inner.local.timeout.is_some() | inner.local.stash.is_some() {
-            Self::drop_aside(header, &mut inner.local);
-        }
-        header.notify(rel, &reason);
+        unsafe { header.close_mailboxes(&mut local, BOUNDED || DETACHED || A::PRIORITIES) };
+        header.notify(local, &reason);
         if let Some(sup) = inner.supervision.take() {
             sup.child_stopped(header.id, &reason);
         }
@@ -1132,32 +1209,59 @@ impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
     }
 }
 
-impl<A: Actor, const BOUNDED: bool> ActorTask<A, BOUNDED> {
-    /// Cancels a stopping actor's receive timeout and drops its stash. After the mailbox's close:
-    /// the timer's address, dropped by the cancel, then takes the plain release path.
-    #[cold]
-    #[inline(never)]
-    fn drop_aside(header: &Header<A::Msg>, local: &mut Local<A::Msg>) {
-        if let Some(timeout) = local.timeout.take() {
-            timeout.cancel(header.runtime());
+/// Starts a detached actor's thread with its first turn; `turn` runs one turn there.
+#[cold]
+#[inline(never)]
+fn start_detached<M: Send + 'static>(
+    home: std::sync::Arc<Home<M>>,
+    runnable: Runnable<Header<M>>,
+    turn: HomeTurn<M>,
+) {
+    let id = runnable.id;
+    std::thread::Builder::new()
+        .name(format!("motet-detached-{}", id.as_u64()))
+        .spawn(move || run_detached(home, runnable, turn))
+        .expect("could not start a detached actor's thread");
+}
+
+/// Hands the runnable of a detached or scoped actor, which a worker got from a waking push (or a
+/// runtime's shutdown), to the actor's home thread.
+#[cold]
+#[inline(never)]
+pub(crate) fn send_home<M: Send + 'static>(runnable: Runnable<Header<M>>) {
+    let Some(home) = runnable.home() else {
+        unreachable!("only detached and scoped actors are of a kind that sends them home")
+    };
+    // Its own reference: once the runnable is handed over, the actor may stop and free its cell
+    // (and the header's reference) before `give` returns.
+    let home = std::sync::Arc::clone(home);
+    home.give(runnable);
+}
+
+/// Spawns with `options`, as the task kind that its bound and detachment ask for.
+pub(crate) fn spawn_with<A: Actor>(
+    runtime: &Handle,
+    actor: A,
+    options: Options,
+    supervision: Option<Box<Supervision<A>>>,
+    relations: Option<Relations>,
+) -> Addr<A::Msg> {
+    match (options.bound.is_some(), options.detached) {
+        (false, false) => {
+            ActorTask::<A, false, false>::spawn(runtime, actor, options, supervision, relations)
         }
-        if let Some(stash) = local.stash.take() {
-            let _ = catch_unwind(AssertUnwindSafe(move || drop(stash)));
+        (true, false) => {
+            ActorTask::<A, true, false>::spawn(runtime, actor, options, supervision, relations)
+        }
+        (false, true) => {
+            ActorTask::<A, false, true>::spawn(runtime, actor, options, supervision, relations)
+        }
+        (true, true) => {
+            ActorTask::<A, true, true>::spawn(runtime, actor, options, supervision, relations)
         }
     }
 }
 
-/// Starts a detached actor's thread with its first turn.
-#[cold]
-#[inline(never)]
-fn start_detached<M: Send + 'static>(home: std::sync::Arc<Home<M>>, runnable: Runnable<Header<M>>) {
-    let id = runnable.id;
-    std::thread::Builder::new()
-        .name(format!("motet-detached-{}", id.as_u64()))
-        .spawn(move || run_detached(home, runnable))
-        .expect("could not start a detached actor's thread");
-}
-
 fn relations<A: Actor>(inner: &mut Inner<A>) -> &mut Relations {
-    inner.local.relations.get_or_insert_with(Default::default)
+    &mut Local::get(&mut inner.local).relations
 }

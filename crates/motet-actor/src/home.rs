@@ -1,11 +1,13 @@
 //! The home thread of a detached or scoped actor: where its runnable goes when a message wakes it,
 //! instead of the runtime's queues.
 //!
-//! A pooled actor that a push finds idle is scheduled on the runtime. A detached actor's runnable
-//! is handed to the OS thread that runs only that actor ([`run_detached`]); a scoped actor's to the
-//! thread that owns the [`ScopedActor`](crate::ScopedActor), blocked in a receive. Either way the
-//! hand-over is a mutex-protected slot and a condition variable: these actors block by design, so
-//! the wake is a thread wake-up, not a queue push.
+//! A push that finds an actor idle schedules it on the runtime, whatever the actor, so that a
+//! pooled actor's wake tests nothing. A detached or scoped actor is of a task kind whose turn on a
+//! worker only hands the runnable on ([`send_home`](crate::cell::send_home)): a detached actor's to
+//! the OS thread that runs only that actor ([`run_detached`]), a scoped actor's to the thread that
+//! owns the [`ScopedActor`](crate::ScopedActor), blocked in a receive. Either way the hand-over is
+//! a mutex-protected slot and a condition variable: these actors block by design, so the wake is a
+//! thread wake-up (after a hop through a worker), not a queue push.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
@@ -88,8 +90,16 @@ impl<M: Send + 'static> Home<M> {
     }
 }
 
-/// The body of a detached actor's thread: runs the actor's turns as they come, until it stops.
-pub(crate) fn run_detached<M: Send + 'static>(home: Arc<Home<M>>, first: Runnable<Header<M>>) {
+/// One turn of a detached actor on its own thread: the runnable back if the turn yielded.
+pub(crate) type HomeTurn<M> = fn(Runnable<Header<M>>) -> Option<Runnable<Header<M>>>;
+
+/// The body of a detached actor's thread: runs the actor's turns (`turn`, which gives the runnable
+/// back if the turn yielded) as they come, until it stops.
+pub(crate) fn run_detached<M: Send + 'static>(
+    home: Arc<Home<M>>,
+    first: Runnable<Header<M>>,
+    turn: HomeTurn<M>,
+) {
     let mut next = Some(first);
     loop {
         let runnable = match next.take() {
@@ -101,6 +111,6 @@ pub(crate) fn run_detached<M: Send + 'static>(home: Arc<Home<M>>, first: Runnabl
         };
         // A turn catches its handler's panics; a stopped actor's turn returns `None` after
         // `Home::finish`, so the next `take` ends the thread.
-        next = runnable.run_now();
+        next = turn(runnable);
     }
 }

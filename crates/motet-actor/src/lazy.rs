@@ -1,5 +1,5 @@
-//! [`Lazy<T>`] and [`Part<T>`]: optional boxes for parts most actors never allocate, whose drop
-//! costs an empty one a test and no call.
+//! [`Lazy<T>`]: an optional box for a part most actors never allocate, whose drop costs an empty
+//! one a test and no call.
 
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
@@ -49,38 +49,4 @@ impl<T> Drop for Lazy<T> {
 #[inline(never)]
 fn drop_slow<T>(value: Option<Box<T>>) {
     drop(value);
-}
-
-/// An `Option<Box<T>>` that its owner drops ([`Part::drop_part`]), for a struct with several of
-/// them that tests them all at once in its own `Drop`.
-pub(crate) struct Part<T>(ManuallyDrop<Option<Box<T>>>);
-
-impl<T> Part<T> {
-    pub(crate) fn new(value: Option<Box<T>>) -> Part<T> {
-        Part(ManuallyDrop::new(value))
-    }
-
-    /// Drops the content.
-    ///
-    /// # Safety
-    /// Called once, by the owner's `Drop`; the part is not used afterwards.
-    pub(crate) unsafe fn drop_part(&mut self) {
-        // SAFETY: the caller's contract.
-        unsafe { ManuallyDrop::drop(&mut self.0) }
-    }
-}
-
-impl<T> Deref for Part<T> {
-    type Target = Option<Box<T>>;
-    #[inline(always)]
-    fn deref(&self) -> &Option<Box<T>> {
-        &self.0
-    }
-}
-
-impl<T> DerefMut for Part<T> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut Option<Box<T>> {
-        &mut self.0
-    }
 }

@@ -4,8 +4,8 @@
 //! A [`ScopedActor<M>`] is an actor cell like any other, so its [`Addr<M>`] is an ordinary
 //! address; but no runtime worker runs it: the thread that owns the value takes its messages with
 //! [`ScopedActor::recv`] and its variants, blocking on a condition variable while the mailbox is
-//! empty (the push that finds it idle hands the actor's runnable back to the thread instead of
-//! scheduling it).
+//! empty (the push that finds it idle schedules the actor's runnable on the runtime, whose worker
+//! hands it back to the thread: see [`crate::home`]).
 
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -17,7 +17,7 @@ use motet_runtime::{Handle, Runnable};
 
 use crate::addr::{Addr, AnyAddr};
 use crate::blocks::Blocks;
-use crate::cell::{Extra, Header, Relations};
+use crate::cell::{send_home, Extra, Header, Local, Relations};
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{ActorId, Down, ExitReason, ExitSignal};
 use crate::home::{Home, Taken};
@@ -38,15 +38,22 @@ pub enum Event<M> {
     Stop(ExitReason),
 }
 
-/// The task kind of a scoped actor's cell: never scheduled on the runtime.
+/// The task kind of a scoped actor's cell: a waking push schedules it on the runtime, whose
+/// worker hands it to the owning thread.
 struct ScopedTask<M>(PhantomData<fn() -> M>);
 
 impl<M: Send + 'static> Task for ScopedTask<M> {
     type Shared = Header<M>;
     type Private = ();
 
-    fn run(_: Running<Self>) -> Turn<Header<M>> {
-        unreachable!("a scoped actor's wakes go to its owning thread, never to the runtime")
+    fn run(task: Running<Self>) -> Turn<Header<M>> {
+        send_home(task.into_runnable());
+        Turn::Idle
+    }
+
+    fn shutdown(task: Running<Self>) {
+        // The runtime's shutdown does not end a scoped actor: its owner still receives.
+        send_home(task.into_runnable());
     }
 
     fn placed(header: &mut Header<M>) {
@@ -78,7 +85,7 @@ pub struct ScopedActor<M: Send + 'static> {
     /// The actor's runnable, held by the owner except while it waits in a receive.
     runnable: Option<Runnable<Header<M>>>,
     home: Arc<Home<M>>,
-    relations: Option<Box<Relations>>,
+    local: Option<Box<Local<M>>>,
     reason: ExitReason,
 }
 
@@ -102,7 +109,7 @@ impl<M: Send + 'static> ScopedActor<M> {
             header,
             runnable: Some(runnable),
             home,
-            relations: None,
+            local: None,
             reason: ExitReason::Normal,
         }
     }
@@ -206,7 +213,7 @@ impl<M: Send + 'static> ScopedActor<M> {
     }
 
     fn relations(&mut self) -> &mut Relations {
-        self.relations.get_or_insert_with(Default::default)
+        &mut Local::get(&mut self.local).relations
     }
 
     fn on_envelope(&mut self, env: Envelope<M>) -> Option<Event<M>> {
@@ -293,10 +300,10 @@ impl<M: Send + 'static> Drop for ScopedActor<M> {
             // A receive was left by a panic while the runnable was parked.
             self.reclaim();
         }
-        let mut rel = self.relations.take();
+        let mut local = self.local.take();
         // SAFETY: the owner is the single consumer.
-        unsafe { self.header().close_mailboxes(&mut rel) };
-        self.header().notify(rel, &self.reason);
+        unsafe { self.header().close_mailboxes(&mut local, true) };
+        self.header().notify(local, &self.reason);
         let runnable = self.runnable.take().expect("the owner holds the runnable");
         // SAFETY: the mailbox is closed; the runnable is this cell's; `self` is not used again.
         unsafe { Header::retire(self.header, runnable) };

@@ -4,7 +4,7 @@ use motet_runtime::Handle;
 
 use crate::actor::Actor;
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::{ActorTask, Options, Relations};
+use crate::cell::{spawn_with, ActorTask, Options, Relations};
 use crate::envelope::Signal;
 use crate::exit::{ExitReason, ExitSignal};
 
@@ -125,17 +125,13 @@ impl<A: Actor> Spawn<A> {
         let relations = if self.link.is_empty() && !self.trap_exit {
             None
         } else {
-            Some(Box::new(Relations {
+            Some(Relations {
                 links: self.link.clone(),
                 trap_exit: self.trap_exit,
                 ..Relations::default()
-            }))
+            })
         };
-        let addr = if self.options.bound.is_some() {
-            ActorTask::<A, true>::spawn(runtime, self.actor, self.options, None, relations)
-        } else {
-            ActorTask::<A, false>::spawn(runtime, self.actor, self.options, None, relations)
-        };
+        let addr = spawn_with(runtime, self.actor, self.options, None, relations);
         for other in self.link {
             if !other.signal(Signal::Link(addr.to_any())) {
                 // `other` had already stopped; this signal also drops it from the new actor's links.

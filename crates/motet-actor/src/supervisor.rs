@@ -46,7 +46,7 @@ use motet_runtime::Handle;
 
 use crate::actor::{Actor, Context};
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::{ActorTask, Options};
+use crate::cell::{spawn_with, Options};
 use crate::envelope::Signal;
 use crate::exit::{ActorId, ExitReason};
 use crate::watch::ExitWatch;
@@ -297,11 +297,7 @@ impl Supervisor {
         // Spawned without the lock: on a runtime that has shut down, the child is shut down inside
         // `spawn`, and its `child_stopped` takes the lock.
         let supervision = Some(Box::new(supervision));
-        let addr = if options.bound.is_some() {
-            ActorTask::<A, true>::spawn(&self.runtime, actor, options, supervision, None)
-        } else {
-            ActorTask::<A, false>::spawn(&self.runtime, actor, options, supervision, None)
-        };
+        let addr = spawn_with(&self.runtime, actor, options, supervision, None);
         let mut st = self.shared.lock();
         if st.done {
             // The supervisor stopped meanwhile, without this child among those it stopped.

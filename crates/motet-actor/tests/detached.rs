@@ -161,3 +161,35 @@ fn an_unreachable_detached_actor_stops_and_its_thread_ends() {
     drop(addr);
     assert!(wait_flag(&ended), "the detached thread did not end");
 }
+
+/// The runtime's shutdown does not stop a detached actor: a message that wakes it afterwards
+/// still reaches its thread (its wake passes through the shut-down runtime, which hands it on).
+#[test]
+fn a_detached_actor_outlives_its_runtime() {
+    struct Echo(mpsc::Sender<u32>);
+    impl Actor for Echo {
+        type Msg = u32;
+        fn handle(&mut self, ctx: &mut Context<'_, Self>, n: u32) {
+            let _ = self.0.send(n);
+            if n == 0 {
+                ctx.stop();
+            }
+        }
+    }
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let addr = Spawn::new(Echo(tx)).detached().spawn(rt.handle());
+    addr.tell(1).unwrap();
+    assert_eq!(rx.recv_timeout(GUARD), Ok(1));
+    rt.shutdown();
+    // Idle by now, most likely: each of these wakes it through the runtime.
+    for n in [2, 3] {
+        std::thread::sleep(Duration::from_millis(20));
+        addr.tell(n).unwrap();
+        assert_eq!(rx.recv_timeout(GUARD), Ok(n));
+    }
+    let watch = addr.watch();
+    addr.tell(0).unwrap();
+    assert_eq!(rx.recv_timeout(GUARD), Ok(0));
+    assert_eq!(watch.wait_timeout(GUARD), Some(ExitReason::Normal));
+}

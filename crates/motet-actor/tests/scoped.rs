@@ -176,3 +176,25 @@ fn a_normal_drop_does_not_stop_linked_actors_and_a_kill_is_an_event() {
         Some(Event::Msg("stopped unreachable".into()))
     );
 }
+
+/// A scoped actor keeps receiving after its runtime shut down: a message that finds it waiting
+/// wakes it through the shut-down runtime, which hands it to the owning thread.
+#[test]
+fn a_scoped_actor_receives_after_its_runtime_shut_down() {
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let mut me = ScopedActor::<u64>::new(rt.handle());
+    let addr = me.addr();
+    rt.shutdown();
+    let sender = std::thread::spawn(move || {
+        for n in 0..3 {
+            // Most likely after the owner began to wait: the push wakes it.
+            std::thread::sleep(Duration::from_millis(20));
+            addr.tell(n).unwrap();
+        }
+    });
+    for n in 0..3 {
+        assert_eq!(me.recv_timeout(GUARD), Some(Event::Msg(n)));
+    }
+    sender.join().unwrap();
+    assert_eq!(me.recv_timeout(GUARD), None);
+}
