@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
 cargo clippy -p motet-remote --all-targets -- -D warnings
+cargo clippy -p motet-remote --all-targets --features hop-trace -- -D warnings
 cargo build -p motet-remote --all-targets
 cargo test -p motet-remote -- --test-threads=1
 timeout 120 cargo run -q -p motet-remote --example remote_pingpong -- 2000

@@ -1,10 +1,18 @@
 //! Remote messaging between two processes on loopback: ping-pong round-trip time (p50/p99 over
 //! 10,000 round trips after 1,000 warm-up ones) and a one-way stream of 1,000,000 small messages,
-//! for motet remote actors, raw Zenoh put/subscribe with the same session settings, and tokio TCP
-//! with postcard frames. Each system runs against a child process this program starts.
+//! for motet remote actors, raw Zenoh put/subscribe with the same session settings, tokio TCP
+//! with postcard frames, and CAF 0.17 remote actors (libcaf_io's `publish`/`remote_actor`). Each
+//! system runs against a child process this program starts.
 //!
 //! `cargo run --release -p motet-remote --example remote_bench -- [--json FILE] [--rtt N]
-//! [--stream N] [--systems motet,zenoh,tcp]`
+//! [--stream N] [--systems motet,zenoh,tcp,caf]`
+//!
+//! The CAF side is `bench/caf/caf_bench.cpp`, compiled here with `g++ -O2` against Debian's
+//! `libcaf-dev` (0.17) when `caf` is among the systems; without g++ or the CAF headers, `caf` is
+//! skipped with a message and the other systems still run.
+//!
+//! With `--features hop-trace`, both motet sides print where the ping-pong's time goes (see
+//! `motet_remote::trace`).
 //!
 //! Prints one JSON record per system (and appends it to FILE):
 //! `{"system", "rtt_p50_us", "rtt_p99_us", "msgs_per_s", "messages_checked"}`.
@@ -53,11 +61,18 @@ fn main() {
     let stream_n: u64 = arg(&args, "--stream")
         .and_then(|s| s.parse().ok())
         .unwrap_or(1_000_000);
-    let systems = arg(&args, "--systems").unwrap_or_else(|| "motet,zenoh,tcp".into());
+    let systems = arg(&args, "--systems").unwrap_or_else(|| "motet,zenoh,tcp,caf".into());
     let json = arg(&args, "--json");
     let exe = std::env::current_exe().expect("own path");
     for system in systems.split(',') {
         let port = free_port();
+        if system == "caf" {
+            match caf::bench(&exe, port, WARMUP, rtt_n, stream_n) {
+                Ok((rtts, rate, checked)) => report(system, rtts, rate, checked, json.as_deref()),
+                Err(why) => eprintln!("caf skipped: {why}"),
+            }
+            continue;
+        }
         let child = ChildGuard::spawn(
             &exe,
             &[
@@ -73,32 +88,40 @@ fn main() {
         child
             .expect_line("READY", LONG)
             .expect("the server process is ready");
-        let (mut rtts, rate, checked) = match system {
+        let (rtts, rate, checked) = match system {
             "motet" => bench_motet(port, rtt_n, stream_n),
             "zenoh" => bench_zenoh(port, rtt_n, stream_n),
             "tcp" => bench_tcp(port, rtt_n, stream_n),
             other => panic!("unknown system {other}"),
         };
         drop(child);
-        rtts.sort_unstable();
-        let pct = |p: f64| rtts[((rtts.len() as f64 * p) as usize).min(rtts.len() - 1)];
-        let record = format!(
-            "{{\"system\": \"{system}\", \"rtt_p50_us\": {:.1}, \"rtt_p99_us\": {:.1}, \"msgs_per_s\": {:.0}, \"messages_checked\": {checked}}}",
-            pct(0.50) as f64 / 1000.0,
-            pct(0.99) as f64 / 1000.0,
-            rate
-        );
-        println!("{record}");
-        if let Some(path) = &json {
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .expect("open the JSON file");
-            writeln!(f, "{record}").expect("write the JSON file");
-        }
+        report(system, rtts, rate, checked, json.as_deref());
     }
 }
+
+/// Prints one system's record and appends it to the JSON file, if any.
+fn report(system: &str, mut rtts: Vec<u64>, rate: f64, checked: bool, json: Option<&str>) {
+    rtts.sort_unstable();
+    let pct = |p: f64| rtts[((rtts.len() as f64 * p) as usize).min(rtts.len() - 1)];
+    let record = format!(
+        "{{\"system\": \"{system}\", \"rtt_p50_us\": {:.1}, \"rtt_p99_us\": {:.1}, \"msgs_per_s\": {:.0}, \"messages_checked\": {checked}}}",
+        pct(0.50) as f64 / 1000.0,
+        pct(0.99) as f64 / 1000.0,
+        rate
+    );
+    println!("{record}");
+    if let Some(path) = json {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("open the JSON file");
+        writeln!(f, "{record}").expect("write the JSON file");
+    }
+}
+
+#[path = "../bench/caf/caf.rs"]
+mod caf;
 
 fn ready() {
     println!("READY");
@@ -129,6 +152,14 @@ fn serve_motet(port: u16) {
         .unwrap();
     node.publish("sink", &spawn(rt.handle(), SinkActor::new()))
         .unwrap();
+    #[cfg(feature = "hop-trace")]
+    std::thread::spawn(|| {
+        use motet_remote::trace;
+        while trace::count(trace::Point::Put) < trace::CAP {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        eprintln!("hops of the answering node:\n{}", trace::report());
+    });
     ready();
     wait_for_stdin_close();
 }
@@ -150,14 +181,23 @@ fn bench_motet(port: u16, rtt_n: usize, stream_n: u64) -> (Vec<u64>, f64, bool) 
     let mut checked = true;
     for i in 0..(WARMUP + rtt_n) as u64 {
         let t = Instant::now();
+        #[cfg(feature = "hop-trace")]
+        motet_remote::trace::mark(motet_remote::trace::Point::Asked);
         let got = echo
             .ask(|r| Echo::Ping(i, RemoteReply::from(r)), LONG)
             .wait();
+        #[cfg(feature = "hop-trace")]
+        motet_remote::trace::mark(motet_remote::trace::Point::Answered);
         if i >= WARMUP as u64 {
             rtts.push(t.elapsed().as_nanos() as u64);
         }
         checked &= got == Ok(i);
     }
+    #[cfg(feature = "hop-trace")]
+    eprintln!(
+        "hops of the asking node:\n{}",
+        motet_remote::trace::report()
+    );
     let sink = node.lookup::<Sink>("sink", LONG).expect("lookup sink");
     let t = Instant::now();
     for i in 0..stream_n {

@@ -19,16 +19,23 @@ use crate::wire::{self, Body, FrameError};
 impl Inner {
     /// Handles one received frame; a bad one is counted, logged and dropped.
     pub(crate) fn receive(self: &Arc<Inner>, bytes: &[u8]) {
+        hop!(Received);
+        self.receive_frame(bytes, true);
+        hop!(Delivered);
+    }
+
+    /// One frame; `batch` says whether it may be a batch (a batch inside a batch is rejected).
+    fn receive_frame(self: &Arc<Inner>, bytes: &[u8], batch: bool) {
         self.counters
             .frames_in
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Err(e) = self.dispatch(bytes) {
+        if let Err(e) = self.dispatch(bytes, batch) {
             self.counters.reject(&e);
             tracing::warn!("motet-remote: {} rejected a frame: {e}", self.me());
         }
     }
 
-    fn dispatch(self: &Arc<Inner>, bytes: &[u8]) -> Result<(), FrameError> {
+    fn dispatch(self: &Arc<Inner>, bytes: &[u8], batch: bool) -> Result<(), FrameError> {
         let (header, payload) = wire::decode(bytes, self.config.max_frame)?;
         let from = header.from;
         let quarantined = {
@@ -46,6 +53,15 @@ impl Inner {
             return Err(FrameError::Quarantined);
         }
         match header.body {
+            Body::Batch if !batch => {
+                return Err(FrameError::Malformed("a batch inside a batch".into()));
+            }
+            Body::Batch => {
+                // Each frame is checked and counted on its own, in order.
+                for frame in wire::batch_frames(payload)? {
+                    self.receive_frame(frame, false);
+                }
+            }
             Body::Tell {
                 dest,
                 type_id,

@@ -15,6 +15,14 @@
 //! as a new incarnation. See the crate README for guarantees, settings and detection times.
 #![warn(missing_docs)]
 
+/// Marks the end of a hop for the `hop-trace` feature (nothing without it).
+macro_rules! hop {
+    ($point:ident) => {
+        #[cfg(feature = "hop-trace")]
+        $crate::trace::mark($crate::trace::Point::$point);
+    };
+}
+
 pub mod addr;
 mod config;
 mod context;
@@ -27,6 +35,8 @@ mod reply;
 mod stats;
 #[doc(hidden)]
 pub mod testing;
+#[cfg(feature = "hop-trace")]
+pub mod trace;
 mod wire;
 
 pub use config::{NodeConfig, TlsConfig};

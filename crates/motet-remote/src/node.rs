@@ -565,6 +565,7 @@ impl Inner {
 
     /// Queues a frame for `dest`.
     pub(crate) fn send_frame(&self, dest: NodeId, bytes: Vec<u8>) {
+        hop!(Queued);
         self.out_len.fetch_add(1, Ordering::Relaxed);
         if self.out.send(Outgoing::Frame { dest, bytes }).is_err() {
             self.out_len.fetch_sub(1, Ordering::Relaxed);

@@ -6,7 +6,8 @@
 //! (reliable, which is Zenoh's default and whose setter is unstable; `CongestionControl::Block`; one priority for data and control): when Zenoh's
 //! transmission queue is full, this thread waits, the channel grows, and
 //! [`Node::wait_writable`](crate::Node::wait_writable) makes threads that call it wait. Frames for
-//! this node itself are handed to its own receive path, in the same order.
+//! this node itself are handed to its own receive path, in the same order. Frames for one node that
+//! wait behind each other leave as one batch sample.
 
 use std::collections::hash_map::{Entry, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +19,7 @@ use zenoh::Wait;
 
 use crate::id::NodeId;
 use crate::node::Inner;
+use crate::wire;
 
 /// What the drain thread is given.
 pub(crate) enum Outgoing {
@@ -29,7 +31,18 @@ pub(crate) enum Outgoing {
     Stop,
 }
 
+/// Most frames one batch holds.
+const BATCH_FRAMES: usize = 256;
+/// Most bytes one batch holds (it is also kept under the node's own `max_frame`): about one Zenoh
+/// transmission batch, so a batch is not split into fragments.
+const BATCH_BYTES: usize = 60 * 1024;
+
 /// The drain loop; returns when told to stop or when the node is gone.
+///
+/// Frames for one destination that are already queued behind each other leave as one
+/// [`Body::Batch`](crate::wire::Body::Batch) sample (up to [`BATCH_FRAMES`] and [`BATCH_BYTES`]):
+/// the batch keeps their order, and the first item for anything else is handled next, so the
+/// queue's order is kept.
 pub(crate) fn drain(
     node: Weak<Inner>,
     session: zenoh::Session,
@@ -40,13 +53,23 @@ pub(crate) fn drain(
     // Per destination: a batching publisher and an express one, on the same key and priority (so
     // in the same transmission queue of the link, which keeps their frames in order).
     let mut publishers: HashMap<NodeId, [zenoh::pubsub::Publisher<'static>; 2]> = HashMap::new();
-    while let Ok(item) = queue.recv() {
+    // An item taken off the queue while filling a batch, handled next.
+    let mut next: Option<Outgoing> = None;
+    loop {
+        let item = match next.take() {
+            Some(item) => item,
+            None => match queue.recv() {
+                Ok(item) => item,
+                Err(_) => break,
+            },
+        };
         match item {
             Outgoing::Stop => break,
             Outgoing::Forget(id) => {
                 publishers.remove(&id);
             }
             Outgoing::Frame { dest, bytes } => {
+                hop!(Drained);
                 let Some(inner) = node.upgrade() else { break };
                 inner.counters.frames_out.fetch_add(1, Ordering::Relaxed);
                 if dest == inner.me() {
@@ -54,6 +77,34 @@ pub(crate) fn drain(
                     queued.fetch_sub(1, Ordering::Relaxed);
                     continue;
                 }
+                let limit = BATCH_BYTES.min(inner.config.max_frame.saturating_sub(64));
+                let mut frames = vec![bytes];
+                let mut size = frames[0].len() + 4;
+                while frames.len() < BATCH_FRAMES {
+                    match queue.try_recv() {
+                        Ok(Outgoing::Frame { dest: d, bytes: b })
+                            if d == dest && size + b.len() + 4 <= limit =>
+                        {
+                            size += b.len() + 4;
+                            frames.push(b);
+                        }
+                        Ok(other) => {
+                            next = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let count = frames.len() as u64;
+                let sample = if frames.len() == 1 {
+                    frames.pop().expect("one frame")
+                } else {
+                    inner
+                        .counters
+                        .frames_out
+                        .fetch_add(count - 1, Ordering::Relaxed);
+                    wire::encode_batch(inner.me(), &frames)
+                };
                 drop(inner);
                 let publisher = match publishers.entry(dest) {
                     Entry::Occupied(o) => o.into_mut(),
@@ -71,18 +122,19 @@ pub(crate) fn drain(
                             (Ok(batching), Ok(express)) => v.insert([batching, express]),
                             (Err(e), _) | (_, Err(e)) => {
                                 tracing::warn!("motet-remote: no publisher for {dest}: {e}");
-                                queued.fetch_sub(1, Ordering::Relaxed);
+                                queued.fetch_sub(count, Ordering::Relaxed);
                                 continue;
                             }
                         }
                     }
                 };
                 // Express (sent at once rather than held for a batch) when nothing else is queued.
-                let express = usize::from(queue.is_empty());
-                if let Err(e) = publisher[express].put(bytes).wait() {
+                let express = usize::from(next.is_none() && queue.is_empty());
+                if let Err(e) = publisher[express].put(sample).wait() {
                     tracing::warn!("motet-remote: put to {dest} failed: {e}");
                 }
-                queued.fetch_sub(1, Ordering::Relaxed);
+                hop!(Put);
+                queued.fetch_sub(count, Ordering::Relaxed);
             }
         }
     }

@@ -42,6 +42,7 @@ impl<M: RemoteMsg> Actor for Proxy<M> {
     }
 
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: M) {
+        hop!(ProxyTurn);
         let Some(inner) = self.node.upgrade() else {
             ctx.stop_with(ExitReason::Shutdown);
             return;

@@ -49,6 +49,9 @@ pub(crate) enum Body {
     /// The receiver's incarnation `you` was declared down by the sender: it must rejoin as a new
     /// incarnation.
     Quarantined { you: NodeId },
+    /// Consecutive frames for the receiver, in order: the payload is each frame (header and
+    /// payload) behind its length as 4 little-endian bytes. A batch never holds a batch.
+    Batch,
 }
 
 /// [`ExitReason`] as it travels.
@@ -176,6 +179,42 @@ pub(crate) fn decode(frame: &[u8], max_frame: usize) -> Result<(Header, &[u8]), 
     Ok((header, rest))
 }
 
+/// Encodes consecutive frames for one destination as one [`Body::Batch`] frame.
+pub(crate) fn encode_batch(from: NodeId, frames: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = encode_header(from, Body::Batch);
+    out.reserve(frames.iter().map(|f| f.len() + 4).sum());
+    for f in frames {
+        out.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        out.extend_from_slice(f);
+    }
+    out
+}
+
+/// Splits a batch's payload into its frames; a length that runs past the end (or an empty batch)
+/// rejects the whole batch before any of it is delivered.
+pub(crate) fn batch_frames(mut payload: &[u8]) -> Result<Vec<&[u8]>, FrameError> {
+    let mut frames = Vec::new();
+    while !payload.is_empty() {
+        let Some((len, rest)) = payload.split_first_chunk::<4>() else {
+            return Err(FrameError::Malformed("truncated batch length".into()));
+        };
+        let len = u32::from_le_bytes(*len) as usize;
+        if len > rest.len() {
+            return Err(FrameError::Malformed(format!(
+                "batch entry of {len} bytes, {} left",
+                rest.len()
+            )));
+        }
+        let (frame, rest) = rest.split_at(len);
+        frames.push(frame);
+        payload = rest;
+    }
+    if frames.is_empty() {
+        return Err(FrameError::Malformed("empty batch".into()));
+    }
+    Ok(frames)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,11 +263,51 @@ mod tests {
         assert!(decode(&wrong, 1 << 20).is_err());
     }
 
+    #[test]
+    fn a_batch_splits_into_its_frames_in_order() {
+        let frames: Vec<Vec<u8>> = (0..5u64)
+            .map(|i| {
+                let mut f = encode_header(
+                    node(),
+                    Body::Tell {
+                        dest: i,
+                        type_id: 1,
+                        version: 1,
+                    },
+                );
+                f.extend_from_slice(&i.to_le_bytes()[..(i as usize)]);
+                f
+            })
+            .collect();
+        let batch = encode_batch(node(), &frames);
+        let (h, payload) = decode(&batch, 1 << 20).unwrap();
+        assert_eq!(h.body, Body::Batch);
+        let got = batch_frames(payload).unwrap();
+        assert_eq!(got, frames.iter().map(|f| f.as_slice()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_truncated_or_empty_batch_is_rejected_whole() {
+        let frames = vec![vec![1u8, 2, 3], vec![4u8; 10]];
+        let batch = encode_batch(node(), &frames);
+        let (_, payload) = decode(&batch, 1 << 20).unwrap();
+        // A cut at the end of the first entry leaves a whole batch of one frame.
+        let boundary = 4 + frames[0].len();
+        assert_eq!(batch_frames(&payload[..boundary]), Ok(vec![&frames[0][..]]));
+        for cut in (0..payload.len()).filter(|&c| c != boundary) {
+            assert!(
+                matches!(batch_frames(&payload[..cut]), Err(FrameError::Malformed(_))),
+                "cut at {cut}"
+            );
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
             let _ = decode(&bytes, 128);
+            let _ = batch_frames(&bytes);
         }
     }
 }

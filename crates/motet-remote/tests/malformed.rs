@@ -68,6 +68,31 @@ fn frame(magic: u16, dest: u64, type_id: u64, version: u32, payload: &[u8]) -> V
     v
 }
 
+/// A `Batch` frame (body variant 6, no fields) holding `frames`, each behind its 4-byte length.
+fn batch(frames: &[Vec<u8>]) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Header {
+        magic: u16,
+        protocol: u8,
+        zid: u128,
+        incarnation: u32,
+        body: u32,
+    }
+    let mut v = postcard::to_stdvec(&Header {
+        magic: 0x6d74,
+        protocol: 1,
+        zid: 0xabc,
+        incarnation: 0,
+        body: 6,
+    })
+    .unwrap();
+    for f in frames {
+        v.extend_from_slice(&(f.len() as u32).to_le_bytes());
+        v.extend_from_slice(f);
+    }
+    v
+}
+
 fn wait_for(node: &Node, f: impl Fn(&Stats) -> bool) -> Stats {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -149,11 +174,18 @@ fn malformed_frames_are_rejected_and_counted() {
         .unwrap(); // unknown actor
     inbox.put(frame(0x6d74, dest, tid, 2, &[])).wait().unwrap(); // payload missing
     inbox.put(vec![0u8; 8192]).wait().unwrap(); // oversized
+    let mut cut = batch(&[good(8), good(9)]);
+    cut.pop();
+    inbox.put(cut).wait().unwrap(); // a batch whose last entry is cut: none of it delivered
+    inbox.put(batch(&[batch(&[good(10)])])).wait().unwrap(); // a batch inside a batch
+    inbox.put(batch(&[good(5), good(6)])).wait().unwrap(); // a good batch, delivered in order
     inbox.put(good(42)).wait().unwrap(); // still works after all that
 
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(5));
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(6));
     assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(42));
-    let s = wait_for(&node, |s| s.rejected() - before.rejected() >= 8);
-    assert_eq!(s.rejected_malformed - before.rejected_malformed, 3);
+    let s = wait_for(&node, |s| s.rejected() - before.rejected() >= 10);
+    assert_eq!(s.rejected_malformed - before.rejected_malformed, 5);
     assert_eq!(s.rejected_type - before.rejected_type, 2);
     assert_eq!(s.rejected_unknown_actor - before.rejected_unknown_actor, 1);
     assert_eq!(s.rejected_payload - before.rejected_payload, 1);
