@@ -18,8 +18,8 @@
 //! `loop(compSize, 40000)` on each `Traverse`. Every program calls it where Savina does, written as
 //! Savina writes it (no `black_box`), so the optimiser deletes it as the JVM's JIT does (SPEC.md
 //! section 6.3): it costs nothing in an optimised build. Kept, it would be about 4.8e12 iterations
-//! at the defaults. The crate's debug builds are optimised enough to delete it too (the root
-//! `Cargo.toml`'s `profile.dev.package.motet-savina`), so the tests do not spin either.
+//! at the defaults. Debug builds do not delete it: the crate's tests (opt-level 1, the root
+//! `Cargo.toml`'s `profile.dev.package.motet-savina`) run it, a few milliseconds per node.
 //!
 //! Validation: the Root's final size equals a replay of its decision sequence, which does not
 //! depend on the order requests arrive in (199,991 at the defaults: 19,998 grants, 10,203 of them
