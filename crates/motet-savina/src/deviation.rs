@@ -67,7 +67,7 @@ pub const ALL: &[Deviation] = &[
     d("customer-per-message", Kind::Flow, "barber's factory makes one customer per self-message where SPEC.md makes all N in one handler, so returns interleave with arrivals differently"),
     d("row-column-payload", Kind::Flow, "apsp's blocks send each neighbour only the row or column its next step reads, and update in place, where SPEC.md broadcasts whole blocks"),
     d("ledger-search", Kind::Flow, "astar's Master owns the search ledger and workers expand one level per item, where SPEC.md's workers search up to the threshold on a shared graph"),
-    d("driver-decomposition", Kind::Flow, "one driver behaviour runs the whole recursive decomposition; only leaves and merges run in parallel (boc's fib and quicksort)"),
+    d("driver-decomposition", Kind::Flow, "one driver behaviour runs the whole recursive decomposition; only leaves and merges run in parallel, as the BoC paper's ports (boc-tuned fib and quicksort)"),
     d("meal-queued-early", Kind::Flow, "philosopher's next meal is queued before the last one ran (boc-tuned)"),
     // Kernels and data structures.
     d("vec-list", Kind::Kernel, "concsll's list is a sorted Vec scanned in 64-element blocks, with an O(1) Size, where SPEC.md walks a sorted linked list"),
@@ -79,8 +79,7 @@ pub const ALL: &[Deviation] = &[
     d("simd-relax", Kind::Kernel, "apsp relaxes i32 distances with AVX2, two rows a pass, where SPEC.md uses long in a plain loop"),
     d("window-board", Kind::Kernel, "nqueenk checks a board with a 32-wide vectorised window and edits one board in place, where SPEC.md copies an int[] per trial and returns at the first conflict"),
     d("tuned-hash", Kind::Kernel, "concdict's map uses an integer hasher laid out for cache locality where SPEC.md uses a plain hash map"),
-    d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (tuned barber and astar, astar's reactors)"),
-    d("no-busy-loops", Kind::Kernel, "uct leaves out Savina's busy-loops"),
+    d("private-random", Kind::Kernel, "busy-waits draw from a generator per actor where SPEC.md shares Math.random() (tuned barber and astar)"),
     // Data and parameters.
     d("lcg-requests", Kind::Params, "concdict's tuned workers draw with the LCG (LF's and CAF's choice) where Savina's Akka port uses java.util.Random"),
 ];

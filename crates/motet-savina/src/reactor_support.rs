@@ -21,6 +21,13 @@ use crate::motet_support::runtime;
 pub(crate) trait Built {
     /// The checked result, read from `program`'s state after the run.
     fn outcome(&mut self, program: &mut Program) -> Outcome;
+
+    /// Untimed validation after the run (see [`Iteration::validate`]): takes what
+    /// [`outcome`](Built::outcome) returned and gives the checked outcome; the default passes it
+    /// through.
+    fn validate(&mut self, outcome: Outcome) -> Outcome {
+        outcome
+    }
 }
 
 /// The scheduler of a reactor model.
@@ -65,6 +72,7 @@ pub(crate) fn prepare<C: 'static, B: Built + 'static>(
         runner,
         build,
         next: None,
+        last: None,
         metrics: None,
     }))
 }
@@ -77,6 +85,8 @@ struct ReactorIteration<C, B> {
     build: fn(&C) -> (Program, B),
     /// The program built by `setup` for the next `run`.
     next: Option<(Program, B)>,
+    /// What read the last run's result, for its untimed validation.
+    last: Option<B>,
     metrics: Option<ReactorMetrics>,
 }
 
@@ -105,9 +115,18 @@ impl<C, B: Built> Iteration for ReactorIteration<C, B> {
                     ns_per_reaction: None,
                     tag_trace: report.trace.as_ref().map(tag_digest),
                 });
-                built.outcome(&mut program)
+                let outcome = built.outcome(&mut program);
+                self.last = Some(built);
+                outcome
             }
             Err(e) => Outcome::failed(format!("the reactor program failed: {e}")),
+        }
+    }
+
+    fn validate(&mut self, outcome: Outcome) -> Outcome {
+        match self.last.take() {
+            Some(mut built) if outcome.check.is_ok() => built.validate(outcome),
+            _ => outcome,
         }
     }
 

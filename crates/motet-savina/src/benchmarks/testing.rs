@@ -247,3 +247,36 @@ fn rejected_by(bench: &Benchmark, models: &[Model], sets: &[(&str, f64)]) -> Vec
         })
         .collect()
 }
+
+/// Asserts that each of `models`' variants of `bench` checks its result after the timed run, in
+/// [`Iteration::validate`](crate::bench::Iteration::validate) (Savina's `cleanupIteration`): the
+/// timed run's own outcome carries no result, and the validated one is checked and has one.
+///
+/// # Panics
+/// If a variant is missing, rejects `sets`, returns a result from its timed run or fails its check.
+pub(crate) fn validation_is_untimed(bench: &Benchmark, models: &[Model], sets: &[(&str, f64)]) {
+    let params = params(bench, sets);
+    for &model in models {
+        let variant = bench
+            .variant(model)
+            .unwrap_or_else(|| panic!("{} has no {model} variant", bench.name));
+        let mut program = variant
+            .build(&params, 1)
+            .unwrap_or_else(|e| panic!("{} {model}: {e}", bench.name));
+        program.setup();
+        let timed = program.run();
+        assert!(
+            timed.result.is_null(),
+            "{} {model}: the timed run returned a result ({})",
+            bench.name,
+            timed.result
+        );
+        let checked = program.validate(timed);
+        assert_eq!(checked.check, Ok(()), "{} {model}", bench.name);
+        assert!(
+            !checked.result.is_null(),
+            "{} {model}: no result",
+            bench.name
+        );
+    }
+}

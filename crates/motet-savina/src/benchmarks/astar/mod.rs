@@ -14,9 +14,10 @@
 //! As in Savina, the nodes searched and the path found depend on timing (SPEC.md sections 3.27
 //! and 6).
 //!
-//! The tuned programs (`actor-tuned`, `floor-tuned`; deviations `ledger-search` and
-//! `private-random`) and the reactors keep the parents at the Master instead, which merges the
-//! workers' answers in send order ([`search`]): a deterministic search.
+//! The reactors follow the same flow, a tag's Work items searched in parallel on the shared
+//! state. The tuned programs (`actor-tuned`, `floor-tuned`; deviations `ledger-search` and
+//! `private-random`) keep the parents at the Master instead, which merges the workers' answers in
+//! send order ([`search`]): a deterministic search.
 //!
 //! Validation (Savina's, untimed as there): following parents from the target reaches the
 //! origin; here also every step is a link of the graph, the target's distance is the sum of the
@@ -78,7 +79,7 @@ const MAX_GRID: usize = 248;
 variants!(
     actor,
     actor_tuned ["ledger-search", "private-random"],
-    reactor ["ledger-search", "private-random"] (own_protocol),
+    reactor (own_protocol),
     floor,
     floor_tuned ["ledger-search", "private-random"],
 );
@@ -327,6 +328,21 @@ mod tests {
         };
         assert!(check(&graph, Some(&found)).check.is_err());
         assert!(check(&graph, None).check.is_err());
+    }
+
+    /// Savina's programs, the reactors among them, check the path after their timed run.
+    #[test]
+    fn validation_is_untimed() {
+        testing::validation_is_untimed(
+            &BENCHMARK,
+            &[
+                Model::Actor,
+                Model::Floor,
+                Model::Reactor,
+                Model::ReactorLevel,
+            ],
+            &[("g", 8.0), ("w", 4.0)],
+        );
     }
 
     #[test]

@@ -2,28 +2,40 @@
 //! `Start` handler, busy-waiting after each, and a customer's address travels in the messages
 //! (factory → room → barber), as Savina's references do. The factory and the barber busy-wait on
 //! the one shared `Math.random()`.
+//!
+//! `actor-tuned` is the same program as [`Variant::Tuned`]: the factory makes one customer per
+//! message to itself and yields after each (batch 1), and the factory and the barber busy-wait on
+//! generators of their own (deviations `batch`, `customer-per-message`, `private-random`).
 
 use std::collections::VecDeque;
 
-use motet_actor::{spawn, Actor, Addr, Context};
+use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
-use super::{check, Config, Draws, Tally};
+use super::{check, Config, Draws, Tally, Variant, Wait};
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::SharedWait;
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
-pub(super) use super::actor_tuned::prepare_tuned;
-
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare(
+        (Config::from_params(params)?, Variant::Savina),
+        threads,
+        run,
+    )
+}
+
+/// The tuned program ([`Variant::Tuned`]); `threads` workers.
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare((Config::from_params(params)?, Variant::Tuned), threads, run)
 }
 
 enum FactoryMsg {
     /// Open the shop: the room to send customers to.
     Start(Addr<RoomMsg>),
+    /// Create the next customer (the tuned program's factory).
+    NextCustomer,
     Returned(Addr<CustomerMsg>),
     Done,
 }
@@ -52,9 +64,10 @@ enum CustomerMsg {
 
 struct Factory {
     cfg: Config,
+    variant: Variant,
     room: Option<Addr<RoomMsg>>,
     draws: Draws,
-    busy: SharedWait,
+    busy: Wait,
     tally: Tally,
     result: ResultSlot<Tally>,
 }
@@ -65,6 +78,17 @@ impl Factory {
             let _ = room.tell(RoomMsg::Enter(customer));
         }
     }
+
+    /// Creates a customer, sends it to the room and busy-waits.
+    fn new_customer(&mut self, ctx: &mut Context<'_, Self>) {
+        let customer = ctx.spawn(Customer {
+            factory: ctx.myself(),
+        });
+        self.tally.customers += 1;
+        self.tally.attempts += 1;
+        self.send_to_room(customer);
+        self.busy.spin(self.draws.next_wait());
+    }
 }
 
 impl Actor for Factory {
@@ -73,18 +97,21 @@ impl Actor for Factory {
         match msg {
             FactoryMsg::Start(room) => {
                 self.room = Some(room);
-                // Savina's factory makes every customer in this one handler.
-                for _ in 0..self.cfg.haircuts {
-                    let customer = ctx.spawn(Customer {
-                        factory: ctx.myself(),
-                    });
-                    self.tally.customers += 1;
-                    self.tally.attempts += 1;
-                    self.send_to_room(customer);
-                    self.busy.spin(self.draws.next_wait());
-                }
                 if self.cfg.haircuts == 0 {
                     self.finish(ctx);
+                } else if self.variant == Variant::Tuned {
+                    let _ = ctx.myself().send(FactoryMsg::NextCustomer);
+                } else {
+                    // Savina's factory makes every customer in this one handler.
+                    for _ in 0..self.cfg.haircuts {
+                        self.new_customer(ctx);
+                    }
+                }
+            }
+            FactoryMsg::NextCustomer => {
+                self.new_customer(ctx);
+                if self.tally.customers < self.cfg.haircuts {
+                    let _ = ctx.myself().send(FactoryMsg::NextCustomer);
                 }
             }
             FactoryMsg::Returned(customer) => {
@@ -158,7 +185,7 @@ impl Actor for Room {
 
 struct Barber {
     draws: Draws,
-    busy: SharedWait,
+    busy: Wait,
     result: ResultSlot<u64>,
 }
 
@@ -202,7 +229,7 @@ impl Actor for Customer {
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the result.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run(&(ref cfg, variant): &(Config, Variant), rt: &Runtime) -> Outcome {
     let h = rt.handle();
     let tally = ResultSlot::new();
     let barber_draws = ResultSlot::new();
@@ -210,7 +237,7 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
         h,
         Barber {
             draws: Draws::new(cfg.haircut),
-            busy: SharedWait::new(),
+            busy: variant.busy_wait(),
             result: barber_draws.clone(),
         },
     );
@@ -223,17 +250,17 @@ fn run(cfg: &Config, rt: &Runtime) -> Outcome {
             barber_asleep: true,
         },
     );
-    let factory = spawn(
-        h,
-        Factory {
-            cfg: *cfg,
-            room: None,
-            draws: Draws::new(cfg.production),
-            busy: SharedWait::new(),
-            tally: Tally::default(),
-            result: tally.clone(),
-        },
-    );
+    let factory = Spawn::new(Factory {
+        cfg: *cfg,
+        variant,
+        room: None,
+        draws: Draws::new(cfg.production),
+        busy: variant.busy_wait(),
+        tally: Tally::default(),
+        result: tally.clone(),
+    })
+    .batch(variant.factory_batch(DEFAULT_BATCH))
+    .spawn(h);
     let _ = factory.send(FactoryMsg::Start(room));
     rt.wait_quiescent();
     let tally = tally.take().map(|t| Tally {

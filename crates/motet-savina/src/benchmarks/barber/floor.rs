@@ -1,28 +1,31 @@
 //! Sleeping Barber on the sequential floor: the actor program's flow (Savina's: the factory spawns
 //! all N customers in its `Start` handler, busy-waiting on the shared `Math.random()` after each).
+//! `floor-tuned` is the same program as [`Variant::Tuned`], the tuned actor program's flow.
 
 use std::collections::VecDeque;
 
 use crate::bench::{Outcome, Prepared};
-use crate::benchmarks::busy_wait::SharedWait;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, Config, Draws, Tally};
-
-pub(super) use super::floor_tuned::prepare_tuned;
+use super::{check, Config, Draws, Tally, Variant, Wait};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program(Config::from_params(params)?, run)
+    crate::floor::program((Config::from_params(params)?, Variant::Savina), run)
+}
+
+/// The tuned program ([`Variant::Tuned`]); `threads` is ignored.
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program((Config::from_params(params)?, Variant::Tuned), run)
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
-fn run(cfg: &Config) -> Outcome {
+fn run(&(ref cfg, variant): &(Config, Variant)) -> Outcome {
     let mut sys = System::new();
     let barber = sys.spawn(Node::Barber(Barber {
         draws: Draws::new(cfg.haircut),
-        busy: SharedWait::new(),
+        busy: variant.busy_wait(),
         exited: false,
     }));
     let room = sys.spawn(Node::Room(Room {
@@ -33,9 +36,11 @@ fn run(cfg: &Config) -> Outcome {
     }));
     let factory = sys.spawn(Node::Factory(Factory {
         cfg: *cfg,
+        variant,
+        batch: variant.factory_batch(crate::floor::BATCH as u32) as usize,
         room,
         draws: Draws::new(cfg.production),
-        busy: SharedWait::new(),
+        busy: variant.busy_wait(),
         tally: Tally::default(),
         finished: false,
     }));
@@ -55,6 +60,8 @@ fn run(cfg: &Config) -> Outcome {
 enum Msg {
     /// To the factory: open the shop.
     Start,
+    /// To the factory: create the next customer (the tuned program's factory).
+    NextCustomer,
     /// To the factory: this customer was turned away.
     Returned(ActorId),
     /// To the factory: a haircut is done; to a customer: your haircut is done.
@@ -85,9 +92,12 @@ enum Node {
 
 struct Factory {
     cfg: Config,
+    variant: Variant,
+    /// Messages per turn.
+    batch: usize,
     room: ActorId,
     draws: Draws,
-    busy: SharedWait,
+    busy: Wait,
     tally: Tally,
     finished: bool,
 }
@@ -101,7 +111,7 @@ struct Room {
 
 struct Barber {
     draws: Draws,
-    busy: SharedWait,
+    busy: Wait,
     exited: bool,
 }
 
@@ -127,23 +137,34 @@ impl Actor for Node {
             },
         }
     }
+
+    fn batch(&self) -> usize {
+        match self {
+            Node::Factory(f) => f.batch,
+            _ => crate::floor::BATCH,
+        }
+    }
 }
 
 impl Factory {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
+            Msg::Start if self.cfg.haircuts == 0 => self.finish(cx),
+            Msg::Start if self.variant == Variant::Tuned => {
+                let me = cx.me();
+                cx.send(me, Msg::NextCustomer);
+            }
             Msg::Start => {
                 // Savina's factory makes every customer in this one handler.
-                let me = cx.me();
                 for _ in 0..self.cfg.haircuts {
-                    let customer = cx.spawn(Node::Customer(me));
-                    self.tally.customers += 1;
-                    self.tally.attempts += 1;
-                    cx.send(self.room, Msg::Enter(customer));
-                    self.busy.spin(self.draws.next_wait());
+                    self.new_customer(cx);
                 }
-                if self.cfg.haircuts == 0 {
-                    self.finish(cx);
+            }
+            Msg::NextCustomer => {
+                self.new_customer(cx);
+                if self.tally.customers < self.cfg.haircuts {
+                    let me = cx.me();
+                    cx.send(me, Msg::NextCustomer);
                 }
             }
             Msg::Returned(customer) => {
@@ -158,6 +179,16 @@ impl Factory {
             }
             _ => unreachable!("barber: unexpected message to the factory"),
         }
+    }
+
+    /// Creates a customer, sends it to the room and busy-waits.
+    fn new_customer(&mut self, cx: &mut Context<Node>) {
+        let me = cx.me();
+        let customer = cx.spawn(Node::Customer(me));
+        self.tally.customers += 1;
+        self.tally.attempts += 1;
+        cx.send(self.room, Msg::Enter(customer));
+        self.busy.spin(self.draws.next_wait());
     }
 
     fn finish(&mut self, cx: &mut Context<Node>) {

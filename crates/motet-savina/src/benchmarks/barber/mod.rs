@@ -22,13 +22,12 @@
 //! [`PseudoRandom`]: crate::random::PseudoRandom
 
 mod actor;
-mod actor_tuned;
 mod boc;
 mod floor;
-mod floor_tuned;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};
+use crate::benchmarks::busy_wait::{BusyWait, SharedWait};
 use crate::random::PseudoRandom;
 
 /// Sleeping Barber (Savina 12).
@@ -79,6 +78,62 @@ variants!(
 
 /// The tuned programs' busy-wait generators' seed (any fixed value: the draws are thrown away).
 pub(crate) const BUSY_SEED: u64 = 74_755;
+
+/// Which program the actors and the floor run: Savina's, or the tuned one (`actor-tuned`,
+/// `floor-tuned`; deviations `batch`, `customer-per-message`, `private-random`). One program
+/// carries both, so that they differ only where the deviations say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Variant {
+    /// Savina's: the factory makes every customer in its `Start` handler, and the factory and
+    /// the barber busy-wait on the one shared `Math.random()`.
+    Savina,
+    /// The factory makes one customer per message to itself and handles one message per turn,
+    /// and each busy-waiting actor draws from a generator of its own.
+    Tuned,
+}
+
+impl Variant {
+    /// The factory's mailbox batch: the runtime's default, or one message per turn (`batch`).
+    pub(crate) fn factory_batch(self, default: u32) -> u32 {
+        match self {
+            Variant::Savina => default,
+            Variant::Tuned => 1,
+        }
+    }
+
+    /// A busy-waiting actor's generator.
+    pub(crate) fn busy_wait(self) -> Wait {
+        match self {
+            Variant::Savina => Wait::Shared(SharedWait::new()),
+            Variant::Tuned => Wait::Own(BusyWait::new(BUSY_SEED)),
+        }
+    }
+}
+
+/// An actor's busy-wait: on the shared `Math.random()`, or on a generator of its own
+/// (`private-random`).
+pub(crate) enum Wait {
+    Shared(SharedWait),
+    Own(BusyWait),
+}
+
+impl Wait {
+    /// Savina's `busyWait(k)`.
+    pub(crate) fn spin(&mut self, k: u32) {
+        match self {
+            Wait::Shared(w) => w.spin(k),
+            Wait::Own(w) => w.spin(k),
+        }
+    }
+
+    /// The draws made so far.
+    pub(crate) fn draws(&self) -> u64 {
+        match self {
+            Wait::Shared(w) => w.draws(),
+            Wait::Own(w) => w.draws(),
+        }
+    }
+}
 
 impl Config {
     /// Derives the busy-wait totals.

@@ -48,7 +48,8 @@ const MAX_N: u64 = 50;
 
 variants!(
     actor,
-    boc["driver-decomposition"](own_protocol),
+    boc(own_protocol),
+    boc_tuned["driver-decomposition"](own_protocol),
     floor,
     reactor
 );
@@ -141,6 +142,14 @@ mod tests {
         );
         testing::boc_validates(&BENCHMARK, &[("n", 1.0)]);
         testing::boc_validates(&BENCHMARK, &[("n", 3.0)]);
+        for n in [1u32, 3, 12] {
+            testing::expect_result(
+                &BENCHMARK,
+                &testing::on_one_and_two(&[Model::BocTuned], 2),
+                &[("n", f64::from(n))],
+                serde_json::json!(binet(n)),
+            );
+        }
     }
 
     #[test]

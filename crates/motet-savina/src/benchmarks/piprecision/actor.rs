@@ -6,15 +6,22 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 use num_bigint::BigUint;
 
-use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
+use super::{bbp_term, below_tolerance, check, Config, Expected, Kernel, Sum};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
-/// Builds the runtime, the numerators and the reference π (all untimed); `threads` workers.
+/// Builds the runtime, the kernel and the reference π (all untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let prepared = (cfg, Numerators::new(cfg.p), Expected::new(cfg.p));
+    let prepared = (cfg, Kernel::savina(cfg.p), Expected::new(cfg.p));
+    motet_support::prepare(prepared, threads, run)
+}
+
+/// The same program with the tuned arithmetic (`shift-division`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    let prepared = (cfg, Kernel::shift(cfg.p), Expected::new(cfg.p));
     motet_support::prepare(prepared, threads, run)
 }
 
@@ -32,7 +39,7 @@ enum WorkerMsg {
 /// Hands out terms, adds the results, and stops the workers when every term is back.
 struct Master {
     cfg: Config,
-    numerators: Arc<Numerators>,
+    kernel: Arc<Kernel>,
     workers: Vec<Addr<WorkerMsg>>,
     sum: BigUint,
     requested: u64,
@@ -57,7 +64,7 @@ impl Actor for Master {
             .map(|id| {
                 ctx.spawn(Worker {
                     id,
-                    numerators: self.numerators.clone(),
+                    kernel: self.kernel.clone(),
                     master: ctx.myself(),
                 })
             })
@@ -104,7 +111,7 @@ impl Actor for Master {
 /// Computes the terms it is sent.
 struct Worker {
     id: usize,
-    numerators: Arc<Numerators>,
+    kernel: Arc<Kernel>,
     master: Addr<MasterMsg>,
 }
 
@@ -113,7 +120,7 @@ impl Actor for Worker {
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: WorkerMsg) {
         match msg {
             WorkerMsg::Work(k) => {
-                let term = bbp_term(&self.numerators, k);
+                let term = bbp_term(&self.kernel, k);
                 let _ = self.master.tell(MasterMsg::Result(term, self.id));
             }
             WorkerMsg::Stop => {
@@ -125,13 +132,13 @@ impl Actor for Worker {
 }
 
 /// Runs the program once on `rt` and returns the Master's sum.
-pub(super) fn compute(cfg: Config, numerators: &Arc<Numerators>, rt: &Runtime) -> Option<Sum> {
+pub(super) fn compute(cfg: Config, kernel: &Arc<Kernel>, rt: &Runtime) -> Option<Sum> {
     let result = ResultSlot::new();
     let master = spawn(
         rt.handle(),
         Master {
             cfg,
-            numerators: numerators.clone(),
+            kernel: kernel.clone(),
             workers: Vec::new(),
             sum: BigUint::ZERO,
             requested: 0,
@@ -147,6 +154,6 @@ pub(super) fn compute(cfg: Config, numerators: &Arc<Numerators>, rt: &Runtime) -
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence and checks the sum.
-fn run((cfg, numerators, expected): &(Config, Arc<Numerators>, Expected), rt: &Runtime) -> Outcome {
-    check(expected, compute(*cfg, numerators, rt))
+fn run((cfg, kernel, expected): &(Config, Arc<Kernel>, Expected), rt: &Runtime) -> Outcome {
+    check(expected, compute(*cfg, kernel, rt))
 }

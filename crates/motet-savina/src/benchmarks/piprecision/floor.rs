@@ -5,24 +5,31 @@ use std::sync::Arc;
 
 use num_bigint::BigUint;
 
-use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
+use super::{bbp_term, below_tolerance, check, Config, Expected, Kernel, Sum};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-/// Builds the numerators and the reference π (untimed); `threads` is ignored.
+/// Builds the kernel and the reference π (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    let prepared = (cfg, Numerators::new(cfg.p), Expected::new(cfg.p));
+    let prepared = (cfg, Kernel::savina(cfg.p), Expected::new(cfg.p));
+    crate::floor::program(prepared, run)
+}
+
+/// The same program with the tuned arithmetic (`shift-division`).
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    let cfg = Config::from_params(params)?;
+    let prepared = (cfg, Kernel::shift(cfg.p), Expected::new(cfg.p));
     crate::floor::program(prepared, run)
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the Master's sum.
-fn run((cfg, numerators, expected): &(Config, Arc<Numerators>, Expected)) -> Outcome {
+fn run((cfg, kernel, expected): &(Config, Arc<Kernel>, Expected)) -> Outcome {
     let mut sys = System::new();
     let master = sys.spawn(Node::Master(Master {
         cfg: *cfg,
-        numerators: Arc::clone(numerators),
+        kernel: Arc::clone(kernel),
         workers: Vec::new(),
         sum: BigUint::ZERO,
         requested: 0,
@@ -62,7 +69,7 @@ enum Node {
 /// Hands out terms, adds the results, and stops the workers when every term is back.
 struct Master {
     cfg: Config,
-    numerators: Arc<Numerators>,
+    kernel: Arc<Kernel>,
     workers: Vec<ActorId>,
     sum: BigUint,
     requested: u64,
@@ -75,7 +82,7 @@ struct Master {
 /// Computes the terms it is sent.
 struct Worker {
     id: usize,
-    numerators: Arc<Numerators>,
+    kernel: Arc<Kernel>,
     master: ActorId,
 }
 
@@ -89,7 +96,7 @@ impl Actor for Node {
                 .map(|id| {
                     cx.spawn(Node::Worker(Worker {
                         id,
-                        numerators: Arc::clone(&m.numerators),
+                        kernel: Arc::clone(&m.kernel),
                         master,
                     }))
                 })
@@ -154,7 +161,7 @@ impl Worker {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
             Msg::Work(k) => {
-                let term = bbp_term(&self.numerators, k);
+                let term = bbp_term(&self.kernel, k);
                 cx.send(self.master, Msg::Result(term, self.id));
             }
             Msg::Stop => {

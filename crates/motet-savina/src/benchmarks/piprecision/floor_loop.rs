@@ -5,17 +5,17 @@ use std::sync::Arc;
 
 use num_bigint::BigUint;
 
-use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
+use super::{bbp_term, below_tolerance, check, Config, Expected, Kernel, Sum};
 use crate::bench::{Outcome, Prepared};
 use crate::params::Params;
 
-/// Builds the numerators and the reference π (untimed); `threads` is ignored.
+/// Builds the kernel and the reference π (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
     crate::floor::program(
         PiFloor {
             cfg,
-            numerators: Numerators::new(cfg.p),
+            kernel: Kernel::savina(cfg.p),
             expected: Expected::new(cfg.p),
         },
         PiFloor::run,
@@ -25,14 +25,14 @@ pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
 /// What every iteration reads, made once, untimed.
 struct PiFloor {
     cfg: Config,
-    numerators: Arc<Numerators>,
+    kernel: Arc<Kernel>,
     expected: Expected,
 }
 
 impl PiFloor {
     /// One timed iteration: runs the program on a fresh system and checks the result.
     fn run(&self) -> Outcome {
-        check(&self.expected, Some(compute(self.cfg, &self.numerators)))
+        check(&self.expected, Some(compute(self.cfg, &self.kernel)))
     }
 }
 
@@ -40,13 +40,13 @@ impl PiFloor {
 /// start, each result requests one more until a term is below the tolerance, and every requested
 /// term is added. The actors compute the same terms (how many are in flight when the small term
 /// arrives may differ by a few).
-pub(super) fn compute(cfg: Config, numerators: &Numerators) -> Sum {
+pub(super) fn compute(cfg: Config, kernel: &Kernel) -> Sum {
     let mut sum = BigUint::ZERO;
     let mut requested = cfg.window();
     let mut k = 0u64;
     let mut stop_requests = false;
     while k < requested {
-        let term = bbp_term(numerators, k as u32);
+        let term = bbp_term(kernel, k as u32);
         if below_tolerance(&term) {
             stop_requests = true;
         }

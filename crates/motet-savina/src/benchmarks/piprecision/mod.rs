@@ -8,10 +8,15 @@
 //! exits after W echoes.
 //!
 //! Arithmetic: every value is a fixed-point number at scale `p`, held as its unscaled integer
-//! (a [`BigUint`]; all values are positive). Term k is Savina's BigDecimal computation with
-//! HALF_EVEN rounding: `(4/(8k+1) − 2/(8k+4) − 1/(8k+5) − 1/(8k+6)) / 16^k`, each quotient rounded
-//! to scale `p`. The final division by `16^k = 2^{4k}` is a rounded right shift by `4k` bits, which
-//! gives exactly BigDecimal's quotient.
+//! (a [`BigUint`]; all values are positive). Every default program computes term k as Savina's
+//! `calculateBbpTerm` does with Java's BigDecimal ([`Kernel::Savina`]): each of
+//! `4/(8k+1)`, `2/(8k+4)`, `1/(8k+5)`, `1/(8k+6)` is `BigDecimal.divide(divisor, p, HALF_EVEN)`,
+//! which scales the numerator by `10^p` (computed for each division, as Java's `bigTenToThe` does
+//! beyond its table) and divides by the one-word divisor with HALF_EVEN rounding; the difference
+//! is then divided by `16^k` (a big integer, `sixteen.pow(k)`) at the same scale, a division of
+//! big integers rounded HALF_EVEN. `actor-tuned` and `floor-tuned` (`shift-division`) compute the
+//! same values faster: the scaled numerators made once, and the division by `16^k = 2^{4k}` a
+//! rounded right shift by `4k` bits, which gives exactly BigDecimal's quotient.
 //!
 //! Validation: the sum is within `K/2 + 4` units of the last place of π, K being the number of terms
 //! added: each term is off by at most half a unit plus `2/16^k` (the four roundings before the
@@ -54,10 +59,12 @@ const PARAMS: &[ParamSpec] = &[
 ];
 
 variants!(
-    actor["shift-division"],
-    reactor["shift-division"](own_protocol),
-    floor["shift-division"],
-    floor_loop["shift-division"],
+    actor,
+    actor_tuned["shift-division"],
+    reactor(own_protocol),
+    floor,
+    floor_tuned["shift-division"],
+    floor_loop,
 );
 
 /// The decoded parameters, shared by every variant.
@@ -92,20 +99,33 @@ impl Config {
     }
 }
 
-/// The numerators of BBP's four fractions at scale `p`: `4·10^p`, `2·10^p` and `10^p`, built once
-/// (untimed) and shared read-only by every worker.
+/// How workers compute BBP terms at scale `p`, shared read-only by every worker.
 #[derive(Debug)]
-pub(crate) struct Numerators {
-    four: BigUint,
-    two: BigUint,
-    one: BigUint,
+pub(crate) enum Kernel {
+    /// Savina's BigDecimal arithmetic (see the module docs).
+    Savina {
+        /// The scale.
+        p: u32,
+    },
+    /// The tuned form (`shift-division`): the numerators `4·10^p`, `2·10^p` and `10^p`, built
+    /// once (untimed), and the division by `16^k` a rounded shift.
+    Shift {
+        four: BigUint,
+        two: BigUint,
+        one: BigUint,
+    },
 }
 
-impl Numerators {
-    /// The numerators at scale `p`.
-    pub(crate) fn new(p: u32) -> Arc<Numerators> {
+impl Kernel {
+    /// Savina's arithmetic at scale `p`.
+    pub(crate) fn savina(p: u32) -> Arc<Kernel> {
+        Arc::new(Kernel::Savina { p })
+    }
+
+    /// The tuned form at scale `p` (`shift-division`).
+    pub(crate) fn shift(p: u32) -> Arc<Kernel> {
         let one = BigUint::from(10u32).pow(p);
-        Arc::new(Numerators {
+        Arc::new(Kernel::Shift {
             four: &one * 4u32,
             two: &one * 2u32,
             one,
@@ -113,14 +133,43 @@ impl Numerators {
     }
 }
 
-/// BBP term `k` at scale `p` (Savina's `calculateBbpTerm`), as its unscaled integer.
-pub(crate) fn bbp_term(num: &Numerators, k: u32) -> BigUint {
+/// BBP term `k` (Savina's `calculateBbpTerm`), as its unscaled integer.
+pub(crate) fn bbp_term(kernel: &Kernel, k: u32) -> BigUint {
     let e = 8 * u64::from(k);
-    let t = div_half_even(&num.four, e + 1)
-        - div_half_even(&num.two, e + 4)
-        - div_half_even(&num.one, e + 5)
-        - div_half_even(&num.one, e + 6);
-    shr_half_even(t, 4 * u64::from(k))
+    match kernel {
+        &Kernel::Savina { p } => {
+            let term = big_decimal_divide(4, e + 1, p)
+                - big_decimal_divide(2, e + 4, p)
+                - big_decimal_divide(1, e + 5, p)
+                - big_decimal_divide(1, e + 6, p);
+            // `term.divide(sixteen.pow(k), scale, HALF_EVEN)`: both at the same scale, so the
+            // unscaled term is divided by 16^k.
+            div_big_half_even(&term, &BigUint::from(16u32).pow(k))
+        }
+        Kernel::Shift { four, two, one } => {
+            let t = div_half_even(four, e + 1)
+                - div_half_even(two, e + 4)
+                - div_half_even(one, e + 5)
+                - div_half_even(one, e + 6);
+            shr_half_even(t, 4 * u64::from(k))
+        }
+    }
+}
+
+/// Java's `new BigDecimal(x).divide(new BigDecimal(d), scale, HALF_EVEN)`, unscaled: `x` raised
+/// to the scale (times `10^scale`, the power computed here) and divided by `d`, rounded.
+fn big_decimal_divide(x: u32, d: u64, scale: u32) -> BigUint {
+    div_half_even(&(BigUint::from(10u32).pow(scale) * x), d)
+}
+
+/// `a / d` rounded to the nearest integer, ties to even, for a divisor of any size.
+fn div_big_half_even(a: &BigUint, d: &BigUint) -> BigUint {
+    let (q, r) = a.div_rem(d);
+    match (r << 1u32).cmp(d) {
+        std::cmp::Ordering::Greater => q + 1u32,
+        std::cmp::Ordering::Equal if q.bit(0) => q + 1u32,
+        _ => q,
+    }
 }
 
 /// Whether a term is at most the tolerance `10^−p` (one unit of the last place).
@@ -256,10 +305,11 @@ mod tests {
     use num_bigint::BigUint;
 
     use super::{
-        bbp_term, below_tolerance, check, div_half_even, reference_pi, shr_half_even, Config,
-        Expected, Numerators, Sum, BENCHMARK,
+        bbp_term, below_tolerance, check, div_big_half_even, div_half_even, reference_pi,
+        shr_half_even, Config, Expected, Kernel, Sum, BENCHMARK,
     };
-    use crate::benchmarks::testing::{rejects, run_actor_and_floor};
+    use crate::bench::Model;
+    use crate::benchmarks::testing::{self, rejects, run_actor_and_floor};
     use crate::motet_support::runtime;
 
     #[test]
@@ -279,13 +329,49 @@ mod tests {
     /// Term 0 at scale 10 is 4 − 1/2 − 1/5 − 1/6 = 3.1333333333.
     #[test]
     fn first_terms_at_scale_ten() {
-        let num = Numerators::new(10);
+        let num = Kernel::savina(10);
         assert_eq!(bbp_term(&num, 0), BigUint::from(31_333_333_333u64));
         // (4/9 − 2/12 − 1/13 − 1/14) / 16 = 0.0081530...
         let expect = (4.0 / 9.0 - 2.0 / 12.0 - 1.0 / 13.0 - 1.0 / 14.0) / 16.0;
         let got = bbp_term(&num, 1).to_string().parse::<f64>().unwrap() / 1e10;
         assert!((got - expect).abs() < 1e-10);
         assert!(below_tolerance(&bbp_term(&num, 20)));
+    }
+
+    /// The tuned shift gives exactly BigDecimal's quotient: every term the same in both kernels.
+    #[test]
+    fn both_kernels_give_the_same_terms() {
+        for p in [1u32, 10, 97, 300] {
+            let (savina, shift) = (Kernel::savina(p), Kernel::shift(p));
+            for k in (0..40).chain([63, 64, 65, 200]) {
+                assert_eq!(bbp_term(&savina, k), bbp_term(&shift, k), "p={p} k={k}");
+            }
+        }
+    }
+
+    #[test]
+    fn big_division_rounds_half_even() {
+        let b = |v: u64| BigUint::from(v);
+        assert_eq!(div_big_half_even(&b(7), &b(2)), b(4)); // 3.5 -> 4
+        assert_eq!(div_big_half_even(&b(5), &b(2)), b(2)); // 2.5 -> 2
+        assert_eq!(div_big_half_even(&b(11), &b(4)), b(3)); // 2.75 -> 3
+        assert_eq!(div_big_half_even(&b(9), &b(4)), b(2)); // 2.25 -> 2
+        let d = BigUint::from(16u32).pow(40);
+        assert_eq!(div_big_half_even(&(&d * 3u32 + (&d >> 1u32)), &d), b(4)); // 3.5 -> 4
+        assert_eq!(
+            div_big_half_even(&(&d * 3u32 + (&d >> 1u32) - 1u32), &d),
+            b(3)
+        );
+    }
+
+    /// The tuned programs validate too.
+    #[test]
+    fn tuned_programs_validate() {
+        let cells = testing::on_one_and_two(&[Model::ActorTuned, Model::FloorTuned], 1);
+        for outcome in testing::cells(&BENCHMARK, &cells, &[("p", 120.0), ("w", 3.0)]) {
+            let digits = outcome.result.as_u64().unwrap();
+            assert!((117..=120).contains(&digits), "{digits}");
+        }
     }
 
     /// π to 50 places, written out and rounded (the 51st place is 5, then 8).
@@ -366,11 +452,11 @@ mod tests {
         for (p, w) in [(120u32, 3usize), (333, 7)] {
             let reference = spigot(p as usize + 1);
             let cfg = Config { w, p };
-            let numerators = Numerators::new(p);
-            let mut sums = vec![super::floor_loop::compute(cfg, &numerators)];
+            let kernel = Kernel::savina(p);
+            let mut sums = vec![super::floor_loop::compute(cfg, &kernel)];
             for threads in [1, 2] {
                 let rt = runtime(threads).unwrap();
-                sums.push(super::actor::compute(cfg, &numerators, &rt).expect("a sum"));
+                sums.push(super::actor::compute(cfg, &kernel, &rt).expect("a sum"));
             }
             let correct = p as usize - 2; // "3" and p − 3 places
             for sum in sums {

@@ -14,17 +14,17 @@ use std::time::Duration;
 use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
 use num_bigint::BigUint;
 
-use super::{bbp_term, below_tolerance, check, Config, Expected, Numerators, Sum};
+use super::{bbp_term, below_tolerance, check, Config, Expected, Kernel, Sum};
 use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
 /// Prepares the program for `model` (`reactor` or `reactor-level`) on `threads` workers.
-/// The parameters and the numerators and the reference π are made once, untimed, for every iteration's program.
+/// The parameters, the kernel (Savina's arithmetic) and the reference π are made once, untimed, for every iteration's program.
 pub(super) fn prepare(params: &Params, threads: usize, model: Model) -> Prepared {
     let cfg = Config::from_params(params)?;
     reactor_support::prepare(
-        (cfg, Numerators::new(cfg.p), Arc::new(Expected::new(cfg.p))),
+        (cfg, Kernel::savina(cfg.p), Arc::new(Expected::new(cfg.p))),
         threads,
         model,
         build,
@@ -53,9 +53,7 @@ pub(super) struct PiPrecision {
 }
 
 /// Builds the program for `w` workers at scale `p`.
-fn build(
-    (cfg, numerators, expected): &(Config, Arc<Numerators>, Arc<Expected>),
-) -> (Program, PiPrecision) {
+fn build((cfg, kernel, expected): &(Config, Arc<Kernel>, Arc<Expected>)) -> (Program, PiPrecision) {
     let w = cfg.w;
     let mut b = ProgramBuilder::new();
     let master = b.reactor(
@@ -114,11 +112,11 @@ fn build(
             }
         });
     let workers = b.bank(w, |b, i| {
-        let r = b.reactor(&format!("worker[{i}]"), Arc::clone(numerators));
+        let r = b.reactor(&format!("worker[{i}]"), Arc::clone(kernel));
         let input = b.input::<Vec<u32>, _>(r, "work");
         let output = b.output::<Vec<(u32, BigUint)>, _>(r, "result");
         b.reaction(r, "compute").trigger(input).effect(output).body(
-            move |num: &mut Arc<Numerators>, ctx| {
+            move |num: &mut Arc<Kernel>, ctx| {
                 if let Some(ks) = ctx.get(input) {
                     let terms = ks.iter().map(|&k| (k, bbp_term(num, k))).collect();
                     ctx.set(output, terms);

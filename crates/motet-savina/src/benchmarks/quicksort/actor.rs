@@ -4,14 +4,23 @@
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, merge, partition, quicksort_seq, Config, Position};
+use super::{check, merge, Config, Kernel, Position};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
 /// Builds the runtime; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    motet_support::prepare(Config::from_params(params)?, threads, run)
+    motet_support::prepare((Config::from_params(params)?, Kernel::Savina), threads, run)
+}
+
+/// The same program with the in-place kernel (`in-place-quicksort`).
+pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
+    motet_support::prepare(
+        (Config::from_params(params)?, Kernel::InPlace),
+        threads,
+        run,
+    )
 }
 
 enum SortMsg {
@@ -34,17 +43,19 @@ struct Sorter {
     parent: Option<Parent>,
     position: Position,
     threshold: usize,
+    kernel: Kernel,
     result: Vec<i64>,
     fragments: u8,
     sorters: u64,
 }
 
 impl Sorter {
-    fn new(parent: Parent, position: Position, threshold: usize) -> Sorter {
+    fn new(parent: Parent, position: Position, threshold: usize, kernel: Kernel) -> Sorter {
         Sorter {
             parent: Some(parent),
             position,
             threshold,
+            kernel,
             result: Vec::new(),
             fragments: 0,
             sorters: 1,
@@ -73,20 +84,17 @@ impl Actor for Sorter {
     type Msg = SortMsg;
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: SortMsg) {
         match msg {
-            SortMsg::Sort(mut values) if values.len() < self.threshold => {
-                quicksort_seq(&mut values);
-                self.result = values;
+            SortMsg::Sort(values) if values.len() < self.threshold => {
+                self.result = self.kernel.sort(values);
                 self.report(ctx);
             }
             SortMsg::Sort(values) => {
-                let (less, equal, greater) = partition(&values);
-                drop(values);
-                for (part, position) in [(less, Position::Left), (greater, Position::Right)] {
+                let (threshold, kernel) = (self.threshold, self.kernel);
+                self.result = kernel.split(&values, |part, position| {
                     let parent = Parent::Actor(ctx.myself());
-                    let child = ctx.spawn(Sorter::new(parent, position, self.threshold));
+                    let child = ctx.spawn(Sorter::new(parent, position, threshold, kernel));
                     let _ = child.send(SortMsg::Sort(part));
-                }
-                self.result = equal;
+                });
                 self.fragments = 1;
             }
             SortMsg::Result {
@@ -106,12 +114,12 @@ impl Actor for Sorter {
 }
 
 /// One timed iteration: generates the values (timed, as in Savina), sorts them and checks the result.
-fn run(cfg: &Config, rt: &Runtime) -> Outcome {
+fn run(&(ref cfg, kernel): &(Config, Kernel), rt: &Runtime) -> Outcome {
     let (values, sum) = cfg.generate();
     let result = ResultSlot::new();
     let root = spawn(
         rt.handle(),
-        Sorter::new(Parent::Root(result.clone()), Position::Root, cfg.t),
+        Sorter::new(Parent::Root(result.clone()), Position::Root, cfg.t, kernel),
     );
     let _ = root.send(SortMsg::Sort(values));
     rt.wait_quiescent();

@@ -4,18 +4,23 @@ use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, merge, partition, quicksort_seq, Config, Position};
+use super::{check, merge, Config, Kernel, Position};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
-    crate::floor::program(Config::from_params(params)?, run)
+    crate::floor::program((Config::from_params(params)?, Kernel::Savina), run)
+}
+
+/// The same program with the in-place kernel (`in-place-quicksort`).
+pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
+    crate::floor::program((Config::from_params(params)?, Kernel::InPlace), run)
 }
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
-fn run(cfg: &Config) -> Outcome {
+fn run(&(ref cfg, kernel): &(Config, Kernel)) -> Outcome {
     let (values, sum) = cfg.generate();
     let mut sys = System::new();
-    let root = sys.spawn(Sorter::new(None, Position::Root, cfg.t));
+    let root = sys.spawn(Sorter::new(None, Position::Root, cfg.t, kernel));
     sys.send(root, Msg::Sort(values));
     sys.run();
     let root = sys.actor(root);
@@ -39,6 +44,7 @@ struct Sorter {
     parent: Option<ActorId>,
     position: Position,
     threshold: usize,
+    kernel: Kernel,
     result: Vec<i64>,
     fragments: u8,
     sorters: u64,
@@ -46,11 +52,17 @@ struct Sorter {
 }
 
 impl Sorter {
-    fn new(parent: Option<ActorId>, position: Position, threshold: usize) -> Sorter {
+    fn new(
+        parent: Option<ActorId>,
+        position: Position,
+        threshold: usize,
+        kernel: Kernel,
+    ) -> Sorter {
         Sorter {
             parent,
             position,
             threshold,
+            kernel,
             result: Vec::new(),
             fragments: 0,
             sorters: 1,
@@ -81,20 +93,16 @@ impl Actor for Sorter {
 
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match msg {
-            Msg::Sort(mut values) if values.len() < self.threshold => {
-                quicksort_seq(&mut values);
-                self.result = values;
+            Msg::Sort(values) if values.len() < self.threshold => {
+                self.result = self.kernel.sort(values);
                 self.report(cx);
             }
             Msg::Sort(values) => {
-                let (less, equal, greater) = partition(&values);
-                drop(values);
-                let me = cx.me();
-                for (part, position) in [(less, Position::Left), (greater, Position::Right)] {
-                    let child = cx.spawn(Sorter::new(Some(me), position, self.threshold));
+                let (threshold, kernel, me) = (self.threshold, self.kernel, cx.me());
+                self.result = kernel.split(&values, |part, position| {
+                    let child = cx.spawn(Sorter::new(Some(me), position, threshold, kernel));
                     cx.send(child, Msg::Sort(part));
-                }
-                self.result = equal;
+                });
                 self.fragments = 1;
             }
             Msg::Result {

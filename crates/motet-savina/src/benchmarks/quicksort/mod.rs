@@ -9,6 +9,13 @@
 //! result. With the LCG the values are 16-bit, so the tree is deterministic: 1,939 sorters at the
 //! defaults (970 leaves).
 //!
+//! Every default program (actor, BoC, floor) splits and sorts with Savina's kernel
+//! ([`Kernel::Savina`]): filters into new lists, and a sequential sort that does the same. The BoC
+//! program follows the actor program's flow, a cown per sorter and a behaviour per message.
+//! `actor-tuned` and `floor-tuned` run the same flow with an in-place kernel
+//! (`in-place-quicksort`), `boc-tuned` the BoC paper's decomposition in one driver behaviour
+//! (`driver-decomposition`).
+//!
 //! Validation: the root's list has N values, is non-decreasing and has the input's sum
 //! (32,768,134,304 at the defaults, where the tree must also have 1,939 sorters). The result is the
 //! length and the number of sorters.
@@ -55,10 +62,13 @@ crate::params! {
 }
 
 variants!(
-    actor ["in-place-quicksort"],
-    boc ["in-place-quicksort", "driver-decomposition"] (own_protocol),
-    floor ["in-place-quicksort"],
-    reactor ["in-place-quicksort"],
+    actor,
+    actor_tuned["in-place-quicksort"],
+    boc(own_protocol),
+    boc_tuned["driver-decomposition"](own_protocol),
+    floor,
+    floor_tuned["in-place-quicksort"],
+    reactor,
 );
 
 /// Savina's defaults, and SPEC.md's values for them: the input's sum and the sorters.
@@ -91,13 +101,106 @@ pub(crate) enum Position {
     Root,
 }
 
-/// Splits `values` around the element at `len / 2`: the values below it and above it, each in input
-/// order (Savina's `filterLessThan` and `filterGreaterThan`), and those equal to it (`filterEqualsTo`).
+/// The sequential kernel a sorter runs: Savina's, or the in-place one of the tuned programs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    /// Savina's: every split filters the list into new lists (`filterLessThan`,
+    /// `filterGreaterThan`, `filterEqualsTo`, each with room for the whole list), and the
+    /// sequential sort (`quicksortSeq`) does the same recursively and concatenates into a new list.
+    Savina,
+    /// The tuned programs' (`in-place-quicksort`): a branch-free split and an in-place Dutch
+    /// national flag sort.
+    InPlace,
+}
+
+impl Kernel {
+    /// A sorter's split of `values` (at least one value) around the element at `len / 2`, in
+    /// Savina's order: the values below the pivot go to `child` as the Left part, then those above
+    /// it as the Right part (each in input order); returns the values equal to it, which the
+    /// sorter keeps.
+    pub(crate) fn split(
+        self,
+        values: &[i64],
+        mut child: impl FnMut(Vec<i64>, Position),
+    ) -> Vec<i64> {
+        let pivot = values[values.len() / 2];
+        match self {
+            Kernel::Savina => {
+                child(filter(values, |v| v < pivot), Position::Left);
+                child(filter(values, |v| v > pivot), Position::Right);
+                filter(values, |v| v == pivot)
+            }
+            Kernel::InPlace => {
+                let (less, equal, greater) = partition_branch_free(values);
+                child(less, Position::Left);
+                child(greater, Position::Right);
+                equal
+            }
+        }
+    }
+
+    /// A leaf sorter's sequential sort.
+    pub(crate) fn sort(self, mut values: Vec<i64>) -> Vec<i64> {
+        match self {
+            Kernel::Savina => quicksort_seq(&mut values),
+            Kernel::InPlace => quicksort_in_place(&mut values),
+        }
+        values
+    }
+}
+
+/// Savina's `filterLessThan`, `filterEqualsTo` and `filterGreaterThan`: the values that `keep`, in
+/// input order, in a new list with room for all of `values` (Savina's `new ArrayList(dataLength)`).
+fn filter(values: &[i64], keep: impl Fn(i64) -> bool) -> Vec<i64> {
+    let mut kept = Vec::with_capacity(values.len());
+    for &v in values {
+        if keep(v) {
+            kept.push(v);
+        }
+    }
+    kept
+}
+
+/// Splits `values` around the element at `len / 2` with Savina's filters: the values below it and
+/// above it, each in input order, and those equal to it.
+pub(crate) fn partition(values: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+    let pivot = values[values.len() / 2];
+    (
+        filter(values, |v| v < pivot),
+        filter(values, |v| v == pivot),
+        filter(values, |v| v > pivot),
+    )
+}
+
+/// Savina's `quicksortSeq`: sorts `values` by a recursive three-way partition around the middle
+/// element into new lists (below, equal, above, each filtered in input order), concatenated into a
+/// new list.
+pub(crate) fn quicksort_seq(values: &mut Vec<i64>) {
+    *values = savina_sort(std::mem::take(values));
+}
+
+/// `quicksortSeq` on an owned list: a list of fewer than 2 values is returned as it is.
+fn savina_sort(data: Vec<i64>) -> Vec<i64> {
+    if data.len() < 2 {
+        return data;
+    }
+    let pivot = data[data.len() / 2];
+    let left = savina_sort(filter(&data, |v| v < pivot));
+    let equal = filter(&data, |v| v == pivot);
+    let right = savina_sort(filter(&data, |v| v > pivot));
+    let mut sorted = Vec::with_capacity(data.len());
+    sorted.extend_from_slice(&left);
+    sorted.extend_from_slice(&equal);
+    sorted.extend_from_slice(&right);
+    sorted
+}
+
+/// The tuned split (`in-place-quicksort`): the values below, equal to and above the element at
+/// `len / 2`, below and above each in input order.
 ///
 /// Branch-free: every value is written to both outputs and only the count of the side it belongs
-/// to advances (the comparisons on random data defeat a branch predictor, so the branch-free
-/// split measured faster than pushing with a branch).
-pub(crate) fn partition(values: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+/// to advances (the comparisons on random data defeat a branch predictor).
+fn partition_branch_free(values: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
     let pivot = values[values.len() / 2];
     let mut less = Vec::with_capacity(values.len());
     let mut greater = Vec::with_capacity(values.len());
@@ -122,9 +225,9 @@ pub(crate) fn partition(values: &[i64]) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
     (less, equal, greater)
 }
 
-/// Savina's `quicksortSeq`, in place: a recursive three-way partition around the middle element,
-/// then the part below and the part above the pivot sorted the same way.
-pub(crate) fn quicksort_seq(values: &mut [i64]) {
+/// The tuned sequential sort (`in-place-quicksort`): a recursive three-way partition around the
+/// middle element in place, then the part below and the part above the pivot sorted the same way.
+fn quicksort_in_place(values: &mut [i64]) {
     if values.len() < 2 {
         return;
     }
@@ -144,20 +247,24 @@ pub(crate) fn quicksort_seq(values: &mut [i64]) {
         }
     }
     let (below, rest) = values.split_at_mut(lt);
-    quicksort_seq(below);
-    quicksort_seq(&mut rest[gt - lt..]);
+    quicksort_in_place(below);
+    quicksort_in_place(&mut rest[gt - lt..]);
 }
 
-/// Concatenates a child's sorted part with the parent's: left before, right after.
-pub(crate) fn merge(mine: &mut Vec<i64>, mut theirs: Vec<i64>, position: Position) {
-    match position {
-        _ if theirs.is_empty() => {}
-        Position::Left => {
-            theirs.extend_from_slice(mine);
-            *mine = theirs;
-        }
-        Position::Right | Position::Root => mine.extend_from_slice(&theirs),
+/// Savina's handling of a child's `Result`: a non-empty sorted part is concatenated with the
+/// parent's into a new list, the Left part before, the Right part after.
+pub(crate) fn merge(mine: &mut Vec<i64>, theirs: Vec<i64>, position: Position) {
+    if theirs.is_empty() {
+        return;
     }
+    let (first, second) = match position {
+        Position::Left => (&theirs, &*mine),
+        Position::Right | Position::Root => (&*mine, &theirs),
+    };
+    let mut joined = Vec::new();
+    joined.extend_from_slice(first);
+    joined.extend_from_slice(second);
+    *mine = joined;
 }
 
 /// Validates a run: the root's list `sorted` (None if it never reported) must hold N values in order
@@ -195,7 +302,10 @@ pub(crate) fn check(cfg: &Config, sum: i128, sorted: Option<&[i64]>, sorters: u6
 
 #[cfg(test)]
 mod tests {
-    use super::{check, merge, partition, quicksort_seq, Config, Position, BENCHMARK, DEFAULTS};
+    use super::{
+        check, merge, partition, quicksort_seq, Config, Kernel, Position, BENCHMARK, DEFAULTS,
+    };
+    use crate::bench::Model;
     use crate::benchmarks::testing::{self, validates};
 
     #[test]
@@ -215,16 +325,30 @@ mod tests {
             seed: 7,
         };
         let (values, _) = cfg.generate();
-        let mut mine = values.clone();
-        quicksort_seq(&mut mine);
         let mut want = values.clone();
         want.sort_unstable();
+        let mut mine = values.clone();
+        quicksort_seq(&mut mine);
         assert_eq!(mine, want);
-        let (less, equal, greater) = partition(&values);
         let pivot = values[values.len() / 2];
+        let (less, equal, greater) = partition(&values);
         assert!(less.iter().all(|&v| v < pivot) && greater.iter().all(|&v| v > pivot));
         assert!(equal.iter().all(|&v| v == pivot));
         assert_eq!(less.len() + equal.len() + greater.len(), values.len());
+        for kernel in [Kernel::Savina, Kernel::InPlace] {
+            assert_eq!(kernel.sort(values.clone()), want, "{kernel:?}");
+            let mut parts = Vec::new();
+            let kept = kernel.split(&values, |part, position| parts.push((part, position)));
+            assert_eq!(kept, equal, "{kernel:?}");
+            assert_eq!(
+                parts,
+                [
+                    (less.clone(), Position::Left),
+                    (greater.clone(), Position::Right)
+                ],
+                "{kernel:?}: the Left part first, each in input order"
+            );
+        }
         let mut joined = vec![pivot];
         merge(&mut joined, vec![1, 2], Position::Left);
         merge(&mut joined, vec![], Position::Left);
@@ -257,7 +381,7 @@ mod tests {
         validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
     }
 
-    /// The BoC decomposition has the actor tree's sorters, one cown or merge per sorter.
+    /// The BoC program has the actor tree's sorters, one cown per sorter.
     #[test]
     fn boc_validates_at_a_reduced_size() {
         let sets = [("n", 20_000.0), ("t", 500.0)];
@@ -267,5 +391,22 @@ mod tests {
         }
         testing::boc_validates(&BENCHMARK, &[("n", 1.0), ("t", 1.0)]);
         testing::boc_validates(&BENCHMARK, &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]);
+    }
+
+    /// The tuned programs (the in-place kernel, the BoC paper's decomposition) have the same tree.
+    #[test]
+    fn tuned_programs_validate_with_the_same_tree() {
+        let sets = [("n", 20_000.0), ("t", 500.0)];
+        let actor = &validates(&BENCHMARK, &sets)[0].result["sorters"];
+        let tuned = [Model::ActorTuned, Model::BocTuned, Model::FloorTuned];
+        let cells = testing::on_one_and_two(&tuned, 2);
+        for sets in [&sets[..], &[("n", 3_000.0), ("m", 10.0), ("t", 2.0)]] {
+            for outcome in testing::cells(&BENCHMARK, &cells, sets) {
+                assert_eq!(outcome.check, Ok(()));
+                if sets.len() == 2 {
+                    assert_eq!(&outcome.result["sorters"], actor);
+                }
+            }
+        }
     }
 }

@@ -19,13 +19,13 @@ use crate::params::Params;
 /// Builds the matrices and the runtime (untimed); `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
     let program = Program::new(Config::from_params(params)?, Leaf::Plain, DEFAULT_BATCH);
-    motet_support::prepare(program, threads, run)
+    motet_support::prepare_validated(program, threads, multiply, validate)
 }
 
 /// [`prepare`] with the tiled kernel and a batch of one (deviations `tiled-matmul`, `batch`).
 pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
     let program = Program::new(Config::from_params(params)?, Leaf::Tiled, TUNED_BATCH);
-    motet_support::prepare(program, threads, run)
+    motet_support::prepare_validated(program, threads, multiply, validate)
 }
 
 /// The Master's and the workers' batch under `actor-tuned`: one message per turn.
@@ -69,15 +69,15 @@ impl Program {
     }
 }
 
-/// One timed iteration: computes C with the actors and checks it.
-fn run(program: &Program, rt: &Runtime) -> Outcome {
-    match multiply(program, rt) {
+/// Checks C after the run (untimed, as Savina's `cleanupIteration`).
+fn validate(program: &Program, multiplied: Result<(), String>) -> Outcome {
+    match multiplied {
         Ok(()) => check(&program.cfg, Some(&program.c)),
         Err(e) => Outcome::failed(e),
     }
 }
 
-/// Zeroes C and runs the actors to quiescence; C then holds the product.
+/// One timed iteration: zeroes C and runs the actors to quiescence; C then holds the product.
 pub(super) fn multiply(program: &Program, rt: &Runtime) -> Result<(), String> {
     program.c.clear();
     let result = ResultSlot::new();

@@ -6,19 +6,20 @@
 use std::collections::VecDeque;
 
 use super::{check, Config, Inputs, Leaf, SharedC};
-use crate::bench::{Outcome, Prepared};
+use crate::bench::Prepared;
 use crate::params::Params;
 
 /// Builds the matrices (untimed); `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    crate::floor::program(
+    crate::floor::program_validated(
         MatMulFloor {
             cfg,
             inputs: Inputs::new(cfg.n),
             c: SharedC::new(&cfg),
         },
         MatMulFloor::run,
+        |floor: &MatMulFloor, ()| check(&floor.cfg, Some(&floor.c)),
     )
 }
 
@@ -30,8 +31,8 @@ struct MatMulFloor {
 }
 
 impl MatMulFloor {
-    /// One timed iteration: zeroes C, runs the program and checks the result.
-    fn run(&self) -> Outcome {
+    /// One timed iteration: zeroes C and runs the program (C is checked after it, untimed).
+    fn run(&self) {
         let c = &self.c;
         c.clear();
         let mut queue = VecDeque::from([self.cfg.root_work()]);
@@ -43,6 +44,5 @@ impl MatMulFloor {
                 self.inputs.multiply_leaf(Leaf::Plain, &work, &mut block);
             }
         }
-        check(&self.cfg, Some(c))
     }
 }

@@ -21,10 +21,14 @@
 //! deviation `tiled-matmul`) and a batch of one for its Master and workers (deviation `batch`).
 //! Both kernels add every entry's terms in Savina's order, so both give the same C.
 //!
-//! Validation: `C[i][j] = n·i·j` exactly (every value is an integer below 2⁵³). The result is the
-//! sum of C, `n·(n(n−1)/2)²`.
+//! The floor runs the actor program's messages on one thread; `floor-loop` is the decomposition
+//! alone, its Work items in a first-in, first-out queue.
+//!
+//! Validation, after the run (untimed, as Savina's `cleanupIteration`): `C[i][j] = n·i·j` exactly
+//! (every value is an integer below 2⁵³). The result is the sum of C, `n·(n(n−1)/2)²`.
 
 mod actor;
+mod floor;
 mod floor_loop;
 mod matrix;
 mod reactor;
@@ -71,6 +75,7 @@ variants!(
     actor,
     actor_tuned ["batch", "tiled-matmul"],
     reactor (own_protocol),
+    floor,
     floor_loop,
 );
 
@@ -264,6 +269,22 @@ mod tests {
         testing::run_actor_and_floor(&BENCHMARK, &[("n", 64.0), ("t", 256.0), ("w", 5.0)]);
     }
 
+    /// Every program checks C after its timed run.
+    #[test]
+    fn validation_is_untimed() {
+        testing::validation_is_untimed(
+            &BENCHMARK,
+            &[
+                Model::Actor,
+                Model::ActorTuned,
+                Model::Floor,
+                Model::FloorLoop,
+                Model::Reactor,
+            ],
+            &[("n", 32.0), ("t", 64.0), ("w", 3.0)],
+        );
+    }
+
     /// The default programs (the i-j-k loop) and the tuned one (the tiled kernel) validate and
     /// give the same sum of C, on more than one iteration of one program (C is zeroed between).
     #[test]
@@ -276,6 +297,7 @@ mod tests {
             &[
                 (Model::Actor, 2, 2),
                 (Model::ActorTuned, 2, 2),
+                (Model::Floor, 1, 2),
                 (Model::FloorLoop, 1, 2),
                 (Model::Reactor, 2, 2),
             ],

@@ -18,7 +18,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
         cfg,
         grid: Arc::new(Grid::new(&cfg)),
     };
-    motet_support::prepare(program, threads, run)
+    motet_support::prepare_validated(program, threads, run, validate)
 }
 
 /// The parameters and the grid every iteration shares.
@@ -27,9 +27,13 @@ struct Program {
     grid: Arc<Grid>,
 }
 
-/// One timed iteration: boots the runner, runs to quiescence and checks the total.
-fn run(program: &Program, rt: &Runtime) -> Outcome {
-    let total = total(&program.cfg, program.grid.clone(), rt);
+/// One timed iteration: boots the runner and runs to quiescence; the runner's total.
+fn run(program: &Program, rt: &Runtime) -> Option<(f64, usize)> {
+    total(&program.cfg, program.grid.clone(), rt)
+}
+
+/// Checks the runner's total after the run (untimed).
+fn validate(program: &Program, total: Option<(f64, usize)>) -> Outcome {
     check(&program.cfg, program.grid.reference, total)
 }
 

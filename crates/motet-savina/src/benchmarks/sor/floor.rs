@@ -6,19 +6,20 @@
 use std::rc::Rc;
 
 use super::{check, neighbours, CellState, Config, Grid, Update};
-use crate::bench::{Outcome, Prepared};
+use crate::bench::Prepared;
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
 /// Draws the grid and computes the reference total (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
     let cfg = Config::from_params(params)?;
-    crate::floor::program(
+    crate::floor::program_validated(
         SorFloor {
             cfg,
             grid: Rc::new(Grid::new(&cfg)),
         },
         SorFloor::run,
+        |floor: &SorFloor, total| check(&floor.cfg, floor.grid.reference, total),
     )
 }
 
@@ -29,8 +30,9 @@ struct SorFloor {
 }
 
 impl SorFloor {
-    /// One timed iteration: runs the program on a fresh system and checks the result.
-    fn run(&self) -> Outcome {
+    /// One timed iteration: runs the program on a fresh system; the runner's total and the number
+    /// of cells it covers, checked after the run (untimed).
+    fn run(&self) -> Option<(f64, usize)> {
         let mut sys = System::new();
         let runner = sys.spawn(Node::Runner(Runner {
             cfg: self.cfg,
@@ -46,8 +48,7 @@ impl SorFloor {
         let Node::Runner(r) = sys.actor(runner) else {
             unreachable!("actor 0 is the runner")
         };
-        let total = r.done.then_some((r.total, r.cells_reported));
-        check(&self.cfg, self.grid.reference, total)
+        r.done.then_some((r.total, r.cells_reported))
     }
 }
 

@@ -15,7 +15,7 @@
 //! Data: `A[i][j] = next_double()·1e−6`, row-major, from the suite's LCG seeded with 10,101,010,
 //! built in `prepare` (untimed, as Savina builds it in `initialize`).
 //!
-//! Validation: Savina's stored reference predates the LCG (SPEC.md section 6), so the total is
+//! Validation, after the run (untimed, in `Iteration::validate`): Savina's stored reference predates the LCG (SPEC.md section 6), so the total is
 //! checked against a direct sequential computation of the same half-sweeps, made in `prepare`
 //! (untimed; at the defaults 4.1626863423327194e−10, SPEC.md's value for the LCG era). A cell adds
 //! its neighbours' values in the order they arrive, so the last bits of the total depend on the
@@ -164,6 +164,7 @@ pub(crate) fn check(cfg: &Config, reference: f64, total: Option<(f64, usize)>) -
 #[cfg(test)]
 mod tests {
     use super::{actor, check, direct_total, initial_values, Config, Grid, BENCHMARK, OMEGA};
+    use crate::bench::Model;
     use crate::benchmarks::testing;
     use crate::motet_support::runtime;
     use std::sync::Arc;
@@ -244,6 +245,12 @@ mod tests {
     #[test]
     fn validates_at_the_small_size() {
         testing::run_actor_and_floor(&BENCHMARK, &[]);
+    }
+
+    /// Both programs check the total after their timed run.
+    #[test]
+    fn validation_is_untimed() {
+        testing::validation_is_untimed(&BENCHMARK, &[Model::Actor, Model::Floor], &[]);
     }
 
     #[test]

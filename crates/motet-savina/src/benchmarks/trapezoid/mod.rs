@@ -4,7 +4,8 @@
 //! sends worker i the range `[L + i·(R − L)/W, + (R − L)/W]`. A worker sums `0.5·(f(x) + f(x + h))·h`
 //! over `x = i·h + l` for `i < ⌊(r − l)/h⌋`, sends one `Result` and stops; the Master adds the W
 //! results as they arrive. f(x) = sin(x³ − 1)/(x + 1) · √(1 + e^√(2x)). W + 1 actors, 2W + 1
-//! messages, 2N evaluations of f: pure compute.
+//! messages, 2N evaluations of f: pure compute. The floor runs these messages on one thread;
+//! `floor-loop` adds the workers' areas in a plain loop.
 //!
 //! Validation: the area is 0.27108075195295755 at the defaults (SPEC.md), and at other sizes the sum
 //! of the same per-worker computation done in worker order in `prepare`. The Master adds the W
@@ -15,6 +16,7 @@
 
 mod actor;
 mod boc;
+mod floor;
 mod floor_loop;
 mod reactor;
 
@@ -63,6 +65,7 @@ variants!(
     actor_tuned["cube-by-multiplication"],
     boc(own_protocol),
     reactor(own_protocol),
+    floor,
     floor_loop,
 );
 

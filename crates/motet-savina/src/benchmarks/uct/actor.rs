@@ -3,7 +3,7 @@
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, replay, Config, Decision, Report, RootState};
+use super::{check, replay, savina_loop, Config, Decision, Report, RootState};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -124,8 +124,8 @@ struct Node {
     binomial: i32,
     height: i32,
     id: i32,
-    /// Savina's busy-loop length on traversal (the loops are left out; see the module docs).
-    _comp_size: i32,
+    /// The length of Savina's busy loop on `Traverse` ([`savina_loop`]`(comp_size, 40000)`).
+    comp_size: i32,
     _urgent: bool,
     children: Vec<Addr<NodeMsg>>,
     has_grant_children: Vec<bool>,
@@ -147,7 +147,7 @@ impl Node {
             binomial,
             height,
             id,
-            _comp_size: comp_size,
+            comp_size,
             _urgent: urgent,
             children: Vec::new(),
             has_grant_children: Vec::new(),
@@ -196,6 +196,7 @@ impl Actor for Node {
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: NodeMsg) {
         match msg {
             NodeMsg::TryGenerateChildren => {
+                savina_loop(100, 40_000);
                 let _ = self
                     .root
                     .tell(RootMsg::ShouldGenerateChildren(ctx.myself(), self.height));
@@ -211,6 +212,7 @@ impl Actor for Node {
             } => self.generate(ctx, current_id, comp_size, urgent_child),
             NodeMsg::UpdateGrant(child) => self.has_grant_children[child as usize] = true,
             NodeMsg::Traverse => {
+                savina_loop(self.comp_size, 40_000);
                 for child in &self.children {
                     let _ = child.tell(NodeMsg::Traverse);
                 }

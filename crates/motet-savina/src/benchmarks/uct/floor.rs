@@ -5,7 +5,7 @@ use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, replay, Config, Decision, Report, RootState};
+use super::{check, replay, savina_loop, Config, Decision, Report, RootState};
 
 /// Replays the Root's decisions (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
@@ -84,7 +84,7 @@ struct Node {
     binomial: i32,
     height: i32,
     id: i32,
-    _comp_size: i32,
+    comp_size: i32,
     _urgent: bool,
     children: Vec<ActorId>,
     has_grant_children: Vec<bool>,
@@ -98,7 +98,7 @@ impl Node {
             binomial,
             height,
             id,
-            _comp_size: 0,
+            comp_size: 0,
             _urgent: false,
             children: Vec::new(),
             has_grant_children: Vec::new(),
@@ -118,7 +118,7 @@ impl Node {
                     self.height + 1,
                     current_id + i,
                 );
-                child._comp_size = comp;
+                child.comp_size = comp;
                 child._urgent = i == urgent_child;
                 cx.spawn(Tree::Node(child))
             })
@@ -141,7 +141,7 @@ impl Actor for Tree {
                 root.children = (0..root.binomial)
                     .map(|i| {
                         let mut child = Node::new(me, me, root.binomial, height, first_id + i);
-                        child._comp_size = comp_size;
+                        child.comp_size = comp_size;
                         cx.spawn(Tree::Node(child))
                     })
                     .collect();
@@ -193,6 +193,7 @@ impl Actor for Tree {
                 root.has_grant_children[child as usize] = true;
             }
             (Tree::Node(node), Msg::TryGenerateChildren) => {
+                savina_loop(100, 40_000);
                 let me = cx.me();
                 cx.send(node.root, Msg::ShouldGenerateChildren(me, node.height));
             }
@@ -215,6 +216,7 @@ impl Actor for Tree {
                 node.has_grant_children[child as usize] = true;
             }
             (Tree::Node(node), Msg::Traverse) => {
+                savina_loop(node.comp_size, 40_000);
                 for &child in &node.children {
                     cx.send(child, Msg::Traverse);
                 }

@@ -13,9 +13,14 @@
 //! dropped. The Root's decisions come from `java.util.Random(2)` (see [`JavaRandom`]); compute sizes
 //! are normal draws (mean `avg`, deviation `stdev`, rounded, redrawn while ≤ 0).
 //!
-//! Savina's nodes also spin in empty counting loops (100 × 40,000 iterations per request, compute
-//! size × 40,000 per traversal) whose result is discarded; compilers remove them (SPEC.md section
-//! 6.3), and kept they would make about 4.8e12 iterations. They are left out here.
+//! Savina's nodes also run its `loop(busywait, dummy)` ([`savina_loop`]), an empty counting loop
+//! whose result is discarded: `loop(100, 40000)` before each `ShouldGenerateChildren` and
+//! `loop(compSize, 40000)` on each `Traverse`. Every program calls it where Savina does, written as
+//! Savina writes it (no `black_box`), so the optimiser deletes it as the JVM's JIT does (SPEC.md
+//! section 6.3): it costs nothing in an optimised build. Kept, it would be about 4.8e12 iterations
+//! at the defaults. An unoptimised build (the crate's debug tests) would run it, billions of
+//! iterations at the test sizes: there the function returns the count the loop reaches without
+//! looping (no caller uses it; a test checks the two forms agree).
 //!
 //! Validation: the Root's final size equals a replay of its decision sequence, which does not
 //! depend on the order requests arrive in (199,991 at the defaults: 19,998 grants, 10,203 of them
@@ -65,11 +70,7 @@ crate::params! {
     }
 }
 
-variants!(
-    actor["no-busy-loops"],
-    floor["no-busy-loops"],
-    reactor["no-busy-loops"]
-);
+variants!(actor, floor, reactor);
 
 /// The seed of the Root's `java.util.Random`.
 const ROOT_SEED: i64 = 2;
@@ -83,6 +84,36 @@ fn int(min: u64, max: u64) -> impl Fn(&Params, &str) -> Result<i32, String> {
         }
         Ok(v as i32)
     }
+}
+
+/// Savina's `loop(busywait, dummy)`: counts to `dummy · busywait` (Java's `int` arithmetic, which
+/// wraps) and returns the count, which every caller discards.
+///
+/// Written as Savina writes it, without `black_box`: the optimiser deletes the loop, as the JVM's
+/// does, so the call costs nothing in an optimised build (see the module docs). An unoptimised
+/// build (`debug_assertions` on: the crate's tests) would run it; there the count is computed
+/// without the loop, which changes nothing a caller can see.
+#[inline]
+pub(crate) fn savina_loop(busywait: i32, dummy: i32) -> i32 {
+    if cfg!(debug_assertions) {
+        return savina_loop_count(busywait, dummy);
+    }
+    counting_loop(busywait, dummy)
+}
+
+/// The loop itself, as Savina writes it.
+#[inline]
+fn counting_loop(busywait: i32, dummy: i32) -> i32 {
+    let mut test: i32 = 0;
+    for _ in 0..dummy.wrapping_mul(busywait) {
+        test = test.wrapping_add(1);
+    }
+    test
+}
+
+/// What [`counting_loop`] returns: the bound if it is positive, else 0 (the range is empty).
+fn savina_loop_count(busywait: i32, dummy: i32) -> i32 {
+    dummy.wrapping_mul(busywait).max(0)
 }
 
 /// What the Root answers a `ShouldGenerateChildren`.
@@ -266,6 +297,25 @@ mod tests {
             for result in run_actor_and_floor(&BENCHMARK, &[("nodes", nodes)]) {
                 assert_eq!(result, serde_json::json!(size));
             }
+        }
+    }
+
+    #[test]
+    fn savinas_loop_counts_to_the_product() {
+        assert_eq!(super::savina_loop(100, 400), 40_000);
+        assert_eq!(super::savina_loop(0, 40_000), 0);
+        assert_eq!(super::savina_loop(-3, 40_000), 0);
+    }
+
+    /// The count an unoptimised build takes is the count the loop reaches, wrapping included.
+    #[test]
+    fn the_count_without_the_loop_is_the_loops() {
+        for (busywait, dummy) in [(100, 400), (0, 5), (-3, 7), (7, -3), (65_537, 65_537), (3, 1_000)] {
+            assert_eq!(
+                super::savina_loop_count(busywait, dummy),
+                super::counting_loop(busywait, dummy),
+                "loop({busywait}, {dummy})"
+            );
         }
     }
 

@@ -42,8 +42,8 @@
 //! `Terminate` leaves the Root a microstep after its last answers, so that the nodes told to
 //! generate last have created their children when it comes, as in the actor program, where a
 //! node's answer comes straight from the Root and `Terminate` down the tree after it: every node
-//! the Root grants is created. The busy-loops are left out, as in the benchmark's other programs
-//! (see the module docs of `uct`).
+//! the Root grants is created. A node runs Savina's busy loop ([`savina_loop`]) where the actor
+//! program does: before it asks the Root, and on `Traverse` (see the module docs of `uct`).
 //!
 //! Validation: the benchmark's check (the final size is the replay's); the record's
 //! `reactors_created` is the final size less one (every node but the Root).
@@ -56,7 +56,7 @@ use motet_reactor::{
     Startup,
 };
 
-use super::{check, replay, Config, Decision, Report, RootState};
+use super::{check, replay, savina_loop, Config, Decision, Report, RootState};
 use crate::bench::{Model, Outcome, Prepared};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
@@ -95,8 +95,8 @@ struct Root {
 struct Node {
     id: i32,
     height: i32,
-    /// Savina's busy-loop length on traversal (the loops are left out; see the module docs).
-    _comp_size: i32,
+    /// The length of Savina's busy loop on `Traverse` ([`savina_loop`]`(comp_size, 40000)`).
+    comp_size: i32,
     _urgent: bool,
     children: Vec<ReactorId<Node>>,
     has_grant_children: Vec<bool>,
@@ -144,7 +144,7 @@ fn create_children(
             let state = Node {
                 id,
                 height: brood.height,
-                _comp_size: brood.comp_size,
+                comp_size: brood.comp_size,
                 _urgent: i == brood.urgent_child,
                 children: Vec::new(),
                 has_grant_children: Vec::new(),
@@ -197,11 +197,17 @@ fn node(m: &mut Mutation<'_>, mail: &Arc<Mailbox>, state: Node) -> (ReactorId<No
     m.reaction(me, "try")
         .trigger(try_in)
         .effect(request)
-        .body(move |s: &mut Node, ctx| ctx.set(request, s.height));
+        .body(move |s: &mut Node, ctx| {
+            savina_loop(100, 40_000);
+            ctx.set(request, s.height)
+        });
     m.reaction(me, "traverse")
         .trigger(traverse)
         .effect(out.traverse)
-        .body(move |_: &mut Node, ctx| ctx.set(out.traverse, ()));
+        .body(move |s: &mut Node, ctx| {
+            savina_loop(s.comp_size, 40_000);
+            ctx.set(out.traverse, ())
+        });
     m.reaction(me, "terminate")
         .trigger(terminate)
         .effect(out.terminate)
