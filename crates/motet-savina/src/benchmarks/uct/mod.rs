@@ -310,7 +310,14 @@ mod tests {
     /// The count an unoptimised build takes is the count the loop reaches, wrapping included.
     #[test]
     fn the_count_without_the_loop_is_the_loops() {
-        for (busywait, dummy) in [(100, 400), (0, 5), (-3, 7), (7, -3), (65_537, 65_537), (3, 1_000)] {
+        for (busywait, dummy) in [
+            (100, 400),
+            (0, 5),
+            (-3, 7),
+            (7, -3),
+            (65_537, 65_537),
+            (3, 1_000),
+        ] {
             assert_eq!(
                 super::savina_loop_count(busywait, dummy),
                 super::counting_loop(busywait, dummy),
