@@ -1,7 +1,9 @@
 //! The levels a mutation gives: a created reactor whose edges into the program already climb
 //! (its reaction's level is below the reactions it feeds) leaves every level of the program as it
 //! was; one whose edge does not climb raises the levels it reaches. Both are checked on the
-//! graph (every edge climbs afterwards) and on the exact log of the tag that runs them.
+//! graph (every edge climbs afterwards) and on the exact log of the tag that runs them. (Without
+//! the `mutations` feature requests are rejected: `tests/mutations.rs` checks that build.)
+#![cfg(feature = "mutations")]
 
 use std::sync::{Arc, Mutex};
 
