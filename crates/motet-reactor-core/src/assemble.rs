@@ -64,6 +64,71 @@ pub(crate) struct Access {
     pub(crate) reset: bool,
 }
 
+/// The ports and actions one reaction declared, as its access mask records them.
+pub(crate) struct Declared<'a> {
+    pub(crate) reads: &'a [(u32, u32)],
+    pub(crate) writes: &'a [(u32, u32)],
+    pub(crate) read_actions: &'a [u32],
+    pub(crate) scheduled_actions: &'a [u32],
+}
+
+/// The bit of a declared reaction among the first 64 of its reactor: 0 for a generated
+/// (hidden) reaction or one past the 64th, which keep the slow check.
+pub(crate) fn reaction_bit(hidden: bool, number: u32) -> u64 {
+    if hidden || number == 0 || number > 64 {
+        0
+    } else {
+        1u64 << (number - 1)
+    }
+}
+
+/// Records reaction `bit` of reactor `me` in the access masks of the ports and actions it
+/// declared: a port or action records the bits of the reactions that declared it and the one
+/// reactor those reactions belong to (see `PortRt`). A second reactor claiming the same port would
+/// make the bit ambiguous: its reactions keep the slow check. Used when a program is assembled and
+/// for the reactions a mutation creates.
+pub(crate) fn claim_masks(
+    me: u32,
+    bit: u64,
+    declared: Declared<'_>,
+    ports: &mut [PortRt],
+    action_rt: &mut [ActionRt],
+) {
+    if bit == 0 {
+        return;
+    }
+    let claim = |who: &mut u32, mask: &mut u64| {
+        if *who == u32::MAX || *who == me {
+            *who = me;
+            *mask |= bit;
+        }
+    };
+    for &(start, len) in declared.reads {
+        for p in start..start + len {
+            let port = &mut ports[p as usize];
+            claim(&mut port.reader, &mut port.read_mask);
+        }
+    }
+    for &(start, len) in declared.writes {
+        for p in start..start + len {
+            let port = &mut ports[p as usize];
+            claim(&mut port.writer, &mut port.write_mask);
+        }
+    }
+    for &x in declared.read_actions {
+        let act = &mut action_rt[x as usize];
+        if act.owner == me {
+            act.read_mask |= bit;
+        }
+    }
+    for &x in declared.scheduled_actions {
+        let act = &mut action_rt[x as usize];
+        if act.owner == me {
+            act.schedule_mask |= bit;
+        }
+    }
+}
+
 impl ProgramBuilder {
     /// Checks the program and assembles it for running.
     ///
@@ -624,52 +689,20 @@ impl ProgramBuilder {
             });
         }
         // The access masks: each declared (non-generated) reaction among the first 64 of its
-        // reactor gets a bit; a port or action records the bits of the reactions that declared it,
-        // and the one reactor those reactions belong to (see `PortRt`). A second reactor claiming
-        // the same port would make the bit ambiguous: its reactions keep the slow check.
-        let bit_of = |r: &ReactionDecl| {
-            if r.hidden || r.number == 0 || r.number > 64 {
-                0
-            } else {
-                1u64 << (r.number - 1)
-            }
-        };
+        // reactor gets a bit (see `claim_masks`).
         for (r, a) in self.reactions.iter().zip(&access) {
-            let bit = bit_of(r);
-            if bit == 0 {
-                continue;
-            }
-            let me = r.reactor;
-            let claim = |who: &mut u32, mask: &mut u64| {
-                if *who == u32::MAX || *who == me {
-                    *who = me;
-                    *mask |= bit;
-                }
-            };
-            for &(start, len) in &a.reads {
-                for p in start..start + len {
-                    let port = &mut ports[p as usize];
-                    claim(&mut port.reader, &mut port.read_mask);
-                }
-            }
-            for &(start, len) in &a.writes {
-                for p in start..start + len {
-                    let port = &mut ports[p as usize];
-                    claim(&mut port.writer, &mut port.write_mask);
-                }
-            }
-            for &x in &a.read_actions {
-                let act = &mut action_rt[x as usize];
-                if act.owner == me {
-                    act.read_mask |= bit;
-                }
-            }
-            for &x in &a.scheduled_actions {
-                let act = &mut action_rt[x as usize];
-                if act.owner == me {
-                    act.schedule_mask |= bit;
-                }
-            }
+            claim_masks(
+                r.reactor,
+                reaction_bit(r.hidden, r.number),
+                Declared {
+                    reads: &a.reads,
+                    writes: &a.writes,
+                    read_actions: &a.read_actions,
+                    scheduled_actions: &a.scheduled_actions,
+                },
+                &mut ports,
+                &mut action_rt,
+            );
         }
         let mp_present = self
             .multiports
@@ -685,7 +718,7 @@ impl ProgramBuilder {
             .into_iter()
             .zip(access)
             .map(|(r, a)| {
-                let bit = bit_of(&r);
+                let bit = reaction_bit(r.hidden, r.number);
                 let body = with_deadline(r.body, r.deadline);
                 ReactionCell {
                     body: UnsafeCell::new(body),

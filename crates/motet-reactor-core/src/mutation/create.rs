@@ -13,7 +13,7 @@ use core::cell::UnsafeCell;
 
 use super::index::Holdings;
 use super::{port_facts, port_label, Parts};
-use crate::assemble::{sole, with_deadline, Access};
+use crate::assemble::{claim_masks, reaction_bit, sole, with_deadline, Access, Declared};
 use crate::error::BuildError;
 use crate::graph::{
     ActionInfo, ConnectionInfo, ConnectionKind, Graph, MultiportInfo, PortInfo, PortKind,
@@ -807,7 +807,7 @@ pub(crate) fn create(prog: &mut Program, m: &mut Parts) -> Result<Option<Created
     }
     let decls = core::mem::take(&mut b.reactions);
     for (i, r) in decls.into_iter().enumerate() {
-        let bit = bit_of(r.hidden, r.number);
+        let bit = reaction_bit(r.hidden, r.number);
         let writes = &prog.graph.reactions[rb as usize + i].writes;
         let state = prog.states[r.reactor as usize].ptr();
         prog.reactions.push(ReactionCell {
@@ -893,15 +893,6 @@ fn climbing(
     climbs.then_some(level)
 }
 
-/// The bit of a declared reaction among the first 64 of its reactor (see `assemble`).
-fn bit_of(hidden: bool, number: u32) -> u64 {
-    if hidden || number == 0 || number > 64 {
-        0
-    } else {
-        1u64 << (number - 1)
-    }
-}
-
 /// The access masks of the created ports and actions (as `assemble` makes them), from the
 /// reactions numbered from `rb` on.
 fn masks(prog: &mut Program, rb: u32) {
@@ -912,41 +903,18 @@ fn masks(prog: &mut Program, rb: u32) {
         ..
     } = prog;
     for a in &graph.reactions[rb as usize..] {
-        let bit = bit_of(a.hidden, a.number);
-        if bit == 0 {
-            continue;
-        }
-        let me = a.reactor;
-        let claim = |who: &mut u32, mask: &mut u64| {
-            if *who == u32::MAX || *who == me {
-                *who = me;
-                *mask |= bit;
-            }
-        };
-        for &(start, len) in &a.reads {
-            for p in start..start + len {
-                let port = &mut ports[p as usize];
-                claim(&mut port.reader, &mut port.read_mask);
-            }
-        }
-        for &(start, len) in &a.writes {
-            for p in start..start + len {
-                let port = &mut ports[p as usize];
-                claim(&mut port.writer, &mut port.write_mask);
-            }
-        }
-        for &x in &a.read_actions {
-            let act = &mut action_rt[x as usize];
-            if act.owner == me {
-                act.read_mask |= bit;
-            }
-        }
-        for &x in &a.scheduled_actions {
-            let act = &mut action_rt[x as usize];
-            if act.owner == me {
-                act.schedule_mask |= bit;
-            }
-        }
+        claim_masks(
+            a.reactor,
+            reaction_bit(a.hidden, a.number),
+            Declared {
+                reads: &a.reads,
+                writes: &a.writes,
+                read_actions: &a.read_actions,
+                scheduled_actions: &a.scheduled_actions,
+            },
+            ports,
+            action_rt,
+        );
     }
 }
 
