@@ -329,6 +329,38 @@ def median(rec):
     return float(v) if v is not None else None
 
 
+def median_ci_rank(n):
+    """The rank j of the distribution-free 95% interval of a median over n samples: the largest j with
+    P(Binomial(n, 1/2) < j) <= 2.5% (motet-savina's `Stats::of` uses the same rule); 0 when n < 6."""
+    j, below = 0, 0.0
+    for k in range(n + 1):
+        below += math.comb(n, k) / 2 ** n  # P(X <= k)
+        if below > 0.025:
+            break
+        j = k + 1
+    return j if n >= 6 else 0
+
+
+def interval(rec):
+    """The median's 95% confidence interval of a record: its own `ci95_*` fields (motet-savina's), else
+    one from its `samples_ms` by order statistics, else (too few samples for 95%) its min to max."""
+    if rec.get("ci95_low_ms") is not None and rec.get("ci95_high_ms") is not None:
+        return float(rec["ci95_low_ms"]), float(rec["ci95_high_ms"])
+    xs = sorted(float(x) for x in rec.get("samples_ms") or [])
+    j = median_ci_rank(len(xs))
+    if j:
+        return xs[j - 1], xs[len(xs) - j]
+    if rec.get("min_ms") is not None and rec.get("max_ms") is not None:
+        return float(rec["min_ms"]), float(rec["max_ms"])
+    return None
+
+
+def is_tie(a, b):
+    """Whether two records' median intervals overlap: the comparison does not count as a win either way."""
+    ia, ib = interval(a), interval(b)
+    return ia is not None and ib is not None and ia[0] <= ib[1] and ib[0] <= ia[1]
+
+
 def fmt_ms(v):
     if v is None:
         return "—"
@@ -455,7 +487,8 @@ def cmd_report(a):
                  + "".join(f"{p} | " for p in peer_cols)
                  + "".join(f"{p}/{b} | " for p, b in ratio_cols).rstrip())
     lines.append("|" + " --- |" * (3 + len(motet_models) + len(peer_cols) + len(ratio_cols)))
-    ratios = {}  # (peer, threads) -> [ratio]
+    ratios = {}  # (peer, base, threads) -> [ratio]
+    outcomes = {}  # (peer, base, threads) -> ["win" | "tie" | "loss"], motet's side
     for key in order:
         bench, sizes, threads = key
         cells = rows[key]
@@ -470,9 +503,12 @@ def cmd_report(a):
             pr, mr = cells.get(p), (cells.get(base) if base in peer_cols else mcells.get(base))
             ok = pr is not None and mr is not None and pr.get("validated") and mr.get("validated")
             pv, mv = (median(pr) if pr else None), (median(mr) if mr else None)
-            row.append(fmt_ratio(pv, mv) if ok else "—")
+            tie = ok and is_tie(pr, mr)
+            row.append((fmt_ratio(pv, mv) + (" tie" if tie else "")) if ok else "—")
             if ok and pv and mv:
                 ratios.setdefault((p, base, threads), []).append(pv / mv)
+                outcome = "tie" if tie else ("win" if pv > mv else "loss")
+                outcomes.setdefault((p, base, threads), []).append(outcome)
         lines.append("| " + " | ".join(row) + " |")
 
     threads_seen = sorted({k[2] for k in order})
@@ -482,7 +518,9 @@ def cmd_report(a):
         cells = []
         for t in threads_seen:
             rs = ratios.get((p, base, t), [])
-            cells.append(f"{math.exp(sum(map(math.log, rs)) / len(rs)):.2f} ({len(rs)})" if rs else "—")
+            os_ = outcomes.get((p, base, t), [])
+            wtl = f"{os_.count('win')}/{os_.count('tie')}/{os_.count('loss')}"
+            cells.append(f"{math.exp(sum(map(math.log, rs)) / len(rs)):.2f} ({len(rs)}; {wtl})" if rs else "—")
         summary.append(f"| {p}/{base} | " + " | ".join(cells) + " |")
 
     commit = sh("git", "rev-parse", "HEAD", cwd=a.root) if a.root else ""
@@ -522,12 +560,14 @@ def cmd_report(a):
               "median over motet's (above 1: motet is faster); verona-full (BoC Full) is taken over motet's "
               "boc, lf-rs (reactor-rs) also over reactor-lf (motet-lf's build of the same LF programs, on motet's "
               "reactors), every other peer over motet's actors. The floor is sequential and runs once (threads 1). "
-              "✗: not validated (no ratio is taken). What each kit validates, times and counts as an "
+              "✗: not validated (no ratio is taken). \"tie\": the two medians' 95% confidence intervals overlap. What each kit validates, times and counts as an "
               "iteration differs: see peers/README.md.")
     md.append("")
     md.extend(lines)
     md.append("")
-    md.append("Geometric mean of the ratios (number of rows):")
+    md.append("Geometric mean of the ratios (number of rows; motet's wins/ties/losses, a tie being a row whose "
+              "two medians' 95% confidence intervals overlap: motet-savina's own, else the order-statistic "
+              "interval of the kit's samples, else their whole range where a kit gave fewer than 6):")
     md.append("")
     md.extend(summary)
     devs = {}

@@ -4,9 +4,9 @@
 //! what a figure measures. A default model's program (`actor`, `boc`, `process`, `reactor`,
 //! `floor`) should have none: it runs SPEC.md's workload, kernel, message flow and parameters with
 //! the runtime's default settings. A faster kernel or a per-benchmark setting runs only under a
-//! `-tuned` model ([`Model::is_tuned`](crate::bench::Model::is_tuned)). Where a default program
-//! still deviates, it says so here rather than hide it; the Savina README's deviations table
-//! explains each name in one line, and a test keeps the table and [`ALL`] the same.
+//! `-tuned` model ([`Model::is_tuned`](crate::bench::Model::is_tuned)), and a test checks that no
+//! other model names a deviation. The Savina README's deviations table explains each name in one
+//! line, and a test keeps the table and [`ALL`] the same.
 //!
 //! A program whose protocol differs from the actor program's by design (BoC's multi-cown
 //! behaviours, LF's reactions batched per tag) is not a deviation: its variant says
@@ -110,7 +110,8 @@ mod tests {
         }
     }
 
-    /// Every name a variant gives is in [`ALL`], and a tuned model names at least one.
+    /// Every name a variant gives is in [`ALL`], a tuned model names at least one, and every other
+    /// model (the defaults and the peer crates) names none.
     #[test]
     fn variants_name_known_deviations() {
         for b in crate::registry::all() {
@@ -129,6 +130,14 @@ mod tests {
                         "{} {} names none",
                         b.name,
                         v.model
+                    );
+                } else {
+                    assert!(
+                        v.deviations.is_empty(),
+                        "{} {}: an untuned model deviates ({:?}); run it as -tuned",
+                        b.name,
+                        v.model,
+                        v.deviations
                     );
                 }
                 if matches!(
