@@ -27,42 +27,44 @@ fn runtime() -> Runtime {
     Runtime::builder().workers(1).build().unwrap()
 }
 
-/// Counting: a producer on the runtime sends COUNT increments to a counter.
-fn count(c: &mut Criterion) {
-    let mut g = c.benchmark_group("count");
-    g.throughput(Throughput::Elements(COUNT));
-    g.bench_function("tell", |b| {
-        let rt = runtime();
-        b.iter(|| workloads::count_tell(&rt, COUNT))
-    });
-    g.bench_function("when", |b| {
-        let rt = runtime();
-        b.iter(|| workloads::count_when(&rt, COUNT))
-    });
-    g.bench_function("when_detached", |b| {
-        let rt = runtime();
-        b.iter(|| workloads::count_detached(&rt, COUNT))
-    });
-    g.finish();
-}
+/// The workloads: Counting (a producer on the runtime sends COUNT increments to a counter) and
+/// Ping Pong (HOPS messages bounce between two parties), each as `tell`, `when` and
+/// `when_detached`.
+type Variants = [fn(&Runtime, u64); 3];
+const WORKLOADS: [(&str, u64, Variants); 2] = [
+    (
+        "count",
+        COUNT,
+        [
+            workloads::count_tell,
+            workloads::count_when,
+            workloads::count_detached,
+        ],
+    ),
+    (
+        "pingpong",
+        HOPS,
+        [
+            workloads::pingpong_tell,
+            workloads::pingpong_when,
+            workloads::pingpong_detached,
+        ],
+    ),
+];
 
-/// Ping Pong: HOPS messages bounce between two parties.
-fn pingpong(c: &mut Criterion) {
-    let mut g = c.benchmark_group("pingpong");
-    g.throughput(Throughput::Elements(HOPS));
-    g.bench_function("tell", |b| {
-        let rt = runtime();
-        b.iter(|| workloads::pingpong_tell(&rt, HOPS))
-    });
-    g.bench_function("when", |b| {
-        let rt = runtime();
-        b.iter(|| workloads::pingpong_when(&rt, HOPS))
-    });
-    g.bench_function("when_detached", |b| {
-        let rt = runtime();
-        b.iter(|| workloads::pingpong_detached(&rt, HOPS))
-    });
-    g.finish();
+/// One group per workload, one line per variant, each on a runtime of its own.
+fn when_vs_tell(c: &mut Criterion) {
+    for (name, n, variants) in WORKLOADS {
+        let mut g = c.benchmark_group(name);
+        g.throughput(Throughput::Elements(n));
+        for (variant, run) in ["tell", "when", "when_detached"].into_iter().zip(variants) {
+            g.bench_function(variant, |b| {
+                let rt = runtime();
+                b.iter(|| run(&rt, n))
+            });
+        }
+        g.finish();
+    }
 }
 
 fn config() -> Criterion {
@@ -75,6 +77,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = count, pingpong
+    targets = when_vs_tell
 }
 criterion_main!(benches);

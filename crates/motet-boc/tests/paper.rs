@@ -232,22 +232,26 @@ fn listing_8_nested_behaviours_keep_the_log_in_order() {
     });
 }
 
+/// Four philosophers around four forks (unit cowns): each `(a, b, name)` of `meals`, in spawn
+/// order, is a behaviour on forks `a` and `b` that records `name`. Returns the record once all
+/// have run.
+fn dine(rt: &Runtime, meals: [(usize, usize, &'static str); 4]) -> Events {
+    let forks: Vec<_> = (0..4).map(|_| Cown::new(rt.handle(), ())).collect();
+    let ev = Events::default();
+    for (a, b, name) in meals {
+        let e = ev.clone();
+        drop(when((&forks[a], &forks[b]), move |_| e.record(name)));
+    }
+    rt.wait_quiescent();
+    ev
+}
+
 /// Listing 9: four philosophers scheduled in sequential order: the overlapping fork pairs force
 /// one linear order, b1, b2, b3, b4.
 #[test]
 fn listing_9_sequential_scheduling() {
     testing::check(|rt| {
-        let forks: Vec<_> = (0..4).map(|_| Cown::new(rt.handle(), ())).collect();
-        let ev = Events::default();
-        let eat = |a: usize, b: usize, name: &'static str| {
-            let e = ev.clone();
-            drop(when((&forks[a], &forks[b]), move |_| e.record(name)));
-        };
-        eat(0, 1, "b1");
-        eat(1, 2, "b2");
-        eat(2, 3, "b3");
-        eat(3, 0, "b4");
-        rt.wait_quiescent();
+        let ev = dine(rt, [(0, 1, "b1"), (1, 2, "b2"), (2, 3, "b3"), (3, 0, "b4")]);
         assert_eq!(ev.all(), ["b1", "b2", "b3", "b4"]);
     });
 }
@@ -257,17 +261,7 @@ fn listing_9_sequential_scheduling() {
 #[test]
 fn listing_10_alternating_scheduling() {
     testing::check(|rt| {
-        let forks: Vec<_> = (0..4).map(|_| Cown::new(rt.handle(), ())).collect();
-        let ev = Events::default();
-        let eat = |a: usize, b: usize, name: &'static str| {
-            let e = ev.clone();
-            drop(when((&forks[a], &forks[b]), move |_| e.record(name)));
-        };
-        eat(0, 1, "b1");
-        eat(2, 3, "b3");
-        eat(1, 2, "b2");
-        eat(3, 0, "b4");
-        rt.wait_quiescent();
+        let ev = dine(rt, [(0, 1, "b1"), (2, 3, "b3"), (1, 2, "b2"), (3, 0, "b4")]);
         for first in ["b1", "b3"] {
             for then in ["b2", "b4"] {
                 assert!(ev.position(first) < ev.position(then), "{:?}", ev.all());

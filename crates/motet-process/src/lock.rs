@@ -98,31 +98,40 @@ pub(crate) struct SpinGuard<'a, T> {
     held: Option<loom::sync::MutexGuard<'a, ()>>,
 }
 
-impl<T> Deref for SpinGuard<'_, T> {
-    type Target = T;
-    #[inline(always)]
-    fn deref(&self) -> &T {
-        #[cfg(not(loom))]
-        // SAFETY: the guard proves this thread holds the lock, so no other reference to the value
-        // exists while the guard lives.
-        return self.lock.value.with(|p| unsafe { &*p });
-        #[cfg(loom)]
-        // SAFETY: as above; loom tracks the access through `access`.
-        return unsafe { loom::cell::MutPtr::deref(&self.access) };
-    }
+/// `Deref` and `DerefMut` for a lock guard whose `lock.value` is the locked cell and, under loom,
+/// whose `access` is the tracked access to it, held for as long as the guard.
+macro_rules! guard_deref {
+    ($guard:ident $(: $bound:path)?) => {
+        impl<T $(: $bound)?> Deref for $guard<'_, T> {
+            type Target = T;
+            #[inline(always)]
+            fn deref(&self) -> &T {
+                #[cfg(not(loom))]
+                // SAFETY: the guard proves this thread holds the lock, so no other reference to
+                // the value exists while the guard lives.
+                return self.lock.value.with(|p| unsafe { &*p });
+                #[cfg(loom)]
+                // SAFETY: as above; loom tracks the access through `access`.
+                return unsafe { loom::cell::MutPtr::deref(&self.access) };
+            }
+        }
+
+        impl<T $(: $bound)?> DerefMut for $guard<'_, T> {
+            #[inline(always)]
+            fn deref_mut(&mut self) -> &mut T {
+                #[cfg(not(loom))]
+                // SAFETY: as in `deref`; the guard is borrowed mutably, so this is the only
+                // reference.
+                return self.lock.value.with_mut(|p| unsafe { &mut *p });
+                #[cfg(loom)]
+                // SAFETY: as above.
+                return unsafe { loom::cell::MutPtr::deref(&self.access) };
+            }
+        }
+    };
 }
 
-impl<T> DerefMut for SpinGuard<'_, T> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut T {
-        #[cfg(not(loom))]
-        // SAFETY: as in `deref`; the guard is borrowed mutably, so this is the only reference.
-        return self.lock.value.with_mut(|p| unsafe { &mut *p });
-        #[cfg(loom)]
-        // SAFETY: as above.
-        return unsafe { loom::cell::MutPtr::deref(&self.access) };
-    }
-}
+guard_deref!(SpinGuard);
 
 impl<T> Drop for SpinGuard<'_, T> {
     #[inline]
@@ -250,31 +259,7 @@ pub(crate) struct WordGuard<'a, T: UnlockedWord> {
     held: Option<loom::sync::MutexGuard<'a, ()>>,
 }
 
-impl<T: UnlockedWord> Deref for WordGuard<'_, T> {
-    type Target = T;
-    #[inline(always)]
-    fn deref(&self) -> &T {
-        #[cfg(not(loom))]
-        // SAFETY: the guard proves this thread holds the lock, so no other reference to the value
-        // exists while the guard lives.
-        return self.lock.value.with(|p| unsafe { &*p });
-        #[cfg(loom)]
-        // SAFETY: as above; loom tracks the access through `access`.
-        return unsafe { loom::cell::MutPtr::deref(&self.access) };
-    }
-}
-
-impl<T: UnlockedWord> DerefMut for WordGuard<'_, T> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut T {
-        #[cfg(not(loom))]
-        // SAFETY: as in `deref`; the guard is borrowed mutably, so this is the only reference.
-        return self.lock.value.with_mut(|p| unsafe { &mut *p });
-        #[cfg(loom)]
-        // SAFETY: as above.
-        return unsafe { loom::cell::MutPtr::deref(&self.access) };
-    }
-}
+guard_deref!(WordGuard: UnlockedWord);
 
 impl<T: UnlockedWord> WordGuard<'_, T> {
     /// Unlocks, storing `word`, which the caller knows to be the value's

@@ -27,17 +27,39 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 /// Received values are stored as `v + 1`; 0 means "nothing", `CLOSED` means "the receive failed".
 const CLOSED: usize = usize::MAX;
 
-fn spawn_receiver(system: &ProcessSystem, rx: channel::Receiver<usize>) -> Arc<AtomicUsize> {
+/// A model's process system (on the model's own thread) and an unbounded channel.
+fn system_and_channel<T: Send>() -> (ProcessSystem, channel::Sender<T>, channel::Receiver<T>) {
+    let (tx, rx) = channel::unbounded::<T>();
+    (ProcessSystem::for_model(4), tx, rx)
+}
+
+/// Spawns a process that runs `body` and stores what it returns in the cell returned (0 until
+/// then).
+fn spawn_storing(
+    system: &ProcessSystem,
+    body: impl std::future::Future<Output = usize> + Send + 'static,
+) -> Arc<AtomicUsize> {
     let out = Arc::new(AtomicUsize::new(0));
     let seen = out.clone();
-    system.spawn(async move {
-        let got = match rx.recv().await {
-            Ok(v) => v + 1,
-            Err(_) => CLOSED,
-        };
-        seen.store(got, SeqCst);
-    });
+    system.spawn(async move { seen.store(body.await, SeqCst) });
     out
+}
+
+/// A process that receives one value and stores it as `v + 1`, or `CLOSED`.
+fn spawn_receiver(system: &ProcessSystem, rx: channel::Receiver<usize>) -> Arc<AtomicUsize> {
+    spawn_storing(
+        system,
+        async move { rx.recv().await.map_or(CLOSED, |v| v + 1) },
+    )
+}
+
+/// Runs the ready processes, then `join` (the model's other threads ending), then the processes
+/// made ready meanwhile; returns what `join` returned.
+fn run_around<T>(system: &ProcessSystem, join: impl FnOnce() -> T) -> T {
+    system.run_ready();
+    let joined = join();
+    system.run_ready();
+    joined
 }
 
 /// A send races the receiving process's first run (which parks it): the value is handed over
@@ -45,15 +67,10 @@ fn spawn_receiver(system: &ProcessSystem, rx: channel::Receiver<usize>) -> Arc<A
 #[test]
 fn loom_send_races_parking_receiver() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
+        let (system, tx, rx) = system_and_channel();
         let out = spawn_receiver(&system, rx);
-        let sender = loom::thread::spawn(move || {
-            tx.send(7).unwrap();
-        });
-        system.run_ready();
-        sender.join().unwrap();
-        system.run_ready();
+        let sender = loom::thread::spawn(move || tx.send(7).unwrap());
+        run_around(&system, || sender.join().unwrap());
         assert_eq!(out.load(SeqCst), 8);
         assert_eq!(system.live(), 0);
     });
@@ -64,11 +81,8 @@ fn loom_send_races_parking_receiver() {
 #[test]
 fn loom_sends_race_batched_receive() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
-        let out = Arc::new(AtomicUsize::new(0));
-        let seen = out.clone();
-        system.spawn(async move {
+        let (system, tx, rx) = system_and_channel::<usize>();
+        let out = spawn_storing(&system, async move {
             let mut batch = std::collections::VecDeque::new();
             while batch.len() < 2 {
                 if rx.recv_many(&mut batch).await.is_err() {
@@ -77,15 +91,13 @@ fn loom_sends_race_batched_receive() {
             }
             let got: Vec<usize> = batch.into_iter().collect();
             assert_eq!(got, [1, 2], "values lost, repeated or out of order");
-            seen.store(1, SeqCst);
+            1
         });
         let sender = loom::thread::spawn(move || {
             tx.send(1).unwrap();
             tx.send(2).unwrap();
         });
-        system.run_ready();
-        sender.join().unwrap();
-        system.run_ready();
+        run_around(&system, || sender.join().unwrap());
         assert_eq!(out.load(SeqCst), 1);
         assert_eq!(system.live(), 0);
     });
@@ -96,8 +108,7 @@ fn loom_sends_race_batched_receive() {
 #[test]
 fn loom_close_races_send_and_receiver() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
+        let (system, tx, rx) = system_and_channel();
         let closer_rx = rx.clone();
         let out = spawn_receiver(&system, rx);
         let sender = loom::thread::spawn(move || tx.send(7));
@@ -106,10 +117,7 @@ fn loom_close_races_send_and_receiver() {
             // Values queued before the close are still receivable; count what is left.
             closer_rx.try_recv().ok()
         });
-        system.run_ready();
-        let sent = sender.join().unwrap();
-        let left = closer.join().unwrap();
-        system.run_ready();
+        let (sent, left) = run_around(&system, || (sender.join().unwrap(), closer.join().unwrap()));
         let got = out.load(SeqCst);
         match sent {
             Ok(()) => assert!(
@@ -130,25 +138,21 @@ fn loom_close_races_send_and_receiver() {
 #[test]
 fn loom_select_takes_exactly_one() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (system, a_tx, a_rx) = system_and_channel::<usize>();
         let (b_tx, b_rx) = channel::unbounded::<usize>();
-        let out = Arc::new(AtomicUsize::new(0));
-        let seen = out.clone();
         let (a2, b2) = (a_rx.clone(), b_rx.clone());
-        system.spawn(async move {
-            let got = Select::new()
+        let out = spawn_storing(&system, async move {
+            Select::new()
                 .recv(&a2, |r| r.map_or(CLOSED, |v| v + 1))
                 .recv(&b2, |r| r.map_or(CLOSED, |v| v + 1))
-                .await;
-            seen.store(got, SeqCst);
+                .await
         });
         let sa = loom::thread::spawn(move || a_tx.send(1).unwrap());
         let sb = loom::thread::spawn(move || b_tx.send(2).unwrap());
-        system.run_ready();
-        sa.join().unwrap();
-        sb.join().unwrap();
-        system.run_ready();
+        run_around(&system, || {
+            sa.join().unwrap();
+            sb.join().unwrap();
+        });
         let got = out.load(SeqCst);
         let left_a = a_rx.try_recv().ok();
         let left_b = b_rx.try_recv().ok();
@@ -166,8 +170,7 @@ fn loom_select_takes_exactly_one() {
 #[test]
 fn loom_last_sender_drop_races_a_mint() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
+        let (system, tx, rx) = system_and_channel();
         let minter_rx = rx.clone();
         let out = spawn_receiver(&system, rx);
         let dropper = loom::thread::spawn(move || drop(tx));
@@ -175,10 +178,10 @@ fn loom_last_sender_drop_races_a_mint() {
             let tx = minter_rx.sender();
             tx.send(5).unwrap();
         });
-        system.run_ready();
-        dropper.join().unwrap();
-        minter.join().unwrap();
-        system.run_ready();
+        run_around(&system, || {
+            dropper.join().unwrap();
+            minter.join().unwrap();
+        });
         let got = out.load(SeqCst);
         assert!(got == 6 || got == CLOSED, "got {got}");
         assert_eq!(system.live(), 0);
@@ -193,8 +196,7 @@ fn loom_last_sender_drop_races_a_mint() {
 #[test]
 fn loom_shutdown_races_a_wake() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
+        let (system, tx, rx) = system_and_channel();
         let out = spawn_receiver(&system, rx);
         // The receiver parks (and joins the registry, where shutdown finds it).
         system.run_ready();
@@ -240,6 +242,31 @@ impl<A: std::future::Future, B: std::future::Future<Output = A::Output>> std::fu
     }
 }
 
+/// A process that races a receive on a channel `a` (which parks in `a`'s word) against one on a
+/// channel `b` (which waits in `b`'s queue), storing what it got as `v + 1` or `CLOSED`. Returns
+/// the system, `b`'s sender, with `peek` a clone of `a`'s receiver made before the process is
+/// spawned, and the process's cell.
+#[allow(clippy::type_complexity)]
+fn race_fast_park(
+    peek: bool,
+) -> (
+    ProcessSystem,
+    channel::Sender<usize>,
+    Option<channel::Receiver<usize>>,
+    Arc<AtomicUsize>,
+) {
+    let (system, a_tx, a_rx) = system_and_channel::<usize>();
+    let (b_tx, b_rx) = channel::unbounded::<usize>();
+    let a_peek = peek.then(|| a_rx.clone());
+    let out = spawn_storing(&system, async move {
+        let got = Race(a_rx.recv(), b_rx.recv()).await;
+        // Keep `a`'s sender alive until the receive is over.
+        drop(a_tx);
+        got.map_or(CLOSED, |v| v + 1)
+    });
+    (system, b_tx, a_peek, out)
+}
+
 /// A process parks in channel `a`'s word while its other receive waits in `b`'s queue; a send on
 /// `b` races the park. The send's wake-up finds the process `RUNNING` (a fast park leaves it so)
 /// and either the park's check sees it or the wake-up finds the process in `a`'s word: the
@@ -247,21 +274,9 @@ impl<A: std::future::Future, B: std::future::Future<Output = A::Output>> std::fu
 #[test]
 fn loom_wake_through_another_channel_races_fast_park() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (a_tx, a_rx) = channel::unbounded::<usize>();
-        let (b_tx, b_rx) = channel::unbounded::<usize>();
-        let out = Arc::new(AtomicUsize::new(0));
-        let seen = out.clone();
-        system.spawn(async move {
-            let got = Race(a_rx.recv(), b_rx.recv()).await;
-            seen.store(got.map_or(CLOSED, |v| v + 1), SeqCst);
-            // Keep `a`'s sender alive until the receive is over.
-            drop(a_tx);
-        });
+        let (system, b_tx, _, out) = race_fast_park(false);
         let sender = loom::thread::spawn(move || b_tx.send(3).unwrap());
-        system.run_ready();
-        sender.join().unwrap();
-        system.run_ready();
+        run_around(&system, || sender.join().unwrap());
         assert_eq!(out.load(SeqCst), 4);
         assert_eq!(system.live(), 0);
     });
@@ -273,23 +288,14 @@ fn loom_wake_through_another_channel_races_fast_park() {
 #[test]
 fn loom_wake_races_fast_park_and_a_lock_that_moves_the_entry() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (a_tx, a_rx) = channel::unbounded::<usize>();
-        let (b_tx, b_rx) = channel::unbounded::<usize>();
-        let a_peek = a_rx.clone();
-        let out = Arc::new(AtomicUsize::new(0));
-        let seen = out.clone();
-        system.spawn(async move {
-            let got = Race(a_rx.recv(), b_rx.recv()).await;
-            seen.store(got.map_or(CLOSED, |v| v + 1), SeqCst);
-            drop(a_tx);
-        });
+        let (system, b_tx, a_peek, out) = race_fast_park(true);
+        let a_peek = a_peek.expect("a clone of `a`'s receiver");
         let sender = loom::thread::spawn(move || b_tx.send(3).unwrap());
         let peeker = loom::thread::spawn(move || a_peek.try_recv().is_ok());
-        system.run_ready();
-        sender.join().unwrap();
-        assert!(!peeker.join().unwrap());
-        system.run_ready();
+        run_around(&system, || {
+            sender.join().unwrap();
+            assert!(!peeker.join().unwrap());
+        });
         assert_eq!(out.load(SeqCst), 4);
         assert_eq!(system.live(), 0);
     });
@@ -301,8 +307,7 @@ fn loom_wake_races_fast_park_and_a_lock_that_moves_the_entry() {
 #[test]
 fn loom_send_and_close_race_a_fast_parked_receiver() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
+        let (system, tx, rx) = system_and_channel();
         let closer_rx = rx.clone();
         let out = spawn_receiver(&system, rx);
         system.run_ready();
@@ -329,28 +334,23 @@ fn loom_send_and_close_race_a_fast_parked_receiver() {
 #[test]
 fn loom_select_after_fast_park_on_the_same_channel() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (a_tx, a_rx) = channel::unbounded::<usize>();
+        let (system, a_tx, a_rx) = system_and_channel::<usize>();
         let (_b_tx, b_rx) = channel::unbounded::<usize>();
-        let out = Arc::new(AtomicUsize::new(0));
-        let seen = out.clone();
         let a_tx2 = a_tx.clone();
-        system.spawn(async move {
+        let out = spawn_storing(&system, async move {
             let first = a_rx.recv().await.map_or(CLOSED, |v| v);
             let got = Select::new()
                 .recv(&a_rx, |r| r.map_or(CLOSED, |v| v + 1))
                 .recv(&b_rx, |r| r.map_or(CLOSED, |v| v + 1))
                 .await;
-            seen.store(first * 100 + got, SeqCst);
+            first * 100 + got
         });
         system.run_ready();
         let sender = loom::thread::spawn(move || {
             a_tx.send(1).unwrap();
             a_tx2.send(2).unwrap();
         });
-        system.run_ready();
-        sender.join().unwrap();
-        system.run_ready();
+        run_around(&system, || sender.join().unwrap());
         assert_eq!(out.load(SeqCst), 103);
         assert_eq!(system.live(), 0);
     });
@@ -363,24 +363,19 @@ fn loom_select_after_fast_park_on_the_same_channel() {
 #[test]
 fn loom_last_receiver_beside_a_pin_races_the_pinning_process_ending() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<Arc<usize>>();
+        let (system, tx, rx) = system_and_channel::<Arc<usize>>();
         let rx2 = rx.clone();
-        let out = Arc::new(AtomicUsize::new(0));
-        let seen = out.clone();
-        system.spawn(async move {
-            // Parks in the channel's word and pins it; ends with the first value.
-            let got = rx2.recv().await.map_or(CLOSED, |v| *v);
-            seen.store(got, SeqCst);
-        });
+        // Parks in the channel's word and pins it; ends with the first value.
+        let out = spawn_storing(
+            &system,
+            async move { rx2.recv().await.map_or(CLOSED, |v| *v) },
+        );
         system.run_ready();
         tx.send(Arc::new(7)).unwrap();
         tx.send(Arc::new(8)).unwrap();
         drop(tx);
         let dropper = loom::thread::spawn(move || drop(rx));
-        system.run_ready();
-        dropper.join().unwrap();
-        system.run_ready();
+        run_around(&system, || dropper.join().unwrap());
         assert_eq!(out.load(SeqCst), 7);
         assert_eq!(system.live(), 0);
     });
@@ -395,12 +390,10 @@ fn loom_last_receiver_beside_a_pin_races_the_pinning_process_ending() {
 #[test]
 fn loom_waker_outlives_its_process() {
     model(|| {
-        let system = ProcessSystem::for_model(4);
-        let (tx, rx) = channel::unbounded::<usize>();
+        let (system, tx, rx) = system_and_channel::<usize>();
         let handed = Arc::new(loom::sync::Mutex::new(None::<std::task::Waker>));
-        let out = Arc::new(AtomicUsize::new(0));
-        let (hand, seen) = (handed.clone(), out.clone());
-        system.spawn(async move {
+        let hand = handed.clone();
+        let out = spawn_storing(&system, async move {
             std::future::poll_fn(|cx| {
                 *hand.lock().unwrap() = Some(cx.waker().clone());
                 std::task::Poll::Ready(())
@@ -408,7 +401,7 @@ fn loom_waker_outlives_its_process() {
             .await;
             let got = rx.recv().await.map_or(CLOSED, |v| v + 1);
             crate::yield_now().await;
-            seen.store(got, SeqCst);
+            got
         });
         system.run_ready();
         let waker = handed
@@ -418,9 +411,7 @@ fn loom_waker_outlives_its_process() {
             .expect("the process handed its waker");
         let waking = loom::thread::spawn(move || waker.wake());
         tx.send(5).unwrap();
-        system.run_ready();
-        waking.join().unwrap();
-        system.run_ready();
+        run_around(&system, || waking.join().unwrap());
         assert_eq!(out.load(SeqCst), 6);
         assert_eq!(system.live(), 0);
     });

@@ -459,27 +459,42 @@ impl ProcessSystem {
     /// [`WaitError::Stuck`] on a deterministic runtime that ran out of work before the future
     /// completed (it can never complete).
     pub fn block_on<F: Future>(&self, future: F) -> Result<F::Output, WaitError> {
-        let mut future = pin!(future);
-        let notify = Arc::new(ThreadNotify::new());
-        let waker = Waker::from(notify.clone());
-        let mut cx = Context::from_waker(&waker);
-        loop {
-            let polled = {
-                let _enter = context::enter(&*self.shared, u32::MAX);
-                future.as_mut().poll(&mut cx)
-            };
-            if let Poll::Ready(v) = polled {
-                return Ok(v);
-            }
+        block_on_notify(future, &*self.shared, |notify| {
             #[cfg(not(loom))]
             if self.shared.handle.seed().is_some() {
                 if !self.shared.handle.drive_until(|| notify.take()) {
                     return Err(WaitError::Stuck { live: self.live() });
                 }
-                continue;
+                return Ok(());
             }
             notify.park();
+            Ok(())
+        })
+    }
+}
+
+/// Polls `future` on the calling thread, inside the process context of `system` (null: none),
+/// until it completes; between polls, `wait` waits for the future's wake-up on its notifier, or
+/// gives up with an error, which is returned (and the future dropped, which cancels it).
+#[inline]
+pub(crate) fn block_on_notify<F: Future, E>(
+    future: F,
+    system: *const SystemShared,
+    mut wait: impl FnMut(&ThreadNotify) -> Result<(), E>,
+) -> Result<F::Output, E> {
+    let mut future = pin!(future);
+    let notify = Arc::new(ThreadNotify::new());
+    let waker = Waker::from(notify.clone());
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        let polled = {
+            let _enter = context::enter(system, u32::MAX);
+            future.as_mut().poll(&mut cx)
+        };
+        if let Poll::Ready(v) = polled {
+            return Ok(v);
         }
+        wait(&notify)?;
     }
 }
 

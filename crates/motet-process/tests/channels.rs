@@ -2,9 +2,12 @@
 //! pools of 1 and 2 workers (`motet_runtime::testing::check`; replay a failing seed with
 //! `MOTET_SEED=<seed>`).
 
+mod common;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use common::recv_all_sorted;
 use motet_process::channel::{
     self, RecvError, RecvTimeoutError, SendError, TryRecvError, TrySendError,
 };
@@ -146,16 +149,7 @@ fn close_wakes_parked_receivers_and_senders() {
         assert_eq!(system.live(), 6);
         tx.close();
         brx.close();
-        let mut got: Vec<String> = system
-            .block_on(async {
-                let mut got = Vec::new();
-                while let Ok(s) = out_rx.recv().await {
-                    got.push(s);
-                }
-                got
-            })
-            .unwrap();
-        got.sort();
+        let got: Vec<String> = recv_all_sorted(&system, &out_rx);
         assert_eq!(
             got,
             [
@@ -183,16 +177,7 @@ fn last_sender_dropped_closes_the_channel() {
         system.spawn(async move {
             tx2.send(2).unwrap();
         });
-        let mut got = system
-            .block_on(async {
-                let mut got = Vec::new();
-                while let Ok(v) = rx.recv().await {
-                    got.push(v);
-                }
-                got
-            })
-            .unwrap();
-        got.sort();
+        let got = recv_all_sorted(&system, &rx);
         assert_eq!(got, [1, 2]);
         system.wait().unwrap();
     });
@@ -423,16 +408,7 @@ fn many_receivers_share_the_values() {
             tx.send(i).unwrap();
         }
         drop(tx);
-        let mut got = system
-            .block_on(async {
-                let mut got = Vec::new();
-                while let Ok(v) = out_rx.recv().await {
-                    got.push(v);
-                }
-                got
-            })
-            .unwrap();
-        got.sort();
+        let got = recv_all_sorted(&system, &out_rx);
         assert_eq!(got, (0..400).collect::<Vec<_>>());
         system.wait().unwrap();
     });

@@ -1,8 +1,11 @@
 //! Processes and motet actors on one runtime: a process tells and asks an actor; an actor sends into
 //! a channel and spawns a process. Also the process actor facade.
 
+mod common;
+
 use std::time::Duration;
 
+use common::recv_all_sorted;
 use motet_actor::{spawn, Actor, Context, Reply};
 use motet_process::actor::{self as pactor, Flow};
 use motet_process::{channel, ProcessSystem};
@@ -92,16 +95,7 @@ fn an_actor_sends_into_a_channel_and_spawns_processes() {
         bridge.tell(BridgeMsg::Spawn(1)).unwrap();
         bridge.tell(BridgeMsg::Spawn(2)).unwrap();
         drop(bridge);
-        let mut got = system
-            .block_on(async {
-                let mut got = Vec::new();
-                while let Ok(s) = out_rx.recv().await {
-                    got.push(s);
-                }
-                got
-            })
-            .unwrap();
-        got.sort();
+        let got = recv_all_sorted(&system, &out_rx);
         assert_eq!(got, ["hello", "process 1", "process 2"]);
         system.wait().unwrap();
     });

@@ -35,14 +35,29 @@ fn check_partition(received: Vec<usize>, returned: Vec<usize>, sent: usize) {
     );
 }
 
-#[test]
-fn racing_senders_timeouts_and_close_on_two_workers() {
+/// A pool of 2 workers and a process system on it.
+fn two_workers() -> (Runtime, ProcessSystem) {
     let rt = Runtime::builder().workers(2).build().unwrap();
     let system = ProcessSystem::new(rt.handle());
+    (rt, system)
+}
+
+/// A channel on which each receiver sends what it received, or each sender what it got back.
+fn tally() -> (channel::Sender<Vec<usize>>, channel::Receiver<Vec<usize>>) {
+    channel::unbounded()
+}
+
+/// Everything sent on a [`tally`] channel, once its senders are gone.
+fn gather(tally: channel::Receiver<Vec<usize>>) -> Vec<usize> {
+    tally.into_iter().flatten().collect()
+}
+
+#[test]
+fn racing_senders_timeouts_and_close_on_two_workers() {
+    let (_rt, system) = two_workers();
     for round in 0..ROUNDS {
         let (tx, rx) = channel::unbounded::<usize>();
-        let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
-        let (back_tx, back_rx) = channel::unbounded::<Vec<usize>>();
+        let ((got_tx, got_rx), (back_tx, back_rx)) = (tally(), tally());
         let timeouts = Arc::new(AtomicUsize::new(0));
         for _ in 0..RECEIVERS {
             let (rx, got, timeouts) = (rx.clone(), got_tx.clone(), timeouts.clone());
@@ -89,8 +104,7 @@ fn racing_senders_timeouts_and_close_on_two_workers() {
         for t in threads {
             t.join().unwrap();
         }
-        let received: Vec<usize> = got_rx.into_iter().flatten().collect();
-        let returned: Vec<usize> = back_rx.into_iter().flatten().collect();
+        let (received, returned) = (gather(got_rx), gather(back_rx));
         check_partition(received, returned, SENDERS * PER_SENDER);
         system.wait_timeout(GUARD).unwrap();
     }
@@ -98,12 +112,10 @@ fn racing_senders_timeouts_and_close_on_two_workers() {
 
 #[test]
 fn bounded_channels_under_contention_lose_nothing() {
-    let rt = Runtime::builder().workers(2).build().unwrap();
-    let system = ProcessSystem::new(rt.handle());
+    let (_rt, system) = two_workers();
     for cap in [0, 1, 16] {
         let (tx, rx) = channel::bounded::<usize>(cap);
-        let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
-        let (back_tx, back_rx) = channel::unbounded::<Vec<usize>>();
+        let ((got_tx, got_rx), (back_tx, back_rx)) = (tally(), tally());
         for _ in 0..RECEIVERS {
             let (rx, got) = (rx.clone(), got_tx.clone());
             system.spawn(async move {
@@ -143,8 +155,7 @@ fn bounded_channels_under_contention_lose_nothing() {
             });
         }
         drop((tx, rx, got_tx, back_tx));
-        let received: Vec<usize> = got_rx.into_iter().flatten().collect();
-        let returned: Vec<usize> = back_rx.into_iter().flatten().collect();
+        let (received, returned) = (gather(got_rx), gather(back_rx));
         assert!(returned.is_empty(), "nobody closed the channel");
         check_partition(received, returned, SENDERS * (PER_SENDER / 4));
         system.wait_timeout(GUARD).unwrap();
@@ -153,11 +164,10 @@ fn bounded_channels_under_contention_lose_nothing() {
 
 #[test]
 fn selects_racing_senders_take_each_value_once() {
-    let rt = Runtime::builder().workers(2).build().unwrap();
-    let system = ProcessSystem::new(rt.handle());
+    let (_rt, system) = two_workers();
     let (a_tx, a) = channel::unbounded::<usize>();
     let (b_tx, b) = channel::unbounded::<usize>();
-    let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
+    let (got_tx, got_rx) = tally();
     for _ in 0..RECEIVERS {
         let (a, b, got) = (a.clone(), b.clone(), got_tx.clone());
         system.spawn(async move {
@@ -199,7 +209,7 @@ fn selects_racing_senders_take_each_value_once() {
         t.join().unwrap();
     }
     drop((a_tx, b_tx));
-    let received: Vec<usize> = got_rx.into_iter().flatten().collect();
+    let received = gather(got_rx);
     check_partition(received, Vec::new(), SENDERS * PER_SENDER);
     system.wait_timeout(GUARD).unwrap();
 }
@@ -214,8 +224,7 @@ fn shutdown_races_wakes_on_two_workers() {
     const RING: usize = 64;
     const THREADS: usize = 2;
     for _ in 0..ROUNDS {
-        let rt = Runtime::builder().workers(2).build().unwrap();
-        let system = ProcessSystem::new(rt.handle());
+        let (_rt, system) = two_workers();
         let forwarded = Arc::new(AtomicUsize::new(0));
         let (txs, rxs): (Vec<_>, Vec<_>) = (0..RING).map(|_| channel::unbounded::<usize>()).unzip();
         for (i, rx) in rxs.into_iter().enumerate() {
@@ -259,12 +268,10 @@ fn shutdown_races_wakes_on_two_workers() {
 
 #[test]
 fn batched_receives_racing_senders_and_close_lose_nothing() {
-    let rt = Runtime::builder().workers(2).build().unwrap();
-    let system = ProcessSystem::new(rt.handle());
+    let (_rt, system) = two_workers();
     for round in 0..ROUNDS {
         let (tx, rx) = channel::unbounded::<usize>();
-        let (got_tx, got_rx) = channel::unbounded::<Vec<usize>>();
-        let (back_tx, back_rx) = channel::unbounded::<Vec<usize>>();
+        let ((got_tx, got_rx), (back_tx, back_rx)) = (tally(), tally());
         for r in 0..RECEIVERS {
             let (rx, got) = (rx.clone(), got_tx.clone());
             system.spawn(async move {
@@ -312,8 +319,7 @@ fn batched_receives_racing_senders_and_close_lose_nothing() {
             closer.close();
         }
         drop((tx, rx, closer, got_tx, back_tx));
-        let received: Vec<usize> = got_rx.into_iter().flatten().collect();
-        let returned: Vec<usize> = back_rx.into_iter().flatten().collect();
+        let (received, returned) = (gather(got_rx), gather(back_rx));
         if round % 2 == 0 {
             assert!(returned.is_empty(), "nobody closed the channel");
         }

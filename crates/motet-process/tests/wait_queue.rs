@@ -12,14 +12,21 @@ fn poll<F: Future + ?Sized>(future: Pin<&mut F>) -> Poll<F::Output> {
     future.poll(&mut Context::from_waker(Waker::noop()))
 }
 
-#[test]
-fn receivers_that_leave_the_middle_or_the_back_of_the_queue_keep_the_others_in_order() {
-    let (tx, rx) = channel::unbounded::<u32>();
-    let receivers: Vec<_> = (0..5).map(|_| rx.clone()).collect();
+/// A receive on each of `receivers`, polled once: each parks, in that order, at the back of the
+/// channel's wait queue.
+fn park_all(receivers: &[channel::Receiver<u32>]) -> Vec<Pin<Box<channel::Recv<'_, u32>>>> {
     let mut parked: Vec<_> = receivers.iter().map(|r| Box::pin(r.recv())).collect();
     for receive in &mut parked {
         assert!(poll(receive.as_mut()).is_pending());
     }
+    parked
+}
+
+#[test]
+fn receivers_that_leave_the_middle_or_the_back_of_the_queue_keep_the_others_in_order() {
+    let (tx, rx) = channel::unbounded::<u32>();
+    let receivers: Vec<_> = (0..5).map(|_| rx.clone()).collect();
+    let mut parked = park_all(&receivers);
     // Leave from the back, the middle and the front of the queue of five.
     drop(parked.remove(4));
     drop(parked.remove(2));
@@ -61,10 +68,7 @@ fn senders_waiting_for_room_leave_from_anywhere_and_the_rest_deliver_in_order() 
 fn closing_wakes_every_parked_receiver_and_waiting_sender() {
     let (tx, rx) = channel::unbounded::<u32>();
     let receivers: Vec<_> = (0..3).map(|_| rx.clone()).collect();
-    let mut parked: Vec<_> = receivers.iter().map(|r| Box::pin(r.recv())).collect();
-    for receive in &mut parked {
-        assert!(poll(receive.as_mut()).is_pending());
-    }
+    let mut parked = park_all(&receivers);
     assert!(tx.close());
     for receive in &mut parked {
         assert!(matches!(poll(receive.as_mut()), Poll::Ready(Err(_))));

@@ -142,44 +142,63 @@ fn a_yielding_task_queues_behind_the_waiting_ones() {
     );
 }
 
-/// Two tasks handing the next-task slot back and forth (a ping-pong chain) make way for a task
-/// waiting in the wake queue once the chain bound is reached.
-#[test]
-fn a_slot_chain_makes_way_for_waiting_tasks() {
-    struct Chain {
-        handle: Handle,
-        stop: AtomicBool,
-        hops: AtomicUsize,
+/// A chain of tasks handing each other the next-task slot until `stop` is set; while `counting`,
+/// each hop is counted in `hops`, and a million of them fail the test: the task the chain should
+/// make way for (`waiting`, for the message) never ran.
+struct Chain {
+    handle: Handle,
+    counting: AtomicBool,
+    stop: AtomicBool,
+    hops: AtomicUsize,
+    waiting: &'static str,
+}
+
+impl Chain {
+    /// A chain on a one-worker runtime whose chains make way after `chain_bound` hops.
+    fn new(chain_bound: u32, counting: bool, waiting: &'static str) -> (Runtime, Arc<Chain>) {
+        let rt = Runtime::builder()
+            .workers(1)
+            .chain_bound(chain_bound)
+            .build()
+            .unwrap();
+        let chain = Arc::new(Chain {
+            handle: rt.handle().clone(),
+            counting: AtomicBool::new(counting),
+            stop: AtomicBool::new(false),
+            hops: AtomicUsize::new(0),
+            waiting,
+        });
+        (rt, chain)
     }
-    fn hop(c: &Arc<Chain>) {
-        let c2 = c.clone();
+
+    fn hop(self: &Arc<Self>) {
+        let c = self.clone();
         schedule_fn(
-            &c.handle.clone(),
+            &self.handle.clone(),
             move || {
-                if c2.stop.load(SeqCst) {
+                if c.stop.load(SeqCst) {
                     return;
                 }
-                let hops = c2.hops.fetch_add(1, SeqCst);
-                assert!(hops < 1_000_000, "the waiting task never ran");
-                hop(&c2);
+                if c.counting.load(SeqCst) {
+                    let hops = c.hops.fetch_add(1, SeqCst);
+                    assert!(hops < 1_000_000, "{} never ran", c.waiting);
+                }
+                c.hop();
             },
             || {},
         );
     }
-    let rt = Runtime::builder()
-        .workers(1)
-        .chain_bound(16)
-        .build()
-        .unwrap();
-    let chain = Arc::new(Chain {
-        handle: rt.handle().clone(),
-        stop: AtomicBool::new(false),
-        hops: AtomicUsize::new(0),
-    });
+}
+
+/// Two tasks handing the next-task slot back and forth (a ping-pong chain) make way for a task
+/// waiting in the wake queue once the chain bound is reached.
+#[test]
+fn a_slot_chain_makes_way_for_waiting_tasks() {
+    let (rt, chain) = Chain::new(16, true, "the waiting task");
     let c = chain.clone();
     spawn(rt.handle(), move || {
         // The chain takes the next-task slot; the waiting task queues behind it.
-        hop(&c);
+        c.hop();
         let c_wait = c.clone();
         spawn(&c.handle.clone(), move || c_wait.stop.store(true, SeqCst));
     });
@@ -198,53 +217,20 @@ fn a_slot_chain_makes_way_for_waiting_tasks() {
 /// the injector first once every 61 turns.
 #[test]
 fn a_slot_chain_lets_in_a_task_from_outside() {
-    struct Chain {
-        handle: Handle,
-        injected: AtomicBool,
-        stop: AtomicBool,
-        hops_after: AtomicUsize,
-    }
-    fn hop(c: &Arc<Chain>) {
-        let c2 = c.clone();
-        schedule_fn(
-            &c.handle.clone(),
-            move || {
-                if c2.stop.load(SeqCst) {
-                    return;
-                }
-                if c2.injected.load(SeqCst) {
-                    let hops = c2.hops_after.fetch_add(1, SeqCst);
-                    assert!(hops < 1_000_000, "the task from outside never ran");
-                }
-                hop(&c2);
-            },
-            || {},
-        );
-    }
-    let rt = Runtime::builder()
-        .workers(1)
-        .chain_bound(u32::MAX)
-        .build()
-        .unwrap();
-    let chain = Arc::new(Chain {
-        handle: rt.handle().clone(),
-        injected: AtomicBool::new(false),
-        stop: AtomicBool::new(false),
-        hops_after: AtomicUsize::new(0),
-    });
+    let (rt, chain) = Chain::new(u32::MAX, false, "the task from outside");
     let c = chain.clone();
     spawn(rt.handle(), move || {
-        hop(&c);
+        c.hop();
         // From a thread outside the pool: into the injector. The chain counts its hops from the
         // moment the task is there.
         std::thread::spawn(move || {
             let c_stop = c.clone();
             spawn(&c.handle.clone(), move || c_stop.stop.store(true, SeqCst));
-            c.injected.store(true, SeqCst);
+            c.counting.store(true, SeqCst);
         });
     });
     rt.wait_quiescent();
     assert!(chain.stop.load(SeqCst));
-    let hops = chain.hops_after.load(SeqCst);
+    let hops = chain.hops.load(SeqCst);
     assert!(hops <= 61, "the task from outside waited {hops} turns");
 }

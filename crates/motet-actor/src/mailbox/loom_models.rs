@@ -52,29 +52,45 @@ fn turn_try_pop(mb: &Mailbox<usize>, seen: &AtomicUsize) {
     }
 }
 
+/// Two producers push 1 and 10 into `mb` with `push`; each push that reports `was_idle` runs
+/// `consume` (a consumer turn) on the pushing thread. Returns the sum the turns saw.
+fn idle_handoff(
+    mb: Box<Mailbox<usize>>,
+    values: [usize; 2],
+    push: fn(&Mailbox<usize>, usize) -> Push<usize>,
+    consume: fn(&Mailbox<usize>, &AtomicUsize),
+) -> usize {
+    let mb = Arc::new(mb);
+    let seen = Arc::new(AtomicUsize::new(0));
+    let threads: Vec<_> = values
+        .into_iter()
+        .map(|v| {
+            let (mb, seen) = (mb.clone(), seen.clone());
+            loom::thread::spawn(move || {
+                if let Push::Pushed { was_idle: true } = push(&mb, v) {
+                    consume(&mb, &seen);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    seen.load(SeqCst)
+}
+
+/// A plain push.
+fn push(mb: &Mailbox<usize>, v: usize) -> Push<usize> {
+    mb.push(Node::new(v))
+}
+
 /// The same hand-off as [`loom_two_producers_idle_handoff`], with the consumer turn of an actor
 /// (`try_pop_in_place`, no separate test for a half-finished push).
 #[test]
 fn loom_two_producers_idle_handoff_try_pop() {
     loom::model(|| {
-        let mb = Arc::new(new_box::<usize>(true));
-        let seen = Arc::new(AtomicUsize::new(0));
-        let threads: Vec<_> = [1usize, 10]
-            .into_iter()
-            .map(|v| {
-                let mb = mb.clone();
-                let seen = seen.clone();
-                loom::thread::spawn(move || {
-                    if let Push::Pushed { was_idle: true } = mb.push(Node::new(v)) {
-                        turn_try_pop(&mb, &seen);
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        assert_eq!(seen.load(SeqCst), 11);
+        let seen = idle_handoff(new_box(true), [1, 10], push, turn_try_pop);
+        assert_eq!(seen, 11);
     });
 }
 
@@ -84,25 +100,29 @@ fn loom_two_producers_idle_handoff_try_pop() {
 #[test]
 fn loom_two_producers_idle_handoff() {
     loom::model(|| {
-        let mb = Arc::new(new_box::<usize>(true));
-        let seen = Arc::new(AtomicUsize::new(0));
-        let threads: Vec<_> = [1usize, 10]
-            .into_iter()
-            .map(|v| {
-                let mb = mb.clone();
-                let seen = seen.clone();
-                loom::thread::spawn(move || {
-                    if let Push::Pushed { was_idle: true } = mb.push(Node::new(v)) {
-                        turn(&mb, &seen);
-                    }
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
-        assert_eq!(seen.load(SeqCst), 11);
+        let seen = idle_handoff(new_box(true), [1, 10], push, turn);
+        assert_eq!(seen, 11);
     });
+}
+
+/// A producer pushes 5 with `push` while this thread, the consumer, closes `mb`. Returns the sum
+/// of what the close drained and what the producer got back.
+fn push_races_close(
+    mb: &Arc<Box<Mailbox<usize>>>,
+    push: fn(&Mailbox<usize>, usize) -> Push<usize>,
+) -> usize {
+    let producer = {
+        let mb = mb.clone();
+        loom::thread::spawn(move || match push(&mb, 5) {
+            Push::Pushed { .. } => 0,
+            Push::Closed(node) => node.into_value(),
+        })
+    };
+    let mut drained = 0;
+    // SAFETY: this thread is the consumer (the mailbox started active, not idle).
+    unsafe { mb.close(|v| drained += v) };
+    let returned = producer.join().unwrap();
+    drained + returned
 }
 
 /// A producer races with the consumer closing the mailbox: the value is either drained by `close` or
@@ -111,18 +131,7 @@ fn loom_two_producers_idle_handoff() {
 fn loom_push_races_close() {
     loom::model(|| {
         let mb = Arc::new(new_box::<usize>(false));
-        let producer = {
-            let mb = mb.clone();
-            loom::thread::spawn(move || match mb.push(Node::new(5)) {
-                Push::Pushed { .. } => 0,
-                Push::Closed(node) => node.into_value(),
-            })
-        };
-        let mut drained = 0;
-        // SAFETY: this thread is the consumer (the mailbox started active, not idle).
-        unsafe { mb.close(|v| drained += v) };
-        let returned = producer.join().unwrap();
-        assert_eq!(drained + returned, 5);
+        assert_eq!(push_races_close(&mb, push), 5);
     });
 }
 
@@ -161,23 +170,8 @@ fn push_gated(mb: &Mailbox<usize>, v: usize) -> Push<usize> {
 #[test]
 fn loom_gated_pushes_wake_the_consumer() {
     loom::model(|| {
-        let mb = Arc::new(gated_box(true));
-        let seen = Arc::new(AtomicUsize::new(0));
-        let producers: Vec<_> = [1usize, 2]
-            .into_iter()
-            .map(|v| {
-                let (mb, seen) = (mb.clone(), seen.clone());
-                loom::thread::spawn(move || {
-                    if let Push::Pushed { was_idle: true } = push_gated(&mb, v) {
-                        turn(&mb, &seen);
-                    }
-                })
-            })
-            .collect();
-        for p in producers {
-            p.join().unwrap();
-        }
-        assert_eq!(seen.load(SeqCst), 3);
+        let seen = idle_handoff(gated_box(true), [1, 2], push_gated, turn);
+        assert_eq!(seen, 3);
     });
 }
 
@@ -186,18 +180,7 @@ fn loom_gated_pushes_wake_the_consumer() {
 fn loom_gated_push_races_close() {
     loom::model(|| {
         let mb = Arc::new(gated_box(false));
-        let producer = {
-            let mb = mb.clone();
-            loom::thread::spawn(move || match push_gated(&mb, 5) {
-                Push::Pushed { .. } => 0,
-                Push::Closed(node) => node.into_value(),
-            })
-        };
-        let mut drained = 0;
-        // SAFETY: this thread is the consumer.
-        unsafe { mb.close(|v| drained += v) };
-        let returned = producer.join().unwrap();
-        assert_eq!(drained + returned, 5);
+        assert_eq!(push_races_close(&mb, push_gated), 5);
         assert!(mb.is_closed());
     });
 }

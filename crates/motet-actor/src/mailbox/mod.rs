@@ -291,10 +291,30 @@ impl<T> Mailbox<T> {
     /// Enqueues a node. Any thread may push.
     #[inline]
     pub fn push(&self, node: Box<Node<T>>) -> Push<T> {
+        self.push_tagged::<false>(node)
+    }
+
+    /// Enqueues a node into a gated mailbox ([`Mailbox::set_gate`]), keeping the gate; hands it
+    /// back if the mailbox is closed. Any thread may push.
+    pub fn push_gated(&self, node: Box<Node<T>>) -> Push<T> {
+        self.push_tagged::<true>(node)
+    }
+
+    /// The push loop of [`Mailbox::push`] and, with `GATED`, of [`Mailbox::push_gated`]: a gated
+    /// mailbox keeps the `CLOSED` bit as its gate and is closed only when its head is the
+    /// sentinel. Inlined into both, so each compiles to its own loop.
+    #[inline(always)]
+    fn push_tagged<const GATED: bool>(&self, node: Box<Node<T>>) -> Push<T> {
+        let gate = if GATED { CLOSED } else { 0 };
         let node = Box::into_raw(node).cast::<Link>();
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
-            if head.addr() & CLOSED != 0 {
+            let closed = if GATED {
+                is_closed(head)
+            } else {
+                head.addr() & CLOSED != 0
+            };
+            if closed {
                 // SAFETY: `node` came from Box::into_raw just above and was not published.
                 return Push::Closed(unsafe { Box::from_raw(node.cast::<Node<T>>()) });
             }
@@ -303,7 +323,7 @@ impl<T> Mailbox<T> {
             // producer that clears IDLE and schedules the actor carries the end of its last turn to
             // the next one.
             let keep = if mode(head) == IDLE { 0 } else { mode(head) };
-            let new = with_tags(node, keep);
+            let new = with_tags(node, keep | gate);
             match self
                 .head
                 .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Relaxed)
@@ -313,36 +333,6 @@ impl<T> Mailbox<T> {
                     // SAFETY: `prev_link` was the head, so the consumer cannot have freed it: it frees
                     // a node only after moving past it, which needs this very `next` to be set.
                     // Release publishes the node's contents to the consumer's Acquire load of `next`.
-                    unsafe { (*prev_link).next.store(node, Ordering::Release) };
-                    return Push::Pushed {
-                        was_idle: mode(prev) == IDLE,
-                    };
-                }
-                Err(actual) => head = actual,
-            }
-        }
-    }
-
-    /// Enqueues a node into a gated mailbox ([`Mailbox::set_gate`]), keeping the gate; hands it
-    /// back if the mailbox is closed. Any thread may push.
-    pub fn push_gated(&self, node: Box<Node<T>>) -> Push<T> {
-        let node = Box::into_raw(node).cast::<Link>();
-        let mut head = self.head.load(Ordering::Relaxed);
-        loop {
-            if is_closed(head) {
-                // SAFETY: `node` came from Box::into_raw just above and was not published.
-                return Push::Closed(unsafe { Box::from_raw(node.cast::<Node<T>>()) });
-            }
-            // As in `push`, with the gate kept.
-            let keep = if mode(head) == IDLE { 0 } else { mode(head) };
-            let new = with_tags(node, keep | CLOSED);
-            match self
-                .head
-                .compare_exchange_weak(head, new, Ordering::AcqRel, Ordering::Relaxed)
-            {
-                Ok(prev) => {
-                    let prev_link = prev.map_addr(|a| a & !TAGS);
-                    // SAFETY: as in `push`.
                     unsafe { (*prev_link).next.store(node, Ordering::Release) };
                     return Push::Pushed {
                         was_idle: mode(prev) == IDLE,

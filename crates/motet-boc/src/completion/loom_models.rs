@@ -42,6 +42,19 @@ impl Block {
             self.free();
         }
     }
+
+    /// The promise goes away: frees the block if the behaviour is done with it.
+    fn drop_promise(&self) {
+        if self.completion.drop_handle() {
+            self.free();
+        }
+    }
+
+    /// The block was freed exactly once, and `dropped` results were dropped unread.
+    fn assert_freed_once(&self, dropped: usize) {
+        assert_eq!(self.frees.load(SeqCst), 1);
+        assert_eq!(self.dropped_results.load(SeqCst), dropped);
+    }
 }
 
 struct Flag(AtomicBool);
@@ -62,16 +75,22 @@ fn block() -> loom::sync::Arc<Block> {
     })
 }
 
+/// A block, with its behaviour side running on a thread of its own.
+fn block_and_behaviour() -> (loom::sync::Arc<Block>, thread::JoinHandle<()>) {
+    let b = block();
+    let behaviour = {
+        let b = b.clone();
+        thread::spawn(move || b.behaviour_side())
+    };
+    (b, behaviour)
+}
+
 /// The promise registers a waker and, if it is told to wait, checks that it was woken once the
 /// behaviour is done; then it takes the result and goes away.
 #[test]
 fn loom_completion_wakes_registered_waiter() {
     loom::model(|| {
-        let b = block();
-        let behaviour = {
-            let b = b.clone();
-            thread::spawn(move || b.behaviour_side())
-        };
+        let (b, behaviour) = block_and_behaviour();
         let flag = Arc::new(Flag(AtomicBool::new(false)));
         let waker = Waker::from(flag.clone());
         let ready_at_once = b.completion.register(&b.waker, &waker);
@@ -83,11 +102,8 @@ fn loom_completion_wakes_registered_waiter() {
         // SAFETY: DONE was observed: the promise may take the result.
         let taken = b.result.with_mut(|r| unsafe { (*r).take() });
         assert_eq!(taken, Some(7));
-        if b.completion.drop_handle() {
-            b.free();
-        }
-        assert_eq!(b.frees.load(SeqCst), 1);
-        assert_eq!(b.dropped_results.load(SeqCst), 0);
+        b.drop_promise();
+        b.assert_freed_once(0);
     });
 }
 
@@ -96,17 +112,10 @@ fn loom_completion_wakes_registered_waiter() {
 #[test]
 fn loom_completion_races_drop() {
     loom::model(|| {
-        let b = block();
-        let behaviour = {
-            let b = b.clone();
-            thread::spawn(move || b.behaviour_side())
-        };
-        if b.completion.drop_handle() {
-            b.free();
-        }
+        let (b, behaviour) = block_and_behaviour();
+        b.drop_promise();
         behaviour.join().unwrap();
-        assert_eq!(b.frees.load(SeqCst), 1);
-        assert_eq!(b.dropped_results.load(SeqCst), 1);
+        b.assert_freed_once(1);
     });
 }
 
@@ -114,21 +123,14 @@ fn loom_completion_races_drop() {
 #[test]
 fn loom_completion_reregister_then_drop() {
     loom::model(|| {
-        let b = block();
-        let behaviour = {
-            let b = b.clone();
-            thread::spawn(move || b.behaviour_side())
-        };
+        let (b, behaviour) = block_and_behaviour();
         let flag = Arc::new(Flag(AtomicBool::new(false)));
         let waker = Waker::from(flag);
         if !b.completion.register(&b.waker, &waker) {
             b.completion.register(&b.waker, &waker);
         }
-        if b.completion.drop_handle() {
-            b.free();
-        }
+        b.drop_promise();
         behaviour.join().unwrap();
-        assert_eq!(b.frees.load(SeqCst), 1);
-        assert_eq!(b.dropped_results.load(SeqCst), 1);
+        b.assert_freed_once(1);
     });
 }

@@ -6,12 +6,13 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::ptr;
-use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
+#[cfg(not(loom))]
+use std::task::Waker;
 #[cfg(not(loom))]
 use std::time::Duration;
 
@@ -24,7 +25,7 @@ use super::error::RecvTimeoutError;
 use super::error::{RecvError, SendError};
 use super::waiter::{Waiter, FAST, UNLINKED};
 use crate::context;
-use crate::system::ThreadNotify;
+use crate::system::block_on_notify;
 
 /// Gives the process's turn away if its step budget is spent: wakes it and returns true (the caller
 /// returns `Pending`; the process goes to the back of its worker's queue).
@@ -336,25 +337,13 @@ pub(crate) fn block_on_thread<F: Future>(
     future: F,
     deadline: Option<Instant>,
 ) -> Option<F::Output> {
-    let mut future = pin!(future);
-    let notify = Arc::new(ThreadNotify::new());
-    let waker = Waker::from(notify.clone());
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        let polled = {
-            let _enter = context::enter(ptr::null(), u32::MAX);
-            future.as_mut().poll(&mut cx)
-        };
-        if let Poll::Ready(v) = polled {
-            return Some(v);
+    block_on_notify(future, ptr::null(), |notify| match deadline {
+        None => {
+            notify.park();
+            Ok(())
         }
-        match deadline {
-            None => notify.park(),
-            Some(d) => {
-                if !notify.park_until(d) {
-                    return None;
-                }
-            }
-        }
-    }
+        Some(d) if notify.park_until(d) => Ok(()),
+        Some(_) => Err(()),
+    })
+    .ok()
 }

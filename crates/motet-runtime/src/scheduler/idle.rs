@@ -473,43 +473,47 @@ mod loom_models {
         })
     }
 
-    /// An outside thread pushes one task while both workers go to sleep: the task is run.
-    #[test]
-    fn loom_outside_push_is_never_lost() {
-        loom::model(|| {
-            let w = world(1);
+    /// Both workers run while an outside thread pushes `pushes` tasks in a burst; all of them run.
+    fn outside_pushes_are_run(pushes: usize) {
+        loom::model(move || {
+            let w = world(pushes);
             let workers: Vec<_> = (0..2)
                 .map(|i| {
                     let w = w.clone();
                     loom::thread::spawn(move || w.worker(i))
                 })
                 .collect();
-            w.push();
+            for _ in 0..pushes {
+                w.push();
+            }
             for t in workers {
                 t.join().unwrap();
             }
-            assert_eq!(w.done.load(SeqCst), 1);
+            assert_eq!(w.done.load(SeqCst), pushes);
         });
+    }
+
+    /// Worker 0 runs on a thread of its own while this thread, worker 1 inside a long turn, does
+    /// `busy`; returns once worker 0 has exited.
+    fn beside_a_busy_worker(w: &Arc<World>, busy: impl FnOnce(&World)) {
+        let idle_worker = {
+            let w = w.clone();
+            loom::thread::spawn(move || w.worker(0))
+        };
+        busy(w);
+        idle_worker.join().unwrap();
+    }
+
+    /// An outside thread pushes one task while both workers go to sleep: the task is run.
+    #[test]
+    fn loom_outside_push_is_never_lost() {
+        outside_pushes_are_run(1);
     }
 
     /// Two pushes from outside in a burst: both run, and no worker sleeps through them.
     #[test]
     fn loom_burst_of_two_is_run() {
-        loom::model(|| {
-            let w = world(2);
-            let workers: Vec<_> = (0..2)
-                .map(|i| {
-                    let w = w.clone();
-                    loom::thread::spawn(move || w.worker(i))
-                })
-                .collect();
-            w.push();
-            w.push();
-            for t in workers {
-                t.join().unwrap();
-            }
-            assert_eq!(w.done.load(SeqCst), 2);
-        });
+        outside_pushes_are_run(2);
     }
 
     /// Worker 1 is inside a long turn and puts a task into its slot, which it will not reach,
@@ -519,12 +523,7 @@ mod loom_models {
     fn loom_slot_task_of_a_busy_worker_is_never_stranded() {
         loom::model(|| {
             let w = world(1);
-            let idle_worker = {
-                let w = w.clone();
-                loom::thread::spawn(move || w.worker(0))
-            };
-            w.put_in_slot();
-            idle_worker.join().unwrap();
+            beside_a_busy_worker(&w, World::put_in_slot);
             assert_eq!(w.done.load(SeqCst), 1);
         });
     }
@@ -536,13 +535,10 @@ mod loom_models {
     fn loom_a_push_onto_a_non_empty_queue_needs_no_wake_check() {
         loom::model(|| {
             let w = world(2);
-            let idle_worker = {
-                let w = w.clone();
-                loom::thread::spawn(move || w.worker(0))
-            };
-            w.push_own();
-            w.push_own();
-            idle_worker.join().unwrap();
+            beside_a_busy_worker(&w, |w| {
+                w.push_own();
+                w.push_own();
+            });
             assert_eq!(w.done.load(SeqCst), 2);
         });
     }
@@ -570,14 +566,11 @@ mod loom_models {
     fn selective_thief_runs_the_queue_of_a_busy_worker(tasks: usize) {
         loom::model(move || {
             let w = world_with(tasks, true);
-            let idle_worker = {
-                let w = w.clone();
-                loom::thread::spawn(move || w.worker(0))
-            };
-            for _ in 0..tasks {
-                w.push_own();
-            }
-            idle_worker.join().unwrap();
+            beside_a_busy_worker(&w, |w| {
+                for _ in 0..tasks {
+                    w.push_own();
+                }
+            });
             assert_eq!(w.done.load(SeqCst), tasks);
         });
     }
@@ -590,12 +583,7 @@ mod loom_models {
     fn loom_a_timeout_racing_a_wake_up_loses_nothing() {
         loom::model(|| {
             let w = world(1);
-            let idle_worker = {
-                let w = w.clone();
-                loom::thread::spawn(move || w.worker(0))
-            };
-            w.push();
-            idle_worker.join().unwrap();
+            beside_a_busy_worker(&w, World::push);
             assert_eq!(w.done.load(SeqCst), 1);
             assert_eq!(w.idle.state.load(SeqCst) >> 16, 2);
         });

@@ -73,21 +73,24 @@ impl<T> Slot<T> {
     /// contents to a thief.
     #[inline]
     pub(crate) fn fill(&self, task: NonNull<T>) -> Result<(), NonNull<T>> {
-        if !self.inner.task.load(Ordering::Relaxed).is_null() {
-            return Err(task);
-        }
-        self.inner.task.store(task.as_ptr(), Ordering::Release);
-        Ok(())
+        self.fill_ordered(task, Ordering::Release)
     }
 
     /// Owner of a slot that no other worker looks at (a pool of one worker): `fill` with a
     /// relaxed store.
     #[inline]
     pub(crate) fn fill_unshared(&self, task: NonNull<T>) -> Result<(), NonNull<T>> {
+        self.fill_ordered(task, Ordering::Relaxed)
+    }
+
+    /// The body of `fill` and `fill_unshared`, whose store has ordering `store`: inlined into
+    /// both, where `store` is a constant.
+    #[inline(always)]
+    fn fill_ordered(&self, task: NonNull<T>, store: Ordering) -> Result<(), NonNull<T>> {
         if !self.inner.task.load(Ordering::Relaxed).is_null() {
             return Err(task);
         }
-        self.inner.task.store(task.as_ptr(), Ordering::Relaxed);
+        self.inner.task.store(task.as_ptr(), store);
         Ok(())
     }
 
