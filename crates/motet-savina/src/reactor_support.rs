@@ -9,8 +9,11 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use motet_reactor::{Program, Runner, SchedulerKind, Trace};
+use motet_reactor::{
+    LogicalAction, Program, ProgramBuilder, ReactorId, Runner, SchedulerKind, Startup, Trace,
+};
 use motet_runtime::Runtime;
 
 use crate::bench::{Iteration, Model, Outcome, Prepared, ReactorMetrics};
@@ -36,6 +39,19 @@ pub(crate) fn scheduler(model: Model) -> SchedulerKind {
         Model::ReactorLevel => SchedulerKind::Level,
         _ => SchedulerKind::Readiness,
     }
+}
+
+/// Adds to `reactor` a reaction named `start` that, at startup, schedules `action` with no delay:
+/// the first step of a program whose sender then loops on that action.
+pub(crate) fn schedule_at_startup<S: 'static>(
+    b: &mut ProgramBuilder,
+    reactor: ReactorId<S>,
+    action: LogicalAction<()>,
+) {
+    b.reaction(reactor, "start")
+        .trigger(Startup)
+        .effect(action)
+        .body(move |_, ctx| ctx.schedule(action, (), Duration::ZERO));
 }
 
 /// Whether variants prepared now record tag traces (see [`crate::bench::record_tag_traces`]).
