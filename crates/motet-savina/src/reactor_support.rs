@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use motet_reactor::{
-    LogicalAction, Program, ProgramBuilder, ReactorId, Runner, SchedulerKind, Startup, Trace,
+    Ctx, Declare, LogicalAction, Program, ProgramBuilder, ReactorId, Runner, SchedulerKind,
+    Startup, Trace,
 };
 use motet_runtime::Runtime;
 
@@ -41,17 +42,25 @@ pub(crate) fn scheduler(model: Model) -> SchedulerKind {
     }
 }
 
-/// Adds to `reactor` a reaction named `start` that, at startup, schedules `action` with no delay:
-/// the first step of a program whose sender then loops on that action.
-pub(crate) fn schedule_at_startup<S: 'static>(
+/// Adds to `reactor` a reaction named `start`, triggered at startup, whose one effect is
+/// `effect` and whose body is `body(ctx, effect)`: the kick-off of a program (set an output that
+/// starts other reactors, or schedule the action its sender then loops on).
+pub(crate) fn at_startup<S: 'static, E: Declare + Copy + Send + 'static>(
     b: &mut ProgramBuilder,
     reactor: ReactorId<S>,
-    action: LogicalAction<()>,
+    effect: E,
+    body: impl Fn(&Ctx<'_>, E) + Send + 'static,
 ) {
     b.reaction(reactor, "start")
         .trigger(Startup)
-        .effect(action)
-        .body(move |_, ctx| ctx.schedule(action, (), Duration::ZERO));
+        .effect(effect)
+        .body(move |_, ctx| body(ctx, effect));
+}
+
+/// Schedules `action` with no delay: the body of [`at_startup`] for a sender that loops on
+/// `action`.
+pub(crate) fn schedule_now(ctx: &Ctx<'_>, action: LogicalAction<()>) {
+    ctx.schedule(action, (), Duration::ZERO);
 }
 
 /// Whether variants prepared now record tag traces (see [`crate::bench::record_tag_traces`]).

@@ -7,8 +7,10 @@
 //! before it and the workers after it, in the order of LF's ports.
 
 use motet_reactor::{
-    Ctx, Input, InputMultiport, Output, OutputMultiport, Ports, ProgramBuilder, ReactorId, Startup,
+    Ctx, Input, InputMultiport, Output, OutputMultiport, Ports, ProgramBuilder, ReactorId,
 };
+
+use crate::reactor_support;
 
 /// What a worker asks its server, and what it notes of the answers.
 pub(crate) trait Client: Send + 'static {
@@ -49,10 +51,7 @@ pub(crate) fn manager(b: &mut ProgramBuilder, e: usize) -> Manager {
     let do_work = b.output::<(), _>(manager, "do_work");
     let finished = b.input_multiport::<(), _>(manager, "finished", e);
     let end = b.output::<(), _>(manager, "end");
-    b.reaction(manager, "start")
-        .trigger(Startup)
-        .effect(do_work)
-        .body(move |_, ctx| ctx.set(do_work, ()));
+    reactor_support::at_startup(b, manager, do_work, |ctx, port| ctx.set(port, ()));
     b.reaction(manager, "count")
         .trigger(finished)
         .effect(end)

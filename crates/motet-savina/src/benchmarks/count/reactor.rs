@@ -46,7 +46,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Counting) {
     let increment = b.output::<(), _>(producer, "increment");
     let retrieve = b.output::<(), _>(producer, "retrieve");
     let result = b.input::<u64, _>(producer, "result");
-    reactor_support::schedule_at_startup(&mut b, producer, next);
+    reactor_support::at_startup(&mut b, producer, next, reactor_support::schedule_now);
     b.reaction(producer, "send")
         .trigger(next)
         .effect(increment)

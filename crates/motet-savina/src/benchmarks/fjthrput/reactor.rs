@@ -34,7 +34,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Throughput) {
     let producer = b.reactor("producer", 0u64);
     let next = b.logical_action::<(), _>(producer, "next", Duration::ZERO);
     let message = b.output::<(), _>(producer, "message");
-    reactor_support::schedule_at_startup(&mut b, producer, next);
+    reactor_support::at_startup(&mut b, producer, next, reactor_support::schedule_now);
     b.reaction(producer, "send")
         .trigger(next)
         .effect(message)

@@ -47,7 +47,7 @@ pub(super) fn build(cfg: &Config) -> (Program, PingPong) {
     let serve = b.logical_action::<(), _>(ping, "serve", Duration::ZERO);
     let send = b.output::<(), _>(ping, "ping");
     let receive = b.input::<(), _>(ping, "pong");
-    reactor_support::schedule_at_startup(&mut b, ping, serve);
+    reactor_support::at_startup(&mut b, ping, serve, reactor_support::schedule_now);
     b.reaction(ping, "serve")
         .trigger(serve)
         .effect(send)
