@@ -9,8 +9,12 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use motet_reactor::{Program, Runner, SchedulerKind, Trace};
+use motet_reactor::{
+    Ctx, Declare, LogicalAction, Program, ProgramBuilder, ReactorId, Runner, SchedulerKind,
+    Startup, Trace,
+};
 use motet_runtime::Runtime;
 
 use crate::bench::{Iteration, Model, Outcome, Prepared, ReactorMetrics};
@@ -36,6 +40,27 @@ pub(crate) fn scheduler(model: Model) -> SchedulerKind {
         Model::ReactorLevel => SchedulerKind::Level,
         _ => SchedulerKind::Readiness,
     }
+}
+
+/// Adds to `reactor` a reaction named `start`, triggered at startup, whose one effect is
+/// `effect` and whose body is `body(ctx, effect)`: the kick-off of a program (set an output that
+/// starts other reactors, or schedule the action its sender then loops on).
+pub(crate) fn at_startup<S: 'static, E: Declare + Copy + Send + 'static>(
+    b: &mut ProgramBuilder,
+    reactor: ReactorId<S>,
+    effect: E,
+    body: impl Fn(&Ctx<'_>, E) + Send + 'static,
+) {
+    b.reaction(reactor, "start")
+        .trigger(Startup)
+        .effect(effect)
+        .body(move |_, ctx| body(ctx, effect));
+}
+
+/// Schedules `action` with no delay: the body of [`at_startup`] for a sender that loops on
+/// `action`.
+pub(crate) fn schedule_now(ctx: &Ctx<'_>, action: LogicalAction<()>) {
+    ctx.schedule(action, (), Duration::ZERO);
 }
 
 /// Whether variants prepared now record tag traces (see [`crate::bench::record_tag_traces`]).

@@ -195,6 +195,14 @@ pub(crate) const ACTOR_AND_FLOOR: &[(Model, usize, usize)] = &[
     (Model::Floor, 1, 1),
 ];
 
+/// The cells the tuned actor and floor variants' tests run: `actor-tuned` on one worker (two
+/// iterations) and on two (one), and `floor-tuned` once.
+pub(crate) const TUNED_ACTOR_AND_FLOOR: &[(Model, usize, usize)] = &[
+    (Model::ActorTuned, 1, 2),
+    (Model::ActorTuned, 2, 1),
+    (Model::FloorTuned, 1, 1),
+];
+
 /// The cells the BoC variants' tests run: on one and on two workers, two iterations each on the
 /// same prepared program.
 pub(crate) const BOC: &[(Model, usize, usize)] = &[(Model::Boc, 1, 2), (Model::Boc, 2, 2)];

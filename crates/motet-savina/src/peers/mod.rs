@@ -363,6 +363,19 @@ impl<T> Reports<T> {
     }
 }
 
+/// Makes each named type an actix actor with the plain [`Context`](actix::Context), for the actors
+/// whose `Actor` implementation has nothing else in it: `actix_actors!(Ping, Pong);`.
+macro_rules! actix_actors {
+    ($($actor:ty),+ $(,)?) => {
+        $(
+            impl ::actix::Actor for $actor {
+                type Context = ::actix::Context<Self>;
+            }
+        )+
+    };
+}
+pub(crate) use actix_actors;
+
 /// Spawns `actor` on the tokio runtime with an unbounded mailbox (see the module documentation)
 /// and returns its reference.
 pub fn kameo_spawn<A>(actor: A) -> kameo::actor::ActorRef<A>

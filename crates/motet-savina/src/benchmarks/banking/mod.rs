@@ -288,7 +288,6 @@ fn check_balances(expected: &Expected, accounts: &[AccountReport]) -> Result<(),
 #[cfg(test)]
 mod tests {
     use super::{check, AccountReport, Config, Workload, BENCHMARK};
-    use crate::bench::Model;
     use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn workload(a: f64, n: f64) -> Workload {
@@ -377,14 +376,9 @@ mod tests {
             serde_json::json!(2_000),
         );
         validates(&BENCHMARK, &[("a", 10.0), ("n", 500.0)]);
-        let tuned = [
-            (Model::ActorTuned, 1, 2),
-            (Model::ActorTuned, 2, 1),
-            (Model::FloorTuned, 1, 1),
-        ];
         testing::expect_result(
             &BENCHMARK,
-            &tuned,
+            testing::TUNED_ACTOR_AND_FLOOR,
             &[("a", 50.0), ("n", 2_000.0)],
             serde_json::json!(2_000),
         );

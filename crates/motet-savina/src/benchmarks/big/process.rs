@@ -21,16 +21,12 @@ use crate::random::PseudoRandom;
 
 /// Builds the runtime and the process system; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    process_support::prepare(Config::from_params(params)?, threads, |cfg, system| {
-        run(cfg, system, false)
-    })
+    process_support::prepare(Config::from_params(params)?, threads, run::<false>)
 }
 
 /// Builds the runtime and the process system for the tuned program (channels at spawn).
 pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
-    process_support::prepare(Config::from_params(params)?, threads, |cfg, system| {
-        run(cfg, system, true)
-    })
+    process_support::prepare(Config::from_params(params)?, threads, run::<true>)
 }
 
 /// What a Big process receives.
@@ -144,9 +140,9 @@ async fn sink(
 }
 
 /// One timed iteration: creates the channels and the processes, sends every process the channels
-/// (`Neighbors`) unless `at_spawn` gave them already, sends the start pongs, waits for every
+/// (`Neighbors`) unless `AT_SPAWN` gave them already, sends the start pongs, waits for every
 /// process and checks the exits, the pings answered and the pongs' senders.
-fn run(cfg: &Config, system: &ProcessSystem, at_spawn: bool) -> Outcome {
+fn run<const AT_SPAWN: bool>(cfg: &Config, system: &ProcessSystem) -> Outcome {
     let Config { n, w } = *cfg;
     let result = ResultSlot::new();
     let totals = Arc::new(Totals::default());
@@ -160,7 +156,7 @@ fn run(cfg: &Config, system: &ProcessSystem, at_spawn: bool) -> Outcome {
     let (sink_tx, sink_rx) = channel::unbounded();
     system.spawn(sink(
         sink_rx,
-        at_spawn.then(|| neighbors.clone()),
+        AT_SPAWN.then(|| neighbors.clone()),
         w as u64,
         result.clone(),
     ));
@@ -169,14 +165,14 @@ fn run(cfg: &Config, system: &ProcessSystem, at_spawn: bool) -> Outcome {
             id: id as i32,
             n,
             inbox,
-            neighbors: at_spawn.then(|| neighbors.clone()),
+            neighbors: AT_SPAWN.then(|| neighbors.clone()),
             w: w as i32,
             sink: sink_tx.clone(),
             totals: totals.clone(),
         };
         system.spawn(big.run());
     }
-    if !at_spawn {
+    if !AT_SPAWN {
         for big in neighbors.iter() {
             let _ = big.send(BigMsg::Neighbors(neighbors.clone()));
         }

@@ -309,7 +309,6 @@ fn check_writes(cfg: &Config, expected_writes: u64, tally: Option<Tally>) -> Out
 #[cfg(test)]
 mod tests {
     use super::{check, serve, Config, Request, Tally, BENCHMARK, DATA_LIMIT};
-    use crate::bench::Model;
     use crate::benchmarks::testing::{self, params, rejects_alike as rejects, validates};
 
     fn config(sets: &[(&str, f64)]) -> Config {
@@ -387,14 +386,9 @@ mod tests {
             serde_json::json!(2_000),
         );
         validates(&BENCHMARK, &[("e", 1.0), ("m", 0.0)]);
-        let tuned = [
-            (Model::ActorTuned, 1, 2),
-            (Model::ActorTuned, 2, 1),
-            (Model::FloorTuned, 1, 1),
-        ];
         testing::expect_result(
             &BENCHMARK,
-            &tuned,
+            testing::TUNED_ACTOR_AND_FLOOR,
             &[("e", 5.0), ("m", 400.0), ("w", 30.0)],
             serde_json::json!(2_000),
         );

@@ -11,10 +11,11 @@
 
 use std::time::Duration;
 
-use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+use motet_reactor::{Ctx, Input, Program, ProgramBuilder, ReactorId, Startup};
 
 use super::{check, serve, Config, Map, Request, Requests, Tally};
 use crate::bench::{Model, Outcome, Prepared};
+use crate::benchmarks::request_workers::{self, Client, Worker};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
@@ -33,18 +34,34 @@ struct Dictionary {
     size: Option<usize>,
 }
 
-/// A worker's state.
-struct Worker {
+/// A worker's requests, and the reads it got no value for.
+struct Asker {
     requests: Requests,
-    count: u64,
     misses: u64,
+}
+
+impl Client for Asker {
+    type Request = Request;
+    type Response = Option<i32>;
+
+    #[inline]
+    fn next_request(&mut self) -> Request {
+        self.requests.next_request()
+    }
+
+    #[inline]
+    fn answered(&mut self, ctx: &Ctx<'_>, response: Input<Option<i32>>) {
+        if let Some(None) = ctx.get(response) {
+            self.misses += 1;
+        }
+    }
 }
 
 /// What reads the result of a built program: the Dictionary and the workers.
 pub(super) struct ConcDict {
     cfg: Config,
     dictionary: ReactorId<Dictionary>,
-    workers: Vec<ReactorId<Worker>>,
+    workers: Vec<ReactorId<Worker<Asker>>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
@@ -52,23 +69,7 @@ pub(super) fn build(cfg: &Config) -> (Program, ConcDict) {
     let e = cfg.workers;
     let limit = cfg.requests;
     let mut b = ProgramBuilder::new();
-    let manager = b.reactor("manager", 0usize);
-    let do_work = b.output::<(), _>(manager, "do_work");
-    let finished = b.input_multiport::<(), _>(manager, "finished", e);
-    let end = b.output::<(), _>(manager, "end");
-    b.reaction(manager, "start")
-        .trigger(Startup)
-        .effect(do_work)
-        .body(move |_, ctx| ctx.set(do_work, ()));
-    b.reaction(manager, "count")
-        .trigger(finished)
-        .effect(end)
-        .body(move |ended: &mut usize, ctx| {
-            *ended += ctx.present_count(finished);
-            if *ended == e {
-                ctx.set(end, ());
-            }
-        });
+    let manager = request_workers::manager(&mut b, e);
     let data = cfg.data.clone();
     let dictionary = b.reactor(
         "dictionary",
@@ -111,48 +112,18 @@ pub(super) fn build(cfg: &Config) -> (Program, ConcDict) {
     b.reaction(dictionary, "end")
         .trigger(end_in)
         .body(move |d: &mut Dictionary, _| d.size = Some(d.map.len()));
-    b.connect(end, end_in);
-    let workers = b.bank(e, |b, id| {
-        let r = b.reactor(
-            &format!("worker[{id}]"),
-            Worker {
-                requests: cfg.requests_of(id),
-                count: 0,
-                misses: 0,
-            },
-        );
-        let do_work_in = b.input::<(), _>(r, "do_work");
-        let response = b.input::<Option<i32>, _>(r, "response");
-        let request = b.output::<Request, _>(r, "request");
-        let done = b.output::<(), _>(r, "finished");
-        b.reaction(r, "next")
-            .trigger(do_work_in)
-            .trigger(response)
-            .effect(request)
-            .effect(done)
-            .body(move |w: &mut Worker, ctx| {
-                if let Some(None) = ctx.get(response) {
-                    w.misses += 1;
-                }
-                w.count += 1;
-                if w.count <= limit {
-                    ctx.set(request, w.requests.next_request());
-                } else {
-                    ctx.set(done, ());
-                }
-            });
-        (r, do_work_in, response, request, done)
-    });
-    b.connect_broadcast(do_work, workers.iter().map(|x| x.1).collect::<Ports<()>>());
-    b.connect(responses, workers.iter().map(|x| x.2).collect::<Ports<_>>());
-    b.connect(workers.iter().map(|x| x.3).collect::<Ports<_>>(), requests);
-    b.connect(workers.iter().map(|x| x.4).collect::<Ports<_>>(), finished);
+    b.connect(manager.end, end_in);
+    let workers =
+        request_workers::workers(&mut b, &manager, limit, requests, responses, |id| Asker {
+            requests: cfg.requests_of(id),
+            misses: 0,
+        });
     (
         b.build().expect("the concdict program is well formed"),
         ConcDict {
             cfg: cfg.clone(),
             dictionary,
-            workers: workers.into_iter().map(|x| x.0).collect(),
+            workers,
         },
     )
 }
@@ -163,7 +134,7 @@ impl Built for ConcDict {
         for &r in &self.workers {
             let w = program.state_mut(r);
             results += w.count.saturating_sub(1);
-            misses += w.misses;
+            misses += w.client.misses;
         }
         let d = program.state_mut(self.dictionary);
         let tally = d.size.map(|size| Tally {

@@ -10,10 +10,11 @@
 
 use std::time::Duration;
 
-use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+use motet_reactor::{Ctx, Input, Program, ProgramBuilder, ReactorId};
 
 use super::{check, Config, ListKind, Request, Requests, SortedList};
 use crate::bench::{Model, Outcome, Prepared};
+use crate::benchmarks::request_workers::{self, Client, Worker};
 use crate::params::Params;
 use crate::reactor_support::{self, Built};
 
@@ -31,17 +32,25 @@ struct List {
     done: bool,
 }
 
-/// A worker's state.
-struct Worker {
-    requests: Requests,
-    count: u64,
+/// A worker asks its [`Requests`] and notes nothing of the answers.
+impl Client for Requests {
+    type Request = Request;
+    type Response = i32;
+
+    #[inline]
+    fn next_request(&mut self) -> Request {
+        Requests::next_request(self)
+    }
+
+    #[inline]
+    fn answered(&mut self, _: &Ctx<'_>, _: Input<i32>) {}
 }
 
 /// What reads the result of a built program: the List and the workers.
 pub(super) struct ConcSll {
     cfg: Config,
     list: ReactorId<List>,
-    workers: Vec<ReactorId<Worker>>,
+    workers: Vec<ReactorId<Worker<Requests>>>,
 }
 
 /// Builds the program for `cfg.workers` workers.
@@ -49,23 +58,7 @@ pub(super) fn build(cfg: &Config) -> (Program, ConcSll) {
     let e = cfg.workers;
     let limit = cfg.requests;
     let mut b = ProgramBuilder::new();
-    let manager = b.reactor("manager", 0usize);
-    let do_work = b.output::<(), _>(manager, "do_work");
-    let finished = b.input_multiport::<(), _>(manager, "finished", e);
-    let end = b.output::<(), _>(manager, "end");
-    b.reaction(manager, "start")
-        .trigger(Startup)
-        .effect(do_work)
-        .body(move |_, ctx| ctx.set(do_work, ()));
-    b.reaction(manager, "count")
-        .trigger(finished)
-        .effect(end)
-        .body(move |ended: &mut usize, ctx| {
-            *ended += ctx.present_count(finished);
-            if *ended == e {
-                ctx.set(end, ());
-            }
-        });
+    let manager = request_workers::manager(&mut b, e);
     let list = b.reactor(
         "list",
         List {
@@ -100,44 +93,16 @@ pub(super) fn build(cfg: &Config) -> (Program, ConcSll) {
     b.reaction(list, "end")
         .trigger(end_in)
         .body(move |l: &mut List, _| l.done = true);
-    b.connect(end, end_in);
-    let workers = b.bank(e, |b, id| {
-        let r = b.reactor(
-            &format!("worker[{id}]"),
-            Worker {
-                requests: cfg.requests_of(id),
-                count: 0,
-            },
-        );
-        let do_work_in = b.input::<(), _>(r, "do_work");
-        let response = b.input::<i32, _>(r, "response");
-        let request = b.output::<Request, _>(r, "request");
-        let done = b.output::<(), _>(r, "finished");
-        b.reaction(r, "next")
-            .trigger(do_work_in)
-            .trigger(response)
-            .effect(request)
-            .effect(done)
-            .body(move |w: &mut Worker, ctx| {
-                w.count += 1;
-                if w.count <= limit {
-                    ctx.set(request, w.requests.next_request());
-                } else {
-                    ctx.set(done, ());
-                }
-            });
-        (r, do_work_in, response, request, done)
+    b.connect(manager.end, end_in);
+    let workers = request_workers::workers(&mut b, &manager, limit, requests, responses, |id| {
+        cfg.requests_of(id)
     });
-    b.connect_broadcast(do_work, workers.iter().map(|x| x.1).collect::<Ports<()>>());
-    b.connect(responses, workers.iter().map(|x| x.2).collect::<Ports<_>>());
-    b.connect(workers.iter().map(|x| x.3).collect::<Ports<_>>(), requests);
-    b.connect(workers.iter().map(|x| x.4).collect::<Ports<_>>(), finished);
     (
         b.build().expect("the concsll program is well formed"),
         ConcSll {
             cfg: *cfg,
             list,
-            workers: workers.into_iter().map(|x| x.0).collect(),
+            workers,
         },
     )
 }

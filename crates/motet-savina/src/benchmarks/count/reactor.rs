@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
+use motet_reactor::{Program, ProgramBuilder, ReactorId};
 
 use super::{check, Config};
 use crate::bench::{Model, Outcome, Prepared};
@@ -46,10 +46,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Counting) {
     let increment = b.output::<(), _>(producer, "increment");
     let retrieve = b.output::<(), _>(producer, "retrieve");
     let result = b.input::<u64, _>(producer, "result");
-    b.reaction(producer, "start")
-        .trigger(Startup)
-        .effect(next)
-        .body(move |_, ctx| ctx.schedule(next, (), Duration::ZERO));
+    reactor_support::at_startup(&mut b, producer, next, reactor_support::schedule_now);
     b.reaction(producer, "send")
         .trigger(next)
         .effect(increment)

@@ -8,13 +8,10 @@
 //! a worker as Pony's and Verona's drivers do (`driver-actor`), and counts completions on 16
 //! cache-padded counters so that workers rarely touch the same cache line (`sharded-counter`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use crossbeam_utils::CachePadded;
-
 use motet_actor::{spawn, Actor, Context};
 use motet_runtime::Runtime;
 
+use super::completions::{self, completions, reset, SHARDS};
 use super::{check, Config};
 use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::{perform_computation, FJ_THETA};
@@ -31,22 +28,6 @@ pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare(Config::from_params(params)?, threads, run_tuned)
 }
 
-/// Completions: shard 0 alone in the default program, shard `i mod SHARDS` for actor i in the
-/// tuned one (one benchmark runs at a time; each iteration resets them).
-static DONE: [CachePadded<AtomicU64>; SHARDS] =
-    [const { CachePadded::new(AtomicU64::new(0)) }; SHARDS];
-const SHARDS: usize = 16;
-
-fn reset() {
-    for shard in &DONE {
-        shard.store(0, Ordering::Relaxed);
-    }
-}
-
-fn completions() -> u64 {
-    DONE.iter().map(|c| c.load(Ordering::Relaxed)).sum()
-}
-
 /// A forked actor: one message, the work, a completion, exit.
 struct Forked {
     shard: usize,
@@ -56,7 +37,7 @@ impl Actor for Forked {
     type Msg = ();
     fn handle(&mut self, ctx: &mut Context<'_, Self>, _msg: ()) {
         perform_computation(FJ_THETA);
-        DONE[self.shard].fetch_add(1, Ordering::Relaxed);
+        completions::complete(self.shard);
         ctx.stop();
     }
 }

@@ -14,6 +14,7 @@ mod peers;
 
 mod actor;
 mod boc;
+mod completions;
 mod floor;
 mod process;
 mod reactor;

@@ -8,13 +8,10 @@
 //! `process-tuned` spawns them from a driver process instead (`driver-actor`) and counts on 16
 //! cache-padded counters (`sharded-counter`), as `actor-tuned` does.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use crossbeam_utils::CachePadded;
-
 use motet_process::channel::{self, Receiver};
 use motet_process::ProcessSystem;
 
+use super::completions::{self, completions, reset, SHARDS};
 use super::{check, Config};
 use crate::bench::{Outcome, Prepared};
 use crate::benchmarks::{perform_computation, FJ_THETA};
@@ -32,27 +29,11 @@ pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
     process_support::prepare(Config::from_params(params)?, threads, run_tuned)
 }
 
-/// Completions: shard 0 alone in the default program, shard `i mod SHARDS` for process i in the
-/// tuned one (one benchmark runs at a time; each iteration resets them).
-static DONE: [CachePadded<AtomicU64>; SHARDS] =
-    [const { CachePadded::new(AtomicU64::new(0)) }; SHARDS];
-const SHARDS: usize = 16;
-
-fn reset() {
-    for shard in &DONE {
-        shard.store(0, Ordering::Relaxed);
-    }
-}
-
-fn completions() -> u64 {
-    DONE.iter().map(|c| c.load(Ordering::Relaxed)).sum()
-}
-
 /// A forked process: one message, the work, a completion.
 async fn forked(inbox: Receiver<()>, shard: usize) {
     if inbox.recv().await.is_ok() {
         perform_computation(FJ_THETA);
-        DONE[shard].fetch_add(1, Ordering::Relaxed);
+        completions::complete(shard);
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId};
 
 use super::{check, Config};
 use crate::bench::{Model, Outcome, Prepared};
@@ -34,10 +34,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Throughput) {
     let producer = b.reactor("producer", 0u64);
     let next = b.logical_action::<(), _>(producer, "next", Duration::ZERO);
     let message = b.output::<(), _>(producer, "message");
-    b.reaction(producer, "start")
-        .trigger(Startup)
-        .effect(next)
-        .body(move |_, ctx| ctx.schedule(next, (), Duration::ZERO));
+    reactor_support::at_startup(&mut b, producer, next, reactor_support::schedule_now);
     b.reaction(producer, "send")
         .trigger(next)
         .effect(message)

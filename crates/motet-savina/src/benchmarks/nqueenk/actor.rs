@@ -5,6 +5,7 @@
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
+use super::ledger::Ledger;
 use super::{check, expected_work_items, Board, Config, Counts, Kernel, Plain};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
@@ -52,13 +53,7 @@ pub(super) fn search<K: Kernel>(cfg: &Config, rt: &Runtime) -> Option<Counts> {
         rt.handle(),
         Master::<K> {
             cfg: *cfg,
-            workers: Vec::new(),
-            next_worker: 0,
-            sent: 0,
-            done: 0,
-            solutions: 0,
-            stopping: false,
-            stopped: 0,
+            ledger: Ledger::new(cfg.limit),
             result: result.clone(),
         },
     );
@@ -85,28 +80,18 @@ enum WorkerMsg<K: Kernel> {
 
 struct Master<K: Kernel> {
     cfg: Config,
-    workers: Vec<Addr<WorkerMsg<K>>>,
-    next_worker: usize,
-    sent: u64,
-    done: u64,
-    solutions: u64,
-    stopping: bool,
-    stopped: usize,
+    ledger: Ledger<Addr<WorkerMsg<K>>>,
     result: ResultSlot<Counts>,
 }
 
 impl<K: Kernel> Master<K> {
     fn send_work(&mut self, board: K) {
-        let _ = self.workers[self.next_worker].tell(WorkerMsg::Work(board));
-        self.next_worker = (self.next_worker + 1) % self.workers.len();
-        self.sent += 1;
+        let _ = self.ledger.send().tell(WorkerMsg::Work(board));
     }
 
     fn stop_workers(&mut self) {
-        if !std::mem::replace(&mut self.stopping, true) {
-            for worker in &self.workers {
-                let _ = worker.tell(WorkerMsg::Stop);
-            }
+        for worker in self.ledger.workers() {
+            let _ = worker.tell(WorkerMsg::Stop);
         }
     }
 }
@@ -121,7 +106,7 @@ impl<K: Kernel> Actor for Master<K> {
                 n: self.cfg.n,
                 threshold: self.cfg.threshold,
             });
-            self.workers.push(worker);
+            self.ledger.add_worker(worker);
         }
         self.send_work(K::empty());
     }
@@ -130,25 +115,19 @@ impl<K: Kernel> Actor for Master<K> {
         match msg {
             MasterMsg::Work(board) => self.send_work(board),
             MasterMsg::Result => {
-                self.solutions += 1;
-                if self.solutions == self.cfg.limit {
+                if self.ledger.solution() {
                     self.stop_workers();
                 }
             }
             MasterMsg::Done => {
-                self.done += 1;
-                if self.done == self.sent {
+                if self.ledger.done() {
                     self.stop_workers();
                 }
             }
             MasterMsg::Stopped => {
-                self.stopped += 1;
-                if self.stopped == self.workers.len() {
-                    self.result.set(Counts {
-                        solutions: self.solutions,
-                        work_items: self.sent,
-                    });
-                    self.workers.clear();
+                if let Some(counts) = self.ledger.stopped() {
+                    self.result.set(counts);
+                    self.ledger.clear_workers();
                     ctx.stop();
                 }
             }

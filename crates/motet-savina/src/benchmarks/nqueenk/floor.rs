@@ -4,6 +4,7 @@
 
 use std::marker::PhantomData;
 
+use super::ledger::Ledger;
 use super::{check, expected_work_items, Board, Config, Counts, Kernel, Plain};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
@@ -26,13 +27,7 @@ fn run<K: Kernel>((cfg, expected_items): &(Config, u64)) -> Outcome {
     let mut sys = System::new();
     let master = sys.spawn(Node::<K>::Master(Master {
         cfg: *cfg,
-        workers: Vec::new(),
-        next_worker: 0,
-        sent: 0,
-        done: 0,
-        solutions: 0,
-        stopping: false,
-        stopped: 0,
+        ledger: Ledger::new(cfg.limit),
         result: None,
     }));
     sys.run();
@@ -64,13 +59,7 @@ enum Node<K> {
 
 struct Master {
     cfg: Config,
-    workers: Vec<ActorId>,
-    next_worker: usize,
-    sent: u64,
-    done: u64,
-    solutions: u64,
-    stopping: bool,
-    stopped: usize,
+    ledger: Ledger<ActorId>,
     result: Option<Counts>,
 }
 
@@ -94,7 +83,7 @@ impl<K: Kernel> Actor for Node<K> {
                     threshold: m.cfg.threshold,
                     kernel: PhantomData,
                 }));
-                m.workers.push(worker);
+                m.ledger.add_worker(worker);
             }
             m.send_work(K::empty(), cx);
         }
@@ -110,16 +99,12 @@ impl<K: Kernel> Actor for Node<K> {
 
 impl Master {
     fn send_work<K: Kernel>(&mut self, board: K, cx: &mut Context<Node<K>>) {
-        cx.send(self.workers[self.next_worker], Msg::Work(board));
-        self.next_worker = (self.next_worker + 1) % self.workers.len();
-        self.sent += 1;
+        cx.send(*self.ledger.send(), Msg::Work(board));
     }
 
     fn stop_workers<K: Kernel>(&mut self, cx: &mut Context<Node<K>>) {
-        if !std::mem::replace(&mut self.stopping, true) {
-            for &worker in &self.workers {
-                cx.send(worker, Msg::Stop);
-            }
+        for &worker in self.ledger.workers() {
+            cx.send(worker, Msg::Stop);
         }
     }
 
@@ -127,24 +112,18 @@ impl Master {
         match msg {
             Msg::Work(board) => self.send_work(board, cx),
             Msg::Result => {
-                self.solutions += 1;
-                if self.solutions == self.cfg.limit {
+                if self.ledger.solution() {
                     self.stop_workers(cx);
                 }
             }
             Msg::Done => {
-                self.done += 1;
-                if self.done == self.sent {
+                if self.ledger.done() {
                     self.stop_workers(cx);
                 }
             }
             Msg::Stopped => {
-                self.stopped += 1;
-                if self.stopped == self.workers.len() {
-                    self.result = Some(Counts {
-                        solutions: self.solutions,
-                        work_items: self.sent,
-                    });
+                if let Some(counts) = self.ledger.stopped() {
+                    self.result = Some(counts);
                     cx.exit();
                 }
             }

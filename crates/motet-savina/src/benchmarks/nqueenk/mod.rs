@@ -22,6 +22,7 @@ mod actor;
 mod board;
 mod floor;
 mod floor_loop;
+mod ledger;
 mod plain;
 mod reactor;
 

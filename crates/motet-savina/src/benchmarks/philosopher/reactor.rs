@@ -24,7 +24,7 @@
 
 use std::time::Duration;
 
-use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId, Startup};
+use motet_reactor::{Ports, Program, ProgramBuilder, ReactorId};
 
 use super::{check, Config, Forks};
 use crate::bench::{Model, Outcome, Prepared};
@@ -179,10 +179,7 @@ pub(super) fn build(cfg: &Config) -> (Program, Philosophers) {
         let hungry_out = b.output::<(), _>(r, "hungry");
         let done_out = b.output::<(), _>(r, "done");
         let finished_out = b.output::<(), _>(r, "finished");
-        b.reaction(r, "start")
-            .trigger(Startup)
-            .effect(hungry_out)
-            .body(move |_, ctx| ctx.set(hungry_out, ()));
+        reactor_support::at_startup(b, r, hungry_out, |ctx, port| ctx.set(port, ()));
         b.reaction(r, "eat")
             .trigger(eat_in)
             .effect(hungry_out)

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use motet_reactor::{Program, ProgramBuilder, ReactorId, Startup};
+use motet_reactor::{Program, ProgramBuilder, ReactorId};
 
 use super::{check, Config};
 use crate::bench::{Model, Outcome, Prepared};
@@ -47,10 +47,7 @@ pub(super) fn build(cfg: &Config) -> (Program, PingPong) {
     let serve = b.logical_action::<(), _>(ping, "serve", Duration::ZERO);
     let send = b.output::<(), _>(ping, "ping");
     let receive = b.input::<(), _>(ping, "pong");
-    b.reaction(ping, "start")
-        .trigger(Startup)
-        .effect(serve)
-        .body(move |_, ctx| ctx.schedule(serve, (), Duration::ZERO));
+    reactor_support::at_startup(&mut b, ping, serve, reactor_support::schedule_now);
     b.reaction(ping, "serve")
         .trigger(serve)
         .effect(send)

@@ -6,7 +6,8 @@ use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 use num_bigint::BigUint;
 
-use super::{bbp_term, below_tolerance, check, Config, Expected, Kernel, Sum};
+use super::terms::Terms;
+use super::{bbp_term, check, Config, Expected, Kernel, Sum};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -41,18 +42,14 @@ struct Master {
     cfg: Config,
     kernel: Arc<Kernel>,
     workers: Vec<Addr<WorkerMsg>>,
-    sum: BigUint,
-    requested: u64,
-    received: u64,
-    stop_requests: bool,
+    terms: Terms,
     stopped_workers: usize,
     result: ResultSlot<Sum>,
 }
 
 impl Master {
     fn generate_work(&mut self, worker: usize) {
-        let _ = self.workers[worker].tell(WorkerMsg::Work(self.requested as u32));
-        self.requested += 1;
+        let _ = self.workers[worker].tell(WorkerMsg::Work(self.terms.hand_out()));
     }
 }
 
@@ -79,15 +76,10 @@ impl Actor for Master {
                 }
             }
             MasterMsg::Result(term, worker) => {
-                self.received += 1;
-                if below_tolerance(&term) {
-                    self.stop_requests = true;
-                }
-                self.sum += term;
-                if !self.stop_requests {
+                if self.terms.receive(term) {
                     self.generate_work(worker);
                 }
-                if self.received == self.requested {
+                if self.terms.all_back() {
                     for worker in &self.workers {
                         let _ = worker.tell(WorkerMsg::Stop);
                     }
@@ -96,10 +88,7 @@ impl Actor for Master {
             MasterMsg::Stop => {
                 self.stopped_workers += 1;
                 if self.stopped_workers == self.cfg.w {
-                    self.result.set(Sum {
-                        value: std::mem::take(&mut self.sum),
-                        terms: self.received,
-                    });
+                    self.result.set(self.terms.take_sum());
                     self.workers.clear();
                     ctx.stop();
                 }
@@ -140,10 +129,7 @@ pub(super) fn compute(cfg: Config, kernel: &Arc<Kernel>, rt: &Runtime) -> Option
             cfg,
             kernel: kernel.clone(),
             workers: Vec::new(),
-            sum: BigUint::ZERO,
-            requested: 0,
-            received: 0,
-            stop_requests: false,
+            terms: Terms::default(),
             stopped_workers: 0,
             result: result.clone(),
         },

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use num_bigint::BigUint;
 
-use super::{bbp_term, below_tolerance, check, Config, Expected, Kernel, Sum};
+use super::terms::Terms;
+use super::{bbp_term, check, Config, Expected, Kernel, Sum};
 use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
@@ -31,10 +32,7 @@ fn run((cfg, kernel, expected): &(Config, Arc<Kernel>, Expected)) -> Outcome {
         cfg: *cfg,
         kernel: Arc::clone(kernel),
         workers: Vec::new(),
-        sum: BigUint::ZERO,
-        requested: 0,
-        received: 0,
-        stop_requests: false,
+        terms: Terms::default(),
         stopped_workers: 0,
         result: None,
     }));
@@ -71,10 +69,7 @@ struct Master {
     cfg: Config,
     kernel: Arc<Kernel>,
     workers: Vec<ActorId>,
-    sum: BigUint,
-    requested: u64,
-    received: u64,
-    stop_requests: bool,
+    terms: Terms,
     stopped_workers: usize,
     result: Option<Sum>,
 }
@@ -114,8 +109,7 @@ impl Actor for Node {
 
 impl Master {
     fn generate_work(&mut self, worker: usize, cx: &mut Context<Node>) {
-        cx.send(self.workers[worker], Msg::Work(self.requested as u32));
-        self.requested += 1;
+        cx.send(self.workers[worker], Msg::Work(self.terms.hand_out()));
     }
 
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
@@ -126,15 +120,10 @@ impl Master {
                 }
             }
             Msg::Result(term, worker) => {
-                self.received += 1;
-                if below_tolerance(&term) {
-                    self.stop_requests = true;
-                }
-                self.sum += term;
-                if !self.stop_requests {
+                if self.terms.receive(term) {
                     self.generate_work(worker, cx);
                 }
-                if self.received == self.requested {
+                if self.terms.all_back() {
                     for &worker in &self.workers {
                         cx.send(worker, Msg::Stop);
                     }
@@ -143,10 +132,7 @@ impl Master {
             Msg::Stopped => {
                 self.stopped_workers += 1;
                 if self.stopped_workers == self.cfg.w {
-                    self.result = Some(Sum {
-                        value: std::mem::take(&mut self.sum),
-                        terms: self.received,
-                    });
+                    self.result = Some(self.terms.take_sum());
                     cx.exit();
                 }
             }

@@ -29,6 +29,7 @@ mod actor;
 mod floor;
 mod floor_loop;
 mod reactor;
+mod terms;
 
 use std::sync::Arc;
 

@@ -11,7 +11,8 @@
 use motet_actor::{spawn, Actor, Addr, Context, Spawn, DEFAULT_BATCH};
 use motet_runtime::Runtime;
 
-use super::{check, expected, is_locally_prime, Config, Prime, Report};
+use super::held::Held;
+use super::{check, expected, Config, Report};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -60,9 +61,7 @@ fn spawn_filter(h: &motet_runtime::Handle, filter: Filter) -> Addr<FilterMsg> {
 
 /// A filter holding up to `m` primes.
 struct Filter {
-    id: u64,
-    m: usize,
-    primes: Vec<Prime>,
+    held: Held,
     next: Option<Addr<FilterMsg>>,
     result: ResultSlot<Report>,
     /// Messages per turn, for this filter and the ones it spawns.
@@ -70,13 +69,9 @@ struct Filter {
 }
 
 impl Filter {
-    fn new(id: u64, m: usize, first_prime: u64, result: ResultSlot<Report>, batch: u32) -> Filter {
-        let mut primes = Vec::with_capacity(m);
-        primes.push(Prime::new(first_prime));
+    fn new(held: Held, result: ResultSlot<Report>, batch: u32) -> Filter {
         Filter {
-            id,
-            m,
-            primes,
+            held,
             next: None,
             result,
             batch,
@@ -89,18 +84,14 @@ impl Actor for Filter {
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: FilterMsg) {
         match msg {
             FilterMsg::Candidate(candidate) => {
-                if !is_locally_prime(candidate, &self.primes) {
+                if !self.held.passes(candidate) {
                     return;
                 }
                 if let Some(next) = &self.next {
                     let _ = next.tell(FilterMsg::Candidate(candidate));
-                } else if self.primes.len() < self.m {
-                    self.primes.push(Prime::new(candidate));
-                } else {
+                } else if !self.held.hold(candidate) {
                     let next = Filter::new(
-                        self.id + 1,
-                        self.m,
-                        candidate,
+                        self.held.successor(candidate),
                         self.result.clone(),
                         self.batch,
                     );
@@ -112,9 +103,7 @@ impl Actor for Filter {
                     Some(next) => {
                         let _ = next.send(FilterMsg::Exit);
                     }
-                    None => self
-                        .result
-                        .set(Report::of(self.id, self.primes.len(), self.m)),
+                    None => self.result.set(self.held.report()),
                 }
                 ctx.stop();
             }
@@ -127,7 +116,10 @@ fn run((cfg, expected, batch): &(Config, Report, u32), rt: &Runtime) -> Outcome 
     let result = ResultSlot::new();
     let h = rt.handle();
     let producer = spawn(h, Producer { cfg: *cfg });
-    let first = spawn_filter(h, Filter::new(1, cfg.m, 2, result.clone(), *batch));
+    let first = spawn_filter(
+        h,
+        Filter::new(Held::new(1, cfg.m, 2), result.clone(), *batch),
+    );
     let _ = producer.send(first);
     rt.wait_quiescent();
     check(*expected, result.take())

@@ -4,7 +4,8 @@ use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, expected, is_locally_prime, Config, Prime, Report};
+use super::held::Held;
+use super::{check, expected, Config, Report};
 
 /// Builds the floor program and the expected counts (untimed); `threads` is ignored.
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
@@ -29,7 +30,7 @@ impl SieveFloor {
     fn run(&self) -> Outcome {
         let mut sys = System::new();
         let producer = sys.spawn(Node::Producer { cfg: self.cfg });
-        let first = sys.spawn(Node::Filter(Filter::new(1, self.cfg.m, 2)));
+        let first = sys.spawn(Node::Filter(Filter::new(Held::new(1, self.cfg.m, 2))));
         sys.send(producer, Msg::First(first));
         sys.run();
         let report = sys.actors().iter().find_map(|node| match node {
@@ -58,22 +59,16 @@ enum Node {
 
 /// A filter holding up to `m` primes.
 struct Filter {
-    id: u64,
-    m: usize,
-    primes: Vec<Prime>,
+    held: Held,
     next: Option<ActorId>,
     /// Set by the last filter on `Exit`.
     report: Option<Report>,
 }
 
 impl Filter {
-    fn new(id: u64, m: usize, first_prime: u64) -> Filter {
-        let mut primes = Vec::with_capacity(m);
-        primes.push(Prime::new(first_prime));
+    fn new(held: Held) -> Filter {
         Filter {
-            id,
-            m,
-            primes,
+            held,
             next: None,
             report: None,
         }
@@ -82,22 +77,20 @@ impl Filter {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Node>) {
         match msg {
             Msg::Candidate(candidate) => {
-                if !is_locally_prime(candidate, &self.primes) {
+                if !self.held.passes(candidate) {
                     return;
                 }
                 if let Some(next) = self.next {
                     cx.send(next, Msg::Candidate(candidate));
-                } else if self.primes.len() < self.m {
-                    self.primes.push(Prime::new(candidate));
-                } else {
-                    let next = Filter::new(self.id + 1, self.m, candidate);
+                } else if !self.held.hold(candidate) {
+                    let next = Filter::new(self.held.successor(candidate));
                     self.next = Some(cx.spawn(Node::Filter(next)));
                 }
             }
             Msg::Exit => {
                 match self.next {
                     Some(next) => cx.send(next, Msg::Exit),
-                    None => self.report = Some(Report::of(self.id, self.primes.len(), self.m)),
+                    None => self.report = Some(self.held.report()),
                 }
                 cx.exit();
             }

@@ -12,6 +12,7 @@
 
 mod actor;
 mod floor;
+mod held;
 mod reactor;
 
 use crate::bench::{Benchmark, Outcome};

@@ -23,16 +23,12 @@ use crate::process_support;
 
 /// Builds the runtime and the process system; `threads` workers.
 pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
-    process_support::prepare(Config::from_params(params)?, threads, |cfg, system| {
-        run(cfg, system, false)
-    })
+    process_support::prepare(Config::from_params(params)?, threads, run::<false>)
 }
 
 /// Builds the runtime and the process system for the tuned program (channels at spawn).
 pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
-    process_support::prepare(Config::from_params(params)?, threads, |cfg, system| {
-        run(cfg, system, true)
-    })
+    process_support::prepare(Config::from_params(params)?, threads, run::<true>)
 }
 
 /// What travels around the ring.
@@ -143,7 +139,7 @@ async fn build_ring(
 
 /// One timed iteration: spawns the ring's builder, waits for every process and checks where the
 /// zero ping arrived, the pings handled and the exits.
-fn run(cfg: &Config, system: &ProcessSystem, at_spawn: bool) -> Outcome {
+fn run<const AT_SPAWN: bool>(cfg: &Config, system: &ProcessSystem) -> Outcome {
     let zero_at = ResultSlot::new();
     let totals = Arc::new(Totals::default());
     system.spawn(build_ring(
@@ -151,7 +147,7 @@ fn run(cfg: &Config, system: &ProcessSystem, at_spawn: bool) -> Outcome {
         *cfg,
         zero_at.clone(),
         totals.clone(),
-        at_spawn,
+        AT_SPAWN,
     ));
     process_support::finish(system, || {
         let counts = Counts {

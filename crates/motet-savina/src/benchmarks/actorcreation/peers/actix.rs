@@ -49,9 +49,7 @@ impl Testee {
     }
 }
 
-impl Actor for Testee {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Testee);
 
 impl Handler<Spread> for Testee {
     type Result = ();

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::big::Config;
@@ -38,9 +38,7 @@ struct BigActor {
     done: Reporter<Report>,
 }
 
-impl Actor for BigActor {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(BigActor);
 
 impl Handler<Neighbors> for BigActor {
     type Result = ();
@@ -84,9 +82,7 @@ struct Sink {
     done: Reporter<Report>,
 }
 
-impl Actor for Sink {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Sink);
 
 impl Handler<Neighbors> for Sink {
     type Result = ();

@@ -1,6 +1,6 @@
 //! Counting Actor on actix: a `Producer` and a `Counter`, placed round-robin on the arbiters.
 
-use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::count::Config;
@@ -28,9 +28,7 @@ struct Producer {
     done: Reporter<u64>,
 }
 
-impl Actor for Producer {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Producer);
 
 impl Handler<Increment> for Producer {
     type Result = ();
@@ -57,9 +55,7 @@ struct Counter {
     _done: Reporter<u64>,
 }
 
-impl Actor for Counter {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Counter);
 
 impl Handler<Increment> for Counter {
     type Result = ();

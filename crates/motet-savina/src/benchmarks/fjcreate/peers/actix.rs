@@ -1,7 +1,7 @@
 //! Fork Join (actor creation) on actix: the main thread creates `N` workers and sends each its
 //! message, the workers placed round-robin on the arbiters.
 
-use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::fjcreate::Config;
@@ -18,9 +18,7 @@ struct Worker {
     done: Reporter<()>,
 }
 
-impl Actor for Worker {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Worker);
 
 impl Handler<Work> for Worker {
     type Result = ();

@@ -1,7 +1,7 @@
 //! Fork Join (throughput) on actix: `A` workers, placed round-robin on the arbiters, to which the
 //! main thread sends the messages.
 
-use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
@@ -20,9 +20,7 @@ struct Worker {
     done: Reporter<u64>,
 }
 
-impl Actor for Worker {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Worker);
 
 impl Handler<Work> for Worker {
     type Result = ();

@@ -1,7 +1,7 @@
 //! Mailbox N:1 on actix: the receiver and the senders placed round-robin on the arbiters (the
 //! receiver first).
 
-use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::mailbox::{Config, Numbered, Tally};
@@ -24,9 +24,7 @@ struct Receiver {
     done: Reporter<Tally>,
 }
 
-impl Actor for Receiver {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Receiver);
 
 impl Handler<Item> for Receiver {
     type Result = ();
@@ -47,9 +45,7 @@ struct Sender {
     _done: Reporter<Tally>,
 }
 
-impl Actor for Sender {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Sender);
 
 impl Handler<Go> for Sender {
     type Result = ();

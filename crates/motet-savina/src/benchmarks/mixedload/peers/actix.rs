@@ -2,7 +2,7 @@
 //! arbiters, and each master's chain links placed round-robin as it creates them. A master keeps
 //! its ring's addresses until the token has been round to 0 (see crate::peers).
 
-use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::mixedload::{factorize, Config, Tally};
@@ -86,9 +86,7 @@ impl Master {
     }
 }
 
-impl Actor for Master {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Master);
 
 impl Handler<Build> for Master {
     type Result = ();
@@ -127,9 +125,7 @@ struct ChainLink {
     _done: Reporter<Tally>,
 }
 
-impl Actor for ChainLink {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(ChainLink);
 
 impl Handler<Token> for ChainLink {
     type Result = ();
@@ -147,9 +143,7 @@ struct Worker {
     _done: Reporter<Tally>,
 }
 
-impl Actor for Worker {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Worker);
 
 impl Handler<Calc> for Worker {
     type Result = ();
@@ -182,9 +176,7 @@ impl Collector {
     }
 }
 
-impl Actor for Collector {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Collector);
 
 impl Handler<Factors> for Collector {
     type Result = ();

@@ -1,6 +1,6 @@
 //! Ping Pong on actix: `Ping` and `Pong` actors, placed round-robin on the arbiters.
 
-use ::actix::{Actor, ActorContext, Addr, AsyncContext, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, AsyncContext, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::pingpong::Config;
@@ -48,9 +48,7 @@ impl Ping {
     }
 }
 
-impl Actor for Ping {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Ping);
 
 impl Handler<Start> for Ping {
     type Result = ();
@@ -89,9 +87,7 @@ struct Pong {
     done: Reporter<Report>,
 }
 
-impl Actor for Pong {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Pong);
 
 impl Handler<SendPing> for Pong {
     type Result = ();

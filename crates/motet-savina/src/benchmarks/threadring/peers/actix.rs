@@ -1,6 +1,6 @@
 //! Thread Ring on actix: `N` ring members, placed round-robin on the arbiters.
 
-use ::actix::{Actor, ActorContext, Addr, Context, Handler, Message};
+use ::actix::{ActorContext, Addr, Context, Handler, Message};
 
 use super::Report;
 use crate::bench::Prepared;
@@ -41,9 +41,7 @@ impl Member {
     }
 }
 
-impl Actor for Member {
-    type Context = Context<Self>;
-}
+crate::peers::actix_actors!(Member);
 
 impl Handler<Data> for Member {
     type Result = ();
