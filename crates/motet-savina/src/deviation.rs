@@ -59,7 +59,7 @@ pub const ALL: &[Deviation] = &[
     d("recv-many", Kind::Tuning, "the receiving process drains its channel in bulk with recv_many (count's Counter, chameneos' Mall) where SPEC.md takes one message at a time"),
     d("sharded-counter", Kind::Tuning, "completions counted on 16 cache-padded counters instead of sent as N messages (fjcreate)"),
     // Message flow.
-    d("no-self-message", Kind::Flow, "pingpong's Ping sends the next ping straight from its Pong behaviour (2N+2 messages), as Verona's port does, where SPEC.md's Ping sends itself a Ping after each Pong (3N+1) (boc)"),
+    d("no-self-message", Kind::Flow, "pingpong's Ping sends the next ping straight from its Pong behaviour (2N+2 messages), as Verona's port does, where SPEC.md's Ping sends itself a Ping after each Pong (3N+1) (boc-tuned)"),
     d("driver-actor", Kind::Flow, "a driver actor or process sends the work (fjthrput) or spawns the workers (fjcreate) where SPEC.md's main thread does"),
     d("channels-at-spawn", Kind::Flow, "each process gets its neighbours' channels when spawned instead of in a message (threadring's Data, big's Neighbors)"),
     d("init-message", Kind::Flow, "one extra Init message per actor hands out a table of addresses (tuned concdict and banking)"),
