@@ -39,6 +39,7 @@ use std::ptr::NonNull;
 use motet_runtime::task::{Erased, Running, Task, TaskWithTail, Turn};
 use motet_runtime::{Handle, Runnable};
 
+use crate::blocks::Blocks;
 use crate::completion::{Completion, WakerCell};
 use crate::cown::CownHeader;
 use crate::error::WhenError;
@@ -290,7 +291,7 @@ pub(crate) trait Head<R>: 'static {
     fn store<G: Gating>(shared: &Self::Shared<G>, outcome: Outcome<R>);
     /// After the releases: hands the outcome over and ends the task, or leaves its end to the
     /// promise (see [`crate::completion`]).
-    fn complete<K: Task<Shared = Self::Shared<G>>, G: Gating>(task: Running<K>);
+    fn complete<K: Kind<Shared = Self::Shared<G>>, G: Gating>(task: Running<K>);
 }
 
 /// A behaviour without a promise: its outcome is dropped (a panic has been reported by the panic
@@ -314,8 +315,8 @@ impl<R: Send + 'static> Head<R> for Detached {
     }
 
     #[inline(always)]
-    fn complete<K: Task<Shared = G::Detached>, G: Gating>(task: Running<K>) {
-        drop(task);
+    fn complete<K: Kind<Shared = G::Detached>, G: Gating>(task: Running<K>) {
+        K::end(task);
     }
 }
 
@@ -342,11 +343,11 @@ impl<R: Send + 'static> Head<R> for WithPromise {
     }
 
     #[inline(always)]
-    fn complete<K: Task<Shared = Promised<R>>, G: Gating>(task: Running<K>) {
+    fn complete<K: Kind<Shared = Promised<R>>, G: Gating>(task: Running<K>) {
         let completion = NonNull::from(&task.completion);
         // SAFETY: the runnable keeps the block alive.
         if unsafe { completion.as_ref() }.promise_gone() {
-            drop(task);
+            K::end(task);
             return;
         }
         let first = first_of::<Promised<R>>(&task);
@@ -390,13 +391,21 @@ pub(crate) trait Kind: Task<Private = ManuallyDrop<Self::F>, Shared: BlockShared
     fn store(task: &Running<Self>, outcome: Outcome<Self::R>);
     /// The end of the behaviour once its cowns are released (see [`Head::complete`]).
     fn complete(task: Running<Self>);
+    /// Ends the task, as dropping it does. A behaviour over several cowns has its block (from
+    /// [`Blocks`], with a tail) freed by code inlined here, where the drop calls the kind's free,
+    /// which computes the block's size class from the tail's length; that is a constant where the
+    /// shape says how many cowns the behaviour names. A single-cown behaviour's task is
+    /// dropped: its free is a short call, and inlined with the check that the block is from
+    /// [`Blocks`] it was no cheaper.
+    fn end(task: Running<Self>);
 }
 
 /// The task and the kind of both gatings, which differ in their later requests (`$later`, of
-/// the running task `$task`): each turn runs the behaviour and the chain it starts
+/// the running task `$task`) and in the end of their task (`$end`, of the task `$ended`; see
+/// [`Kind::end`]): each turn runs the behaviour and the chain it starts
 /// ([`super::run`]); a shut-down runtime cancels it ([`super::cancel`]).
 macro_rules! behaviour_task {
-    ($gating:ident, |$task:ident| $later:expr) => {
+    ($gating:ident, |$task:ident| $later:expr, |$ended:ident| $end:expr) => {
         impl<Sh, F, R, H> Task for Behaviour<Sh, F, R, H, $gating>
         where
             Sh: Shape,
@@ -454,12 +463,21 @@ macro_rules! behaviour_task {
             fn complete(task: Running<Self>) {
                 H::complete::<Self, $gating>(task);
             }
+
+            #[inline(always)]
+            fn end($ended: Running<Self>) {
+                $end
+            }
         }
     };
 }
 
-behaviour_task!(One, |_task| &[]);
-behaviour_task!(Many, |task| task.tail());
+behaviour_task!(One, |_task| &[], |task| drop(task));
+behaviour_task!(Many, |task| task.tail(), |task| {
+    // A set of `WRITERS` cowns known from its type makes `WRITERS - 1` later requests.
+    let later = <Sh as Shape>::WRITERS.checked_sub(1);
+    task.end_with_tail_in::<Blocks>(later)
+});
 
 impl<Sh, F, R, H> TaskWithTail for Behaviour<Sh, F, R, H, Many>
 where

@@ -323,15 +323,63 @@ impl<K: TaskWithTail> Cell<K> {
         cell.cast()
     }
 
+    /// Frees the cell at `header`, whose count reached zero: inline, if it is a cell with a tail
+    /// from `B` (its vtable is that of `Cell<K>` with a tail from `B`), or else through its
+    /// vtable. `len`, if given, is the length the caller expects the tail to have: a cell whose
+    /// tail has that length has its layout computed from `len` (a constant where the caller's is)
+    /// rather than from the length it holds.
+    ///
+    /// The vtable is compared by address: the one of `Cell<K>` with a tail from `B` is a constant,
+    /// and a vtable at its address is that constant (or one merged with it for holding the same
+    /// functions, which free alike).
+    ///
+    /// # Safety
+    /// `header` heads a live `Cell<K>` whose count reached zero (nothing else refers to it).
+    #[inline(always)]
+    pub(crate) unsafe fn free_with_tail_as<B: Backing>(
+        header: NonNull<Header>,
+        len: Option<usize>,
+    ) {
+        // SAFETY: the caller's contract: the cell is alive until freed here.
+        let h = unsafe { header.as_ref() };
+        let vtable = h.vtable;
+        if !std::ptr::eq(vtable, Vtables::<K, B>::TAIL) {
+            // SAFETY: the caller's contract; the vtable is the one the cell was made with.
+            unsafe { (vtable.drop_cell)(header) };
+            return;
+        }
+        let held = h.tail_len as usize;
+        match len {
+            // SAFETY: the caller's contract; the vtable says that `allocate_with_tail::<B>` made
+            // the cell, with the length it holds, which is `len`.
+            Some(len) if len == held => unsafe { Self::drop_cell_with_tail_of::<B>(header, len) },
+            // SAFETY: as above, with the length the cell holds.
+            _ => unsafe { Self::drop_cell_with_tail_of::<B>(header, held) },
+        }
+    }
+
     /// The tail vtable's `drop_cell`: drops both parts and the tail, and frees the cell.
+    ///
+    /// # Safety
+    /// `header` heads a `Cell<K>` that `allocate_with_tail::<B>` made, whose count reached zero.
     unsafe fn drop_cell_with_tail<B: Backing>(header: NonNull<Header>) {
+        // SAFETY: the caller's contract; the cell holds its tail's length.
+        unsafe { Self::drop_cell_with_tail_of::<B>(header, header.as_ref().tail_len as usize) }
+    }
+
+    /// [`Cell::drop_cell_with_tail`] given the tail's length.
+    ///
+    /// # Safety
+    /// `header` heads a `Cell<K>` that `allocate_with_tail::<B>` made with `len` tail values,
+    /// whose count reached zero.
+    #[inline(always)]
+    unsafe fn drop_cell_with_tail_of<B: Backing>(header: NonNull<Header>, len: usize) {
         let cell = header.cast::<Cell<K>>();
         // SAFETY: the count reached zero, so nothing else refers to the cell, which
-        // `allocate_with_tail` made with `tail_len` values (a layout that did not overflow then).
+        // `allocate_with_tail` made with `len` values (a layout that did not overflow then).
         unsafe {
-            let len = header.as_ref().tail_len as usize;
-            let tail = tail::<K>(header) as *const [K::Tail] as *mut [K::Tail];
-            std::ptr::drop_in_place(tail);
+            let start = header.byte_add(Self::TAIL_OFFSET).cast::<K::Tail>();
+            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(start.as_ptr(), len));
             std::ptr::drop_in_place(cell.as_ptr());
             let layout = Self::layout_with_tail_unchecked::<B>(len);
             B::release(cell.cast(), layout);

@@ -372,6 +372,33 @@ impl<K: Task> Running<K> {
 }
 
 impl<K: TaskWithTail> Running<K> {
+    /// Ends the task, as dropping it does, for a task made with a tail in the block cache `C`
+    /// ([`Runnable::new_with_tail_in`], [`Running::new_with_tail_in`]): if this was the last
+    /// reference, the cell and its tail are freed by code inlined here, where the drop frees them
+    /// through a call to the kind's free, which computes the block's size class from the tail's
+    /// length. A task made otherwise (another cache, the global allocator, no tail) is ended as by
+    /// the drop, whatever `C` says.
+    ///
+    /// `len`, if given, is the number of tail values the caller expects the task to have (known
+    /// from its kind, say): a task that has that many has its block's size class computed from
+    /// `len`, a constant where the caller's is, rather than from the number the task holds. A
+    /// task with another number is ended all the same.
+    ///
+    /// For a model that ends many short tasks of a kind and cache it knows (a behaviour over
+    /// several cowns, after its closure).
+    #[inline(always)]
+    pub fn end_with_tail_in<C: BlockCache>(self, len: Option<usize>) {
+        let header = ManuallyDrop::new(self).header;
+        // SAFETY: this runnable's count, given up here (`ManuallyDrop`); the cell is a
+        // `Cell<K>`, and `free_with_tail_as` frees it whatever its backing once its count reached
+        // zero.
+        unsafe {
+            release_runnable_then(header, |h| {
+                Cell::<K>::free_with_tail_as::<Cached<C>>(h, len)
+            });
+        }
+    }
+
     /// Makes a task of tail kind `K`, as [`Runnable::new_with_tail`] does, and returns its runnable
     /// in typed form: for a model that reads the tail of the task it has just made (to enqueue a
     /// behaviour's requests) before it gives the runnable away.
@@ -465,28 +492,40 @@ fn has_handles(header: NonNull<Header>) -> bool {
     unsafe { header.as_ref() }.refs.load(Ordering::Acquire) != RUNNABLE
 }
 
-/// Gives up a runnable's count; frees the cell if it was the last.
+/// Gives up a runnable's count; frees the cell through its vtable if it was the last.
 ///
 /// # Safety
 /// The caller owns a runnable's count of the live cell at `header` and does not use it afterwards.
 #[inline]
 unsafe fn release_runnable(header: NonNull<Header>) {
+    // SAFETY: the caller's contract; the vtable's `drop_cell` frees any cell whose count reached
+    // zero.
+    unsafe { release_runnable_then(header, |h| (h.as_ref().vtable.drop_cell)(h)) }
+}
+
+/// Gives up a runnable's count; frees the cell with `free` if it was the last.
+///
+/// # Safety
+/// The caller owns a runnable's count of the live cell at `header` and does not use it afterwards;
+/// `free` frees that cell once nothing else refers to it.
+#[inline(always)]
+unsafe fn release_runnable_then(header: NonNull<Header>, free: impl FnOnce(NonNull<Header>)) {
     // SAFETY: the caller's count keeps the cell alive until given up.
     let h = unsafe { header.as_ref() };
     // The runnable alone: nobody can make a handle (there is none to clone and the runnable is
     // ours), so the cell is ours to free without a read-modify-write. Acquire: the last handle's
     // release happened before.
     if h.refs.load(Ordering::Acquire) == RUNNABLE {
-        // SAFETY: nothing else refers to the cell.
-        unsafe { (h.vtable.drop_cell)(header) };
+        // Nothing else refers to the cell.
+        free(header);
         return;
     }
     // Release: this thread's uses of the task precede the freeing, by whoever frees it.
     if h.refs.fetch_sub(RUNNABLE, Ordering::Release) == RUNNABLE {
         // Acquire: the other holders' uses precede this freeing (as `Arc`'s drop).
         fence(Ordering::Acquire);
-        // SAFETY: the count reached zero: nothing else refers to the cell.
-        unsafe { (h.vtable.drop_cell)(header) };
+        // The count reached zero: nothing else refers to the cell.
+        free(header);
     }
 }
 

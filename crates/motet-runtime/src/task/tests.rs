@@ -359,3 +359,72 @@ fn the_default_call_ends_the_task_and_returns_its_word() {
         "both parts dropped once the handle went"
     );
 }
+
+/// `end_with_tail_in` ends a task as its drop does, whatever the task was made with and whatever
+/// length it is told: the cell and its tail are dropped once the last reference goes, and a cell
+/// with a tail from the named cache goes back to that cache (the block it freed last is the next
+/// one it hands out).
+#[test]
+fn ending_a_task_in_its_cache_frees_it_as_the_drop_does() {
+    let value = |drops: &Arc<AtomicUsize>| {
+        let drops = drops.clone();
+        move |i, _: &AtomicUsize| (i, Probe(drops.clone()))
+    };
+    // Made with a tail in the cache: freed by the inlined free, into the cache.
+    for len in [0, 1, 3] {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let running = Running::<Tailed>::new_with_tail_in::<TestBlocks>(
+            AtomicUsize::new(0),
+            (),
+            len,
+            value(&drops),
+        );
+        let at = running.handle().as_ptr();
+        // The length given or not, right or wrong: the free is the same.
+        let expected = match len {
+            1 => None,
+            3 => Some(4),
+            n => Some(n),
+        };
+        running.end_with_tail_in::<TestBlocks>(expected);
+        assert_eq!(drops.load(SeqCst), len, "len {len}: the tail dropped");
+        let again = Running::<Tailed>::new_with_tail_in::<TestBlocks>(
+            AtomicUsize::new(0),
+            (),
+            len,
+            value(&drops),
+        );
+        assert_eq!(
+            again.handle().as_ptr(),
+            at,
+            "len {len}: the block came back from the cache"
+        );
+        drop(again);
+        assert_eq!(drops.load(SeqCst), 2 * len);
+    }
+    // A handle left: the end gives up the runnable's count only; the handle frees the cell.
+    let drops = Arc::new(AtomicUsize::new(0));
+    let running = Running::<Tailed>::new_with_tail_in::<TestBlocks>(
+        AtomicUsize::new(7),
+        (),
+        2,
+        value(&drops),
+    );
+    let handle = running.handle();
+    running.end_with_tail_in::<TestBlocks>(Some(2));
+    assert_eq!(drops.load(SeqCst), 0, "the handle keeps the cell");
+    assert_eq!(handle.load(SeqCst), 7);
+    drop(handle);
+    assert_eq!(drops.load(SeqCst), 2);
+    // Made from the global allocator, or without a tail: ended through the kind's own free.
+    let drops = Arc::new(AtomicUsize::new(0));
+    let running = Running::<Tailed>::new_with_tail(AtomicUsize::new(0), (), 3, value(&drops));
+    running.end_with_tail_in::<TestBlocks>(Some(3));
+    assert_eq!(drops.load(SeqCst), 3);
+    let runnable = Runnable::new_in::<Tailed, TestBlocks>(AtomicUsize::new(0), ());
+    let running = runnable.into_running::<Tailed>().expect("a `Tailed` cell");
+    let handle = running.handle();
+    running.end_with_tail_in::<TestBlocks>(None);
+    assert_eq!(handle.load(SeqCst), 0);
+    drop(handle);
+}
