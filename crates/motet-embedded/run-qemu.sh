@@ -45,6 +45,8 @@ export PATH=/usr/bin:/bin
 export RUSTC=/usr/bin/rustc
 export RUSTC_BOOTSTRAP=1
 unset RUSTFLAGS CARGO_BUILD_TARGET CARGO_TARGET_DIR
+# The board's profiles are its own (CI sets debug-info levels for the host workspace).
+unset CARGO_PROFILE_DEV_DEBUG CARGO_PROFILE_TEST_DEBUG CARGO_PROFILE_RELEASE_DEBUG CARGO_PROFILE_BENCH_DEBUG
 rustc --version
 qemu-system-arm --version | head -1
 

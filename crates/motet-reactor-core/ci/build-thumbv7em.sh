@@ -19,6 +19,8 @@ export PATH=/usr/bin:/bin
 export RUSTC=/usr/bin/rustc
 export RUSTC_BOOTSTRAP=1
 unset RUSTFLAGS CARGO_BUILD_TARGET
+# Debian's cargo may predate debug = "line-tables-only", which CI sets for the host workspace.
+unset CARGO_PROFILE_DEV_DEBUG CARGO_PROFILE_TEST_DEBUG CARGO_PROFILE_RELEASE_DEBUG CARGO_PROFILE_BENCH_DEBUG
 rustc --version
 cargo --version
 
