@@ -266,13 +266,13 @@ impl ProcessSystem {
     }
 
     /// A system without a runtime, whose processes the loom models run by hand.
-    #[cfg(loom)]
+    #[cfg(all(loom, test))]
     pub(crate) fn for_model(steps: u32) -> ProcessSystem {
         ProcessSystemBuilder { steps }.build()
     }
 
     /// Runs the scheduled processes until none is left (the loom models' worker).
-    #[cfg(loom)]
+    #[cfg(all(loom, test))]
     pub(crate) fn run_ready(&self) {
         let mut runs = 0;
         loop {
@@ -444,7 +444,7 @@ impl ProcessSystem {
 
     /// [`shutdown`](ProcessSystem::shutdown) without the wait, for the loom models (whose
     /// processes run on the model's own thread, so a wait there would never end).
-    #[cfg(loom)]
+    #[cfg(all(loom, test))]
     pub(crate) fn cancel_all_for_model(&self) {
         self.cancel_all();
     }

@@ -441,7 +441,7 @@ mod loom_models {
             drop(s);
             let mut got: Vec<u32> = Vec::new();
             let mut lost = 0u32;
-            let mut drain = |got: &mut Vec<u32>, lost: &mut u32| {
+            let drain = |got: &mut Vec<u32>, lost: &mut u32| {
                 inbox.drain_rings(
                     &mut |_, _, _, v| got.push(*v.downcast::<u32>().unwrap()),
                     &mut |_, n| *lost += n,
