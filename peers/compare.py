@@ -12,9 +12,11 @@ LIST is the output of `motet-savina list`, saved to a file (its models and defau
   compare.py models --listing LIST BENCH M1,M2,...
                                           the models of the list that motet-savina has for BENCH
   compare.py report --json OUT --markdown OUT.md [--command C] [--root DIR] [--listing LIST]
-                    [--sources sources.txt] [--kits "k1 k2"] [--bench B1,...] FILES...
+                    [--sources sources.txt] [--kits "k1 k2"] [--bench B1,...] [--port-notes TSV] FILES...
                                           merges kit-KIT.json and motet-*.json records into one array
-                                          (kit records get "peer_kit") and writes the comparison table
+                                          (kit records get "peer_kit", and "port_differs" where
+                                          port-notes.tsv says the port does other work than SPEC.md's)
+                                          and writes the comparison table
 
 Kit records are in motet-savina's format but use their own parameter names (Verona's harness names,
 Savina's Akka "Args:" lines, LF's runner names; CAF's are SPEC.md's flags). PARAMS below maps each to
@@ -403,7 +405,24 @@ def machine():
            f"{platform.system()} {platform.release()}"
 
 
+def read_port_notes(path):
+    """(peer model, benchmark) -> how that peer's port differs from SPEC.md (port-notes.tsv)."""
+    notes = {}
+    if not path or not os.path.exists(path):
+        return notes
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 3 or not all(parts):
+                sys.exit(f"compare.py: {path}:{n}: want 'model<TAB>benchmark<TAB>note'")
+            notes[(parts[0], parts[1])] = parts[2]
+    return notes
+
+
 def cmd_report(a):
+    port_notes = read_port_notes(a.port_notes)
     kit_recs, motet_recs = [], []
     for path in a.files:
         kit = kit_of(path)
@@ -411,6 +430,9 @@ def cmd_report(a):
             if kit:
                 rec = dict(rec)
                 rec["peer_kit"] = kit
+                note = port_notes.get((rec["model"], rec["benchmark"]))
+                if note:
+                    rec["port_differs"] = note
                 kit_recs.append(rec)
             else:
                 motet_recs.append(rec)
@@ -487,8 +509,9 @@ def cmd_report(a):
                  + "".join(f"{p} | " for p in peer_cols)
                  + "".join(f"{p}/{b} | " for p, b in ratio_cols).rstrip())
     lines.append("|" + " --- |" * (3 + len(motet_models) + len(peer_cols) + len(ratio_cols)))
-    ratios = {}  # (peer, base, threads) -> [ratio]
-    outcomes = {}  # (peer, base, threads) -> ["win" | "tie" | "loss"], motet's side
+    ratios = {}  # (peer, base, threads) -> [(ratio, the port runs SPEC.md's workload)]
+    outcomes = {}  # (peer, base, threads) -> [("win" | "tie" | "loss", same workload)], motet's side
+    marked = []  # (peer, benchmark) rows marked "≠", in table order
     for key in order:
         bench, sizes, threads = key
         cells = rows[key]
@@ -504,24 +527,31 @@ def cmd_report(a):
             ok = pr is not None and mr is not None and pr.get("validated") and mr.get("validated")
             pv, mv = (median(pr) if pr else None), (median(mr) if mr else None)
             tie = ok and is_tie(pr, mr)
-            row.append((fmt_ratio(pv, mv) + (" tie" if tie else "")) if ok else "—")
+            differs = (p, bench) in port_notes
+            if differs and pr is not None and (p, bench) not in marked:
+                marked.append((p, bench))
+            row.append((fmt_ratio(pv, mv) + (" tie" if tie else "") + (" ≠" if differs else "")) if ok else "—")
             if ok and pv and mv:
-                ratios.setdefault((p, base, threads), []).append(pv / mv)
+                ratios.setdefault((p, base, threads), []).append((pv / mv, not differs))
                 outcome = "tie" if tie else ("win" if pv > mv else "loss")
-                outcomes.setdefault((p, base, threads), []).append(outcome)
+                outcomes.setdefault((p, base, threads), []).append((outcome, not differs))
         lines.append("| " + " | ".join(row) + " |")
 
     threads_seen = sorted({k[2] for k in order})
-    summary = ["| peer / motet | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in threads_seen) + " |",
-               "|" + " --- |" * (1 + len(threads_seen))]
-    for p, base in ratio_cols:
-        cells = []
-        for t in threads_seen:
-            rs = ratios.get((p, base, t), [])
-            os_ = outcomes.get((p, base, t), [])
-            wtl = f"{os_.count('win')}/{os_.count('tie')}/{os_.count('loss')}"
-            cells.append(f"{math.exp(sum(map(math.log, rs)) / len(rs)):.2f} ({len(rs)}; {wtl})" if rs else "—")
-        summary.append(f"| {p}/{base} | " + " | ".join(cells) + " |")
+    def summary_table(same_only):
+        table = ["| peer / motet | " + " | ".join(f"{t} thread{'s' if t > 1 else ''}" for t in threads_seen)
+                 + " |", "|" + " --- |" * (1 + len(threads_seen))]
+        for p, base in ratio_cols:
+            cells = []
+            for t in threads_seen:
+                rs = [r for r, same in ratios.get((p, base, t), []) if same or not same_only]
+                os_ = [o for o, same in outcomes.get((p, base, t), []) if same or not same_only]
+                wtl = f"{os_.count('win')}/{os_.count('tie')}/{os_.count('loss')}"
+                cells.append(f"{math.exp(sum(map(math.log, rs)) / len(rs)):.2f} ({len(rs)}; {wtl})" if rs else "—")
+            table.append(f"| {p}/{base} | " + " | ".join(cells) + " |")
+        return table
+
+    summary = summary_table(False)
 
     commit = sh("git", "rev-parse", "HEAD", cwd=a.root) if a.root else ""
     dirty = sh("git", "status", "--porcelain", "--untracked-files=no", cwd=a.root) if a.root else ""
@@ -570,6 +600,17 @@ def cmd_report(a):
               "interval of the kit's samples, else their whole range where a kit gave fewer than 6):")
     md.append("")
     md.extend(summary)
+    if marked:
+        md.append("")
+        md.append("The same over the rows whose peer port runs SPEC.md's workload (the rows marked ≠ left out):")
+        md.append("")
+        md.extend(summary_table(True))
+        md.append("")
+        md.append("≠: the peer's port does other work than SPEC.md's (Savina's) program, which motet's default "
+                  "programs follow; from peers/port-notes.tsv:")
+        md.append("")
+        for p, bench in marked:
+            md.append(f"- {p} {bench}: {port_notes[(p, bench)]}")
     devs = {}
     for r in motet_recs:
         d = list(r.get("deviations") or [])
@@ -629,6 +670,8 @@ def main():
     p.add_argument("--kits", default="")
     p.add_argument("--listing", default="", help="`motet-savina list`, saved to a file")
     p.add_argument("--bench", dest="bench_order", type=lambda s: [b for b in s.split(",") if b], default=None)
+    p.add_argument("--port-notes", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "port-notes.tsv"),
+                   help="peer ports that differ from SPEC.md (default: port-notes.tsv beside this script)")
     p.add_argument("files", nargs="*")
     p.set_defaults(f=cmd_report)
     a = ap.parse_args()
