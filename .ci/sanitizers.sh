@@ -11,7 +11,10 @@
 # .ci/tsan.supp lists, with reasons, the reports that come from that and nothing else.
 #
 # If no nightly toolchain can be had (rustup missing or offline), the step says so and is skipped.
-# Each sanitizer builds in a target directory of its own (target/tsan, target/asan). Backtraces
+# Each sanitizer builds in a target directory of its own (target/tsan, target/asan), with full
+# debug info whatever the caller's profile says: the suppressions name functions by their paths
+# (`motet_runtime::runtime::Shared*Counted*release`), which line tables alone do not give inlined
+# frames, so that a report would print `release` and match nothing. Backtraces
 # of the panics that tests provoke are off: std's (uninstrumented) backtrace printing under its own
 # lock is reported as racing by ThreadSanitizer.
 #
@@ -87,6 +90,7 @@ run_sanitizer() {
         if ! RUSTFLAGS="-Zsanitizer=$san -Cunsafe-allow-abi-mismatch=sanitizer -Cforce-frame-pointers=yes" \
             CARGO_TARGET_DIR="target/$dir" \
             CARGO_PROFILE_DEV_OPT_LEVEL=1 \
+            CARGO_PROFILE_DEV_DEBUG=full CARGO_PROFILE_TEST_DEBUG=full \
             RUST_BACKTRACE=0 \
             cargo +nightly test --target "$host" -p "$crate" "$@" --no-fail-fast -- --test-threads=2 $harness_part; then
             failed+=("$san: $entry")
