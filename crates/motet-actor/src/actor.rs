@@ -108,6 +108,19 @@ impl<'a, A: Actor> Context<'a, A> {
         std::mem::replace(&mut self.pending, Pending::None)
     }
 
+    /// The stop reason, if a stop is what the handler asked for (leaving nothing pending then);
+    /// otherwise `None`, leaving the request in place.
+    #[inline(always)]
+    pub(crate) fn take_stop(&mut self) -> Option<ExitReason> {
+        if !matches!(self.pending, Pending::Stop(_)) {
+            return None;
+        }
+        match std::mem::replace(&mut self.pending, Pending::None) {
+            Pending::Stop(reason) => Some(reason),
+            _ => unreachable!("tested above"),
+        }
+    }
+
     /// Whether a handler asked for anything: a load, where [`Context::take_pending`] also writes.
     #[inline(always)]
     pub(crate) fn has_pending(&self) -> bool {

@@ -48,7 +48,7 @@
 //! a pooled actor's wake tests nothing, and the detour costs only the actors that block.
 
 use std::marker::PhantomData;
-use std::mem::MaybeUninit;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
@@ -252,7 +252,7 @@ impl<M: Send + 'static> Header<M> {
     /// A new cell's header, with one address reference. Inlined into the closure that makes the
     /// cell's parts, so that it is written straight into the block.
     #[inline(always)]
-    pub(crate) fn new(runtime: &Handle, extra: Option<Box<Extra<M>>>) -> Header<M> {
+    pub(crate) fn new(runtime: &Handle, extra: Lazy<Extra<M>>) -> Header<M> {
         Header {
             refs: AtomicUsize::new(LIFE + ONE_ADDR),
             id: next_id(),
@@ -260,7 +260,7 @@ impl<M: Send + 'static> Header<M> {
             // SAFETY: linked by `placed` once the header is in its cell, before any use.
             mailbox: unsafe { Mailbox::unlinked() },
             runnable: UnsafeCell::new(MaybeUninit::uninit()),
-            extra: Lazy::new(extra),
+            extra,
         }
     }
 
@@ -775,21 +775,28 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         debug_assert_eq!(BOUNDED, options.bound.is_some());
         debug_assert_eq!(DETACHED, options.detached);
         let home = if DETACHED { Some(Home::new()) } else { None };
-        let extra = Extra::new(home.clone(), A::PRIORITIES, options.bound);
-        let local = Local::at_spawn(relations, options.stash_capacity);
+        let extra = Lazy::new(Extra::new(home.clone(), A::PRIORITIES, options.bound));
+        let local = Lazy::new(Local::at_spawn(relations, options.stash_capacity));
+        // The closure below owns the parts without drop glue. With it, the allocation's unwind
+        // path would drop the closure through an out-of-line call, which keeps every capture on
+        // the stack (a store and a reload each, on every spawn). Only a failed allocation could
+        // take that path, and the block cache then calls `handle_alloc_error`, which aborts.
+        let parts = ManuallyDrop::new((actor, extra, local, Lazy::new(supervision)));
         // A scalar for the closure below, which would otherwise keep the options in memory.
         let batch = options.batch.max(1);
         // The parts are made once the cell's block is there, so that they are written into it
         // directly (see `Runnable::new_in_with`).
         // Inlined too: a closure left out of line builds the parts on the stack and copies them.
+        // `move`: the batch is captured by value, not as a reference to a stack slot.
         let runnable = Runnable::new_in_with::<Self, Blocks>(
             #[inline(always)]
-            || {
+            move || {
+                let (actor, extra, local, supervision) = ManuallyDrop::into_inner(parts);
                 let header = Header::new(runtime, extra);
                 let inner = Inner {
                     actor: Some(actor),
-                    local: Lazy::new(local),
-                    supervision: Lazy::new(supervision),
+                    local,
+                    supervision,
                     batch,
                     started: false,
                 };
@@ -1022,6 +1029,18 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         if !ctx.has_pending() {
             return None;
         }
+        // A stop first, by itself: an actor that stops after one message asks for it on every
+        // spawn, and its reason then reaches the caller without a match over every request.
+        if let Some(reason) = ctx.take_stop() {
+            return Some(reason);
+        }
+        Self::after_other(ctx, actor)
+    }
+
+    /// [`Self::after`] for the requests other than a stop.
+    #[cold]
+    #[inline(never)]
+    fn after_other(ctx: &mut Context<'_, A>, actor: &mut A) -> Option<ExitReason> {
         match ctx.take_pending() {
             Pending::None => None,
             Pending::Stop(reason) => Some(reason),

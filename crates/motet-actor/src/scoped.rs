@@ -21,6 +21,7 @@ use crate::cell::{send_home, Extra, Header, Local, Relations};
 use crate::envelope::{Envelope, Signal};
 use crate::exit::{ActorId, Down, ExitReason, ExitSignal};
 use crate::home::{Home, Taken};
+use crate::lazy::Lazy;
 use crate::mailbox::Pop;
 
 /// What a scoped actor receives: a message, or news of an actor it links or monitors.
@@ -97,7 +98,7 @@ impl<M: Send + 'static> ScopedActor<M> {
     /// A scoped actor on `runtime` (which its asks' timers and the actors it talks to use).
     pub fn new(runtime: &Handle) -> ScopedActor<M> {
         let home = Home::new();
-        let extra = Extra::new(Some(home.clone()), false, None);
+        let extra = Lazy::new(Extra::new(Some(home.clone()), false, None));
         let runnable =
             Runnable::new_in_with::<ScopedTask<M>, Blocks>(|| (Header::new(runtime, extra), ()));
         let header = NonNull::from(&*runnable);
