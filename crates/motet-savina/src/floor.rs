@@ -7,26 +7,37 @@
 //!
 //! # Model
 //! - An actor is a value of the benchmark's actor type `A` (usually an enum over the actor kinds,
-//!   dispatching with `match`); its messages are `A::Msg`. Actors are named by [`ActorId`]s, indices
-//!   into the system, never reused.
-//! - [`Context::send`] appends to the receiver's mailbox. An actor whose mailbox goes from empty to
-//!   non-empty (unless it is the actor running now) becomes ready: into the next-actor slot if that
-//!   is empty, otherwise to the back of the run queue.
-//! - [`System::run`] runs the actor in the slot, or else the one at the front of the run queue,
-//!   and delivers up to [`BATCH`] messages (or the actor's own [`Actor::batch`]) from its mailbox,
-//!   one [`Actor::receive`] call each; if messages remain, the actor rejoins the back of the queue.
-//!   After [`CHAIN_BOUND`] actors in a row from the slot, while others wait in the queue, the
-//!   slot's actor queues behind them. `run` returns when no actor has a message: quiescence.
+//!   dispatching with `match`); its messages are `A::Msg`. Actors are named by [`ActorId`]s: a slot
+//!   and the slot's generation.
+//! - [`Context::send`] appends to the receiver's mailbox. An actor that is not scheduled (waiting
+//!   or running) becomes ready: into the next-actor slot if that is empty, otherwise to the back of
+//!   the wake queue. [`Context::spawn`] schedules the new actor at once, as a runtime schedules a
+//!   new actor for its start: into the slot if it is empty, otherwise on top of the spawn stack.
+//!   Actors made ready from outside [`System::run`] (by the harness) wait in the injector.
+//! - [`System::run`] picks the next actor as motet's runtime's worker does: on one turn in
+//!   [`INJECTOR_INTERVAL`], alternately, the oldest spawn or the injector's first; otherwise the
+//!   slot's actor, unless [`CHAIN_BOUND`] ran from the slot in a row while others wait (it then
+//!   queues behind the woken ones); otherwise the oldest woken actor, then the newest spawned, then
+//!   the injector's first. It delivers up to [`BATCH`] messages (or the actor's own
+//!   [`Actor::batch`]), one [`Actor::receive`] call each; if messages remain, the actor rejoins the
+//!   back of the wake queue. `run` returns when no actor has a message: quiescence.
 //!
-//! This is motet's runtime's policy on one worker (its next-task slot, its chain bound, an
-//! actor's yield to the back of the queue, motet-actor's default batch), so that the floor does
-//! not lose to the runtime by scheduling worse: a floor with a plain FIFO queue ran behind motet's
-//! actors on programs whose hand-offs the slot keeps in cache (chameneos, logmap).
+//! This is motet's runtime's policy on one worker (its next-task slot, its chain bound, its wake
+//! queue and spawn stack, an actor's yield to the back of the wake queue, motet-actor's default
+//! batch), so that the floor does not lose to the runtime by scheduling worse: a floor with one
+//! FIFO queue ran behind motet's actors on programs whose hand-offs the slot keeps in cache
+//! (chameneos, logmap), and ran recursive programs (fib, actorcreation) breadth first, with many
+//! more actors alive at once than the runtime's depth-first spawn stack keeps.
 //! - [`Context::exit`] stops the actor after the current message: it receives nothing more, messages
 //!   sent to it later are dropped (as dead letters are), but its state stays readable through
 //!   [`System::actor`] so that the harness can validate the result.
-//! - [`Context::spawn`] creates an actor while the system runs (dynamic creation, as in fjcreate);
-//!   its [`Actor::started`] hook runs at once, as Akka's `onPostStart` does.
+//! - A system made with [`System::reclaiming`] reuses an exited actor's slot, and its mailbox's
+//!   buffer, for the next actor spawned by an actor, as a runtime frees a stopped actor: memory
+//!   then follows the actors alive at once. The generation in [`ActorId`] keeps a message to the
+//!   exited actor from reaching the slot's new one. Actors the harness spawned keep their slots.
+//!   [`System::new`] keeps every slot, for programs whose harness reads actors that actors spawned.
+//! - [`Context::spawn`] runs the new actor's [`Actor::started`] hook at once, as Akka's
+//!   `onPostStart` does.
 
 use std::collections::VecDeque;
 
@@ -40,14 +51,27 @@ pub const BATCH: usize = motet_actor::DEFAULT_BATCH as usize;
 /// default chain bound.
 pub const CHAIN_BOUND: u32 = motet_runtime::DEFAULT_CHAIN_BOUND;
 
-/// The address of an actor in a [`System`].
+/// Every how many turns the worker looks elsewhere first, as motet's runtime's does: at turn
+/// [`OLDEST_TURN`] of each interval at the oldest actor on the spawn stack, at its last turn at
+/// the injector.
+const INJECTOR_INTERVAL: u32 = 61;
+
+/// See [`INJECTOR_INTERVAL`].
+const OLDEST_TURN: u32 = 31;
+
+/// The address of an actor in a [`System`]: its slot and the slot's generation, so that a message
+/// to an actor that has exited is dropped also after its slot holds another actor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ActorId(usize);
+pub struct ActorId {
+    index: u32,
+    generation: u32,
+}
 
 impl ActorId {
-    /// The actor's index: the number of actors spawned before it.
+    /// The actor's slot: the number of actors spawned before it, unless it took over the slot of an
+    /// exited actor (see [`System::reclaiming`]).
     pub fn index(self) -> usize {
-        self.0
+        self.index as usize
     }
 }
 
@@ -74,17 +98,38 @@ pub trait Actor: Sized {
 /// What an actor can do while it handles a message: everything but touch other actors' state.
 pub struct Context<A: Actor> {
     mailboxes: Vec<VecDeque<A::Msg>>,
-    alive: Vec<bool>,
+    /// Each slot's generation: the one its live actor's [`ActorId`] carries; bumped when the actor
+    /// exits, so that no live address names an exited actor.
+    generations: Vec<u32>,
+    /// Whether an exited actor's slot is reused ([`System::reclaiming`]).
+    reclaim: bool,
+    /// Slots that actors spawned from outside the system hold: never reused, so that the harness
+    /// can read their state once the system has run.
+    pinned: Vec<bool>,
+    /// Slots of exited actors, to reuse (only when `reclaim`).
+    free: Vec<u32>,
+    /// Whether each slot's actor is scheduled: waiting in the slot or a queue, or running.
+    scheduled: Vec<bool>,
     /// The actor made ready first since the slot was last emptied: it runs next.
     slot: Option<usize>,
     /// Actors from the slot that ran in a row.
     chain: u32,
-    ready: VecDeque<usize>,
-    /// Actors spawned since the system last adopted them, in id order; `None` while an actor's
-    /// `started` hook runs (it may spawn actors of its own, which get later ids).
-    spawned: Vec<Option<A>>,
-    running: Option<usize>,
-    me: usize,
+    /// Actors woken by a message (or yielding with messages left), oldest first.
+    wakes: VecDeque<usize>,
+    /// Actors spawned by an actor that did not get the slot; the newest runs first.
+    spawns: VecDeque<usize>,
+    /// Actors made ready from outside [`System::run`] (the harness), oldest first.
+    injector: VecDeque<usize>,
+    /// Turns left until the next one that looks elsewhere first (see [`INJECTOR_INTERVAL`]).
+    countdown: u32,
+    /// Whether that turn looks at the oldest spawn (else at the injector).
+    oldest_next: bool,
+    /// Whether [`System::run`] is running: actors made ready now are scheduled locally.
+    local: bool,
+    /// Actors spawned since the system last adopted them, with their slots, in spawn order; `None`
+    /// while an actor's `started` hook runs (it may spawn actors of its own).
+    spawned: Vec<(usize, Option<A>)>,
+    me: ActorId,
     exit_requested: bool,
     exited: usize,
     delivered: u64,
@@ -92,16 +137,27 @@ pub struct Context<A: Actor> {
 }
 
 impl<A: Actor> Context<A> {
-    fn new() -> Context<A> {
+    fn new(reclaim: bool) -> Context<A> {
         Context {
             mailboxes: Vec::new(),
-            alive: Vec::new(),
+            generations: Vec::new(),
+            reclaim,
+            pinned: Vec::new(),
+            free: Vec::new(),
+            scheduled: Vec::new(),
             slot: None,
             chain: 0,
-            ready: VecDeque::new(),
+            wakes: VecDeque::new(),
+            spawns: VecDeque::new(),
+            injector: VecDeque::new(),
+            countdown: OLDEST_TURN,
+            oldest_next: true,
+            local: false,
             spawned: Vec::new(),
-            running: None,
-            me: 0,
+            me: ActorId {
+                index: 0,
+                generation: 0,
+            },
             exit_requested: false,
             exited: 0,
             delivered: 0,
@@ -111,73 +167,132 @@ impl<A: Actor> Context<A> {
 
     /// The actor handling the current message (or running its `started` hook).
     pub fn me(&self) -> ActorId {
-        ActorId(self.me)
+        self.me
     }
 
     /// Sends `msg` to `to`; a message to an actor that has exited is dropped.
     ///
     /// # Panics
     /// If `to` does not name an actor of this system.
+    // Always inlined, as motet-actor's `Addr::tell` is: a handler's sends then cost no call.
+    #[inline(always)]
     pub fn send(&mut self, to: ActorId, msg: A::Msg) {
-        let i = to.0;
-        if !self.alive[i] {
+        let i = to.index();
+        if self.generations[i] != to.generation {
             self.dropped += 1;
             return;
         }
-        let mailbox = &mut self.mailboxes[i];
-        let was_empty = mailbox.is_empty();
-        mailbox.push_back(msg);
-        if was_empty && self.running != Some(i) {
-            self.make_ready(i);
+        self.mailboxes[i].push_back(msg);
+        if !self.scheduled[i] {
+            self.scheduled[i] = true;
+            self.make_ready(i, false);
         }
     }
 
-    /// Schedules actor `i`, whose mailbox has just become non-empty: into the slot if it is empty
-    /// (the slot keeps the actor that was there first), otherwise to the back of the queue.
-    fn make_ready(&mut self, i: usize) {
-        if self.slot.is_none() {
+    /// Schedules actor `i`, woken by a message (`new` false) or just spawned (`new` true). During
+    /// [`System::run`]: into the slot if it is empty (the slot keeps the actor that was there
+    /// first), otherwise to the back of the wake queue or the top of the spawn stack. From outside:
+    /// to the back of the injector.
+    #[inline]
+    fn make_ready(&mut self, i: usize, new: bool) {
+        if !self.local {
+            self.injector.push_back(i);
+        } else if self.slot.is_none() {
             self.slot = Some(i);
+        } else if new {
+            self.spawns.push_back(i);
         } else {
-            self.ready.push_back(i);
+            self.wakes.push_back(i);
         }
     }
 
-    /// The actor to run next: the slot's, unless [`CHAIN_BOUND`] ran from it in a row while
-    /// others wait (it then queues behind them); otherwise the front of the queue.
+    /// The actor to run next, as motet's runtime's worker chooses it: on the periodic turns (see
+    /// [`INJECTOR_INTERVAL`]) the oldest spawn or the injector's first; otherwise the slot's,
+    /// unless [`CHAIN_BOUND`] ran from it in a row while others wait (it then queues behind the
+    /// woken ones); otherwise the oldest woken actor, the newest spawned, the injector's first.
     fn next_ready(&mut self) -> Option<usize> {
+        self.countdown -= 1;
+        if self.countdown == 0 {
+            if let Some(i) = self.periodic() {
+                return Some(i);
+            }
+        }
         if let Some(i) = self.slot.take() {
             if self.chain < CHAIN_BOUND {
                 self.chain += 1;
                 return Some(i);
             }
-            if self.ready.is_empty() {
+            if self.wakes.is_empty() && self.spawns.is_empty() && self.injector.is_empty() {
                 // Nobody waits: the chain goes on.
                 self.chain = 0;
                 return Some(i);
             }
-            self.ready.push_back(i);
+            self.wakes.push_back(i);
         }
         self.chain = 0;
-        self.ready.pop_front()
+        self.wakes
+            .pop_front()
+            .or_else(|| self.spawns.pop_back())
+            .or_else(|| self.injector.pop_front())
+    }
+
+    /// The periodic turn's actor: alternately the oldest spawn and the injector's first. Sets
+    /// the countdown to the next periodic turn.
+    #[cold]
+    fn periodic(&mut self) -> Option<usize> {
+        if self.oldest_next {
+            self.oldest_next = false;
+            self.countdown = INJECTOR_INTERVAL - OLDEST_TURN;
+            self.spawns.pop_front()
+        } else {
+            self.oldest_next = true;
+            self.countdown = OLDEST_TURN;
+            self.injector.pop_front()
+        }
     }
 
     /// Creates `actor`, runs its `started` hook and returns its address.
-    pub fn spawn(&mut self, mut actor: A) -> ActorId {
-        let id = self.mailboxes.len();
-        self.mailboxes.push(VecDeque::new());
-        self.alive.push(true);
-        let slot = self.spawned.len();
-        self.spawned.push(None);
+    pub fn spawn(&mut self, actor: A) -> ActorId {
+        self.spawn_in(actor, false)
+    }
+
+    /// Creates `actor` in a free slot (if the system reclaims them and `pinned` is false) or a new
+    /// one, runs its `started` hook and returns its address.
+    fn spawn_in(&mut self, mut actor: A, pinned: bool) -> ActorId {
+        let reused = if pinned { None } else { self.free.pop() };
+        let index = match reused {
+            // Retiring emptied the mailbox and kept its buffer for this actor.
+            Some(index) => index,
+            None => {
+                let index =
+                    u32::try_from(self.mailboxes.len()).expect("fewer than 2^32 actor slots");
+                self.mailboxes.push(VecDeque::new());
+                self.generations.push(0);
+                self.pinned.push(pinned);
+                self.scheduled.push(false);
+                index
+            }
+        };
+        // A runtime schedules a new actor at once (for its start): so does the floor.
+        self.scheduled[index as usize] = true;
+        self.make_ready(index as usize, true);
+        let id = ActorId {
+            index,
+            generation: self.generations[index as usize],
+        };
+        let pending = self.spawned.len();
+        self.spawned.push((id.index(), None));
         let (me, exit) = (self.me, self.exit_requested);
         self.me = id;
         self.exit_requested = false;
         actor.started(self);
         if self.exit_requested {
-            self.retire(id);
+            // Not reclaimed: the actor waits in a queue for its first turn.
+            self.retire(id.index(), false);
         }
         (self.me, self.exit_requested) = (me, exit);
-        self.spawned[slot] = Some(actor);
-        ActorId(id)
+        self.spawned[pending].1 = Some(actor);
+        id
     }
 
     /// Stops the current actor once this message (or `started` hook) is handled.
@@ -185,17 +300,25 @@ impl<A: Actor> Context<A> {
         self.exit_requested = true;
     }
 
-    /// Marks actor `i` as exited and drops what is left in its mailbox.
-    fn retire(&mut self, i: usize) {
-        self.alive[i] = false;
+    /// Marks actor `i` as exited and drops what is left in its mailbox; if `reuse` and the system
+    /// reclaims slots, the slot (and its mailbox's buffer) goes to the next actor spawned.
+    fn retire(&mut self, i: usize, reuse: bool) {
+        self.generations[i] = self.generations[i].wrapping_add(1);
         self.exited += 1;
-        let left = std::mem::take(&mut self.mailboxes[i]);
-        self.dropped += left.len() as u64;
+        let mailbox = &mut self.mailboxes[i];
+        self.dropped += mailbox.len() as u64;
+        if self.reclaim && reuse && !self.pinned[i] {
+            mailbox.clear();
+            self.free.push(i as u32);
+        } else {
+            *mailbox = VecDeque::new();
+        }
     }
 }
 
 /// A sequential actor system: actors, their mailboxes and the run queue.
 pub struct System<A: Actor> {
+    /// Each slot's actor; an exited actor's state stays until another actor takes over its slot.
     actors: Vec<A>,
     cx: Context<A>,
 }
@@ -207,18 +330,31 @@ impl<A: Actor> Default for System<A> {
 }
 
 impl<A: Actor> System<A> {
-    /// An empty system.
+    /// An empty system that keeps every actor's state, also after it has exited, so that the
+    /// harness can read any actor once the system has run.
     pub fn new() -> System<A> {
         System {
             actors: Vec::new(),
-            cx: Context::new(),
+            cx: Context::new(false),
+        }
+    }
+
+    /// An empty system that reuses the slot of an actor spawned by another actor once it has
+    /// exited (its state is dropped when the next actor takes the slot; its mailbox's buffer goes
+    /// to that actor), as a runtime frees an actor that has stopped. Memory then follows the
+    /// actors alive at once, not all actors ever spawned. Actors spawned from outside (with
+    /// [`System::spawn`]) keep their slots, so their state stays readable.
+    pub fn reclaiming() -> System<A> {
+        System {
+            actors: Vec::new(),
+            cx: Context::new(true),
         }
     }
 
     /// Creates `actor` from outside any actor (the benchmark's main thread) and runs its `started`
     /// hook.
     pub fn spawn(&mut self, actor: A) -> ActorId {
-        let id = self.cx.spawn(actor);
+        let id = self.cx.spawn_in(actor, true);
         self.adopt_spawned();
         id
     }
@@ -230,15 +366,19 @@ impl<A: Actor> System<A> {
 
     /// Delivers messages until no actor has one left (quiescence).
     pub fn run(&mut self) {
+        self.cx.local = true;
         while let Some(i) = self.cx.next_ready() {
             self.run_turn(i);
         }
+        self.cx.local = false;
     }
 
     /// Lets actor `i` handle up to [`Actor::batch`] messages.
     fn run_turn(&mut self, i: usize) {
-        self.cx.running = Some(i);
-        self.cx.me = i;
+        self.cx.me = ActorId {
+            index: i as u32,
+            generation: self.cx.generations[i],
+        };
         for _ in 0..self.actors[i].batch() {
             let Some(msg) = self.cx.mailboxes[i].pop_front() else {
                 break;
@@ -248,38 +388,55 @@ impl<A: Actor> System<A> {
             self.adopt_spawned();
             if self.cx.exit_requested {
                 self.cx.exit_requested = false;
-                self.cx.retire(i);
+                self.cx.retire(i, true);
                 break;
             }
         }
-        self.cx.running = None;
-        if !self.cx.mailboxes[i].is_empty() {
-            self.cx.ready.push_back(i);
+        if self.cx.mailboxes[i].is_empty() {
+            self.cx.scheduled[i] = false;
+        } else {
+            // Its turn is over, not its work: it yields to the back of the wake queue.
+            self.cx.wakes.push_back(i);
         }
     }
 
-    /// Moves the actors spawned during the last call into the system.
+    /// Moves the actors spawned during the last call into their slots.
+    #[inline]
     fn adopt_spawned(&mut self) {
-        if !self.cx.spawned.is_empty() {
-            let spawned = self.cx.spawned.drain(..);
-            self.actors
-                .extend(spawned.map(|a| a.expect("a spawned actor's start hook has returned")));
+        if self.cx.spawned.is_empty() {
+            return;
+        }
+        self.adopt_spawned_slow();
+    }
+
+    /// [`System::adopt_spawned`]'s work, out of line: most messages spawn nothing.
+    #[inline(never)]
+    fn adopt_spawned_slow(&mut self) {
+        for (i, actor) in self.cx.spawned.drain(..) {
+            let actor = actor.expect("a spawned actor's start hook has returned");
+            // New slots come in increasing order, each the next one; reused slots are below.
+            if i < self.actors.len() {
+                self.actors[i] = actor;
+            } else {
+                self.actors.push(actor);
+            }
         }
     }
 
-    /// The state of actor `id` (also after it has exited).
+    /// The state of actor `id` (also after it has exited, unless its slot was reused).
     pub fn actor(&self, id: ActorId) -> &A {
-        &self.actors[id.0]
+        &self.actors[id.index()]
     }
 
-    /// Every actor's state, in spawn order.
+    /// Every slot's actor, in slot order: every actor spawned, in spawn order, unless the system
+    /// reclaims slots.
     pub fn actors(&self) -> &[A] {
         &self.actors
     }
 
     /// The state of actor `id`, to take what it holds (a result) once the system has run.
     pub fn actor_mut(&mut self, id: ActorId) -> &mut A {
-        &mut self.actors[id.0]
+        &mut self.actors[id.index()]
     }
 
     /// How many actors have exited.
@@ -485,12 +642,17 @@ mod tests {
             sys.send(b, ());
         }
         sys.run();
-        assert_eq!(*log.borrow(), [0, 1, 1, 1, 0, 0]);
+        // Both wait in the injector; `a` yields after each message to the back of the wake queue,
+        // which the worker serves before the injector, so `b` runs once `a` is done.
+        assert_eq!(*log.borrow(), [0, 0, 0, 1, 1, 1]);
+        assert_eq!(sys.delivered(), 6);
     }
 
-    /// Logs its turns and passes each message on to `to`, if it has one.
+    /// Logs its turns and passes each message on to `to`, if it has one; on its first message,
+    /// also wakes `also`, if it has one.
     struct Forward {
         to: Option<ActorId>,
+        also: Option<ActorId>,
         log: std::rc::Rc<std::cell::RefCell<Vec<usize>>>,
     }
 
@@ -501,6 +663,9 @@ mod tests {
             if let (Some(to), 1..) = (self.to, hops) {
                 cx.send(to, hops - 1);
             }
+            if let Some(also) = self.also.take() {
+                cx.send(also, 0);
+            }
         }
     }
 
@@ -508,33 +673,164 @@ mod tests {
     fn the_actor_a_turn_wakes_runs_next_until_the_chain_bound() {
         let log: std::rc::Rc<std::cell::RefCell<Vec<usize>>> = std::rc::Rc::default();
         let mut sys = System::new();
-        // 0 and 1 bounce a message; 2 waits in the queue.
+        // 0 and 1 bounce a message; 1 wakes 2, which then waits in the wake queue.
         let a = sys.spawn(Forward {
             to: None,
-            log: std::rc::Rc::clone(&log),
-        });
-        let b = sys.spawn(Forward {
-            to: Some(a),
+            also: None,
             log: std::rc::Rc::clone(&log),
         });
         let c = sys.spawn(Forward {
             to: None,
+            also: None,
             log: std::rc::Rc::clone(&log),
         });
+        let b = sys.spawn(Forward {
+            to: Some(a),
+            also: Some(c),
+            log: std::rc::Rc::clone(&log),
+        });
+        // Their first turns (nothing to handle: they were scheduled when spawned).
+        sys.run();
+        assert!(log.borrow().is_empty());
         let mut actors = std::mem::take(&mut sys.actors);
         actors[0].to = Some(b);
         sys.actors = actors;
         let hops = 2 * CHAIN_BOUND + 10;
         sys.send(a, hops);
-        sys.send(c, 0);
         sys.run();
         let log = log.borrow();
         assert_eq!(log.len(), hops as usize + 2);
-        // The first CHAIN_BOUND turns come from the slot (0 was put there first, then each
-        // hand-off), ahead of the queued actor; then it gets its turn.
-        let queued = log.iter().position(|&i| i == 2).unwrap();
-        assert_eq!(queued, CHAIN_BOUND as usize, "{log:?}");
-        assert!(log[..queued].iter().all(|&i| i != 2));
+        // `a` came from the injector; then CHAIN_BOUND turns come from the slot (each hand-off),
+        // ahead of the woken actor; then it gets its turn.
+        let queued = log.iter().position(|&i| i == c.index()).unwrap();
+        assert_eq!(queued, CHAIN_BOUND as usize + 1, "{log:?}");
+    }
+
+    /// Spawns two children per message down to depth 0, each of which exits; records the order
+    /// in which depths are visited and the most actors alive at once.
+    struct Tree {
+        parent: Option<ActorId>,
+        pending: u8,
+        log: std::rc::Rc<std::cell::RefCell<(Vec<u32>, usize, usize)>>,
+    }
+
+    impl Tree {
+        fn new(
+            parent: Option<ActorId>,
+            log: &std::rc::Rc<std::cell::RefCell<(Vec<u32>, usize, usize)>>,
+        ) -> Tree {
+            let mut l = log.borrow_mut();
+            l.1 += 1;
+            l.2 = l.2.max(l.1);
+            Tree {
+                parent,
+                pending: 0,
+                log: std::rc::Rc::clone(log),
+            }
+        }
+
+        fn done(&mut self, cx: &mut Context<Self>) {
+            self.log.borrow_mut().1 -= 1;
+            if let Some(parent) = self.parent {
+                cx.send(parent, 0);
+            }
+            cx.exit();
+        }
+    }
+
+    impl Actor for Tree {
+        /// `depth + 1` to spread, 0 for a child's answer.
+        type Msg = u32;
+        fn receive(&mut self, msg: u32, cx: &mut Context<Self>) {
+            match msg {
+                0 => {
+                    self.pending -= 1;
+                    if self.pending == 0 {
+                        self.done(cx);
+                    }
+                }
+                1 => {
+                    self.log.borrow_mut().0.push(0);
+                    self.done(cx);
+                }
+                spread => {
+                    self.log.borrow_mut().0.push(spread - 1);
+                    let me = cx.me();
+                    for _ in 0..2 {
+                        let child = cx.spawn(Tree::new(Some(me), &self.log));
+                        cx.send(child, spread - 1);
+                    }
+                    self.pending = 2;
+                }
+            }
+        }
+    }
+
+    fn run_tree(sys: &mut System<Tree>, depth: u32) -> (Vec<u32>, usize) {
+        let log = std::rc::Rc::default();
+        let root = sys.spawn(Tree::new(None, &log));
+        sys.send(root, depth + 1);
+        sys.run();
+        let (order, alive, most) = log.take();
+        assert_eq!(alive, 0, "every actor exited");
+        assert_eq!(order.len(), (1 << (depth + 1)) - 1);
+        (order, most)
+    }
+
+    #[test]
+    fn spawned_actors_run_depth_first_from_the_spawn_stack() {
+        let depth = 10;
+        let (order, most) = run_tree(&mut System::new(), depth);
+        // Depth first: the first leaf is reached after one node per level.
+        let first_leaf = order.iter().position(|&d| d == 0).unwrap();
+        assert_eq!(first_leaf, depth as usize, "{order:?}");
+        // Breadth first would hold a whole level (1024 leaves) alive at once; depth first holds a
+        // path and its siblings, plus the subtrees that the periodic oldest-spawn turns start.
+        assert!(most <= 128, "{most} actors alive at once");
+    }
+
+    #[test]
+    fn a_reclaiming_system_reuses_the_slots_of_exited_actors() {
+        let depth = 10;
+        let mut keeping = System::new();
+        let (kept_order, _) = run_tree(&mut keeping, depth);
+        assert_eq!(keeping.actors().len(), (1 << (depth + 1)) - 1);
+        let mut reclaiming = System::reclaiming();
+        let (order, most) = run_tree(&mut reclaiming, depth);
+        // The same flow; slots only for the actors alive at once (and the root, which keeps its).
+        assert_eq!(order, kept_order);
+        assert!(
+            reclaiming.actors().len() <= most + 1,
+            "{}",
+            reclaiming.actors().len()
+        );
+        assert_eq!(reclaiming.exited(), (1 << (depth + 1)) - 1);
+        assert_eq!(reclaiming.dropped(), 0);
+    }
+
+    #[test]
+    fn a_message_to_an_exited_actor_is_dropped_after_its_slot_is_reused() {
+        let mut sys = System::reclaiming();
+        let log = std::rc::Rc::default();
+        let root = sys.spawn(Tree::new(None, &log));
+        // A leaf under the root: it exits after its one message, and its slot is free.
+        sys.send(root, 2);
+        sys.run();
+        let stale = ActorId {
+            index: 1,
+            generation: 0,
+        };
+        assert_eq!(sys.exited(), 3);
+        // A new tree takes slot 1 again; the stale address still names nothing.
+        let again = sys.spawn(Tree::new(None, &log));
+        assert_eq!(again.index(), 3, "the harness's actors take new slots");
+        sys.send(again, 2);
+        sys.run();
+        let before = sys.dropped();
+        sys.send(stale, 1);
+        assert_eq!(sys.dropped(), before + 1);
+        sys.run();
+        assert_eq!(sys.delivered(), 10);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
 
 /// One timed iteration: runs the program on a fresh system and checks the result.
 fn run(cfg: &Config) -> Outcome {
-    let mut sys = System::new();
+    let mut sys = System::reclaiming();
     let root = sys.spawn(Testee::new(None));
     sys.send(root, Msg::Spread(cfg.n));
     sys.run();

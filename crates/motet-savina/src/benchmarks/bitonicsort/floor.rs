@@ -28,7 +28,7 @@ struct BitonicFloor {
 impl BitonicFloor {
     /// One timed iteration: runs the program on a fresh system and checks the result.
     fn run(&self) -> Outcome {
-        let mut sys = System::new();
+        let mut sys = System::reclaiming();
         let validation = sys.spawn(Node {
             kind: Kind::validation(),
             report: None,

@@ -39,7 +39,7 @@ pub(super) fn sequential_facilities(cfg: &Config, start: PseudoRandom) -> u64 {
 
 /// Runs the program once on the sequential actor system and returns the root's report.
 fn simulate(cfg: &Config, start: PseudoRandom) -> Option<Report> {
-    let mut sys = System::new();
+    let mut sys = System::reclaiming();
     let root = sys.spawn(Node::Quadrant(QuadrantNode {
         q: Quadrant::root(cfg),
         parent: None,

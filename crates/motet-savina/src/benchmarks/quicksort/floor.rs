@@ -19,7 +19,7 @@ pub(super) fn prepare_tuned(params: &Params, _threads: usize) -> Prepared {
 /// One timed iteration: runs the program on a fresh system and checks the result.
 fn run(&(ref cfg, kernel): &(Config, Kernel)) -> Outcome {
     let (values, sum) = cfg.generate();
-    let mut sys = System::new();
+    let mut sys = System::reclaiming();
     let root = sys.spawn(Sorter::new(None, Position::Root, cfg.t, kernel));
     sys.send(root, Msg::Sort(values));
     sys.run();
