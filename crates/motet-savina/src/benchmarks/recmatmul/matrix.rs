@@ -16,9 +16,21 @@ pub(crate) enum Leaf {
     Tiled,
 }
 
-/// A, B (`n × n`, row-major): `A[i][j] = i`, `B[i][j] = j`, as Savina initialises them.
+/// How many `f64`s of gap follow each row of A and B: a row is [`ROW_GAP`] values longer than the
+/// matrix is wide, as Savina's `double[][]` rows are separate JVM arrays, each behind a 16-byte
+/// header. With rows exactly `n` values apart and `n` a power of two (1,024 at the defaults: 8 KiB),
+/// the i-j-k loop's walk down a column of B touches one address per row at the same offset modulo
+/// the cache's set stride, so the column's lines fall into a few cache sets and evict each other:
+/// the same loop ran about 4.5x slower at `n = 1024` than at `n = 1000` or `1040`. Savina's layout
+/// (and CAF's `vector<vector<double>>` under glibc's malloc, whose chunk headers do the same) never
+/// puts rows a power of two apart.
+pub(crate) const ROW_GAP: usize = 2;
+
+/// A, B (`n × n`, row-major, rows [`ROW_GAP`] values apart beyond `n`): `A[i][j] = i`, `B[i][j] = j`,
+/// as Savina initialises them.
 pub(crate) struct Inputs {
-    n: usize,
+    /// The distance between the starts of two rows: `n + ROW_GAP`.
+    pitch: usize,
     a: Vec<f64>,
     b: Vec<f64>,
 }
@@ -26,9 +38,34 @@ pub(crate) struct Inputs {
 impl Inputs {
     /// Builds A and B for `n × n` (untimed, in `prepare`).
     pub(crate) fn new(n: usize) -> Inputs {
-        let a = (0..n * n).map(|e| (e / n) as f64).collect();
-        let b = (0..n * n).map(|e| (e % n) as f64).collect();
-        Inputs { n, a, b }
+        Inputs::from_fn(n, |i, _| i as f64, |_, j| j as f64)
+    }
+
+    /// A and B with `A[i][j] = a(i, j)` and `B[i][j] = b(i, j)`, rows [`ROW_GAP`] values apart
+    /// beyond `n` (the gaps hold zeros and are never read).
+    pub(crate) fn from_fn(
+        n: usize,
+        a: impl Fn(usize, usize) -> f64,
+        b: impl Fn(usize, usize) -> f64,
+    ) -> Inputs {
+        let pitch = n + ROW_GAP;
+        let fill = |f: &dyn Fn(usize, usize) -> f64| {
+            (0..n * pitch)
+                .map(|e| {
+                    let (i, j) = (e / pitch, e % pitch);
+                    if j < n {
+                        f(i, j)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        };
+        Inputs {
+            pitch,
+            a: fill(&a),
+            b: fill(&b),
+        }
     }
 
     /// The leaf step of Savina's worker with `kernel`: `C[i][j] += Σ_k A[i][scA + k] · B[srB + k][j]`
@@ -46,12 +83,14 @@ impl Inputs {
     /// SPEC.md's leaf: Savina's i-j-k loop, one `C[i][j]` at a time, its terms added for k
     /// ascending, reading A's row i and B's column j (`n` apart) in place.
     pub(crate) fn multiply_leaf_plain(&self, work: &Work, c: &mut [f64]) {
-        let (n, dim) = (self.n, work.dim);
+        let (pitch, dim) = (self.pitch, work.dim);
         debug_assert_eq!(c.len(), dim * dim);
         for (i, c_row) in c.chunks_exact_mut(dim).enumerate() {
-            let a_row = &self.a[(work.sr_a + i) * n + work.sc_a..][..dim];
+            let a_row = &self.a[(work.sr_a + i) * pitch + work.sc_a..][..dim];
             for (j, c_ij) in c_row.iter_mut().enumerate() {
-                let b_column = self.b[work.sr_b * n + work.sc_b + j..].iter().step_by(n);
+                let b_column = self.b[work.sr_b * pitch + work.sc_b + j..]
+                    .iter()
+                    .step_by(pitch);
                 for (&a_ik, &b_kj) in a_row.iter().zip(b_column) {
                     *c_ij += a_ik * b_kj;
                 }
@@ -114,10 +153,10 @@ impl Inputs {
         c: &mut [f64],
         packed: &mut Vec<f64>,
     ) {
-        let (n, dim) = (self.n, work.dim);
+        let (pitch, dim) = (self.pitch, work.dim);
         debug_assert_eq!(c.len(), dim * dim);
-        let a_row = |i: usize| &self.a[(work.sr_a + i) * n + work.sc_a..][..dim];
-        let b_row = |k: usize| &self.b[(work.sr_b + k) * n + work.sc_b..][..dim];
+        let a_row = |i: usize| &self.a[(work.sr_a + i) * pitch + work.sc_a..][..dim];
+        let b_row = |k: usize| &self.b[(work.sr_b + k) * pitch + work.sc_b..][..dim];
         let panels = dim / COLUMNS;
         let tiled_rows = dim - dim % TILE_ROWS;
         packed.clear();
@@ -348,17 +387,28 @@ mod tests {
         }
     }
 
+    /// Rows are never a power of two apart (see [`ROW_GAP`]), at the default size or any other, and
+    /// the gap is never read: the product's entries are those of the matrices without it.
+    #[test]
+    fn rows_are_not_a_power_of_two_apart() {
+        for n in [128, 512, 1024, 2048] {
+            let inputs = Inputs::new(n);
+            assert!(!(inputs.pitch * std::mem::size_of::<f64>()).is_power_of_two());
+            assert_eq!(inputs.a.len(), n * inputs.pitch);
+            assert_eq!(inputs.b[inputs.pitch + 3], 3.0, "B[1][3] = 3");
+            assert_eq!(inputs.a[2 * inputs.pitch + 5], 2.0, "A[2][5] = 2");
+        }
+    }
+
     /// Both kernels against the textbook loop, to the bit, on blocks whose size is not a multiple
     /// of the tile (edge rows and columns), onto a C that is not zero, with values whose sums
     /// round (so that a kernel adding in another order would differ).
     #[test]
     fn leaf_kernel_matches_the_textbook_loop_at_every_shape() {
         let n = 24;
-        let inputs = Inputs {
-            n,
-            a: (0..n * n).map(|e| 1.0 / (e as f64 + 3.0)).collect(),
-            b: (0..n * n).map(|e| (e as f64 * 0.37).sin()).collect(),
-        };
+        let fa = |i: usize, j: usize| 1.0 / ((i * n + j) as f64 + 3.0);
+        let fb = |i: usize, j: usize| ((i * n + j) as f64 * 0.37).sin();
+        let inputs = Inputs::from_fn(n, fa, fb);
         for dim in [1, 3, 4, 5, 7, 8, 9, 12, 17] {
             let work = Work {
                 sr_a: 1,
@@ -375,8 +425,7 @@ mod tests {
             for i in 0..dim {
                 for j in 0..dim {
                     for k in 0..dim {
-                        want[i * dim + j] +=
-                            inputs.a[(1 + i) * n + 2 + k] * inputs.b[(2 + k) * n + 3 + j];
+                        want[i * dim + j] += fa(1 + i, 2 + k) * fb(2 + k, 3 + j);
                     }
                 }
             }
