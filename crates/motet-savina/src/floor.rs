@@ -2,8 +2,10 @@
 //!
 //! Every benchmark's `floor` variant runs the same message flow as its actor program (SPEC.md
 //! section 3) on this system, so that it does the same work per message that an actor runtime does
-//! (enqueue, schedule, dequeue, dispatch by `match`) without any synchronisation. It bounds what any
-//! runtime can reach on the same program.
+//! (enqueue, schedule, dequeue, dispatch by `match`) without any synchronisation. It is meant as a
+//! lower bound for any runtime on the same program at one worker (no runtime should run it faster
+//! than about 0.95x of the floor); where a runtime does beat it, the floor does some work the
+//! runtime avoids, and that is a defect of the floor to find.
 //!
 //! # Model
 //! - An actor is a value of the benchmark's actor type `A` (usually an enum over the actor kinds,
