@@ -101,3 +101,33 @@ fn generator_errors_name_the_file() {
     let e = generate_crate(&lf, &tmp.join("out")).unwrap_err();
     assert_eq!((e.line, e.col), (1, 1));
 }
+
+#[test]
+fn untyped_parameters_and_state_are_reported() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("motet-lf-untyped");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let lf = tmp.join("Untyped.lf");
+    for (src, message) in [
+        (
+            "target Rust\nreactor A(x) {}\nmain reactor { a = new A(x = 1) }\n",
+            "parameter `x` of `A` needs a type",
+        ),
+        (
+            "target Rust\nreactor A { state s; }\nmain reactor { a = new A() }\n",
+            "state variable `s` of `A` needs a type",
+        ),
+    ] {
+        std::fs::write(&lf, src).unwrap();
+        let e = generate_crate(&lf, &tmp.join("out")).unwrap_err();
+        assert_eq!(e.message, message, "{e}");
+    }
+    // A type inferred from the initializer, or from the parameter it names.
+    std::fs::write(
+        &lf,
+        "target Rust\nreactor A(x = 1) { state s = x; }\nmain reactor { a = new A() }\n",
+    )
+    .unwrap();
+    let (_, g) = generate_crate(&lf, &tmp.join("out")).unwrap();
+    let main = std::fs::read_to_string(g.dir.join("src/main.rs")).unwrap();
+    assert!(main.contains("let s: i32 = x;"), "{main}");
+}
