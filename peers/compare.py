@@ -4,6 +4,7 @@ motet-savina's `--size` names, and the merged records and Markdown table.
 
 usage:
   compare.py has KIT B1,B2,...            the benchmarks of the list that KIT has, comma-separated
+  compare.py all K1,K2,...                every benchmark one of the kits has, in Savina's order
 LIST is the output of `motet-savina list`, saved to a file (its models and default parameters).
   compare.py plan --bench B1,... [--listing LIST] KIT.json...
                                           one line per benchmark and distinct parameter set the kits ran
@@ -11,12 +12,15 @@ LIST is the output of `motet-savina list`, saved to a file (its models and defau
                                           leaving out the values equal to motet-savina's defaults
   compare.py models --listing LIST BENCH M1,M2,...
                                           the models of the list that motet-savina has for BENCH
-  compare.py report --json OUT --markdown OUT.md [--command C] [--root DIR] [--listing LIST]
-                    [--sources sources.txt] [--kits "k1 k2"] [--bench B1,...] [--port-notes TSV] FILES...
-                                          merges kit-KIT.json and motet-*.json records into one array
-                                          (kit records get "peer_kit", and "port_differs" where
-                                          port-notes.tsv says the port does other work than SPEC.md's)
-                                          and writes the comparison table
+  compare.py report --json OUT --markdown OUT.md --listing LIST [--command C] [--root DIR]
+                    [--sources sources.txt] [--kits "k1 k2"] [--bench B1,...] [--port-notes TSV]
+                    [--rounds R] [--rt NOTE] FILES...
+                                          merges kit-KIT[-BENCH[-rN]].json and motet-*.json records
+                                          into {"header": {...}, "records": [...]} (kit records get
+                                          "peer_kit", and "port_differs" where port-notes.tsv says the
+                                          port does other work than SPEC.md's; a cell from several
+                                          rounds becomes one record, see ROUNDS_RULE) and writes the
+                                          comparison table
 
 Kit records are in motet-savina's format but use their own parameter names (Verona's harness names,
 Savina's Akka "Args:" lines, LF's runner names; CAF's are SPEC.md's flags). PARAMS below maps each to
@@ -31,6 +35,7 @@ import math
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -56,6 +61,10 @@ HAS = {
              "concsll logmap philosopher astar filterbank nqueenk piprecision radixsort recmatmul trapezoid",
 }
 HAS = {k: v.split() for k, v in HAS.items()}
+# Savina's numbering of its benchmarks: the order of `all`
+SAVINA_ORDER = ("pingpong count fjthrput fjcreate threadring chameneos big concdict concsll bndbuffer philosopher "
+                "barber cigsmok logmap banking radixsort filterbank sieve uct facloc trapezoid piprecision "
+                "recmatmul quicksort apsp sor astar nqueenk fib bitonicsort").split()
 
 # Each peer model, the kit it comes from, and the motet model its ratio is taken over: the BoC paper's
 # BoC (Full) ports over motet's boc (the same programs); every actor port over motet's actors.
@@ -206,7 +215,8 @@ DROPPED = {"akka": {"debug"}}
 
 
 def kit_of(path):
-    m = re.match(r"kit-(\w+)\.json$", os.path.basename(path))
+    """The kit of a kit's record file: kit-KIT.json, or kit-KIT-BENCH[-rROUND].json (compare.sh's)."""
+    m = re.match(r"kit-([a-z0-9]+)(?:-[\w.-]+)?\.json$", os.path.basename(path))
     return m.group(1) if m else None
 
 
@@ -261,6 +271,15 @@ def load(path):
 def cmd_has(a):
     have = HAS[a.kit]
     print(",".join(b for b in a.bench.split(",") if b in have))
+
+
+def cmd_all(a):
+    kits = [k for k in a.kits.split(",") if k]
+    bad = [k for k in kits if k not in HAS]
+    if bad:
+        sys.exit(f"compare.py: unknown kit {', '.join(bad)} ({', '.join(sorted(HAS))})")
+    have = {b for k in kits for b in HAS[k]}
+    print(",".join([b for b in SAVINA_ORDER if b in have] + sorted(have - set(SAVINA_ORDER))))
 
 
 def cmd_plan(a):
@@ -356,6 +375,63 @@ def interval(rec):
         return float(rec["min_ms"]), float(rec["max_ms"])
     return None
 
+ROUNDS_RULE = ("a cell run in several rounds gets the median of its rounds' medians; its 95% interval is "
+               "the order-statistic interval of those medians from 6 rounds up, else the span from the "
+               "lowest to the highest of the rounds' own intervals")
+
+
+def combine_rounds(recs):
+    """One record per cell (kit, model, benchmark, threads, parameters): a cell that ran in several
+    rounds (compare.sh --rounds) becomes one record by ROUNDS_RULE, with `rounds` and
+    `round_medians_ms`; min, max and peak RSS over the rounds, iterations and samples pooled, validated
+    only if every round was. Cells that ran once are returned unchanged; order is first appearance."""
+    groups, order = {}, []
+    for rec in recs:
+        key = (rec.get("peer_kit", ""), rec["model"], rec["benchmark"], int(rec["threads"]),
+               json.dumps(rec.get("params") or {}, sort_keys=True))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(rec)
+    out = []
+    for key in order:
+        rs = groups[key]
+        if len(rs) == 1:
+            out.append(rs[0])
+            continue
+        meds = [median(r) for r in rs]
+        c = dict(rs[0])
+        c["rounds"] = len(rs)
+        c["round_medians_ms"] = meds
+        c["validated"] = all(r.get("validated") for r in rs)
+        known = sorted(m for m in meds if m is not None)
+        c["median_ms"] = statistics.median(known) if len(known) == len(meds) else None
+        c["min_ms"] = min((float(r["min_ms"]) for r in rs if r.get("min_ms") is not None), default=None)
+        c["max_ms"] = max((float(r["max_ms"]) for r in rs if r.get("max_ms") is not None), default=None)
+        if all(isinstance(r.get("iterations"), int) for r in rs):
+            c["iterations"] = sum(r["iterations"] for r in rs)
+        if all(r.get("samples_ms") is not None for r in rs):
+            c["samples_ms"] = [x for r in rs for x in r["samples_ms"]]
+        rss = [r["peak_rss_kib"] for r in rs if r.get("peak_rss_kib") is not None]
+        c["peak_rss_kib"] = max(rss) if rss else None
+        if any(r.get("result") != rs[0].get("result") for r in rs):
+            c["result"] = [r.get("result") for r in rs]
+        low = high = None
+        j = median_ci_rank(len(known))
+        if c["median_ms"] is not None and j:
+            low, high = known[j - 1], known[len(known) - j]
+        else:
+            ivs = [interval(r) for r in rs]
+            if all(iv is not None for iv in ivs):
+                low, high = min(iv[0] for iv in ivs), max(iv[1] for iv in ivs)
+        if low is not None:
+            c["ci95_low_ms"], c["ci95_high_ms"] = low, high
+        else:  # no interval for some round: the span of the rounds' samples (interval()'s last resort)
+            for k in ("ci95_low_ms", "ci95_high_ms", "samples_ms"):
+                c.pop(k, None)
+        out.append(c)
+    return out
+
 
 def is_tie(a, b):
     """Whether two records' median intervals overlap: the comparison does not count as a win either way."""
@@ -436,12 +512,8 @@ def cmd_report(a):
                 kit_recs.append(rec)
             else:
                 motet_recs.append(rec)
+    motet_recs, kit_recs = combine_rounds(motet_recs), combine_rounds(kit_recs)
     merged = motet_recs + kit_recs
-    tmp = a.json + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(merged, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, a.json)
 
     # rows: (benchmark, sizes, threads) -> {column: record}
     order = []
@@ -569,15 +641,40 @@ def cmd_report(a):
             kits_ran.append(r["peer_kit"])
     notval = [f"{r['model']} {r['benchmark']} T={r['threads']}" for r in merged if not r.get("validated")]
 
+    asked = a.kits.split()
+    rounds_note = (f"{a.rounds}, the order alternating (odd rounds: the kits, then motet; even rounds: motet, "
+                   f"then the kits); {ROUNDS_RULE}") if a.rounds > 1 else "1 (each benchmark: the kits, then motet)"
+    header = {
+        "date": time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+        "machine": machine(),
+        "motet_commit": commit or None,
+        "motet_uncommitted_changes": bool(dirty),
+        "rustc": rustc or None,
+        "command": a.command or None,
+        "kits_built": asked,
+        "kits_with_records": kits_ran,
+        "sources": {kit: [f"{repo}@{c}" for k, repo, c in sources if k == kit] for kit in kits_ran},
+        "order": "per benchmark: each kit's cells and motet's cells at those kits' parameters back to back",
+        "rounds": a.rounds,
+        "rounds_rule": ROUNDS_RULE if a.rounds > 1 else None,
+        "realtime": a.rt or "not asked: normal priority",
+    }
+    tmp = a.json + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"header": header, "records": merged}, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, a.json)
+
     md = []
     md.append("# motet and its peers, each at the peer's parameters")
     md.append("")
-    md.append(f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    md.append(f"- machine: {machine()}")
+    md.append(f"- date: {header['date']}")
+    md.append(f"- machine: {header['machine']}")
     md.append(f"- motet: commit {commit or '?'}{' (with uncommitted changes)' if dirty else ''}; {rustc}")
     if a.command:
         md.append(f"- command: `{a.command}`")
-    asked = a.kits.split()
+    md.append(f"- rounds: {rounds_note}")
+    md.append(f"- real-time priority: {header['realtime']}")
     md.append(f"- kits with records: {', '.join(kits_ran) or 'none'}"
               + (f" (built: {', '.join(asked)})" if asked and asked != kits_ran else ""))
     for kit in kits_ran:
@@ -586,7 +683,8 @@ def cmd_report(a):
     md.append("")
     md.append("Median ms of each cell. Every row is at one peer kit's own parameters; the parameters column "
               "names those that differ from SPEC.md's defaults (Savina's), in motet-savina's names. motet ran "
-              "at each kit's parameters in the same invocation. Ratios are the peer's "
+              "at each kit's parameters in the same invocation, right after (or before) that benchmark's kit "
+              "cells, and each ratio is taken over the motet cell at exactly the row's parameters. Ratios are the peer's "
               "median over motet's (above 1: motet is faster); verona-full (BoC Full) is taken over motet's "
               "boc, lf-rs (reactor-rs) also over reactor-lf (motet-lf's build of the same LF programs, on motet's "
               "reactors), every other peer over motet's actors. The floor is sequential and runs once (threads 1). "
@@ -651,6 +749,9 @@ def main():
     p.add_argument("kit", choices=sorted(HAS))
     p.add_argument("bench")
     p.set_defaults(f=cmd_has)
+    p = sub.add_parser("all")
+    p.add_argument("kits")
+    p.set_defaults(f=cmd_all)
     p = sub.add_parser("plan")
     p.add_argument("--bench", default=",".join(MICRO))
     p.add_argument("--listing", default="", help="`motet-savina list`, saved to a file")
@@ -668,7 +769,10 @@ def main():
     p.add_argument("--root", default="")
     p.add_argument("--sources", default="")
     p.add_argument("--kits", default="")
-    p.add_argument("--listing", default="", help="`motet-savina list`, saved to a file")
+    p.add_argument("--listing", required=True,
+                   help="`motet-savina list`, saved to a file: its defaults complete each row's parameters")
+    p.add_argument("--rounds", type=int, default=1, help="how many rounds compare.sh ran (for the header)")
+    p.add_argument("--rt", default="", help="the real-time policy the timed processes ran under, or why none")
     p.add_argument("--bench", dest="bench_order", type=lambda s: [b for b in s.split(",") if b], default=None)
     p.add_argument("--port-notes", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "port-notes.tsv"),
                    help="peer ports that differ from SPEC.md (default: port-notes.tsv beside this script)")

@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Compare motet with its peer runtimes on the Savina benchmarks, in one invocation: build each peer
-# kit (if not built) from pinned commits, run its ports at the kit's own parameters, run motet-savina
-# at each kit's parameters, and write the merged records and a Markdown table.
+# kit (if not built) from pinned commits, then, one benchmark after the other, run each kit's ports of
+# it at the kit's own parameters and, right after, motet-savina at each of those kits' parameters;
+# write the merged records and one Markdown table.
 #
 # usage: peers/compare.sh [--bench B1,B2,...] [--threads 1,2] [--iterations N]
 #                         [--kits verona,caf,akka,lf] [--models actor,boc,floor] --out DIR
-#                         [--timeout SEC] [--build-only] [--lf-models lf-cpp,lf-rs,reactor-lf]
-#   --bench       Savina short names (default: the seven micro benchmarks); each kit runs those it has
+#                         [--timeout SEC] [--rounds R] [--rt] [--build-only]
+#                         [--lf-models lf-cpp,lf-rs,reactor-lf]
+#   --bench       Savina short names (default: the seven micro benchmarks), or "all" (every one a kit
+#                 of --kits has, in Savina's order); each kit runs those it has
 #   --threads     worker counts (default 1,2), for every kit and for motet
 #   --iterations  timed iterations per cell (default 5): each kit's own meaning (see peers/README.md);
 #                 motet times N after its default 2 warm-up iterations
 #   --kits        which kits (default verona,caf,akka,lf)
 #   --models      motet-savina models (default actor,boc,floor: the untuned defaults)
-#   --out DIR     writes DIR/peers.json (every record), DIR/peers.md (the table), and each kit's and
-#                 motet's own records (DIR/kit-*.json, DIR/motet-*.json)
+#   --out DIR     writes DIR/peers.json (a header and every record), DIR/peers.md (the table), and
+#                 each kit's and motet's own records per benchmark (DIR/kit-KIT-BENCH.json,
+#                 DIR/motet-BENCH-KITS.json; with --rounds, "-rN" before ".json")
 #   --timeout     seconds one peer process may run (default 600)
+#   --rounds      run each benchmark's block (its kits' cells and motet's) R times, the kits first
+#                 in odd rounds and motet first in even ones (default 1); a cell's rounds are
+#                 combined by compare.py (the median of the rounds' medians)
+#   --rt          run every timed process (each kit's program, each motet-savina run) under
+#                 `chrt -f 10` if this user may; if not, says so and runs at normal priority
 #   --build-only  get the sources and build the kits, then stop
 #   --lf-models   the lf kit's models (default lf-cpp): lf-cpp (lfc, reactor-cpp), lf-rs (lfc,
 #                 reactor-rs) and reactor-lf (the same Rust programs built by this repository's
@@ -45,6 +54,8 @@ OUT=""
 TIMEOUT=600
 BUILD_ONLY=0
 LF_MODELS="lf-cpp"
+ROUNDS=1
+RT=0
 ARGV=("$@")
 
 die() { echo "compare.sh: $*" >&2; exit 1; }
@@ -60,12 +71,15 @@ while [ "$#" -gt 0 ]; do
     --timeout) need_arg "$@"; TIMEOUT="$2"; shift 2;;
     --build-only) BUILD_ONLY=1; shift;;
     --lf-models) need_arg "$@"; LF_MODELS="$2"; shift 2;;
-    -h|--help) sed -n '2,30p' "$0" | cut -c3-; exit 0;;
+    --rounds) need_arg "$@"; ROUNDS="$2"; shift 2;;
+    --rt) RT=1; shift;;
+    -h|--help) sed -n '2,/^set /p' "$0" | sed '/^[^#]/,$d' | cut -c3-; exit 0;;
     *) die "unknown argument $1 (see --help)";;
   esac
 done
 [ "$BUILD_ONLY" = 1 ] || [ -n "$OUT" ] || die "--out DIR is required"
 [[ "$ITER" =~ ^[1-9][0-9]*$ ]] || die "--iterations takes a positive integer"
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds takes a positive integer"
 IFS=',' read -r -a KIT_LIST <<< "$KITS"
 for kit in "${KIT_LIST[@]}"; do
   case "$kit" in verona|caf|akka|lf) ;; *) die "unknown kit $kit (verona, caf, akka, lf)";; esac
@@ -86,6 +100,7 @@ lf_needs() {
 
 # ---- timing of each step -------------------------------------------------------------------------
 STEPS=()
+T0=$(date +%s)
 step_start=0
 step() { step_start=$(date +%s); echo "compare.sh: == $*" >&2; }
 step_done() { # step_done LABEL
@@ -97,6 +112,8 @@ print_steps() {
   [ "${#STEPS[@]}" -gt 0 ] || return 0
   echo "compare.sh: time per step:" >&2
   printf '  %s\n' "${STEPS[@]}" >&2
+  local s=$(( $(date +%s) - T0 ))
+  printf 'compare.sh: %dh%02dm%02ds in all\n' $((s / 3600)) $((s / 60 % 60)) $((s % 60)) >&2
 }
 trap print_steps EXIT
 
@@ -113,6 +130,10 @@ if [ "${#need_pkgs[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${need_pkgs[@]}"
 fi
 touch "$LOCK"
+if [ "$BENCH" = all ]; then
+  BENCH="$(python3 "$HERE/compare.py" all "$KITS")"
+  echo "compare.sh: --bench all: $BENCH" >&2
+fi
 
 # ---- sources ------------------------------------------------------------------------------------
 # git_dir VAR REPO COMMIT: prints a git directory holding COMMIT: $VAR's directory, or a clone of REPO.
@@ -211,49 +232,98 @@ rm -f "$OUT"/kit-*.json "$OUT"/motet-*.json
 LISTING="$OUT/motet-savina-list.txt"
 "$MOTET" list > "$LISTING"
 
-# ---- the peers, at their own parameters ------------------------------------------------------------
-for kit in "${BUILT[@]}"; do
-  want="$(python3 "$HERE/compare.py" has "$kit" "$BENCH")"
-  [ -n "$want" ] || { echo "compare.sh: $kit has none of $BENCH" >&2; continue; }
-  step "run $kit: $want"
-  extra=()
-  [ "$kit" = lf ] && extra=(--model "$LF_MODELS")
-  "$HERE/$kit/run.sh" --bench "$want" --threads "$THREADS" --iterations "$ITER" --timeout "$TIMEOUT" \
-    "${extra[@]}" --json "$OUT/kit-$kit.json" ||
-    echo "compare.sh: $kit/run.sh failed; its records are left out" >&2
-  step_done "run $kit"
-done
+# ---- real-time priority ---------------------------------------------------------------------------
+# The kits' run.sh put $PEERS_RT before each timed program (inside their flock, time and timeout, which
+# stay at normal priority); motet-savina runs under it whole and steps its own parent down.
+unset PEERS_RT
+RT_CMD=()
+RT_NOTE="not asked: normal priority"
+if [ "$RT" = 1 ]; then
+  if command -v chrt > /dev/null && chrt -f 10 true 2> /dev/null; then
+    RT_CMD=(chrt -f 10)
+    RT_NOTE="chrt -f 10 (SCHED_FIFO, priority 10) for every timed process"
+    export PEERS_RT="chrt -f 10"
+  else
+    RT_NOTE="asked (--rt), but this user may not run chrt -f 10: normal priority"
+    echo "compare.sh: --rt: chrt -f 10 is not permitted here; every process runs at normal priority" >&2
+  fi
+fi
 
-# ---- motet, at each kit's parameters -------------------------------------------------------------
-# compare.py plan: one line per benchmark and distinct parameter set the kits ran it at,
-# "BENCH<TAB>TAG<TAB>P=V P=V ...", the kits' names mapped to motet-savina's (values equal to
+# ---- per benchmark: its kits' cells, then motet's at those kits' parameters (or the other way round) --
+# round_tag R: the file name suffix of round R ("" when there is one round)
+round_tag() { [ "$ROUNDS" = 1 ] || printf -- '-r%s' "$1"; }
+
+# run_kits BENCH ROUND: each built kit that has BENCH runs it at its own parameters.
+run_kits() {
+  local b="$1" r="$2" kit extra
+  for kit in "${BUILT[@]}"; do
+    [ -n "$(python3 "$HERE/compare.py" has "$kit" "$b")" ] || continue
+    extra=()
+    [ "$kit" = lf ] && extra=(--model "$LF_MODELS")
+    step "round $r/$ROUNDS $b: $kit"
+    "$HERE/$kit/run.sh" --bench "$b" --threads "$THREADS" --iterations "$ITER" --timeout "$TIMEOUT" \
+      "${extra[@]}" --json "$OUT/kit-$kit-$b$(round_tag "$r").json" ||
+      echo "compare.sh: $kit/run.sh --bench $b failed; its records are left out" >&2
+    step_done "$b $kit$(round_tag "$r")"
+  done
+}
+
+# run_motet BENCH ROUND: motet-savina at each distinct parameter set the kits ran BENCH at (the kits'
+# records of every round so far: the parameters are the same in each). compare.py plan prints one line
+# per set, "BENCH<TAB>TAG<TAB>P=V P=V ...", the kits' names mapped to motet-savina's (values equal to
 # motet-savina's defaults left out).
-kit_files=()
-for kit in "${BUILT[@]}"; do
-  [ -f "$OUT/kit-$kit.json" ] && kit_files+=("$OUT/kit-$kit.json")
+run_motet() {
+  local b="$1" r="$2" plan bench tag sizes models s size_args kit f
+  local files=()
+  for kit in "${BUILT[@]}"; do
+    for f in "$OUT/kit-$kit-$b.json" "$OUT/kit-$kit-$b"-r*.json; do
+      [ -f "$f" ] && files+=("$f")
+    done
+  done
+  if [ "${#files[@]}" = 0 ]; then
+    echo "compare.sh: no kit records for $b; motet does not run it" >&2
+    return 0
+  fi
+  plan="$(python3 "$HERE/compare.py" plan --bench "$b" --listing "$LISTING" "${files[@]}")"
+  while IFS=$'\t' read -r bench tag sizes; do
+    [ -n "$bench" ] || continue
+    models="$(python3 "$HERE/compare.py" models --listing "$LISTING" "$bench" "$MODELS")"
+    [ -n "$models" ] || { echo "compare.sh: motet-savina has none of $MODELS for $bench" >&2; continue; }
+    size_args=()
+    for s in $sizes; do size_args+=(--size "$s"); done
+    step "round $r/$ROUNDS $bench: motet ${sizes:-(defaults)}"
+    flock -x "$LOCK" ${RT_CMD[@]+"${RT_CMD[@]}"} "$MOTET" run "$bench" --model "$models" \
+      --threads "$THREADS" --iterations "$ITER" "${size_args[@]}" \
+      --json "$OUT/motet-$bench-$tag$(round_tag "$r").json" >&2 ||
+      echo "compare.sh: motet-savina run $bench failed" >&2
+    step_done "$bench motet ($tag)$(round_tag "$r")"
+  done <<< "$plan"
+}
+
+IFS=',' read -r -a BENCH_LIST <<< "$BENCH"
+for r in $(seq 1 "$ROUNDS"); do
+  for b in "${BENCH_LIST[@]}"; do
+    [ -n "$b" ] || continue
+    if [ $((r % 2)) = 1 ]; then
+      run_kits "$b" "$r"
+      run_motet "$b" "$r"
+    else
+      run_motet "$b" "$r"
+      run_kits "$b" "$r"
+    fi
+  done
 done
-[ "${#kit_files[@]}" -gt 0 ] || die "no kit produced records"
-plan="$(python3 "$HERE/compare.py" plan --bench "$BENCH" --listing "$LISTING" "${kit_files[@]}")"
-while IFS=$'\t' read -r bench tag sizes; do
-  [ -n "$bench" ] || continue
-  models="$(python3 "$HERE/compare.py" models --listing "$LISTING" "$bench" "$MODELS")"
-  [ -n "$models" ] || { echo "compare.sh: motet-savina has none of $MODELS for $bench" >&2; continue; }
-  size_args=()
-  for s in $sizes; do size_args+=(--size "$s"); done
-  step "motet $bench $sizes"
-  flock -x "$LOCK" "$MOTET" run "$bench" --model "$models" --threads "$THREADS" --iterations "$ITER" \
-    "${size_args[@]}" --json "$OUT/motet-$bench-$tag.json" >&2 ||
-    echo "compare.sh: motet-savina run $bench failed" >&2
-  step_done "motet $bench ($tag)"
-done <<< "$plan"
 
 # ---- merge --------------------------------------------------------------------------------------
 step "merge"
 shopt -s nullglob
+kit_files=("$OUT"/kit-*.json)
 motet_files=("$OUT"/motet-*.json)
 shopt -u nullglob
+[ "${#kit_files[@]}" -gt 0 ] || die "no kit produced records"
 python3 "$HERE/compare.py" report --json "$OUT/peers.json" --markdown "$OUT/peers.md" \
   --command "peers/compare.sh ${ARGV[*]}" --root "$ROOT" --sources "$HERE/sources.txt" --listing "$LISTING" \
-  --kits "${BUILT[*]}" --bench "$BENCH" "${kit_files[@]}" "${motet_files[@]}"
+  --kits "${BUILT[*]}" --bench "$BENCH" --rounds "$ROUNDS" --rt "$RT_NOTE" \
+  "${kit_files[@]}" "${motet_files[@]}"
 step_done "merge"
 echo "compare.sh: wrote $OUT/peers.json and $OUT/peers.md" >&2
