@@ -7,9 +7,9 @@
 #   crates/motet-savina/make-report.sh [--with-peers] [RUN ARGS...]
 #
 # --with-peers then runs peers/compare.sh over every benchmark the peer kits port (Verona's BoC
-# runtime, CAF, Akka, LF C++; 1 and 2 workers, 10 iterations), motet at each kit's parameters in
-# the same invocation, into report/peers/ (peers.md, peers.json and each part). It needs the kits'
-# sources: see peers/README.md. Other arguments go to `motet-savina run` (e.g. --iterations 3).
+# runtime, CAF, Akka, LF C++; 1 and 2 workers, 10 iterations), each kit's cells followed at once by
+# motet's at that kit's parameters, real-time priority where allowed, into report/peers/
+# (peers.md, peers.json and each part). It needs the kits' sources: see peers/README.md. Other arguments go to `motet-savina run` (e.g. --iterations 3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 with_peers=0
@@ -30,6 +30,6 @@ echo "make-report.sh: the report took $(( $(date +%s) - start )) s" >&2
 if [ "$with_peers" = 1 ]; then
     start=$(date +%s)
     MOTET_SAVINA="$bin" peers/compare.sh --bench "$(echo $benches | tr ' ' ,)" --threads 1,2 \
-        --iterations 10 --kits verona,caf,akka,lf --out "$out/peers"
+        --iterations 10 --timeout 300 --rt --kits verona,caf,akka,lf --out "$out/peers"
     echo "make-report.sh: the peers' comparison took $(( $(date +%s) - start )) s" >&2
 fi
