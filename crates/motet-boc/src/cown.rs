@@ -48,6 +48,34 @@ fn next_id() -> u64 {
     })
 }
 
+/// A cown's identity: unique in the process, and the cown's place in the global order in which a
+/// behaviour enqueues on its cowns. [`Cown::id`] and [`Deferred::id`](crate::Deferred::id) give
+/// it; a behaviour's panic names its cowns by it ([`BehaviourPanic::cowns`](crate::BehaviourPanic::cowns)).
+///
+/// ```
+/// use motet_boc::Cown;
+/// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+/// let a = Cown::new(rt.handle(), 0);
+/// let b = Cown::new(rt.handle(), 0);
+/// assert_eq!(a.id(), a.clone().id());
+/// assert_ne!(a.id(), b.id());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CownId(u64);
+
+impl CownId {
+    /// The id as a number (for logs and metrics).
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for CownId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cown#{}", self.0)
+    }
+}
+
 /// The untyped part of a cown, at offset 0 of its allocation (so `Queue` is at offset 0 too).
 #[repr(C)]
 pub(crate) struct CownHeader {
@@ -76,6 +104,11 @@ impl CownHeader {
             deterministic: runtime.seed().is_some(),
             bound,
         }
+    }
+
+    /// The cown's identity.
+    pub(crate) fn cown_id(&self) -> CownId {
+        CownId(self.id)
     }
 
     /// The header of the cown whose queue is `queue`.
@@ -241,6 +274,11 @@ impl<T> Cown<T> {
         T: Sync,
     {
         Read(self)
+    }
+
+    /// This cown's identity (the same for every handle to it).
+    pub fn id(&self) -> CownId {
+        CownId(self.header().id)
     }
 
     /// Whether two handles refer to the same cown.

@@ -22,7 +22,7 @@ use std::ptr::NonNull;
 use motet_runtime::Handle;
 
 use crate::behaviour::schedule_ready;
-use crate::cown::{Cown, CownBox, CownHeader};
+use crate::cown::{Cown, CownBox, CownHeader, CownId};
 use crate::protocol::{self, Slot};
 use crate::{when, Promise};
 
@@ -107,6 +107,13 @@ impl<T: Send + Sync + 'static> Deferred<T> {
 }
 
 impl<T> Deferred<T> {
+    /// This deferred value's identity (a deferred value is a cown underneath: a behaviour that
+    /// names it and panics lists this id among its cowns, see
+    /// [`BehaviourPanic::cowns`](crate::BehaviourPanic::cowns)).
+    pub fn id(&self) -> CownId {
+        self.cown.id()
+    }
+
     pub(crate) fn cown(&self) -> &Cown<Option<T>> {
         &self.cown
     }

@@ -35,14 +35,22 @@
 //!   `T: Send` (`T: Sync` for read-only access): Rust's ownership gives what the paper asks of its
 //!   host language.
 //!
-//! A panicking behaviour releases its cowns, its promise reports [`WhenError::Panicked`] (and the
-//! panic hook prints it), and the behaviours after it run as usual. Panics are also counted
-//! ([`behaviour_panics`]) and handed to a hook of the program's own
-//! ([`set_behaviour_panic_hook`]), so that a fire-and-forget behaviour's panic is not seen by the
-//! panic hook's output alone. A `when` rejected at spawn (a cown named twice with write access) is
-//! an error at once with [`try_when`], and [`Promise::rejected`] tells it without waiting. A panic in the `drop` of a
-//! freed cown's value, or of a cancelled behaviour's closure, is printed by the panic hook too and
-//! goes no further: the cowns involved are released as usual.
+//! # Errors
+//!
+//! - **Rejection**: a `when` that names one cown twice with write access (two `&mut` to one
+//!   value) or no cown at all spawns nothing. [`try_when`] returns the error at once,
+//!   [`Promise::rejected`] tells it without waiting, and [`rejected_whens`] counts rejections
+//!   whose promise was dropped too (see [`when`'s *Rejection*](when#rejection)).
+//! - **Panics**: a panicking behaviour releases its cowns, its promise reports
+//!   [`WhenError::Panicked`] (and the panic hook prints it), and the behaviours after it run as
+//!   usual. Panics are also counted ([`behaviour_panics`]) and handed, with the cowns they held,
+//!   to a hook of the program's own ([`set_behaviour_panic_hook`]), so that a fire-and-forget
+//!   behaviour's panic is not seen by the panic hook's output alone. A panic in the `drop` of a
+//!   freed cown's value, or of a cancelled behaviour's closure, is printed by the panic hook too
+//!   and goes no further: the cowns involved are released as usual.
+//! - **Shutdown**: a behaviour its runtime could not run before it shut down has its closure
+//!   dropped, and its promise reports [`WhenError::Cancelled`].
+//! - **Backpressure** never fails a `when`: it delays the spawner (see below).
 //!
 //! # What `when` accepts
 //!
@@ -158,6 +166,7 @@ mod error;
 mod panics;
 mod promise;
 mod protocol;
+mod rejections;
 mod scratch;
 pub mod set;
 
@@ -166,11 +175,12 @@ use motet_runtime::sync;
 
 pub use behaviour::{try_when, when, when_detached, Batch, Spawned, Staged};
 pub use blocks::release_thread_cache;
-pub use cown::{read, read_all, Cown, Read, ReadAll};
+pub use cown::{read, read_all, Cown, CownId, Read, ReadAll};
 pub use deferred::{Broken, Deferred, Resolver};
 pub use error::WhenError;
 pub use panics::{
     behaviour_panics, set_behaviour_panic_hook, take_behaviour_panic_hook, BehaviourPanic,
 };
 pub use promise::Promise;
+pub use rejections::rejected_whens;
 pub use set::{CownSet, Cowns, CownsMut};

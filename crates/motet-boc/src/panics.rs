@@ -8,20 +8,42 @@
 //!
 //! The cost is on the panic path only: a running behaviour pays nothing for it.
 
+use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-/// A behaviour's panic, as [`set_behaviour_panic_hook`]'s hook sees it.
+use crate::behaviour::running_requests;
+use crate::cown::{CownHeader, CownId};
+use crate::protocol::Slot;
+
+/// A behaviour's panic, as [`set_behaviour_panic_hook`]'s hook sees it: the panic and the cowns
+/// of the behaviour that panicked.
 #[derive(Debug)]
 pub struct BehaviourPanic<'a> {
     message: &'a str,
+    payload: &'a (dyn Any + Send),
+    cowns: &'a [CownId],
 }
 
-impl BehaviourPanic<'_> {
+impl<'a> BehaviourPanic<'a> {
     /// The panic's message (as [`WhenError::Panicked`](crate::WhenError::Panicked) holds it).
-    pub fn message(&self) -> &str {
+    pub fn message(&self) -> &'a str {
         self.message
+    }
+
+    /// The panic's payload, as `catch_unwind` returned it (`&str` or `String` for a `panic!` with
+    /// a message; whatever `std::panic::panic_any` was given otherwise).
+    pub fn payload(&self) -> &'a (dyn Any + Send) {
+        self.payload
+    }
+
+    /// The cowns (and deferred values) the behaviour named, each once, in the order it named them
+    /// (see [`Cown::id`](crate::Cown::id)). They are still held while the hook runs, and released
+    /// after it returns.
+    pub fn cowns(&self) -> &'a [CownId] {
+        self.cowns
     }
 }
 
@@ -49,8 +71,8 @@ pub fn behaviour_panics() -> u64 {
     PANICS.load(Ordering::Relaxed)
 }
 
-/// Sets the hook that every behaviour's panic is handed to, in this process, on every runtime; it
-/// replaces the hook set before. Panics are counted ([`behaviour_panics`]) whether a hook is set
+/// Sets the hook that every behaviour's panic is handed to, with the cowns the behaviour held
+/// ([`BehaviourPanic`]), in this process, on every runtime; it replaces the hook set before. Panics are counted ([`behaviour_panics`]) whether a hook is set
 /// or not.
 ///
 /// The hook runs on the worker that ran the behaviour, after the panic hook of `std` printed the
@@ -59,22 +81,20 @@ pub fn behaviour_panics() -> u64 {
 /// ordinary `when`s, but a bounded cown's backpressure does not hold them back.
 ///
 /// ```
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::sync::Arc;
+/// use std::sync::{Arc, Mutex};
 /// use motet_boc::{set_behaviour_panic_hook, take_behaviour_panic_hook, when_detached, Cown};
 ///
-/// let seen = Arc::new(AtomicUsize::new(0));
-/// let counter = Arc::clone(&seen);
-/// set_behaviour_panic_hook(move |p| {
-///     if p.message().contains("sensor") {
-///         counter.fetch_add(1, Ordering::Relaxed);
-///     }
-/// });
 /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
-/// let c = Cown::new(rt.handle(), 0);
-/// when_detached(&c, |_| panic!("sensor offline")).unwrap();
+/// let sensor = Cown::new(rt.handle(), 0);
+/// let failed = Arc::new(Mutex::new(Vec::new()));
+/// let log = Arc::clone(&failed);
+/// set_behaviour_panic_hook(move |p| {
+///     // Which cowns the behaviour held, and why it panicked.
+///     log.lock().unwrap().push((p.cowns().to_vec(), p.message().to_string()));
+/// });
+/// when_detached(&sensor, |_| panic!("sensor offline")).unwrap();
 /// rt.wait_quiescent();
-/// assert_eq!(seen.load(Ordering::Relaxed), 1);
+/// assert_eq!(*failed.lock().unwrap(), [(vec![sensor.id()], "sensor offline".to_string())]);
 /// take_behaviour_panic_hook();
 /// ```
 pub fn set_behaviour_panic_hook(hook: impl Fn(&BehaviourPanic<'_>) + Send + Sync + 'static) {
@@ -89,14 +109,32 @@ pub fn take_behaviour_panic_hook() -> bool {
         .is_some()
 }
 
-/// Counts a behaviour's panic and hands it to the hook. Does not unwind.
-pub(crate) fn report(message: &str) {
+/// Counts the panic of the behaviour whose first request is `first` (its closure just ended on
+/// this thread, its requests granted and not released) and hands it to the hook. Does not unwind.
+pub(crate) fn report(message: &str, payload: &(dyn Any + Send), first: Option<NonNull<Slot>>) {
     PANICS.fetch_add(1, Ordering::Relaxed);
     // Cloned out of the lock, so that a hook that sets another hook does not deadlock.
     let hook = HOOK.read().unwrap_or_else(|e| e.into_inner()).clone();
-    if let Some(hook) = hook {
-        // The hook's own panic was printed by the panic hook; the behaviour's release must not
-        // unwind (see `behaviour::cancel`).
-        let _ = catch_unwind(AssertUnwindSafe(|| hook(&BehaviourPanic { message })));
-    }
+    let Some(hook) = hook else {
+        return;
+    };
+    let cowns: Vec<CownId> = match first {
+        // SAFETY: `first` is the first request of the behaviour whose closure just ended on this
+        // thread, and its requests are granted and not released, so their cowns are alive.
+        Some(first) => unsafe { running_requests(first) }
+            // SAFETY: as above.
+            .filter(|&slot| !unsafe { slot.as_ref() }.is_duplicate())
+            // SAFETY: as above.
+            .map(|slot| unsafe { CownHeader::from_queue(slot.as_ref().queue()) }.cown_id())
+            .collect(),
+        None => Vec::new(),
+    };
+    let panic = BehaviourPanic {
+        message,
+        payload,
+        cowns: &cowns,
+    };
+    // The hook's own panic was printed by the panic hook; the behaviour's release must not
+    // unwind (see `behaviour::cancel`).
+    let _ = catch_unwind(AssertUnwindSafe(|| hook(&panic)));
 }

@@ -11,6 +11,7 @@ use crate::blocks::Blocks;
 use crate::cown::CownHeader;
 use crate::error::WhenError;
 use crate::protocol::{Gate, LaterSlot, Slot};
+use crate::rejections::rejected;
 use crate::scratch::Scratch;
 use crate::set::{CownSet, Shape};
 
@@ -90,7 +91,7 @@ where
 {
     let n = cowns.count();
     if n == 0 {
-        return Err(WhenError::NoCowns);
+        return Err(rejected(WhenError::NoCowns));
     }
     let (task, first) = many::<S, F, R, H>(cowns, f, n);
     let mut slots = Scratch::with_capacity(n);
@@ -117,7 +118,7 @@ pub(super) fn distinct<K: Kind>(
             // SAFETY: the behaviour never ran and never will: its closure is dropped here, once.
             unsafe { ManuallyDrop::drop(task.private()) };
             drop(task);
-            return Err(e);
+            return Err(rejected(e));
         }
     };
     if requests.as_slice().len() != slots.len() {

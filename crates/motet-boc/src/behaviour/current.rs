@@ -38,9 +38,13 @@ impl Current {
     };
 
     /// Names the behaviour whose first request is `first` as running, with its later requests.
+    /// `counting`: the behaviour counts its grants (its first request is not tagged single), a
+    /// constant of its kind. Such a behaviour writes [`CURRENT_LATER`] even without later requests
+    /// (a batch member or a dynamic set over one cown), which [`Current::requests`] reads for it:
+    /// what a behaviour that ran before left there may be freed.
     #[inline(always)]
-    pub(super) fn set_running(first: NonNull<Slot>, later: &[LaterSlot]) {
-        if !later.is_empty() {
+    pub(super) fn set_running(first: NonNull<Slot>, later: &[LaterSlot], counting: bool) {
+        if counting {
             CURRENT_LATER.with(|l| l.set(later));
         }
         CURRENT.with(|cur| {
@@ -75,6 +79,19 @@ impl Current {
         let later = unsafe { &*later };
         std::iter::once(first).chain(later.iter().map(LaterSlot::as_ptr))
     }
+}
+
+/// The requests of the behaviour whose closure ran last on this thread (see [`Current::requests`]),
+/// for the panic hook (see `panics`).
+///
+/// # Safety
+/// `first` is the first request of the behaviour whose closure runs or has just ended on this
+/// thread (its step is not over), and its requests are not released.
+pub(crate) unsafe fn running_requests(first: NonNull<Slot>) -> impl Iterator<Item = NonNull<Slot>> {
+    // SAFETY: the caller's contract; [`CURRENT_LATER`] still holds the behaviour's later
+    // requests after its closure (a nested turn puts back what it found, and only a step writes
+    // it).
+    unsafe { Current::requests(first) }
 }
 
 /// Puts back what [`CURRENT`] and [`CURRENT_LATER`] held when a nested task's turn began (or when

@@ -53,7 +53,7 @@ mod step;
 mod tests;
 
 pub use batch::{Batch, Spawned, Staged};
-pub(crate) use current::outside_behaviours;
+pub(crate) use current::{outside_behaviours, running_requests};
 pub(crate) use deferral::stall;
 pub(crate) use handoff::{flush_handoff, schedule_ready};
 pub use spawn::{try_when, when, when_detached};

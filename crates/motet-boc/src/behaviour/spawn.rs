@@ -229,9 +229,34 @@ unsafe fn enqueue_requests(
 ///
 /// A cown named more than once in one `when` is acquired once. If every naming is read-only
 /// (`(c.read(), c.read())`), the closure gets `&T` at each position. If any naming has write
-/// access, two `&mut T` (or `&mut T` and `&T`) to one value would alias, so the `when` is rejected:
-/// nothing is spawned, the closure is dropped, and the promise holds [`WhenError::DuplicateCown`].
-/// A dynamic set that names no cown is rejected with [`WhenError::NoCowns`].
+/// access, two `&mut T` (or `&mut T` and `&T`) to one value would alias, so the `when` is rejected.
+/// A dynamic set that names no cown is rejected too.
+///
+/// # Rejection
+///
+/// A rejected `when` spawns nothing and drops its closure unrun. The error is known at once,
+/// without waiting: the promise's [`rejected`](Promise::rejected) returns it
+/// ([`WhenError::DuplicateCown`] or [`WhenError::NoCowns`]), and so does
+/// [`wait`](Promise::wait) at once. [`try_when`] returns it as a `Result` instead, for code that
+/// names cowns it did not choose itself (a dynamic set, cowns handed in by a caller). Ignoring the
+/// promise is a compiler warning (it is `#[must_use]`); a rejection whose promise was dropped
+/// anyway is still counted, process-wide, by [`rejected_whens`](crate::rejected_whens). A
+/// rejection never panics, in debug builds either.
+///
+/// ```
+/// use motet_boc::{when, Cown, WhenError};
+/// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+/// let c = Cown::new(rt.handle(), 1);
+/// let twice = when((&c, &c), |(a, b)| *a + *b);
+/// assert_eq!(twice.rejected(), Some(&WhenError::DuplicateCown));
+/// ```
+///
+/// # Panics in the closure
+///
+/// A closure that panics releases its cowns as one that returns would, the behaviours after it run
+/// as usual, and the promise holds [`WhenError::Panicked`] with the panic's message. The panic is
+/// also counted ([`behaviour_panics`](crate::behaviour_panics)) and handed to the program's hook
+/// ([`set_behaviour_panic_hook`](crate::set_behaviour_panic_hook)), with the cowns it held.
 ///
 /// # The promise
 ///
@@ -265,7 +290,8 @@ where
 }
 
 /// Spawns a behaviour as [`when`] does, and returns a `when` rejected at spawn (a cown named twice
-/// with write access, an empty dynamic set) as an error at once rather than as a failed promise.
+/// with write access, an empty dynamic set) as an error at once rather than as a failed promise
+/// (see [`when`'s *Rejection*](when#rejection)). Costs what `when` costs.
 ///
 /// ```
 /// use motet_boc::{try_when, Cown, WhenError};

@@ -1,6 +1,7 @@
 //! One step of a runnable behaviour: its closure under `catch_unwind`, then the release of its
 //! cowns (or the deferral of the release, under backpressure) and the hand-over of its result.
 
+use std::any::Any;
 use std::cell::Cell;
 use std::mem::{size_of, ManuallyDrop};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,7 +16,7 @@ use crate::error::{panic_message, WhenError};
 use crate::protocol::{self, LaterSlot, Slot};
 use crate::set::{Shape, SlotView};
 
-use super::block::{block_start, first_of, Kind, HEADER};
+use super::block::{block_start, first_of, Gating, Kind, HEADER};
 use super::current::{Current, CURRENT};
 use super::deferral::{defer, released};
 use super::handoff::schedule_ready;
@@ -117,7 +118,7 @@ pub(super) fn step<K: Kind>(mut task: Running<K>) -> Step {
     // see docs/measurements/2026-11-29-hot-path-choices.md). Any other step stores `NONE` there before
     // what may unwind (a result's `drop`, a promise's waker), which is what `CURRENT` holds
     // between tasks on a worker (a nested run puts back its own, see `run`).
-    Current::set_running(first, later);
+    Current::set_running(first, later, !<K::G as Gating>::SINGLE);
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: every slot is granted and the behaviour runs: the views are exclusive (shared
         // with readers only, for read slots) until the closure returns; the first request is
@@ -132,17 +133,25 @@ pub(super) fn step<K: Kind>(mut task: Running<K>) -> Step {
         } else {
             CURRENT.with(|cur| cur.replace(Current::NONE))
         };
-    let result = outcome.map_err(|payload| {
-        let message = panic_message(&*payload);
-        crate::panics::report(&message);
-        Box::new(WhenError::Panicked(message))
-    });
+    let result = outcome.map_err(|payload| panicked(running.first, payload));
     K::store(&task, result);
     if let Some(bounded) = running.deferred_on {
         defer(task, bounded);
         return Step::Done(None);
     }
     finish(task, <K::Sh as Shape>::WRITERS)
+}
+
+/// The error of a behaviour whose closure panicked with `payload`, once the panic is counted and
+/// handed to the program's hook (see `panics`); `first` is what [`CURRENT`] named after the
+/// closure, this behaviour's first request. Out of line and not generic, and given values rather
+/// than the task, so that the step of a behaviour that returns carries none of it.
+#[cold]
+#[inline(never)]
+fn panicked(first: Option<NonNull<Slot>>, payload: Box<dyn Any + Send>) -> Box<WhenError> {
+    let message = panic_message(&*payload);
+    crate::panics::report(&message, &*payload, first);
+    Box::new(WhenError::Panicked(message))
 }
 
 /// Asks the processor to fetch the behaviours that will run after the behaviour whose first
