@@ -30,7 +30,7 @@
 //!   same CAS that ends every push: the consumer drains up to the node it replaced, and every later
 //!   push (gated or not) fails and hands the message back.
 //! - `BUSY` and `CHECK`: the release protocol of the actor's last address (see
-//!   `cell.rs`). A thread dropping what may be the last address sets `BUSY`
+//!   `cell/header.rs`). A thread dropping what may be the last address sets `BUSY`
 //!   ([`Mailbox::begin_release`]), which also takes over an `IDLE` mark (the releaser then schedules
 //!   the actor); it decrements the reference count and replaces `BUSY` by `CHECK`
 //!   ([`Mailbox::end_release`]). While either bit is set the consumer cannot mark the mailbox idle:
