@@ -22,12 +22,12 @@ impl<M: Send + 'static> Header<M> {
     /// does not test it).
     ///
     /// # Safety
-    /// The caller is the mailbox's single consumer.
+    /// The caller is the mailbox's single consumer, stopping the actor: once, on an open mailbox.
     #[inline(always)]
     pub(crate) unsafe fn close_mailboxes(&self, local: &mut Option<Box<Local<M>>>, extra: bool) {
-        // SAFETY: single consumer (the caller's contract).
+        // SAFETY: single consumer, open mailbox (the caller's contract).
         unsafe {
-            self.mailbox.close(|env| match env {
+            self.mailbox.close_open(|env| match env {
                 Envelope::User(msg) => {
                     let _ = catch_unwind(AssertUnwindSafe(move || drop(msg)));
                 }
@@ -136,7 +136,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         // Links, monitors and watchers: those the actor recorded, plus those still queued as signals.
         // Most actors have none, so nothing is allocated unless a signal turns up.
         let mut local = inner.local.take();
-        // SAFETY: single consumer (this turn).
+        // SAFETY: single consumer (this turn), stopping once: the runnable is consumed below.
         unsafe { header.close_mailboxes(&mut local, BOUNDED || DETACHED || A::PRIORITIES) };
         header.notify(local, &reason);
         if let Some(sup) = inner.supervision.take() {
