@@ -9,12 +9,13 @@
 //!
 //! An exit hook is a watch slot (the one [`Addr::watch`] uses) with a callback. The actor completes
 //! its watch slots while it stops, on the stopping thread, before it gives up its own hold on the
-//! cell (`LIFE`, see `cell.rs`); a slot pushed after the mailbox closed is completed by the pusher
-//! instead. The weak address's hook takes the weak address's lock and clears the pointer. So while a
-//! holder of that lock sees the pointer, the actor has not finished stopping and the cell is alive:
-//! [`WeakAddr::upgrade`] takes a reference (one atomic increment, as [`Addr::clone`]) under the lock
-//! and sends outside it. Sending under the lock could deadlock: on a runtime that has shut down, a
-//! push stops the actor on the pushing thread, which would run the hook that waits for the lock.
+//! cell (`LIFE`, see `cell/header.rs`); a slot pushed after the mailbox closed is completed by the
+//! pusher instead. The weak address's hook takes the weak address's lock and clears the pointer. So
+//! while a holder of that lock sees the pointer, the actor has not finished stopping and the cell
+//! is alive: [`WeakAddr::upgrade`] takes a reference (one atomic increment, as [`Addr::clone`])
+//! under the lock and sends outside it. Sending under the lock could deadlock: on a runtime that
+//! has shut down, a push stops the actor on the pushing thread, which would run the hook that waits
+//! for the lock.
 //!
 //! Upgrading while the actor is deciding that it is unreachable is the same race as a message sent
 //! by the actor to itself from its last handler: the actor either sees the message or stops with it

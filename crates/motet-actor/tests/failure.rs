@@ -665,3 +665,32 @@ fn a_supervisor_outliving_its_runtime_does_not_hang() {
         }
     }
 }
+
+/// A stop reason is moved out of the handler's request once: it reaches a watcher, and every copy
+/// is dropped (none leaked, none dropped twice) once the actor is gone.
+#[test]
+fn a_stop_reason_is_handed_on_once_and_dropped() {
+    struct Stopper(Arc<str>);
+    impl Actor for Stopper {
+        type Msg = ();
+        fn handle(&mut self, ctx: &mut Context<'_, Self>, _msg: ()) {
+            ctx.stop_with(ExitReason::Error(self.0.clone()));
+        }
+    }
+    for rt in [
+        Runtime::builder().deterministic(1).build().unwrap(),
+        Runtime::builder().workers(1).build().unwrap(),
+    ] {
+        let reason: Arc<str> = Arc::from("done");
+        let addr = spawn(rt.handle(), Stopper(reason.clone()));
+        let watch = addr.watch();
+        addr.tell(()).unwrap();
+        drop(addr);
+        let got = watch.wait();
+        assert_eq!(got, ExitReason::Error(reason.clone()));
+        drop(got);
+        rt.wait_quiescent();
+        // The actor's state, its stop request and the watcher's copy are all gone.
+        assert_eq!(Arc::strong_count(&reason), 1);
+    }
+}

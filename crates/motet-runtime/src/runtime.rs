@@ -21,7 +21,7 @@ use crate::timer::{Callback, TimerKey, Timers};
 /// Default bound on consecutive next-slot hand-offs before a worker looks at its deque.
 pub const DEFAULT_CHAIN_BOUND: u32 = 128;
 
-struct Shared {
+pub(crate) struct Shared {
     /// The number of references: one per [`Handle`], plus those banked by the workers (see
     /// [`Handle`]'s `Clone`).
     refs: AtomicUsize,
@@ -387,6 +387,17 @@ impl Shared {
     fn on_pool_worker(&self) -> bool {
         matches!(&self.flavor, Flavor::Pool(pool) if pool.on_worker())
     }
+
+    /// Another handle to this state, for a caller that holds one (which keeps the state alive
+    /// meanwhile): as [`Handle::clone`], from the state itself, so that a scheduling call need not
+    /// keep the handle's address (often a field of the task being scheduled) at hand for its rare
+    /// remote path.
+    pub(crate) fn new_handle(&self) -> Handle {
+        RefBank::take(&HANDLE_REFS, self, || self.on_pool_worker());
+        Handle {
+            shared: NonNull::from(self),
+        }
+    }
 }
 
 // `Shared` itself is thread-safe (checked here), which is what the impls below rely on.
@@ -469,14 +480,14 @@ impl Handle {
     #[inline]
     pub(crate) fn schedule_ref(&self, task: TaskRef, new: bool) {
         match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule(task, new, self),
+            Flavor::Pool(pool) => pool.schedule(task, new, self.shared()),
             Flavor::Deterministic(det) => det.schedule(task),
         }
     }
 
     pub(crate) fn schedule_shared_ref(&self, task: TaskRef) {
         match &self.shared().flavor {
-            Flavor::Pool(pool) => pool.schedule_shared(task, self),
+            Flavor::Pool(pool) => pool.schedule_shared(task, self.shared()),
             Flavor::Deterministic(det) => det.schedule(task),
         }
     }

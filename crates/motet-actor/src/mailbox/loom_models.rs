@@ -34,8 +34,8 @@ fn turn(mb: &Mailbox<usize>, seen: &AtomicUsize) {
     }
 }
 
-/// A turn as an actor's runs it (`cell.rs`): `try_pop_in_place` until it finds nothing, then try
-/// to mark idle, which fails (and the turn goes on) if a push is halfway or a message arrived.
+/// A turn as an actor's runs it (`cell/turn.rs`): `try_pop_in_place` until it finds nothing, then
+/// try to mark idle, which fails (and the turn goes on) if a push is halfway or a message arrived.
 fn turn_try_pop(mb: &Mailbox<usize>, seen: &AtomicUsize) {
     loop {
         // SAFETY: the scheduling protocol hands the consumer role to one thread at a time; the

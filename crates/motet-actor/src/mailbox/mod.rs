@@ -30,7 +30,7 @@
 //!   same CAS that ends every push: the consumer drains up to the node it replaced, and every later
 //!   push (gated or not) fails and hands the message back.
 //! - `BUSY` and `CHECK`: the release protocol of the actor's last address (see
-//!   `cell.rs`). A thread dropping what may be the last address sets `BUSY`
+//!   `cell/header.rs`). A thread dropping what may be the last address sets `BUSY`
 //!   ([`Mailbox::begin_release`]), which also takes over an `IDLE` mark (the releaser then schedules
 //!   the actor); it decrements the reference count and replaces `BUSY` by `CHECK`
 //!   ([`Mailbox::end_release`]). While either bit is set the consumer cannot mark the mailbox idle:
@@ -548,13 +548,25 @@ impl<T> Mailbox<T> {
     /// # Safety
     /// Single consumer, as for [`Mailbox::pop`].
     #[inline(always)]
-    pub unsafe fn close(&self, mut f: impl FnMut(T)) {
+    pub unsafe fn close(&self, f: impl FnMut(T)) {
+        if self.is_closed() {
+            // Closed before: drained then.
+            return;
+        }
+        // SAFETY: the caller's contract; open, and only the consumer closes.
+        unsafe { self.close_open(f) }
+    }
+
+    /// [`Mailbox::close`] for a consumer that knows the mailbox is open (an actor's stop, which
+    /// happens once): the same, without the test.
+    ///
+    /// # Safety
+    /// Single consumer, as for [`Mailbox::pop`], and the mailbox is not closed yet.
+    #[inline(always)]
+    pub(crate) unsafe fn close_open(&self, mut f: impl FnMut(T)) {
         let mut head = self.head.load(Ordering::Relaxed);
+        debug_assert!(!is_closed(head), "a mailbox closed twice");
         let last = loop {
-            if is_closed(head) {
-                // Closed before: drained then.
-                return;
-            }
             // Acquire: the drain below reads nodes published by earlier pushes.
             match self.head.compare_exchange_weak(
                 head,

@@ -30,17 +30,17 @@
 use super::worker::WorkerCtx;
 use super::Pool;
 use crate::metrics::Counter;
-use crate::runtime::Handle;
+use crate::runtime::Shared;
 use crate::sync::atomic::Ordering::SeqCst;
 use crate::task::raw::TaskRef;
 
 impl Pool {
     /// Makes `task` runnable: into the current worker's slot if this thread is one of this pool's
     /// workers, otherwise into the injector. `new` says whether the task was just created (see the
-    /// module docs for where that sends it if it leaves the slot). `owner` is the handle the
-    /// caller scheduled through (see [`Pool::schedule_remote`]).
+    /// module docs for where that sends it if it leaves the slot). `owner` is the state of the
+    /// handle the caller scheduled through (see [`Pool::schedule_remote`]).
     #[inline]
-    pub(crate) fn schedule(&self, task: TaskRef, new: bool, owner: &Handle) {
+    pub(crate) fn schedule(&self, task: TaskRef, new: bool, owner: &Shared) {
         match self.current() {
             Some(ctx) => self.schedule_local(ctx, task, new),
             None => self.schedule_remote(task, owner),
@@ -50,7 +50,7 @@ impl Pool {
     /// Makes `task` runnable where another worker can take it: the back of the current worker's
     /// wake queue (waking an idle worker to steal it) if this thread is one of this pool's
     /// workers, otherwise the injector.
-    pub(crate) fn schedule_shared(&self, task: TaskRef, owner: &Handle) {
+    pub(crate) fn schedule_shared(&self, task: TaskRef, owner: &Shared) {
         match self.current() {
             Some(ctx) => {
                 ctx.local.push(task);
@@ -113,16 +113,15 @@ impl Pool {
         }
     }
 
-    /// Into the injector, waking a parked worker; after shutdown, drains the injector here.
-    ///
-    /// The pool is kept alive by a reference of its own until this returns: `owner`, the handle
-    /// the caller scheduled through, may live in the very task being scheduled (a model reaching
-    /// its runtime through the task's cell), and once the task is pushed another thread, or the
-    /// drain below once the runtime has shut down, may run or shut it down and drop that handle,
-    /// the runtime's last reference. A worker needs no such reference: the runtime outlives its
-    /// workers.
-    pub(super) fn schedule_remote(&self, task: TaskRef, owner: &Handle) {
-        let _alive = owner.clone();
+    /// Into the injector, waking a parked worker; after shutdown, drains the injector here. The
+    /// pool is kept alive by a reference of its own until this returns: the handle the caller
+    /// scheduled through (whose state is `owner`) may live in the very task being scheduled (a
+    /// model reaching its runtime through the task's cell), and once the task is pushed another
+    /// thread, or the drain below once the runtime has shut down, may run or shut it down and drop
+    /// that handle, the runtime's last reference. A worker needs no such reference: the runtime
+    /// outlives its workers.
+    pub(super) fn schedule_remote(&self, task: TaskRef, owner: &Shared) {
+        let _alive = owner.new_handle();
         self.injector.push(task);
         self.idle.notify_one();
         if self.shutdown.load(SeqCst) {
