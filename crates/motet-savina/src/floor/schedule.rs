@@ -78,7 +78,8 @@ impl Schedule {
     /// [`INJECTOR_INTERVAL`]) the oldest spawn or the injector's first; otherwise the slot's,
     /// unless [`CHAIN_BOUND`] ran from it in a row while others wait (it then queues behind the
     /// woken ones); otherwise the oldest woken actor, the newest spawned, the injector's first.
-    #[inline]
+    // Always inlined: `System::run` is its one caller per program, whose loop it sits in.
+    #[inline(always)]
     pub(super) fn next_ready(&mut self) -> Option<usize> {
         self.countdown -= 1;
         if self.countdown == 0 {

@@ -169,9 +169,7 @@ fn the_actor_a_turn_wakes_runs_next_until_the_chain_bound() {
     // Their first turns (nothing to handle: they were scheduled when spawned).
     sys.run();
     assert!(log.borrow().is_empty());
-    let mut actors = std::mem::take(&mut sys.actors);
-    actors[0].to = Some(b);
-    sys.actors = actors;
+    sys.actor_mut(a).to = Some(b);
     let hops = 2 * CHAIN_BOUND + 10;
     sys.send(a, hops);
     sys.run();
