@@ -1,27 +1,33 @@
 //! What an actor of the floor can do while it handles a message (send, spawn, exit), and the
-//! per-slot state those calls touch: mailboxes, generations, the free slots and the actors spawned
-//! since the system last adopted them.
+//! per-slot state those calls touch: each slot's mailbox and generation, the free slots and the
+//! actors spawned since the system last adopted them.
 
 use std::collections::VecDeque;
 
 use super::schedule::Schedule;
 use super::{Actor, ActorId};
 
+/// What the system keeps of one slot besides its actor, together, so that a send looks it up once.
+pub(super) struct Slot<M> {
+    pub(super) mailbox: VecDeque<M>,
+    /// The generation its live actor's [`ActorId`] carries; bumped when the actor exits, so that
+    /// no live address names an exited actor.
+    pub(super) generation: u32,
+    /// Whether its actor is scheduled: waiting in the slot or a queue, or running.
+    pub(super) scheduled: bool,
+    /// Whether an actor spawned from outside the system holds it: never reused, so that the
+    /// harness can read its state once the system has run.
+    pinned: bool,
+}
+
 /// What an actor can do while it handles a message: everything but touch other actors' state.
 pub struct Context<A: Actor> {
-    pub(super) mailboxes: Vec<VecDeque<A::Msg>>,
-    /// Each slot's generation: the one its live actor's [`ActorId`] carries; bumped when the actor
-    /// exits, so that no live address names an exited actor.
-    pub(super) generations: Vec<u32>,
+    /// Each slot's mailbox and bookkeeping, by slot index.
+    pub(super) slots: Vec<Slot<A::Msg>>,
     /// Whether an exited actor's slot is reused ([`System::reclaiming`](super::System::reclaiming)).
     reclaim: bool,
-    /// Slots that actors spawned from outside the system hold: never reused, so that the harness
-    /// can read their state once the system has run.
-    pinned: Vec<bool>,
     /// Slots of exited actors, to reuse (only when `reclaim`).
     free: Vec<u32>,
-    /// Whether each slot's actor is scheduled: waiting in the slot or a queue, or running.
-    pub(super) scheduled: Vec<bool>,
     /// Where the scheduled actors wait for their turns.
     pub(super) schedule: Schedule,
     /// Actors spawned since the system last adopted them, with their slots, in spawn order; `None`
@@ -37,12 +43,9 @@ pub struct Context<A: Actor> {
 impl<A: Actor> Context<A> {
     pub(super) fn new(reclaim: bool) -> Context<A> {
         Context {
-            mailboxes: Vec::new(),
-            generations: Vec::new(),
+            slots: Vec::new(),
             reclaim,
-            pinned: Vec::new(),
             free: Vec::new(),
-            scheduled: Vec::new(),
             schedule: Schedule::new(),
             spawned: Vec::new(),
             me: ActorId {
@@ -69,13 +72,14 @@ impl<A: Actor> Context<A> {
     #[inline(always)]
     pub fn send(&mut self, to: ActorId, msg: A::Msg) {
         let i = to.index();
-        if self.generations[i] != to.generation {
+        let slot = &mut self.slots[i];
+        if slot.generation != to.generation {
             self.dropped += 1;
             return;
         }
-        self.mailboxes[i].push_back(msg);
-        if !self.scheduled[i] {
-            self.scheduled[i] = true;
+        slot.mailbox.push_back(msg);
+        if !slot.scheduled {
+            slot.scheduled = true;
             self.schedule.make_ready(i, false);
         }
     }
@@ -93,22 +97,24 @@ impl<A: Actor> Context<A> {
             // Retiring emptied the mailbox and kept its buffer for this actor.
             Some(index) => index,
             None => {
-                let index =
-                    u32::try_from(self.mailboxes.len()).expect("fewer than 2^32 actor slots");
-                self.mailboxes.push(VecDeque::new());
-                self.generations.push(0);
-                self.pinned.push(pinned);
-                self.scheduled.push(false);
+                let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 actor slots");
+                self.slots.push(Slot {
+                    mailbox: VecDeque::new(),
+                    generation: 0,
+                    scheduled: false,
+                    pinned,
+                });
                 index
             }
         };
+        let slot = &mut self.slots[index as usize];
         // A runtime schedules a new actor at once (for its start): so does the floor.
-        self.scheduled[index as usize] = true;
-        self.schedule.make_ready(index as usize, true);
+        slot.scheduled = true;
         let id = ActorId {
             index,
-            generation: self.generations[index as usize],
+            generation: slot.generation,
         };
+        self.schedule.make_ready(index as usize, true);
         let pending = self.spawned.len();
         self.spawned.push((id.index(), None));
         let (me, exit) = (self.me, self.exit_requested);
@@ -132,15 +138,15 @@ impl<A: Actor> Context<A> {
     /// Marks actor `i` as exited and drops what is left in its mailbox; if `reuse` and the system
     /// reclaims slots, the slot (and its mailbox's buffer) goes to the next actor spawned.
     pub(super) fn retire(&mut self, i: usize, reuse: bool) {
-        self.generations[i] = self.generations[i].wrapping_add(1);
+        let slot = &mut self.slots[i];
+        slot.generation = slot.generation.wrapping_add(1);
         self.exited += 1;
-        let mailbox = &mut self.mailboxes[i];
-        self.dropped += mailbox.len() as u64;
-        if self.reclaim && reuse && !self.pinned[i] {
-            mailbox.clear();
+        self.dropped += slot.mailbox.len() as u64;
+        if self.reclaim && reuse && !slot.pinned {
+            slot.mailbox.clear();
             self.free.push(i as u32);
         } else {
-            *mailbox = VecDeque::new();
+            slot.mailbox = VecDeque::new();
         }
     }
 }

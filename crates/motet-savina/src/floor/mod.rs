@@ -45,9 +45,11 @@
 //! - `schedule.rs`: the run queue (which ready actor runs next);
 //! - `context.rs`: [`Context`], what an actor can do (send, spawn, exit), with the slots' mailboxes
 //!   and generations;
+//! - `chunks.rs`: the storage of the actors, which never moves them as the system grows;
 //! - `system.rs`: [`System`], the actors' slots, the run loop and what the harness reads;
 //! - `program.rs`: how a floor variant becomes a benchmark program.
 
+mod chunks;
 mod context;
 mod program;
 mod schedule;
@@ -57,7 +59,7 @@ mod tests;
 
 pub use context::Context;
 pub(crate) use program::{program, program_validated};
-pub use system::System;
+pub use system::{Actors, System};
 
 /// How many messages an actor handles per scheduling before it yields to the next one: motet-actor's
 /// default.

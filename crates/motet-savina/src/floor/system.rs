@@ -1,13 +1,17 @@
 //! The floor's actor system: each slot's actor, the run loop that gives the ready actors their
 //! turns, and what the harness reads once the system has run.
 
+use std::ops::Index;
+
+use super::chunks::{self, Chunks};
 use super::context::Context;
 use super::{Actor, ActorId};
 
 /// A sequential actor system: actors, their mailboxes and the run queue.
 pub struct System<A: Actor> {
     /// Each slot's actor; an exited actor's state stays until another actor takes over its slot.
-    actors: Vec<A>,
+    /// In chunks, so that the system's growth to many actors copies none of them.
+    actors: Chunks<A>,
     cx: Context<A>,
 }
 
@@ -22,7 +26,7 @@ impl<A: Actor> System<A> {
     /// harness can read any actor once the system has run.
     pub fn new() -> System<A> {
         System {
-            actors: Vec::new(),
+            actors: Chunks::new(),
             cx: Context::new(false),
         }
     }
@@ -34,7 +38,7 @@ impl<A: Actor> System<A> {
     /// [`System::spawn`]) keep their slots, so their state stays readable.
     pub fn reclaiming() -> System<A> {
         System {
-            actors: Vec::new(),
+            actors: Chunks::new(),
             cx: Context::new(true),
         }
     }
@@ -61,34 +65,38 @@ impl<A: Actor> System<A> {
         self.cx.schedule.local = false;
     }
 
-    /// Lets actor `i` handle up to [`Actor::batch`] messages.
+    /// Lets actor `i` handle up to [`Actor::batch`] messages. The actors it spawns take their
+    /// slots once its turn is over (none of them runs before).
     fn run_turn(&mut self, i: usize) {
-        self.cx.me = ActorId {
+        let cx = &mut self.cx;
+        cx.me = ActorId {
             index: i as u32,
-            generation: self.cx.generations[i],
+            generation: cx.slots[i].generation,
         };
-        for _ in 0..self.actors[i].batch() {
-            let Some(msg) = self.cx.mailboxes[i].pop_front() else {
+        let actor = &mut self.actors[i];
+        for _ in 0..actor.batch() {
+            let Some(msg) = cx.slots[i].mailbox.pop_front() else {
                 break;
             };
-            self.cx.delivered += 1;
-            self.actors[i].receive(msg, &mut self.cx);
-            self.adopt_spawned();
-            if self.cx.exit_requested {
-                self.cx.exit_requested = false;
-                self.cx.retire(i, true);
+            cx.delivered += 1;
+            actor.receive(msg, cx);
+            if cx.exit_requested {
+                cx.exit_requested = false;
+                cx.retire(i, true);
                 break;
             }
         }
-        if self.cx.mailboxes[i].is_empty() {
-            self.cx.scheduled[i] = false;
+        let slot = &mut cx.slots[i];
+        if slot.mailbox.is_empty() {
+            slot.scheduled = false;
         } else {
             // Its turn is over, not its work: it yields to the back of the wake queue.
-            self.cx.schedule.yield_turn(i);
+            cx.schedule.yield_turn(i);
         }
+        self.adopt_spawned();
     }
 
-    /// Moves the actors spawned during the last call into their slots.
+    /// Moves the actors spawned since the last adoption into their slots.
     #[inline]
     fn adopt_spawned(&mut self) {
         if self.cx.spawned.is_empty() {
@@ -97,7 +105,7 @@ impl<A: Actor> System<A> {
         self.adopt_spawned_slow();
     }
 
-    /// [`System::adopt_spawned`]'s work, out of line: most messages spawn nothing.
+    /// [`System::adopt_spawned`]'s work, out of line: most turns spawn nothing.
     #[inline(never)]
     fn adopt_spawned_slow(&mut self) {
         for (i, actor) in self.cx.spawned.drain(..) {
@@ -118,8 +126,10 @@ impl<A: Actor> System<A> {
 
     /// Every slot's actor, in slot order: every actor spawned, in spawn order, unless the system
     /// reclaims slots.
-    pub fn actors(&self) -> &[A] {
-        &self.actors
+    pub fn actors(&self) -> Actors<'_, A> {
+        Actors {
+            chunks: &self.actors,
+        }
     }
 
     /// The state of actor `id`, to take what it holds (a result) once the system has run.
@@ -140,5 +150,53 @@ impl<A: Actor> System<A> {
     /// How many messages were dropped because their receiver had exited.
     pub fn dropped(&self) -> u64 {
         self.cx.dropped
+    }
+}
+
+/// Every slot's actor of a [`System`], in slot order (see [`System::actors`]).
+pub struct Actors<'s, A> {
+    chunks: &'s Chunks<A>,
+}
+
+impl<A> Clone for Actors<'_, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> Copy for Actors<'_, A> {}
+
+impl<'s, A> Actors<'s, A> {
+    /// How many slots the system has.
+    pub fn len(self) -> usize {
+        self.chunks.len()
+    }
+
+    /// Whether the system has no actor.
+    pub fn is_empty(self) -> bool {
+        self.chunks.len() == 0
+    }
+
+    /// The actors in slot order.
+    pub fn iter(self) -> chunks::Iter<'s, A> {
+        self.chunks.iter()
+    }
+}
+
+impl<A> Index<usize> for Actors<'_, A> {
+    type Output = A;
+
+    /// The actor in slot `i`.
+    fn index(&self, i: usize) -> &A {
+        &self.chunks[i]
+    }
+}
+
+impl<'s, A> IntoIterator for Actors<'s, A> {
+    type Item = &'s A;
+    type IntoIter = chunks::Iter<'s, A>;
+
+    fn into_iter(self) -> chunks::Iter<'s, A> {
+        self.chunks.iter()
     }
 }
