@@ -132,6 +132,7 @@ use crate::params::{ParamSpec, Params};
 
 mod boc_driver;
 mod busy_wait;
+mod request_actors;
 mod request_workers;
 #[cfg(test)]
 mod testing;

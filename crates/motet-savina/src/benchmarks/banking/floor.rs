@@ -29,8 +29,10 @@ fn run(work: &Workload) -> Outcome {
         unreachable!("the Teller is spawned first")
     };
     let replies = t.replies;
-    let reports: Vec<AccountReport> = sys.actors()[1..]
+    let reports: Vec<AccountReport> = sys
+        .actors()
         .iter()
+        .skip(1)
         .map(|node| match node {
             Node::Account(a) => a.book,
             Node::Teller(_) => unreachable!("the Teller spawns only accounts"),

@@ -2,16 +2,17 @@
 //!
 //! Savina's flow: the Master creates the List and the workers as it starts and sends each
 //! `DoWork`; a request carries the worker's address, which the List answers. The List keeps
-//! SPEC.md's linked list; under `actor-tuned` a vector (deviation `vec-list`).
+//! SPEC.md's linked list; under `actor-tuned` a vector (deviation `vec-list`). The Master and the
+//! workers are the [`request_actors`] scaffolding Concurrent Dictionary shares.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
 use super::{check, Config, ListKind, Request, Requests, SortedList};
 use crate::bench::{Outcome, Prepared};
+use crate::benchmarks::request_actors::{self, Client, Plan, Serve, WorkerMsg};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
 
@@ -29,109 +30,74 @@ pub(super) fn prepare_tuned(params: &Params, threads: usize) -> Prepared {
     motet_support::prepare((Config::from_params(params)?, ListKind::Vec), threads, run)
 }
 
-enum ListMsg {
-    Request {
-        from: Addr<WorkerMsg>,
-        request: Request,
-    },
-    EndWork,
-}
-
-enum WorkerMsg {
-    DoWork,
-    /// The List's answer (Savina's workers ignore its value).
-    Result,
-}
-
-/// A worker's `EndWork`.
-struct EndWork;
-
+/// The List's state.
 struct List {
     list: SortedList,
     result: ResultSlot<SortedList>,
 }
 
-impl Actor for List {
-    type Msg = ListMsg;
-    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: ListMsg) {
-        match msg {
-            ListMsg::Request { from, request } => {
-                std::hint::black_box(self.list.serve(request));
-                let _ = from.send(WorkerMsg::Result);
-            }
-            ListMsg::EndWork => {
-                self.result.set(std::mem::take(&mut self.list));
-                ctx.stop();
-            }
-        }
+impl Serve for List {
+    type Request = Request;
+    /// The List's answer (Savina's workers ignore its value).
+    type Response = ();
+
+    #[inline]
+    fn serve(&mut self, request: Request) {
+        std::hint::black_box(self.list.serve(request));
+    }
+
+    fn end(&mut self) {
+        self.result.set(std::mem::take(&mut self.list));
     }
 }
 
-struct Master {
+/// A worker's requests.
+struct Asker {
+    requests: Requests,
+    /// Results, summed over the workers as they stop.
+    results: Arc<AtomicU64>,
+}
+
+impl Client for Asker {
+    type Request = Request;
+    type Response = ();
+
+    #[inline]
+    fn next_request(&mut self) -> Request {
+        self.requests.next_request()
+    }
+
+    #[inline]
+    fn answered(&mut self, _msg: WorkerMsg<()>) {}
+
+    fn finished(&mut self, answers: u64) {
+        self.results.fetch_add(answers, Ordering::Relaxed);
+    }
+}
+
+/// One run's List and workers.
+struct Lists {
     cfg: Config,
     kind: ListKind,
-    ended: usize,
-    list: Option<Addr<ListMsg>>,
     report: ResultSlot<SortedList>,
     results: Arc<AtomicU64>,
 }
 
-impl Actor for Master {
-    type Msg = EndWork;
+impl Plan for Lists {
+    type Server = List;
+    type Client = Asker;
 
-    /// Creates the List and the workers, and starts the workers.
-    fn started(&mut self, ctx: &mut Context<'_, Self>) {
-        let list = ctx.spawn(List {
+    fn server(&self) -> List {
+        List {
             list: SortedList::new(self.kind),
             result: self.report.clone(),
-        });
-        for id in 0..self.cfg.workers {
-            let worker = ctx.spawn(Worker {
-                requests: self.cfg.requests_of(id),
-                limit: self.cfg.requests,
-                count: 0,
-                list: list.clone(),
-                master: ctx.myself(),
-                results: self.results.clone(),
-            });
-            let _ = worker.send(WorkerMsg::DoWork);
-        }
-        self.list = Some(list);
-    }
-
-    fn handle(&mut self, ctx: &mut Context<'_, Self>, EndWork: EndWork) {
-        self.ended += 1;
-        if self.ended == self.cfg.workers {
-            if let Some(list) = self.list.take() {
-                let _ = list.send(ListMsg::EndWork);
-            }
-            ctx.stop();
         }
     }
-}
 
-struct Worker {
-    requests: Requests,
-    limit: u64,
-    count: u64,
-    list: Addr<ListMsg>,
-    master: Addr<EndWork>,
-    results: Arc<AtomicU64>,
-}
-
-impl Actor for Worker {
-    type Msg = WorkerMsg;
-    fn handle(&mut self, ctx: &mut Context<'_, Self>, _msg: WorkerMsg) {
-        self.count += 1;
-        if self.count <= self.limit {
-            let _ = self.list.tell(ListMsg::Request {
-                from: ctx.myself(),
-                request: self.requests.next_request(),
-            });
-        } else {
-            let _ = self.master.tell(EndWork);
-            self.results.fetch_add(self.count - 1, Ordering::Relaxed);
-            ctx.stop();
+    fn client(&self, id: usize) -> Asker {
+        Asker {
+            requests: self.cfg.requests_of(id),
+            results: self.results.clone(),
         }
     }
 }
@@ -140,19 +106,13 @@ impl Actor for Worker {
 fn run((cfg, kind): &(Config, ListKind), rt: &Runtime) -> Outcome {
     let report = ResultSlot::new();
     let results = Arc::new(AtomicU64::new(0));
-    let master = spawn(
-        rt.handle(),
-        Master {
-            cfg: *cfg,
-            kind: *kind,
-            ended: 0,
-            list: None,
-            report: report.clone(),
-            results: results.clone(),
-        },
-    );
-    drop(master);
-    rt.wait_quiescent();
+    let plan = Lists {
+        cfg: *cfg,
+        kind: *kind,
+        report: report.clone(),
+        results: results.clone(),
+    };
+    request_actors::run(rt, plan, cfg.workers, cfg.requests);
     let final_list = report.take();
     check(cfg, results.load(Ordering::Relaxed), final_list.as_ref())
 }

@@ -4,7 +4,7 @@
 use motet_actor::{spawn, Actor, Addr, Context};
 use motet_runtime::Runtime;
 
-use super::{check, merge, Config, Kernel, Position};
+use super::{check, Config, Gathered, Kernel, Position};
 use crate::bench::{Outcome, Prepared};
 use crate::motet_support::{self, ResultSlot};
 use crate::params::Params;
@@ -44,9 +44,7 @@ struct Sorter {
     position: Position,
     threshold: usize,
     kernel: Kernel,
-    result: Vec<i64>,
-    fragments: u8,
-    sorters: u64,
+    gathered: Gathered,
 }
 
 impl Sorter {
@@ -56,24 +54,22 @@ impl Sorter {
             position,
             threshold,
             kernel,
-            result: Vec::new(),
-            fragments: 0,
-            sorters: 1,
+            gathered: Gathered::new(),
         }
     }
 
     /// Sends the sorted list to the parent and stops.
     fn report(&mut self, ctx: &mut Context<'_, Self>) {
-        let sorted = std::mem::take(&mut self.result);
+        let sorted = std::mem::take(&mut self.gathered.result);
         match self.parent.take() {
             Some(Parent::Actor(parent)) => {
                 let _ = parent.send(SortMsg::Result {
                     sorted,
                     position: self.position,
-                    sorters: self.sorters,
+                    sorters: self.gathered.sorters,
                 });
             }
-            Some(Parent::Root(slot)) => slot.set((sorted, self.sorters)),
+            Some(Parent::Root(slot)) => slot.set((sorted, self.gathered.sorters)),
             None => {}
         }
         ctx.stop();
@@ -85,27 +81,24 @@ impl Actor for Sorter {
     fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: SortMsg) {
         match msg {
             SortMsg::Sort(values) if values.len() < self.threshold => {
-                self.result = self.kernel.sort(values);
+                self.gathered.result = self.kernel.sort(values);
                 self.report(ctx);
             }
             SortMsg::Sort(values) => {
                 let (threshold, kernel) = (self.threshold, self.kernel);
-                self.result = kernel.split(&values, |part, position| {
+                let pivots = kernel.split(&values, |part, position| {
                     let parent = Parent::Actor(ctx.myself());
                     let child = ctx.spawn(Sorter::new(parent, position, threshold, kernel));
                     let _ = child.send(SortMsg::Sort(part));
                 });
-                self.fragments = 1;
+                self.gathered.split(pivots);
             }
             SortMsg::Result {
                 sorted,
                 position,
                 sorters,
             } => {
-                merge(&mut self.result, sorted, position);
-                self.sorters += sorters;
-                self.fragments += 1;
-                if self.fragments == 3 {
+                if self.gathered.child(sorted, position, sorters) {
                     self.report(ctx);
                 }
             }

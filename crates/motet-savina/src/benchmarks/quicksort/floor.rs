@@ -4,7 +4,7 @@ use crate::bench::{Outcome, Prepared};
 use crate::floor::{Actor, ActorId, Context, System};
 use crate::params::Params;
 
-use super::{check, merge, Config, Kernel, Position};
+use super::{check, Config, Gathered, Kernel, Position};
 
 /// Builds the floor program; `threads` is ignored (the floor is sequential).
 pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
@@ -24,8 +24,8 @@ fn run(&(ref cfg, kernel): &(Config, Kernel)) -> Outcome {
     sys.send(root, Msg::Sort(values));
     sys.run();
     let root = sys.actor(root);
-    let sorted = root.done.then_some(root.result.as_slice());
-    check(cfg, sum, sorted, root.sorters)
+    let sorted = root.done.then_some(root.gathered.result.as_slice());
+    check(cfg, sum, sorted, root.gathered.sorters)
 }
 
 /// The messages of Quicksort.
@@ -45,9 +45,7 @@ struct Sorter {
     position: Position,
     threshold: usize,
     kernel: Kernel,
-    result: Vec<i64>,
-    fragments: u8,
-    sorters: u64,
+    gathered: Gathered,
     done: bool,
 }
 
@@ -63,9 +61,7 @@ impl Sorter {
             position,
             threshold,
             kernel,
-            result: Vec::new(),
-            fragments: 0,
-            sorters: 1,
+            gathered: Gathered::new(),
             done: false,
         }
     }
@@ -74,13 +70,13 @@ impl Sorter {
     fn report(&mut self, cx: &mut Context<Self>) {
         self.done = true;
         if let Some(parent) = self.parent {
-            let sorted = std::mem::take(&mut self.result);
+            let sorted = std::mem::take(&mut self.gathered.result);
             cx.send(
                 parent,
                 Msg::Result {
                     sorted,
                     position: self.position,
-                    sorters: self.sorters,
+                    sorters: self.gathered.sorters,
                 },
             );
         }
@@ -94,26 +90,23 @@ impl Actor for Sorter {
     fn receive(&mut self, msg: Msg, cx: &mut Context<Self>) {
         match msg {
             Msg::Sort(values) if values.len() < self.threshold => {
-                self.result = self.kernel.sort(values);
+                self.gathered.result = self.kernel.sort(values);
                 self.report(cx);
             }
             Msg::Sort(values) => {
                 let (threshold, kernel, me) = (self.threshold, self.kernel, cx.me());
-                self.result = kernel.split(&values, |part, position| {
+                let pivots = kernel.split(&values, |part, position| {
                     let child = cx.spawn(Sorter::new(Some(me), position, threshold, kernel));
                     cx.send(child, Msg::Sort(part));
                 });
-                self.fragments = 1;
+                self.gathered.split(pivots);
             }
             Msg::Result {
                 sorted,
                 position,
                 sorters,
             } => {
-                merge(&mut self.result, sorted, position);
-                self.sorters += sorters;
-                self.fragments += 1;
-                if self.fragments == 3 {
+                if self.gathered.child(sorted, position, sorters) {
                     self.report(cx);
                 }
             }

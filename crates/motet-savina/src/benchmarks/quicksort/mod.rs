@@ -267,6 +267,43 @@ pub(crate) fn merge(mine: &mut Vec<i64>, theirs: Vec<i64>, position: Position) {
     *mine = joined;
 }
 
+/// What a sorter gathers: its sorted list (its own, then with its children's parts merged in) and
+/// how many sorters its subtree had, with Savina's count of the fragments in (the pivots and the
+/// two children's parts).
+pub(crate) struct Gathered {
+    /// The sorted list so far.
+    pub(crate) result: Vec<i64>,
+    fragments: u8,
+    /// Sorters in the subtree, this one included.
+    pub(crate) sorters: u64,
+}
+
+impl Gathered {
+    /// Nothing gathered yet; one sorter.
+    pub(crate) fn new() -> Gathered {
+        Gathered {
+            result: Vec::new(),
+            fragments: 0,
+            sorters: 1,
+        }
+    }
+
+    /// The sorter has split its list and keeps `pivots`: the first of three fragments.
+    pub(crate) fn split(&mut self, pivots: Vec<i64>) {
+        self.result = pivots;
+        self.fragments = 1;
+    }
+
+    /// Merges a child's `Result` (see [`merge`]); whether every fragment is in.
+    #[inline]
+    pub(crate) fn child(&mut self, sorted: Vec<i64>, position: Position, sorters: u64) -> bool {
+        merge(&mut self.result, sorted, position);
+        self.sorters += sorters;
+        self.fragments += 1;
+        self.fragments == 3
+    }
+}
+
 /// Validates a run: the root's list `sorted` (None if it never reported) must hold N values in order
 /// with the input's `sum`; at the defaults the tree must have had 1,939 sorters. The result is the
 /// length and the sorter count.

@@ -1,0 +1,152 @@
+//! What an actor of the floor can do while it handles a message (send, spawn, exit), and the
+//! per-slot state those calls touch: each slot's mailbox and generation, the free slots and the
+//! actors spawned since the system last adopted them.
+
+use std::collections::VecDeque;
+
+use super::schedule::Schedule;
+use super::{Actor, ActorId};
+
+/// What the system keeps of one slot besides its actor, together, so that a send looks it up once.
+pub(super) struct Slot<M> {
+    pub(super) mailbox: VecDeque<M>,
+    /// The generation its live actor's [`ActorId`] carries; bumped when the actor exits, so that
+    /// no live address names an exited actor.
+    pub(super) generation: u32,
+    /// Whether its actor is scheduled: waiting in the slot or a queue, or running.
+    pub(super) scheduled: bool,
+    /// Whether an actor spawned from outside the system holds it: never reused, so that the
+    /// harness can read its state once the system has run.
+    pinned: bool,
+}
+
+/// What an actor can do while it handles a message: everything but touch other actors' state.
+pub struct Context<A: Actor> {
+    /// Each slot's mailbox and bookkeeping, by slot index.
+    pub(super) slots: Vec<Slot<A::Msg>>,
+    /// Whether an exited actor's slot is reused ([`System::reclaiming`](super::System::reclaiming)).
+    reclaim: bool,
+    /// Slots of exited actors, to reuse (only when `reclaim`).
+    free: Vec<u32>,
+    /// Where the scheduled actors wait for their turns.
+    pub(super) schedule: Schedule,
+    /// Actors spawned since the system last adopted them, with their slots, in spawn order; `None`
+    /// while an actor's `started` hook runs (it may spawn actors of its own).
+    pub(super) spawned: Vec<(usize, Option<A>)>,
+    pub(super) me: ActorId,
+    pub(super) exit_requested: bool,
+    pub(super) exited: usize,
+    pub(super) delivered: u64,
+    pub(super) dropped: u64,
+}
+
+impl<A: Actor> Context<A> {
+    pub(super) fn new(reclaim: bool) -> Context<A> {
+        Context {
+            slots: Vec::new(),
+            reclaim,
+            free: Vec::new(),
+            schedule: Schedule::new(),
+            spawned: Vec::new(),
+            me: ActorId {
+                index: 0,
+                generation: 0,
+            },
+            exit_requested: false,
+            exited: 0,
+            delivered: 0,
+            dropped: 0,
+        }
+    }
+
+    /// The actor handling the current message (or running its `started` hook).
+    pub fn me(&self) -> ActorId {
+        self.me
+    }
+
+    /// Sends `msg` to `to`; a message to an actor that has exited is dropped.
+    ///
+    /// # Panics
+    /// If `to` does not name an actor of this system.
+    // Always inlined, as motet-actor's `Addr::tell` is: a handler's sends then cost no call.
+    #[inline(always)]
+    pub fn send(&mut self, to: ActorId, msg: A::Msg) {
+        let i = to.index();
+        let slot = &mut self.slots[i];
+        if slot.generation != to.generation {
+            self.dropped += 1;
+            return;
+        }
+        slot.mailbox.push_back(msg);
+        if !slot.scheduled {
+            slot.scheduled = true;
+            self.schedule.make_ready(i, false);
+        }
+    }
+
+    /// Creates `actor`, runs its `started` hook and returns its address.
+    pub fn spawn(&mut self, actor: A) -> ActorId {
+        self.spawn_in(actor, false)
+    }
+
+    /// Creates `actor` in a free slot (if the system reclaims them and `pinned` is false) or a new
+    /// one, runs its `started` hook and returns its address.
+    pub(super) fn spawn_in(&mut self, mut actor: A, pinned: bool) -> ActorId {
+        let reused = if pinned { None } else { self.free.pop() };
+        let index = match reused {
+            // Retiring emptied the mailbox and kept its buffer for this actor.
+            Some(index) => index,
+            None => {
+                let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 actor slots");
+                self.slots.push(Slot {
+                    mailbox: VecDeque::new(),
+                    generation: 0,
+                    scheduled: false,
+                    pinned,
+                });
+                index
+            }
+        };
+        let slot = &mut self.slots[index as usize];
+        // A runtime schedules a new actor at once (for its start): so does the floor.
+        slot.scheduled = true;
+        let id = ActorId {
+            index,
+            generation: slot.generation,
+        };
+        self.schedule.make_ready(index as usize, true);
+        let pending = self.spawned.len();
+        self.spawned.push((id.index(), None));
+        let (me, exit) = (self.me, self.exit_requested);
+        self.me = id;
+        self.exit_requested = false;
+        actor.started(self);
+        if self.exit_requested {
+            // Not reclaimed: the actor waits in a queue for its first turn.
+            self.retire(id.index(), false);
+        }
+        (self.me, self.exit_requested) = (me, exit);
+        self.spawned[pending].1 = Some(actor);
+        id
+    }
+
+    /// Stops the current actor once this message (or `started` hook) is handled.
+    pub fn exit(&mut self) {
+        self.exit_requested = true;
+    }
+
+    /// Marks actor `i` as exited and drops what is left in its mailbox; if `reuse` and the system
+    /// reclaims slots, the slot (and its mailbox's buffer) goes to the next actor spawned.
+    pub(super) fn retire(&mut self, i: usize, reuse: bool) {
+        let slot = &mut self.slots[i];
+        slot.generation = slot.generation.wrapping_add(1);
+        self.exited += 1;
+        self.dropped += slot.mailbox.len() as u64;
+        if self.reclaim && reuse && !slot.pinned {
+            slot.mailbox.clear();
+            self.free.push(i as u32);
+        } else {
+            slot.mailbox = VecDeque::new();
+        }
+    }
+}
