@@ -30,6 +30,20 @@
 //! tag stays recorded as in transit, and a NET the destination sent before the value reached it
 //! (a later tag) does not raise its NET past it.
 //!
+//! # Provisional grants and absent ports
+//!
+//! A federate granted `n` provisionally processes `n` up to the reactions that read network
+//! inputs whose status at `n` is not known yet (see `federate.rs`). Its upstream federates tell
+//! it, for each connection into a federate on a zero-delay cycle, that nothing comes at a tag
+//! (LF's port-absent message), once the reactions that could have sent have run. Port-absent
+//! messages take the values' route through the coordinator, so that on each connection values
+//! and absences arrive in tag order, and the coordinator records, per connection, the latest tag
+//! whose content is known: nothing can arrive on it at or before that tag any more. This bound
+//! joins the others in the fixpoint (a connection delivers no earlier than one microstep after
+//! its known tag), so a federate that sent a port-absent message to a federate that has nothing
+//! to do at that tag (and so never processes it) does not wait for that federate: once the
+//! absence is known, the sender gets its grant.
+//!
 //! # Stop
 //!
 //! A stop request from one federate is sent to all others; each answers with the earliest tag it
@@ -77,12 +91,16 @@ struct PendingStop {
 pub struct Coordinator {
     topo: Topology,
     zero_cycle: Vec<bool>,
+    /// `cycle_with[u][e]`: paths without delay lead from `u` to `e` and back.
+    cycle_with: Vec<Vec<bool>>,
     feds: Vec<Federate>,
     started: bool,
     start_delay_ns: u64,
     start_ns: u64,
     stop: Option<PendingStop>,
     stop_granted: Option<WireTag>,
+    /// Per connection, the latest tag at which its content (a value or its absence) is known.
+    link_known: Vec<Option<WireTag>>,
     failures: Vec<String>,
     /// Messages sent, for the figures (coordination messages per tag).
     sent: u64,
@@ -96,10 +114,19 @@ impl Coordinator {
         for e in topo.zero_delay_cycles() {
             zero_cycle[e as usize] = true;
         }
+        let d = topo.least_delays();
+        let zero = |a: usize, b: usize| d[a][b] == Some(Delay::NONE);
+        let n = topo.federates.len();
+        let cycle_with = (0..n)
+            .map(|u| (0..n).map(|e| u != e && zero(u, e) && zero(e, u)).collect())
+            .collect();
         let feds = vec![Federate::default(); topo.federates.len()];
+        let link_known = vec![None; topo.links.len()];
         Coordinator {
+            link_known,
             topo,
             zero_cycle,
+            cycle_with,
             feds,
             started: false,
             start_delay_ns,
@@ -165,6 +192,7 @@ impl Coordinator {
                 tag,
                 payload,
             } => self.forward(fed, link, tag, payload),
+            ToRti::PortAbsent { fed, link, tag } => self.absent(fed, link, tag),
             ToRti::StopRequest { fed, tag } => self.stop_request(fed, tag),
             ToRti::StopReply { fed, tag } => self.stop_reply(fed, tag),
             ToRti::Resign { fed } => {
@@ -258,6 +286,7 @@ impl Coordinator {
             return;
         }
         let to = l.to;
+        self.known(link, tag);
         let dest = &mut self.feds[to as usize];
         if dest.done {
             return;
@@ -269,6 +298,28 @@ impl Coordinator {
         }
         dest.in_transit.push(tag);
         self.send(to, FromRti::Tagged { link, tag, payload });
+    }
+
+    /// Forwards a port-absent message on `link` at `tag` (see the module docs).
+    fn absent(&mut self, fed: u32, link: u32, tag: WireTag) {
+        let Some(l) = self.topo.links.get(link as usize) else {
+            return;
+        };
+        if l.from != fed || l.physical {
+            return;
+        }
+        let to = l.to;
+        self.known(link, tag);
+        if !self.feds[to as usize].done {
+            self.send(to, FromRti::PortAbsent { link, tag });
+        }
+    }
+
+    /// Records that the content of `link` is known up to `tag`.
+    fn known(&mut self, link: u32, tag: WireTag) {
+        if let Some(k) = self.link_known.get_mut(link as usize) {
+            *k = Some(k.map_or(tag, |x| x.max(tag)));
+        }
     }
 
     /// The earliest tag at which a message could still reach federate `e`, asking for `n`
@@ -296,15 +347,32 @@ impl Coordinator {
                 f.next.unwrap_or(WireTag::ZERO)
             }
         };
+        // The earliest tag a connection may still deliver at, from its sender's earliest: never
+        // at or before its known tag.
+        let deliver = |ix: usize, from: WireTag| -> WireTag {
+            let l = &self.topo.links[ix];
+            let at = Delay::of_connection(l.after).apply(from);
+            match self.link_known[ix] {
+                Some(known) => at.max(Delay::of_connection(Some(0)).apply(known)),
+                None => at,
+            }
+        };
+        let logical = || {
+            self.topo
+                .links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !l.physical)
+        };
         let mut y: Vec<WireTag> = (0..k).map(|u| own(u).max(floor(u))).collect();
         for _ in 0..=k {
             let mut changed = false;
-            for l in self.topo.logical() {
+            for (ix, l) in logical() {
                 let (w, u) = (l.from as usize, l.to as usize);
                 if u == e || self.feds[u].done {
                     continue;
                 }
-                let via = Delay::of_connection(l.after).apply(y[w]).max(floor(u));
+                let via = deliver(ix, y[w]).max(floor(u));
                 if via < y[u] {
                     y[u] = via;
                     changed = true;
@@ -314,10 +382,9 @@ impl Coordinator {
                 break;
             }
         }
-        self.topo
-            .logical()
-            .filter(|l| l.to as usize == e)
-            .map(|l| Delay::of_connection(l.after).apply(y[l.from as usize]))
+        logical()
+            .filter(|(_, l)| l.to as usize == e)
+            .map(|(ix, l)| deliver(ix, y[l.from as usize]))
             .min()
             .unwrap_or(WireTag::FOREVER)
     }
@@ -349,6 +416,26 @@ impl Coordinator {
         } else if b == n && self.zero_cycle[e] && self.feds[e].provisional.is_none_or(|p| p < n) {
             self.feds[e].provisional = Some(n);
             self.send(e as u32, FromRti::ProvisionalGrant(n));
+            self.provisional_upstream(e, n);
+        }
+    }
+
+    /// After a provisional grant for `n` to `e`: the federates on a zero-delay cycle with `e`
+    /// whose next event is later may still have to send at `n` (what `e` sends them at `n` can
+    /// make them send back), and they alone can say that they do not. They get a provisional
+    /// grant for `n` too, as reactor-c's RTI gives its upstream federates, and process `n`
+    /// (possibly an empty tag) to send their values or port-absent messages.
+    fn provisional_upstream(&mut self, e: usize, n: WireTag) {
+        for u in 0..self.feds.len() {
+            let f = &self.feds[u];
+            let idle_at_n = f.next.is_some_and(|x| x > n)
+                && f.completed.is_none_or(|c| c < n)
+                && f.granted.is_none_or(|g| g < n)
+                && f.provisional.is_none_or(|p| p < n);
+            if self.cycle_with[u][e] && !f.done && idle_at_n {
+                self.feds[u].provisional = Some(n);
+                self.send(u as u32, FromRti::ProvisionalGrant(n));
+            }
         }
     }
 
@@ -507,16 +594,33 @@ mod tests {
             },
             0,
         );
-        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]));
+        // b's NET is now 5 (the value). a sends one value per tag on a connection, so nothing
+        // else can come at 5 and later ones come no earlier than (5, 1): b is granted 5 at
+        // once, after the value.
+        assert!(
+            matches!(
+                out[..],
+                [
+                    (1, FromRti::Tagged { .. }),
+                    (
+                        1,
+                        FromRti::Grant(WireTag {
+                            time: 5,
+                            microstep: 0
+                        })
+                    )
+                ]
+            ),
+            "{out:?}"
+        );
         ltc(&mut c, 0, tag(0, 0));
         let out = net(&mut c, 0, WireTag::FOREVER);
-        // b's NET is now 5 (the value), granted after the value was forwarded.
+        assert_eq!(out, [(0, FromRti::Grant(WireTag::FOREVER))]);
+        // b completes 5 and asks for 100: a has ended, granted.
+        ltc(&mut c, 1, tag(5, 0));
         assert_eq!(
-            out,
-            [
-                (0, FromRti::Grant(WireTag::FOREVER)),
-                (1, FromRti::Grant(tag(5, 0)))
-            ]
+            net(&mut c, 1, tag(100, 0)),
+            [(1, FromRti::Grant(tag(100, 0)))]
         );
     }
 
@@ -647,6 +751,54 @@ mod tests {
         assert_eq!(ltc(&mut c, 1, tag(0, 0)), [(0, FromRti::Grant(tag(0, 0)))]);
         // b asks for 10 while a may still send at (0, 1): nothing yet.
         assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+    }
+
+    /// a <-> b with no delay, b idle until 10: a's provisional grant for 0 goes to b too (b
+    /// alone can say it sends nothing at 0); a's port-absent message for 0 reaches b, and once
+    /// the connection a -> b is known at 0, nothing can come back from b at 0: a gets the full
+    /// grant.
+    #[test]
+    fn port_absent_messages_are_forwarded_and_end_a_provisional_wait() {
+        let mut c = started(topo(2, &[(0, 1, None), (1, 0, None)]));
+        assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+        assert_eq!(
+            net(&mut c, 0, tag(0, 0)),
+            [
+                (0, FromRti::ProvisionalGrant(tag(0, 0))),
+                (1, FromRti::ProvisionalGrant(tag(0, 0)))
+            ]
+        );
+        let out = c.handle(
+            ToRti::PortAbsent {
+                fed: 0,
+                link: 0,
+                tag: tag(0, 0),
+            },
+            0,
+        );
+        assert_eq!(
+            out,
+            [
+                (
+                    1,
+                    FromRti::PortAbsent {
+                        link: 0,
+                        tag: tag(0, 0)
+                    }
+                ),
+                (0, FromRti::Grant(tag(0, 0)))
+            ]
+        );
+        // A port-absent message from a federate that is not the connection's sender is ignored.
+        let out = c.handle(
+            ToRti::PortAbsent {
+                fed: 0,
+                link: 1,
+                tag: tag(0, 0),
+            },
+            0,
+        );
+        assert!(out.is_empty(), "{out:?}");
     }
 
     /// A federate that fails counts as ended: its downstream is granted, the others are told.
