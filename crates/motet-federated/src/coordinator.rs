@@ -34,15 +34,18 @@
 //!
 //! A federate granted `n` provisionally processes `n` up to the reactions that read network
 //! inputs whose status at `n` is not known yet (see `federate.rs`). Its upstream federates tell
-//! it, for each connection into a federate on a zero-delay cycle, that nothing comes at a tag
+//! it, for each connection without a time delay into a federate on a zero-delay cycle, that
+//! nothing comes at a tag
 //! (LF's port-absent message), once the reactions that could have sent have run. Port-absent
 //! messages take the values' route through the coordinator, so that on each connection values
 //! and absences arrive in tag order, and the coordinator records, per connection, the latest tag
-//! whose content is known: nothing can arrive on it at or before that tag any more. This bound
-//! joins the others in the fixpoint (a connection delivers no earlier than one microstep after
-//! its known tag), so a federate that sent a port-absent message to a federate that has nothing
-//! to do at that tag (and so never processes it) does not wait for that federate: once the
-//! absence is known, the sender gets its grant.
+//! it carried something for. This bound joins the others in the fixpoint: a connection delivers
+//! no earlier than one microstep after that tag (through a delay with a time part, no earlier
+//! than that tag, since a later microstep of the sender lands on it again). While a federate holds a provisional grant for `n`, the federates
+//! on a zero-delay cycle with it whose next event is later get a provisional grant for `n` too
+//! (they may have to tell that they send nothing at `n`), and each connection into it that can
+//! no longer deliver at or before `n` gets a port-absent message from the coordinator itself
+//! (its sender may be unable to tell, through a delay with a time part).
 //!
 //! # Stop
 //!
@@ -99,8 +102,12 @@ pub struct Coordinator {
     start_ns: u64,
     stop: Option<PendingStop>,
     stop_granted: Option<WireTag>,
-    /// Per connection, the latest tag at which its content (a value or its absence) is known.
-    link_known: Vec<Option<WireTag>>,
+    /// Per connection, the earliest tag at which it may still deliver, from the values and
+    /// port-absent messages it carried.
+    link_floor: Vec<Option<WireTag>>,
+    /// Per connection, the latest tag for which the coordinator itself told its destination
+    /// that nothing arrives.
+    absent_told: Vec<Option<WireTag>>,
     failures: Vec<String>,
     /// Messages sent, for the figures (coordination messages per tag).
     sent: u64,
@@ -121,9 +128,11 @@ impl Coordinator {
             .map(|u| (0..n).map(|e| u != e && zero(u, e) && zero(e, u)).collect())
             .collect();
         let feds = vec![Federate::default(); topo.federates.len()];
-        let link_known = vec![None; topo.links.len()];
+        let link_floor = vec![None; topo.links.len()];
+        let absent_told = vec![None; topo.links.len()];
         Coordinator {
-            link_known,
+            link_floor,
+            absent_told,
             topo,
             zero_cycle,
             cycle_with,
@@ -286,6 +295,10 @@ impl Coordinator {
             return;
         }
         let to = l.to;
+        if Delay::of_connection(l.after).time == 0 {
+            // Its destination knows the connection's content at `tag` now.
+            self.told(link, tag);
+        }
         self.known(link, tag);
         let dest = &mut self.feds[to as usize];
         if dest.done {
@@ -310,15 +323,34 @@ impl Coordinator {
         }
         let to = l.to;
         self.known(link, tag);
+        self.told(link, tag);
         if !self.feds[to as usize].done {
             self.send(to, FromRti::PortAbsent { link, tag });
         }
     }
 
-    /// Records that the content of `link` is known up to `tag`.
+    /// Records that the destination of `link` knows its content at `tag`.
+    fn told(&mut self, link: u32, tag: WireTag) {
+        if let Some(t) = self.absent_told.get_mut(link as usize) {
+            *t = Some(t.map_or(tag, |x| x.max(tag)));
+        }
+    }
+
+    /// Records a value or a port-absent message on `link` at `tag`: the sender's next one
+    /// comes from a later tag of its own, so the connection delivers no earlier than one
+    /// microstep after `tag`; through a delay with a time part, at `tag` again (a later
+    /// microstep of the sender lands on the same tag).
     fn known(&mut self, link: u32, tag: WireTag) {
-        if let Some(k) = self.link_known.get_mut(link as usize) {
-            *k = Some(k.map_or(tag, |x| x.max(tag)));
+        let Some(l) = self.topo.links.get(link as usize) else {
+            return;
+        };
+        let next = if Delay::of_connection(l.after).time > 0 {
+            tag
+        } else {
+            Delay::of_connection(Some(0)).apply(tag)
+        };
+        if let Some(k) = self.link_floor.get_mut(link as usize) {
+            *k = Some(k.map_or(next, |x| x.max(next)));
         }
     }
 
@@ -326,6 +358,16 @@ impl Coordinator {
     /// (see the module docs): the least fixpoint of "each federate may still send at its NET, or
     /// at whatever may still reach it, but never at or before what it has completed".
     fn earliest_incoming(&self, e: usize, n: WireTag) -> WireTag {
+        self.incoming(e, n)
+            .into_iter()
+            .map(|(_, t)| t)
+            .min()
+            .unwrap_or(WireTag::FOREVER)
+    }
+
+    /// Per logical connection into `e`, the earliest tag at which it may still deliver, `e`
+    /// asking for `n` (see [`Coordinator::earliest_incoming`]).
+    fn incoming(&self, e: usize, n: WireTag) -> Vec<(usize, WireTag)> {
         let k = self.feds.len();
         let after_completed =
             |f: &Federate| f.completed.map(|c| Delay::of_connection(Some(0)).apply(c));
@@ -348,12 +390,12 @@ impl Coordinator {
             }
         };
         // The earliest tag a connection may still deliver at, from its sender's earliest: never
-        // at or before its known tag.
+        // before its floor.
         let deliver = |ix: usize, from: WireTag| -> WireTag {
             let l = &self.topo.links[ix];
             let at = Delay::of_connection(l.after).apply(from);
-            match self.link_known[ix] {
-                Some(known) => at.max(Delay::of_connection(Some(0)).apply(known)),
+            match self.link_floor[ix] {
+                Some(floor) => at.max(floor),
                 None => at,
             }
         };
@@ -384,9 +426,8 @@ impl Coordinator {
         }
         logical()
             .filter(|(_, l)| l.to as usize == e)
-            .map(|(ix, l)| deliver(ix, y[l.from as usize]))
-            .min()
-            .unwrap_or(WireTag::FOREVER)
+            .map(|(ix, l)| (ix, deliver(ix, y[l.from as usize])))
+            .collect()
     }
 
     fn evaluate_all(&mut self) {
@@ -399,6 +440,40 @@ impl Coordinator {
     }
 
     fn evaluate(&mut self, e: usize) {
+        self.grant(e);
+        // A provisional grant still open: the federates it waits for may have become able to
+        // take it (see `provisional_upstream`).
+        let f = &self.feds[e];
+        if let Some(p) = f.provisional {
+            if !f.done && f.granted.is_none_or(|g| g < p) && f.completed.is_none_or(|c| c < p) {
+                self.provisional_upstream(e, p);
+                self.absent_inputs(e, p);
+            }
+        }
+    }
+
+    /// While `e` holds a provisional grant for `p`: each connection into `e` that can no longer
+    /// deliver at or before `p` is absent at `p`, and `e` is told so with a port-absent message
+    /// of the coordinator's own. Its sender may be unable to say it: through a delay with a
+    /// time part, a later microstep of the sender could land on the same tag, so only the
+    /// sender's progress, which the coordinator follows, rules it out.
+    fn absent_inputs(&mut self, e: usize, p: WireTag) {
+        for (ix, at) in self.incoming(e, p) {
+            if at > p && self.absent_told[ix].is_none_or(|t| t < p) {
+                self.absent_told[ix] = Some(p);
+                self.send(
+                    e as u32,
+                    FromRti::PortAbsent {
+                        link: ix as u32,
+                        tag: p,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Grants federate `e` its next event tag, in full or provisionally, when it may have it.
+    fn grant(&mut self, e: usize) {
         let f = &self.feds[e];
         let Some(n) = f.next else { return };
         if f.done || f.granted.is_some_and(|g| g >= n) {
@@ -416,15 +491,16 @@ impl Coordinator {
         } else if b == n && self.zero_cycle[e] && self.feds[e].provisional.is_none_or(|p| p < n) {
             self.feds[e].provisional = Some(n);
             self.send(e as u32, FromRti::ProvisionalGrant(n));
-            self.provisional_upstream(e, n);
         }
     }
 
-    /// After a provisional grant for `n` to `e`: the federates on a zero-delay cycle with `e`
-    /// whose next event is later may still have to send at `n` (what `e` sends them at `n` can
-    /// make them send back), and they alone can say that they do not. They get a provisional
-    /// grant for `n` too, as reactor-c's RTI gives its upstream federates, and process `n`
-    /// (possibly an empty tag) to send their values or port-absent messages.
+    /// While `e` holds a provisional grant for `n`: the federates on a zero-delay cycle with
+    /// `e` whose next event is later may still have to send at `n` (what `e` sends them at `n`
+    /// can make them send back), and they alone can say that they do not. Each gets a
+    /// provisional grant for `n` too, as reactor-c's RTI gives its upstream federates, once
+    /// nothing can reach it before `n` any more (a provisional grant covers the tags before it
+    /// in full); it processes `n`, possibly an empty tag, to send its values or port-absent
+    /// messages.
     fn provisional_upstream(&mut self, e: usize, n: WireTag) {
         for u in 0..self.feds.len() {
             let f = &self.feds[u];
@@ -432,7 +508,7 @@ impl Coordinator {
                 && f.completed.is_none_or(|c| c < n)
                 && f.granted.is_none_or(|g| g < n)
                 && f.provisional.is_none_or(|p| p < n);
-            if self.cycle_with[u][e] && !f.done && idle_at_n {
+            if self.cycle_with[u][e] && !f.done && idle_at_n && self.earliest_incoming(u, n) >= n {
                 self.feds[u].provisional = Some(n);
                 self.send(u as u32, FromRti::ProvisionalGrant(n));
             }
@@ -594,33 +670,17 @@ mod tests {
             },
             0,
         );
-        // b's NET is now 5 (the value). a sends one value per tag on a connection, so nothing
-        // else can come at 5 and later ones come no earlier than (5, 1): b is granted 5 at
-        // once, after the value.
-        assert!(
-            matches!(
-                out[..],
-                [
-                    (1, FromRti::Tagged { .. }),
-                    (
-                        1,
-                        FromRti::Grant(WireTag {
-                            time: 5,
-                            microstep: 0
-                        })
-                    )
-                ]
-            ),
-            "{out:?}"
-        );
+        // Not granted yet: a later microstep of a (at (0, 1)) would land on 5 as well.
+        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]), "{out:?}");
         ltc(&mut c, 0, tag(0, 0));
         let out = net(&mut c, 0, WireTag::FOREVER);
-        assert_eq!(out, [(0, FromRti::Grant(WireTag::FOREVER))]);
-        // b completes 5 and asks for 100: a has ended, granted.
-        ltc(&mut c, 1, tag(5, 0));
+        // b's NET is now 5 (the value), granted after the value was forwarded.
         assert_eq!(
-            net(&mut c, 1, tag(100, 0)),
-            [(1, FromRti::Grant(tag(100, 0)))]
+            out,
+            [
+                (0, FromRti::Grant(WireTag::FOREVER)),
+                (1, FromRti::Grant(tag(5, 0)))
+            ]
         );
     }
 
@@ -799,6 +859,53 @@ mod tests {
             0,
         );
         assert!(out.is_empty(), "{out:?}");
+    }
+
+    /// a <-> b without delay, c -> a after 5. c's value at 5 (from its tag 0) does not tell
+    /// that nothing else comes at 5 (c's tag (0, 1) would land there too); once c moves on to
+    /// 20, the coordinator tells a, which holds a provisional grant for 5, itself.
+    #[test]
+    fn the_coordinator_tells_an_absence_its_sender_cannot() {
+        let mut c = started(topo(3, &[(0, 1, None), (1, 0, None), (2, 0, Some(5))]));
+        assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+        assert_eq!(net(&mut c, 2, tag(0, 0)), [(2, FromRti::Grant(tag(0, 0)))]);
+        let out = c.handle(
+            ToRti::Tagged {
+                fed: 2,
+                link: 2,
+                tag: tag(5, 0),
+                payload: vec![],
+            },
+            0,
+        );
+        assert!(matches!(out[..], [(0, FromRti::Tagged { .. })]), "{out:?}");
+        assert_eq!(
+            net(&mut c, 0, tag(5, 0)),
+            [
+                (0, FromRti::ProvisionalGrant(tag(5, 0))),
+                (1, FromRti::ProvisionalGrant(tag(5, 0)))
+            ]
+        );
+        assert!(ltc(&mut c, 2, tag(0, 0)).is_empty());
+        let out = net(&mut c, 2, tag(20, 0));
+        assert!(
+            out.contains(&(
+                0,
+                FromRti::PortAbsent {
+                    link: 2,
+                    tag: tag(5, 0)
+                }
+            )),
+            "{out:?}"
+        );
+        assert!(out.contains(&(2, FromRti::Grant(tag(20, 0)))), "{out:?}");
+        // Told once.
+        let out = net(&mut c, 2, tag(21, 0));
+        assert!(
+            !out.iter()
+                .any(|m| matches!(m.1, FromRti::PortAbsent { .. })),
+            "{out:?}"
+        );
     }
 
     /// A federate that fails counts as ended: its downstream is granted, the others are told.

@@ -265,10 +265,10 @@ impl FederateLoop<'_> {
                 self.ports.provisional = Some(self.ports.provisional.map_or(t, |p| p.max(t)));
             }
             FromRti::Start { .. } | FromRti::Resigned => {}
-            FromRti::PortAbsent { link, tag } => self.ports.heard(link, Tag::from(tag)),
+            FromRti::PortAbsent { link, tag } => self.ports.heard(link, Tag::from(tag), false),
             FromRti::Tagged { link, tag, payload } => {
                 let tag = Tag::from(tag);
-                self.ports.heard(link, tag);
+                self.ports.heard(link, tag, true);
                 // The coordinator lowered this federate's NET to the value's tag: ask again
                 // for the next tag, even if it is the one asked for before.
                 self.net_sent = None;

@@ -1,18 +1,20 @@
 //! What a federate knows of its network ports at a tag, for processing a tag provisionally (LF's
 //! PTAG, reactor-c's `federate.c`).
 //!
-//! - **Inputs.** For each logical connection into the federate, the latest tag at which its
-//!   content is known: a value or a port-absent message at that tag came, and since values and
-//!   absences on one connection arrive in tag order, nothing can come at or before it any more. A
-//!   tag granted in full (TAG) makes every input known up to it; a provisional grant (PTAG) for
-//!   `g` makes them known before `g`.
+//! - **Inputs.** For each logical connection into the federate, the earliest tag at which its
+//!   content is not known yet. Values and absences on one connection arrive in tag order. A
+//!   port-absent message for `t` says that nothing more comes at or before `t`; a value at `t`
+//!   says the same, except through a delay with a time part, where a later microstep of the
+//!   sender lands on `t` again (the coordinator's own port-absent message tells when it cannot).
+//!   A tag granted in full (TAG) makes every input known up to it; a provisional grant (PTAG)
+//!   for `g` makes them known before `g`.
 //! - **Where to wait.** While some inputs are unknown at the tag being processed, the federate
 //!   runs its reactions only below the lowest level of the reactions that read those inputs (the
 //!   successors of each connection's receiving reaction): LF's "max level allowed to advance".
 //!   Levels are those of the whole program (see `builder.rs`), so what other federates wait for
 //!   lies below.
-//! - **Outputs.** For each logical connection into a federate on a zero-delay cycle, whether the
-//!   federate has sent its content at the current tag. Once the sending reaction's level has
+//! - **Outputs.** For each logical connection without a time delay into a federate on a
+//!   zero-delay cycle, whether the federate has sent its content at the current tag. Once the sending reaction's level has
 //!   been passed without a value, the connection is absent at this tag, and a port-absent message
 //!   goes out. Connections into other federates need none: those federates never process a tag
 //!   provisionally.
@@ -29,8 +31,16 @@ struct InputPort {
     link: u32,
     /// The lowest level of the reactions that read it (`u32::MAX` if none does).
     block: u32,
-    /// The latest tag at which its content is known.
-    known: Option<Tag>,
+    /// Its delay has a time part.
+    timed: bool,
+    /// The earliest tag at which its content is not known yet.
+    unknown_from: Tag,
+}
+
+impl InputPort {
+    fn known_at(&self, t: Tag) -> bool {
+        self.unknown_from > t
+    }
 }
 
 /// A logical connection out of the federate into a federate on a zero-delay cycle.
@@ -81,10 +91,14 @@ impl PortStatus {
                 status.inputs.push(InputPort {
                     link: k as u32,
                     block,
-                    known: None,
+                    timed: Delay::of_connection(l.after).time > 0,
+                    unknown_from: Tag::ZERO,
                 });
             }
-            if l.from == me && cyclic.contains(&l.to) {
+            // Through a delay with a time part, a later microstep lands on the same tag: the
+            // sender cannot tell its absence (the coordinator does).
+            let timed = Delay::of_connection(l.after).time > 0;
+            if l.from == me && !timed && cyclic.contains(&l.to) {
                 status.outputs.push(OutputPort {
                     link: k as u32,
                     level: prog.level(e.send as usize),
@@ -107,10 +121,16 @@ impl PortStatus {
         granted.is_some_and(|g| g >= t) || self.provisional.is_some_and(|p| p >= t)
     }
 
-    /// A value or a port-absent message came on `link` at `tag`.
-    pub(crate) fn heard(&mut self, link: u32, tag: Tag) {
+    /// A value (`value`) or a port-absent message came on `link` at `tag` (see the module
+    /// docs).
+    pub(crate) fn heard(&mut self, link: u32, tag: Tag, value: bool) {
         if let Some(i) = self.inputs.iter_mut().find(|i| i.link == link) {
-            i.known = Some(i.known.map_or(tag, |k| k.max(tag)));
+            let next = if value && i.timed {
+                tag
+            } else {
+                tag.delay_nanos(0)
+            };
+            i.unknown_from = i.unknown_from.max(next);
         }
     }
 
@@ -129,7 +149,7 @@ impl PortStatus {
         }
         self.inputs
             .iter()
-            .filter(|i| i.known.is_none_or(|k| k < t))
+            .filter(|i| !i.known_at(t))
             .map(|i| i.block)
             .min()
             .unwrap_or(u32::MAX)
@@ -137,8 +157,7 @@ impl PortStatus {
 
     /// Whether every input's content at `t` is known, so that `t` may be completed.
     pub(crate) fn all_known(&self, t: Tag, granted: Option<Tag>) -> bool {
-        self.granted_in_full(t, granted)
-            || self.inputs.iter().all(|i| i.known.is_some_and(|k| k >= t))
+        self.granted_in_full(t, granted) || self.inputs.iter().all(|i| i.known_at(t))
     }
 
     /// The outputs found absent at tag `t` once the reactions below level `passed` have run:

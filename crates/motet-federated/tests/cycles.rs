@@ -3,9 +3,9 @@
 //! other of absent outputs. Every run's tag-ordered event log must be the whole program's, over
 //! many runs (the threads interleave differently each time).
 
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use motet_federated::transport::memory::network;
 use motet_federated::{
@@ -42,37 +42,49 @@ fn whole(build: impl Fn(Role) -> (FederatedProgram, Log)) -> Vec<Entry> {
 }
 
 /// Runs every federate of `build` on a thread of its own, with the coordinator on another;
-/// returns the federates' logs together, sorted.
+/// returns the federates' logs together, sorted. A federation that does not finish within a
+/// generous bound (a deadlock) fails the test instead of hanging it.
 fn federated(names: &[&str], build: impl Fn(Role) -> (FederatedProgram, Log)) -> Vec<Entry> {
     let topo = build(Role::Whole).0.topology().clone();
     let (rti, ends) = network(names.len());
-    let coordinator = thread::spawn(move || {
-        let opts = CoordinatorOptions {
-            start_delay: Duration::ZERO,
-            join_timeout: Duration::from_secs(30),
-        };
-        run_coordinator(topo, &rti, &opts)
-    });
-    let mut threads = Vec::new();
+    let (done_tx, done) = mpsc::channel();
+    {
+        let done_tx = done_tx.clone();
+        thread::spawn(move || {
+            let opts = CoordinatorOptions {
+                start_delay: Duration::ZERO,
+                join_timeout: Duration::from_secs(30),
+            };
+            let r = run_coordinator(topo, &rti, &opts).map(|_| None);
+            let _ = done_tx.send(("coordinator".to_string(), r));
+        });
+    }
     for (name, end) in names.iter().zip(ends) {
         let (mut prog, log) = build(Role::Federate(name.to_string()));
         let opts = FederateOptions {
             run: options(),
             join_timeout: Duration::from_secs(30),
         };
-        threads.push(thread::spawn(move || {
-            prog.run_federate(&end, &opts).map(|_| log)
-        }));
+        let done_tx = done_tx.clone();
+        let name = name.to_string();
+        thread::spawn(move || {
+            let r = prog.run_federate(&end, &opts).map(|_| Some(log));
+            let _ = done_tx.send((name, r));
+        });
     }
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut all = Vec::new();
-    for (name, t) in names.iter().zip(threads) {
-        let log = t
-            .join()
-            .unwrap()
-            .unwrap_or_else(|e| panic!("federate {name}: {e}"));
-        all.extend(log.lock().unwrap().iter().cloned());
+    for _ in 0..=names.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let (name, r) = done
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("the federation did not finish within 60 s"));
+        match r {
+            Ok(Some(log)) => all.extend(log.lock().unwrap().iter().cloned()),
+            Ok(None) => {}
+            Err(e) => panic!("{name}: {e}"),
+        }
     }
-    coordinator.join().unwrap().unwrap();
     all.sort();
     all
 }

@@ -75,6 +75,11 @@ fn chain_over_memory_gives_the_whole_log() {
         whole.len() > 50,
         "the reference run logs the chain's events"
     );
+    // The actuator's acknowledgments close a zero-delay cycle with the sensors' federate.
+    assert!(
+        whole.iter().filter(|e| e.2 == "monitor").count() >= 5,
+        "{whole:?}"
+    );
     // Many runs: the threads interleave differently each time (a coordination race once showed
     // in about one run in thirty).
     for _ in 0..40 {
