@@ -13,6 +13,9 @@
 //!   the inputs: a value at this tag triggers its receiving reaction at once
 //!   ([`Engine::inject_current`]), a port-absent message or a later value makes an input known,
 //!   a grant in full makes all known. The tag is completed only once every input is known;
+//! - a provisional grant for a tag before the engine's next (the coordinator extends a PTAG to
+//!   the federates on a zero-delay cycle with its grantee): that tag is processed as above,
+//!   with no event of its own, so that its absent outputs are told;
 //! - a later tag: the loop reports it as its next event tag (NET) and waits for an arrival (a
 //!   grant, or a value that brings an earlier tag);
 //! - physical time to wait for: NET for that time, then wait for it or an arrival;

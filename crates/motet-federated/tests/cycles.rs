@@ -94,6 +94,11 @@ fn federated(names: &[&str], build: impl Fn(Role) -> (FederatedProgram, Log)) ->
 /// and `b` answers nothing to multiples of three (absent outputs at those tags), and `b` also
 /// sends on a timer of its own (every 1.5 ms from 0.5 ms) at tags where `a` has nothing to do.
 fn ping_pong(role: Role, gaps: bool) -> (FederatedProgram, Log) {
+    ping_pong_until(role, gaps, None)
+}
+
+/// [`ping_pong`], where `a` requests a stop at its tick `stop` if given.
+fn ping_pong_until(role: Role, gaps: bool, stop: Option<i64>) -> (FederatedProgram, Log) {
     let l: Log = Arc::default();
     let mut b = FederatedBuilder::new(role);
     let (fa, fb) = (b.federate("a"), b.federate("b"));
@@ -113,6 +118,9 @@ fn ping_pong(role: Role, gaps: bool) -> (FederatedProgram, Log) {
                 log(&l, ctx, "a tick", *n);
                 if !gaps || *n % 4 != 0 {
                     ctx.set(a_out, *n);
+                }
+                if stop == Some(*n) {
+                    ctx.request_stop();
                 }
             });
     }
@@ -191,6 +199,22 @@ fn a_zero_delay_cycle_with_absent_outputs_gives_the_whole_log() {
     assert!(count("b got") < count("a tick"), "{expected:?}");
     assert!(count("a answer") < count("b got"), "{expected:?}");
     assert!(count("a side") > 10, "{expected:?}");
+    for _ in 0..30 {
+        assert_eq!(federated(&["a", "b"], build), expected);
+    }
+}
+
+/// A stop requested in one federate of a zero-delay cycle ends both where the whole program
+/// ends.
+#[test]
+fn a_stop_in_a_zero_delay_cycle_ends_both_at_the_same_tag() {
+    let build = |role| ping_pong_until(role, true, Some(7));
+    let expected = whole(build);
+    assert_eq!(
+        expected.iter().filter(|e| e.2 == "a tick").count(),
+        7,
+        "{expected:?}"
+    );
     for _ in 0..30 {
         assert_eq!(federated(&["a", "b"], build), expected);
     }
