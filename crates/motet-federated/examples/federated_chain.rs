@@ -1,5 +1,7 @@
 //! A sensor -> filter -> actuator chain as three federates, each its own process on 127.0.0.1,
 //! coordinated over Zenoh; the event log is checked against the same program run in one process.
+//! The actuator's acknowledgments to a monitor beside the sensors close a zero-delay cycle
+//! between two federates, which they run with provisional tags and port-absent messages.
 //!
 //! ```text
 //! cargo run -p motet-federated --example federated_chain            # one federated run

@@ -10,7 +10,17 @@
 //! side, one whose physical action takes the value at exactly that tag
 //! ([`PhysicalSender::send_at_tag`]) and sets the destination input. Every process builds both;
 //! a federate's run switches off the reactors that are not its own.
+//!
+//! For a connection without delay, the sending reaction also has an output of its own connected
+//! to an input that the receiving reaction reads without being triggered by it: a dependency
+//! with no value, so that the levels of the reaction graph are those of the whole program, the
+//! receiving reaction above the sending one. A federate that processes a tag provisionally stops
+//! at the level of the reactions that read an input still unknown (see `federate.rs`); with
+//! levels of the whole program, a zero-delay cycle between federates that is not a causality
+//! loop of the whole program lets each federate run what the others wait for. A cycle that is a
+//! causality loop is refused when building, in every role, as in one process.
 
+use core::any::Any;
 use core::ops::{Deref, DerefMut};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
@@ -20,7 +30,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::FederatedError;
-use crate::program::{FederatedProgram, Injector, Outgoing};
+use crate::program::{Decoder, FederatedProgram, Injector, LinkEnds, Outgoing};
 use crate::topology::{Link, Topology};
 use crate::wire::{self, WireTag};
 
@@ -46,6 +56,9 @@ pub(crate) struct LinkDecl {
     /// The generated sending and receiving reactors (federate builds only).
     pub(crate) sender: Option<usize>,
     pub(crate) receiver: Option<usize>,
+    /// The ports of the ordering connection from the sending reaction to the receiving one
+    /// (federate builds, connections without delay).
+    pub(crate) order: Option<(usize, usize)>,
 }
 
 /// Declares a federated program (see the module docs and the crate example).
@@ -57,6 +70,7 @@ pub struct FederatedBuilder {
     assigned: Vec<(usize, u32)>,
     links: Vec<LinkDecl>,
     injectors: Vec<Option<Injector>>,
+    ends: Vec<Option<LinkEnds>>,
     outbox: Arc<Mutex<Vec<Outgoing>>>,
     errors: Vec<String>,
 }
@@ -93,6 +107,7 @@ impl FederatedBuilder {
             assigned: Vec::new(),
             links: Vec::new(),
             injectors: Vec::new(),
+            ends: Vec::new(),
             outbox: Arc::new(Mutex::new(Vec::new())),
             errors: Vec::new(),
         }
@@ -168,6 +183,7 @@ impl FederatedBuilder {
             physical,
             sender: None,
             receiver: None,
+            order: None,
         };
         if self.role == Role::Whole {
             match (physical, after) {
@@ -176,31 +192,37 @@ impl FederatedBuilder {
                 (false, Some(d)) => self.b.connect_after(from, to, Duration::from_nanos(d)),
             }
             self.injectors.push(None);
+            self.ends.push(None);
             self.links.push(decl);
             return;
         }
+        // Ordering ports (see the module docs): a connection without delay orders the receiving
+        // reaction after the sending one.
+        let ordered = !physical && after.is_none();
         // The sending side: a reaction that queues each value with its arrival tag.
         let sender = self.b.reactor(&format!("federated_out[{k}]"), ());
         let inp = self.b.input::<T, _>(sender, "in");
         self.b.connect(from, inp);
         let outbox = self.outbox.clone();
         let delay = crate::topology::Delay::of_connection(after);
-        self.b
-            .reaction(sender, "send")
-            .trigger(inp)
-            .body(move |_, ctx| {
-                if let Some(v) = ctx.get(inp) {
-                    let tag = delay.apply(WireTag::from(ctx.tag()));
-                    let payload = wire::encode(v);
-                    if let Ok(mut q) = outbox.lock() {
-                        q.push(Outgoing {
-                            link: k as u32,
-                            tag,
-                            payload,
-                        });
-                    }
+        let order_out = ordered.then(|| self.b.output::<(), _>(sender, "order"));
+        let mut send = self.b.reaction(sender, "send").trigger(inp);
+        if let Some(o) = order_out {
+            send = send.effect(o);
+        }
+        let send = send.body(move |_, ctx| {
+            if let Some(v) = ctx.get(inp) {
+                let tag = delay.apply(WireTag::from(ctx.tag()));
+                let payload = wire::encode(v);
+                if let Ok(mut q) = outbox.lock() {
+                    q.push(Outgoing {
+                        link: k as u32,
+                        tag,
+                        payload,
+                    });
                 }
-            });
+            }
+        });
         // The receiving side: a physical action fed at exact tags, forwarded to the input.
         let receiver = self.b.reactor(&format!("federated_in[{k}]"), ());
         let action = self
@@ -208,15 +230,24 @@ impl FederatedBuilder {
             .physical_action::<T, _>(receiver, "arrival", Duration::ZERO);
         let out = self.b.output::<T, _>(receiver, "out");
         self.b.connect(out, to);
-        self.b
+        let order_in = ordered.then(|| self.b.input::<(), _>(receiver, "order"));
+        let mut deliver = self
+            .b
             .reaction(receiver, "deliver")
             .trigger(action)
-            .effect(out)
-            .body(move |_, ctx| {
-                if let Some(v) = ctx.get(action) {
-                    ctx.set(out, v.clone());
-                }
-            });
+            .effect(out);
+        if let Some(i) = order_in {
+            deliver = deliver.source(i);
+        }
+        let deliver = deliver.body(move |_, ctx| {
+            if let Some(v) = ctx.get(action) {
+                ctx.set(out, v.clone());
+            }
+        });
+        if let (Some(o), Some(i)) = (order_out, order_in) {
+            self.b.connect(o, i);
+            decl.order = Some((o.index(), i.index()));
+        }
         let tx: PhysicalSender<T> = self.b.sender(action);
         let inject: Injector = Box::new(move |tag: Tag, bytes: &[u8]| {
             let v: T = wire::decode(bytes)?;
@@ -229,15 +260,28 @@ impl FederatedBuilder {
             Ok(())
         });
         self.injectors.push(Some(inject));
+        let decode: Option<Decoder> = (!physical).then(|| {
+            Box::new(|bytes: &[u8]| {
+                let v: T = wire::decode(bytes)?;
+                Ok(Box::new(v) as Box<dyn Any + Send>)
+            }) as Decoder
+        });
+        self.ends.push(Some(LinkEnds {
+            send: send.index() as u32,
+            deliver: deliver.index() as u32,
+            action: action.index() as u32,
+            decode,
+        }));
         decl.sender = Some(sender.index());
         decl.receiver = Some(receiver.index());
         self.links.push(decl);
     }
 
     /// Builds the program and checks the federation: every user top-level reactor assigned to
-    /// one federate, no plain connection between federates, the role's federate declared, no
-    /// zero-delay cycle between federates (provisional grants are computed by the coordinator,
-    /// but a federate's run does not process a tag provisionally yet).
+    /// one federate, no plain connection between federates, the role's federate declared. A
+    /// cycle of federated connections without delay is accepted (its federates process tags
+    /// provisionally) unless it is a causality loop of the program's reactions, which fails as
+    /// [`FederatedError::Build`] in every role.
     ///
     /// # Errors
     /// [`FederatedError::Build`] for the program's own errors, [`FederatedError::Federation`] for
@@ -250,6 +294,7 @@ impl FederatedBuilder {
             assigned,
             links,
             injectors,
+            ends,
             outbox,
             mut errors,
         } = self;
@@ -315,8 +360,11 @@ impl FederatedBuilder {
             }
         }
         // Connections not declared as federated must stay inside one federate.
-        let federated_ports: Vec<(usize, usize)> =
-            links.iter().map(|l| (l.from_port, l.to_port)).collect();
+        let federated_ports: Vec<(usize, usize)> = links
+            .iter()
+            .map(|l| (l.from_port, l.to_port))
+            .chain(links.iter().filter_map(|l| l.order))
+            .collect();
         for c in &g.connections {
             let (a, b) = (c.from as usize, c.to as usize);
             if federated_ports.contains(&(a, b)) {
@@ -347,20 +395,12 @@ impl FederatedBuilder {
                 }
             },
         };
-        if me.is_some() {
-            for e in topology.zero_delay_cycles() {
-                errors.push(format!(
-                    "federate {} lies on a cycle of federated connections without delay: add an `after` delay",
-                    topology.federates[e as usize]
-                ));
-            }
-        }
         if !errors.is_empty() {
             errors.dedup();
             return Err(FederatedError::Federation(errors.join("; ")));
         }
         Ok(FederatedProgram::new(
-            program, topology, me, fed_of, injectors, outbox,
+            program, topology, me, fed_of, injectors, ends, outbox,
         ))
     }
 }

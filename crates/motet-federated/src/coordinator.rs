@@ -30,6 +30,23 @@
 //! tag stays recorded as in transit, and a NET the destination sent before the value reached it
 //! (a later tag) does not raise its NET past it.
 //!
+//! # Provisional grants and absent ports
+//!
+//! A federate granted `n` provisionally processes `n` up to the reactions that read network
+//! inputs whose status at `n` is not known yet (see `federate.rs`). Its upstream federates tell
+//! it, for each connection without a time delay into a federate on a zero-delay cycle, that
+//! nothing comes at a tag
+//! (LF's port-absent message), once the reactions that could have sent have run. Port-absent
+//! messages take the values' route through the coordinator, so that on each connection values
+//! and absences arrive in tag order, and the coordinator records, per connection, the latest tag
+//! it carried something for. This bound joins the others in the fixpoint: a connection delivers
+//! no earlier than one microstep after that tag (through a delay with a time part, no earlier
+//! than that tag, since a later microstep of the sender lands on it again). While a federate holds a provisional grant for `n`, the federates
+//! on a zero-delay cycle with it whose next event is later get a provisional grant for `n` too
+//! (they may have to tell that they send nothing at `n`), and each connection into it that can
+//! no longer deliver at or before `n` gets a port-absent message from the coordinator itself
+//! (its sender may be unable to tell, through a delay with a time part).
+//!
 //! # Stop
 //!
 //! A stop request from one federate is sent to all others; each answers with the earliest tag it
@@ -77,12 +94,20 @@ struct PendingStop {
 pub struct Coordinator {
     topo: Topology,
     zero_cycle: Vec<bool>,
+    /// `cycle_with[u][e]`: paths without delay lead from `u` to `e` and back.
+    cycle_with: Vec<Vec<bool>>,
     feds: Vec<Federate>,
     started: bool,
     start_delay_ns: u64,
     start_ns: u64,
     stop: Option<PendingStop>,
     stop_granted: Option<WireTag>,
+    /// Per connection, the earliest tag at which it may still deliver, from the values and
+    /// port-absent messages it carried.
+    link_floor: Vec<Option<WireTag>>,
+    /// Per connection, the latest tag for which the coordinator itself told its destination
+    /// that nothing arrives.
+    absent_told: Vec<Option<WireTag>>,
     failures: Vec<String>,
     /// Messages sent, for the figures (coordination messages per tag).
     sent: u64,
@@ -96,10 +121,21 @@ impl Coordinator {
         for e in topo.zero_delay_cycles() {
             zero_cycle[e as usize] = true;
         }
+        let d = topo.least_delays();
+        let zero = |a: usize, b: usize| d[a][b] == Some(Delay::NONE);
+        let n = topo.federates.len();
+        let cycle_with = (0..n)
+            .map(|u| (0..n).map(|e| u != e && zero(u, e) && zero(e, u)).collect())
+            .collect();
         let feds = vec![Federate::default(); topo.federates.len()];
+        let link_floor = vec![None; topo.links.len()];
+        let absent_told = vec![None; topo.links.len()];
         Coordinator {
+            link_floor,
+            absent_told,
             topo,
             zero_cycle,
+            cycle_with,
             feds,
             started: false,
             start_delay_ns,
@@ -165,6 +201,7 @@ impl Coordinator {
                 tag,
                 payload,
             } => self.forward(fed, link, tag, payload),
+            ToRti::PortAbsent { fed, link, tag } => self.absent(fed, link, tag),
             ToRti::StopRequest { fed, tag } => self.stop_request(fed, tag),
             ToRti::StopReply { fed, tag } => self.stop_reply(fed, tag),
             ToRti::Resign { fed } => {
@@ -258,6 +295,11 @@ impl Coordinator {
             return;
         }
         let to = l.to;
+        if Delay::of_connection(l.after).time == 0 {
+            // Its destination knows the connection's content at `tag` now.
+            self.told(link, tag);
+        }
+        self.known(link, tag);
         let dest = &mut self.feds[to as usize];
         if dest.done {
             return;
@@ -271,10 +313,61 @@ impl Coordinator {
         self.send(to, FromRti::Tagged { link, tag, payload });
     }
 
+    /// Forwards a port-absent message on `link` at `tag` (see the module docs).
+    fn absent(&mut self, fed: u32, link: u32, tag: WireTag) {
+        let Some(l) = self.topo.links.get(link as usize) else {
+            return;
+        };
+        if l.from != fed || l.physical {
+            return;
+        }
+        let to = l.to;
+        self.known(link, tag);
+        self.told(link, tag);
+        if !self.feds[to as usize].done {
+            self.send(to, FromRti::PortAbsent { link, tag });
+        }
+    }
+
+    /// Records that the destination of `link` knows its content at `tag`.
+    fn told(&mut self, link: u32, tag: WireTag) {
+        if let Some(t) = self.absent_told.get_mut(link as usize) {
+            *t = Some(t.map_or(tag, |x| x.max(tag)));
+        }
+    }
+
+    /// Records a value or a port-absent message on `link` at `tag`: the sender's next one
+    /// comes from a later tag of its own, so the connection delivers no earlier than one
+    /// microstep after `tag`; through a delay with a time part, at `tag` again (a later
+    /// microstep of the sender lands on the same tag).
+    fn known(&mut self, link: u32, tag: WireTag) {
+        let Some(l) = self.topo.links.get(link as usize) else {
+            return;
+        };
+        let next = if Delay::of_connection(l.after).time > 0 {
+            tag
+        } else {
+            Delay::of_connection(Some(0)).apply(tag)
+        };
+        if let Some(k) = self.link_floor.get_mut(link as usize) {
+            *k = Some(k.map_or(next, |x| x.max(next)));
+        }
+    }
+
     /// The earliest tag at which a message could still reach federate `e`, asking for `n`
     /// (see the module docs): the least fixpoint of "each federate may still send at its NET, or
     /// at whatever may still reach it, but never at or before what it has completed".
     fn earliest_incoming(&self, e: usize, n: WireTag) -> WireTag {
+        self.incoming(e, n)
+            .into_iter()
+            .map(|(_, t)| t)
+            .min()
+            .unwrap_or(WireTag::FOREVER)
+    }
+
+    /// Per logical connection into `e`, the earliest tag at which it may still deliver, `e`
+    /// asking for `n` (see [`Coordinator::earliest_incoming`]).
+    fn incoming(&self, e: usize, n: WireTag) -> Vec<(usize, WireTag)> {
         let k = self.feds.len();
         let after_completed =
             |f: &Federate| f.completed.map(|c| Delay::of_connection(Some(0)).apply(c));
@@ -296,15 +389,32 @@ impl Coordinator {
                 f.next.unwrap_or(WireTag::ZERO)
             }
         };
+        // The earliest tag a connection may still deliver at, from its sender's earliest: never
+        // before its floor.
+        let deliver = |ix: usize, from: WireTag| -> WireTag {
+            let l = &self.topo.links[ix];
+            let at = Delay::of_connection(l.after).apply(from);
+            match self.link_floor[ix] {
+                Some(floor) => at.max(floor),
+                None => at,
+            }
+        };
+        let logical = || {
+            self.topo
+                .links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !l.physical)
+        };
         let mut y: Vec<WireTag> = (0..k).map(|u| own(u).max(floor(u))).collect();
         for _ in 0..=k {
             let mut changed = false;
-            for l in self.topo.logical() {
+            for (ix, l) in logical() {
                 let (w, u) = (l.from as usize, l.to as usize);
                 if u == e || self.feds[u].done {
                     continue;
                 }
-                let via = Delay::of_connection(l.after).apply(y[w]).max(floor(u));
+                let via = deliver(ix, y[w]).max(floor(u));
                 if via < y[u] {
                     y[u] = via;
                     changed = true;
@@ -314,12 +424,10 @@ impl Coordinator {
                 break;
             }
         }
-        self.topo
-            .logical()
-            .filter(|l| l.to as usize == e)
-            .map(|l| Delay::of_connection(l.after).apply(y[l.from as usize]))
-            .min()
-            .unwrap_or(WireTag::FOREVER)
+        logical()
+            .filter(|(_, l)| l.to as usize == e)
+            .map(|(ix, l)| (ix, deliver(ix, y[l.from as usize])))
+            .collect()
     }
 
     fn evaluate_all(&mut self) {
@@ -332,6 +440,40 @@ impl Coordinator {
     }
 
     fn evaluate(&mut self, e: usize) {
+        self.grant(e);
+        // A provisional grant still open: the federates it waits for may have become able to
+        // take it (see `provisional_upstream`).
+        let f = &self.feds[e];
+        if let Some(p) = f.provisional {
+            if !f.done && f.granted.is_none_or(|g| g < p) && f.completed.is_none_or(|c| c < p) {
+                self.provisional_upstream(e, p);
+                self.absent_inputs(e, p);
+            }
+        }
+    }
+
+    /// While `e` holds a provisional grant for `p`: each connection into `e` that can no longer
+    /// deliver at or before `p` is absent at `p`, and `e` is told so with a port-absent message
+    /// of the coordinator's own. Its sender may be unable to say it: through a delay with a
+    /// time part, a later microstep of the sender could land on the same tag, so only the
+    /// sender's progress, which the coordinator follows, rules it out.
+    fn absent_inputs(&mut self, e: usize, p: WireTag) {
+        for (ix, at) in self.incoming(e, p) {
+            if at > p && self.absent_told[ix].is_none_or(|t| t < p) {
+                self.absent_told[ix] = Some(p);
+                self.send(
+                    e as u32,
+                    FromRti::PortAbsent {
+                        link: ix as u32,
+                        tag: p,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Grants federate `e` its next event tag, in full or provisionally, when it may have it.
+    fn grant(&mut self, e: usize) {
         let f = &self.feds[e];
         let Some(n) = f.next else { return };
         if f.done || f.granted.is_some_and(|g| g >= n) {
@@ -349,6 +491,27 @@ impl Coordinator {
         } else if b == n && self.zero_cycle[e] && self.feds[e].provisional.is_none_or(|p| p < n) {
             self.feds[e].provisional = Some(n);
             self.send(e as u32, FromRti::ProvisionalGrant(n));
+        }
+    }
+
+    /// While `e` holds a provisional grant for `n`: the federates on a zero-delay cycle with
+    /// `e` whose next event is later may still have to send at `n` (what `e` sends them at `n`
+    /// can make them send back), and they alone can say that they do not. Each gets a
+    /// provisional grant for `n` too, as reactor-c's RTI gives its upstream federates, once
+    /// nothing can reach it before `n` any more (a provisional grant covers the tags before it
+    /// in full); it processes `n`, possibly an empty tag, to send its values or port-absent
+    /// messages.
+    fn provisional_upstream(&mut self, e: usize, n: WireTag) {
+        for u in 0..self.feds.len() {
+            let f = &self.feds[u];
+            let idle_at_n = f.next.is_some_and(|x| x > n)
+                && f.completed.is_none_or(|c| c < n)
+                && f.granted.is_none_or(|g| g < n)
+                && f.provisional.is_none_or(|p| p < n);
+            if self.cycle_with[u][e] && !f.done && idle_at_n && self.earliest_incoming(u, n) >= n {
+                self.feds[u].provisional = Some(n);
+                self.send(u as u32, FromRti::ProvisionalGrant(n));
+            }
         }
     }
 
@@ -507,7 +670,8 @@ mod tests {
             },
             0,
         );
-        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]));
+        // Not granted yet: a later microstep of a (at (0, 1)) would land on 5 as well.
+        assert!(matches!(out[..], [(1, FromRti::Tagged { .. })]), "{out:?}");
         ltc(&mut c, 0, tag(0, 0));
         let out = net(&mut c, 0, WireTag::FOREVER);
         // b's NET is now 5 (the value), granted after the value was forwarded.
@@ -647,6 +811,101 @@ mod tests {
         assert_eq!(ltc(&mut c, 1, tag(0, 0)), [(0, FromRti::Grant(tag(0, 0)))]);
         // b asks for 10 while a may still send at (0, 1): nothing yet.
         assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+    }
+
+    /// a <-> b with no delay, b idle until 10: a's provisional grant for 0 goes to b too (b
+    /// alone can say it sends nothing at 0); a's port-absent message for 0 reaches b, and once
+    /// the connection a -> b is known at 0, nothing can come back from b at 0: a gets the full
+    /// grant.
+    #[test]
+    fn port_absent_messages_are_forwarded_and_end_a_provisional_wait() {
+        let mut c = started(topo(2, &[(0, 1, None), (1, 0, None)]));
+        assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+        assert_eq!(
+            net(&mut c, 0, tag(0, 0)),
+            [
+                (0, FromRti::ProvisionalGrant(tag(0, 0))),
+                (1, FromRti::ProvisionalGrant(tag(0, 0)))
+            ]
+        );
+        let out = c.handle(
+            ToRti::PortAbsent {
+                fed: 0,
+                link: 0,
+                tag: tag(0, 0),
+            },
+            0,
+        );
+        assert_eq!(
+            out,
+            [
+                (
+                    1,
+                    FromRti::PortAbsent {
+                        link: 0,
+                        tag: tag(0, 0)
+                    }
+                ),
+                (0, FromRti::Grant(tag(0, 0)))
+            ]
+        );
+        // A port-absent message from a federate that is not the connection's sender is ignored.
+        let out = c.handle(
+            ToRti::PortAbsent {
+                fed: 0,
+                link: 1,
+                tag: tag(0, 0),
+            },
+            0,
+        );
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    /// a <-> b without delay, c -> a after 5. c's value at 5 (from its tag 0) does not tell
+    /// that nothing else comes at 5 (c's tag (0, 1) would land there too); once c moves on to
+    /// 20, the coordinator tells a, which holds a provisional grant for 5, itself.
+    #[test]
+    fn the_coordinator_tells_an_absence_its_sender_cannot() {
+        let mut c = started(topo(3, &[(0, 1, None), (1, 0, None), (2, 0, Some(5))]));
+        assert!(net(&mut c, 1, tag(10, 0)).is_empty());
+        assert_eq!(net(&mut c, 2, tag(0, 0)), [(2, FromRti::Grant(tag(0, 0)))]);
+        let out = c.handle(
+            ToRti::Tagged {
+                fed: 2,
+                link: 2,
+                tag: tag(5, 0),
+                payload: vec![],
+            },
+            0,
+        );
+        assert!(matches!(out[..], [(0, FromRti::Tagged { .. })]), "{out:?}");
+        assert_eq!(
+            net(&mut c, 0, tag(5, 0)),
+            [
+                (0, FromRti::ProvisionalGrant(tag(5, 0))),
+                (1, FromRti::ProvisionalGrant(tag(5, 0)))
+            ]
+        );
+        assert!(ltc(&mut c, 2, tag(0, 0)).is_empty());
+        let out = net(&mut c, 2, tag(20, 0));
+        assert!(
+            out.contains(&(
+                0,
+                FromRti::PortAbsent {
+                    link: 2,
+                    tag: tag(5, 0)
+                }
+            )),
+            "{out:?}"
+        );
+        assert!(out.contains(&(2, FromRti::Grant(tag(20, 0)))), "{out:?}");
+        // Told once.
+        let out = net(&mut c, 2, tag(21, 0));
+        assert!(
+            !out.iter()
+                .any(|m| matches!(m.1, FromRti::PortAbsent { .. })),
+            "{out:?}"
+        );
     }
 
     /// A federate that fails counts as ended: its downstream is granted, the others are told.

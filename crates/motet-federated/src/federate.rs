@@ -6,6 +6,16 @@
 //!
 //! - a tag at or below the last grant: it is processed; the values its reactions sent on
 //!   federated connections go to the coordinator, then the latest tag complete (LTC);
+//! - a tag granted provisionally (PTAG, a federate on a zero-delay cycle): it is processed
+//!   level by level up to the reactions that read network inputs still unknown at it (see
+//!   [`port_status`](crate::port_status)). There the loop sends what its reactions sent so far,
+//!   and port-absent messages for the outputs that are now known to be absent, then waits for
+//!   the inputs: a value at this tag triggers its receiving reaction at once
+//!   ([`Engine::inject_current`]), a port-absent message or a later value makes an input known,
+//!   a grant in full makes all known. The tag is completed only once every input is known;
+//! - a provisional grant for a tag before the engine's next (the coordinator extends a PTAG to
+//!   the federates on a zero-delay cycle with its grantee): that tag is processed as above,
+//!   with no event of its own, so that its absent outputs are told;
 //! - a later tag: the loop reports it as its next event tag (NET) and waits for an arrival (a
 //!   grant, or a value that brings an earlier tag);
 //! - physical time to wait for: NET for that time, then wait for it or an arrival;
@@ -22,7 +32,8 @@ use std::time::Duration;
 use motet_reactor_core::{Engine, LevelQueue, Next, Program, Tag};
 
 use crate::error::FederatedError;
-use crate::program::{unix_now, FederateReport, Injector, Outgoing, UnixClock};
+use crate::port_status::PortStatus;
+use crate::program::{unix_now, FederateReport, Injector, LinkEnds, Outgoing, UnixClock};
 use crate::topology::Topology;
 use crate::transport::{FederateEvent, FederateTransport};
 use crate::wire::{FromRti, ToRti, WireTag};
@@ -42,6 +53,14 @@ pub(crate) struct FederateLoop<'a> {
     pub(crate) known_stop: Option<Tag>,
     /// Whether `FOREVER` was granted and the injectors dropped.
     pub(crate) released: bool,
+    /// The network ports' status, for tags granted provisionally.
+    pub(crate) ports: PortStatus,
+    /// The generated ends of each federated connection.
+    pub(crate) ends: &'a [Option<LinkEnds>],
+    /// The tag being processed provisionally, while its loop waits for inputs.
+    pub(crate) current: Option<Tag>,
+    /// The last tag processed.
+    pub(crate) processed: Option<Tag>,
 }
 
 impl FederateLoop<'_> {
@@ -123,20 +142,24 @@ impl FederateLoop<'_> {
         let clock = UnixClock;
         loop {
             while let Ok(ev) = self.transport.events().try_recv() {
-                self.take(ev, engine, injectors)?;
+                self.take(ev, engine, injectors, None)?;
             }
             let next = engine.next(prog, &clock);
             if self.known_stop != engine.stop_tag() {
                 // Set by the engine itself (starvation): this federate's own end.
                 self.known_stop = engine.stop_tag();
             }
+            if let Some(p) = self.empty_tag_due(next, engine) {
+                self.process(prog, engine, ready, p, outbox, injectors)?;
+                continue;
+            }
             let wait_until = match next {
                 Next::Done => return Ok(()),
                 Next::Tag(t) => {
-                    let granted = self.granted.is_some_and(|g| g >= t);
+                    let granted = self.ports.may_enter(t, self.granted);
                     let held = self.stop_pending.is_some_and(|s| t >= s);
                     if granted && !held {
-                        self.process(prog, engine, ready, t, outbox)?;
+                        self.process(prog, engine, ready, t, outbox, injectors)?;
                         continue;
                     }
                     self.ask(WireTag::from(t))?;
@@ -175,10 +198,31 @@ impl FederateLoop<'_> {
                 }
             };
             match ev {
-                Some(ev) => self.take(ev, engine, injectors)?,
+                Some(ev) => self.take(ev, engine, injectors, None)?,
                 None => return Err(FederatedError::CoordinatorLost),
             }
         }
+    }
+
+    /// A provisional grant for a tag before the engine's next: the federates on a zero-delay
+    /// cycle with this one wait for its outputs at that tag (see
+    /// [`coordinator`](crate::coordinator)), so it processes the tag, with no event of its own;
+    /// inputs may still come at it.
+    fn empty_tag_due(&self, next: Next, engine: &Engine) -> Option<Tag> {
+        let p = self.ports.provisional?;
+        if self.processed.is_some_and(|d| d >= p)
+            || engine.stop_tag().is_some_and(|s| p > s)
+            || self.stop_pending.is_some_and(|s| p >= s)
+        {
+            return None;
+        }
+        let before = match next {
+            Next::Tag(t) => p < t,
+            Next::WaitUntil(due) => p < Tag::from_nanos(due.saturating_sub(engine.start()), 0),
+            Next::WaitForInput => true,
+            Next::Done => false,
+        };
+        before.then_some(p)
     }
 
     /// Reports `tag` as the next event tag, once per change.
@@ -191,12 +235,14 @@ impl FederateLoop<'_> {
         Ok(())
     }
 
-    /// Takes in one arrival.
+    /// Takes in one arrival; `running` is the program and the ready queue while a tag is being
+    /// processed provisionally (a value for it is taken in at once).
     fn take(
         &mut self,
         ev: FederateEvent,
         engine: &mut Engine,
         injectors: &[Option<Injector>],
+        running: Option<(&Program, &mut LevelQueue)>,
     ) -> Result<(), FederatedError> {
         let msg = match ev {
             FederateEvent::Wake => return Ok(()),
@@ -217,10 +263,33 @@ impl FederateLoop<'_> {
                 let t = Tag::from(t);
                 self.granted = Some(self.granted.map_or(t, |g| g.max(t)));
             }
-            // Zero-delay cycles between federates are refused when building, so a
-            // provisional grant never comes.
-            FromRti::ProvisionalGrant(_) | FromRti::Start { .. } | FromRti::Resigned => {}
+            FromRti::ProvisionalGrant(t) => {
+                let t = Tag::from(t);
+                self.ports.provisional = Some(self.ports.provisional.map_or(t, |p| p.max(t)));
+            }
+            FromRti::Start { .. } | FromRti::Resigned => {}
+            FromRti::PortAbsent { link, tag } => self.ports.heard(link, Tag::from(tag), false),
             FromRti::Tagged { link, tag, payload } => {
+                let tag = Tag::from(tag);
+                self.ports.heard(link, tag, true);
+                // The coordinator lowered this federate's NET to the value's tag: ask again
+                // for the next tag, even if it is the one asked for before.
+                self.net_sent = None;
+                if let (Some((prog, ready)), true) = (running, self.current == Some(tag)) {
+                    // A value for the tag being processed: its receiving reaction has not run
+                    // (it lies at or above the level the loop stopped at).
+                    let ends = self.ends.get(link as usize).and_then(|e| e.as_ref());
+                    let Some((action, decode)) =
+                        ends.and_then(|e| e.decode.as_ref().map(|d| (e.action, d)))
+                    else {
+                        return Err(FederatedError::Federation(format!(
+                            "a value on connection {link}, which does not end here"
+                        )));
+                    };
+                    let value = decode(&payload)?;
+                    engine.inject_current(prog, action, value, &mut |r| ready.push(prog, r));
+                    return Ok(());
+                }
                 let inject = injectors
                     .get(link as usize)
                     .and_then(|i| i.as_ref())
@@ -229,9 +298,7 @@ impl FederateLoop<'_> {
                             "a value on connection {link}, which does not end here"
                         ))
                     })?;
-                inject(Tag::from(tag), &payload)?;
-                // An earlier tag may be next now: ask again when it is.
-                self.net_sent = None;
+                inject(tag, &payload)?;
             }
             FromRti::StopRequest(t) => {
                 let t = Tag::from(t);
@@ -263,7 +330,8 @@ impl FederateLoop<'_> {
         Ok(())
     }
 
-    /// Processes granted tag `t`, then sends what its reactions sent and the LTC.
+    /// Processes tag `t`, granted in full or provisionally, then sends what its reactions sent,
+    /// the port-absent messages due, and the LTC.
     fn process(
         &mut self,
         prog: &Program,
@@ -271,38 +339,28 @@ impl FederateLoop<'_> {
         ready: &mut LevelQueue,
         t: Tag,
         outbox: &Mutex<Vec<Outgoing>>,
+        injectors: &[Option<Injector>],
     ) -> Result<(), FederatedError> {
+        self.processed = Some(t);
         let clock = UnixClock;
-        engine.enter_tag(prog, t, &mut |r| ready.push(prog, r));
-        engine.run_ready(prog, ready, |r| {
+        let exec = |r: u32| {
             // SAFETY: reactions run one at a time in level order on this thread, so every
             // predecessor triggered at this tag has completed, and the tag does not change
             // meanwhile.
             unsafe { prog.execute(r as usize, &clock) };
-        });
-        engine.finish_tag(prog);
-        let sent: Vec<Outgoing> = outbox
-            .lock()
-            .map(|mut q| core::mem::take(&mut *q))
-            .unwrap_or_default();
-        for o in sent {
-            let payload = o.payload?;
-            match self.topology.links.get(o.link as usize) {
-                Some(l) if l.physical => {
-                    self.report.sent += 1;
-                    self.transport.send_physical(l.to, o.link, payload)?;
-                }
-                _ => {
-                    let msg = ToRti::Tagged {
-                        fed: self.me,
-                        link: o.link,
-                        tag: o.tag,
-                        payload,
-                    };
-                    self.send(&msg)?;
-                }
-            }
+        };
+        engine.enter_tag(prog, t, &mut |r| ready.push(prog, r));
+        if self.ports.granted_in_full(t, self.granted) {
+            engine.run_ready(prog, ready, exec);
+        } else {
+            self.current = Some(t);
+            let done = self.run_provisionally(prog, engine, ready, t, outbox, injectors, exec);
+            self.current = None;
+            done?;
         }
+        engine.finish_tag(prog);
+        self.flush(t, outbox)?;
+        self.send_absent(t, u32::MAX)?;
         if engine.stop_tag() != self.known_stop && self.stop_pending.is_none() {
             // A reaction requested a stop: agree on it with the others.
             self.known_stop = engine.stop_tag();
@@ -320,5 +378,79 @@ impl FederateLoop<'_> {
             tag: t.into(),
         };
         self.send(&msg)
+    }
+
+    /// Runs provisionally granted tag `t` level by level, waiting for unknown inputs at the
+    /// levels of their readers (see the module docs), until every input is known and nothing is
+    /// left to run.
+    #[allow(clippy::too_many_arguments)]
+    fn run_provisionally(
+        &mut self,
+        prog: &Program,
+        engine: &mut Engine,
+        ready: &mut LevelQueue,
+        t: Tag,
+        outbox: &Mutex<Vec<Outgoing>>,
+        injectors: &[Option<Injector>],
+        exec: impl FnMut(u32) + Copy,
+    ) -> Result<(), FederatedError> {
+        loop {
+            let limit = self.ports.limit(t, self.granted);
+            let drained = engine.run_ready_below(prog, ready, limit, exec);
+            // What the others may be waiting for: the values sent so far, and the outputs
+            // whose sending reactions lie below the level reached.
+            self.flush(t, outbox)?;
+            self.send_absent(t, limit)?;
+            if drained && self.ports.all_known(t, self.granted) {
+                return Ok(());
+            }
+            let ev = self
+                .transport
+                .events()
+                .recv()
+                .map_err(|_| FederatedError::CoordinatorLost)?;
+            self.take(ev, engine, injectors, Some((prog, &mut *ready)))?;
+        }
+    }
+
+    /// Sends the values the reactions of tag `t` put on federated connections so far.
+    fn flush(&mut self, t: Tag, outbox: &Mutex<Vec<Outgoing>>) -> Result<(), FederatedError> {
+        let sent: Vec<Outgoing> = outbox
+            .lock()
+            .map(|mut q| core::mem::take(&mut *q))
+            .unwrap_or_default();
+        for o in sent {
+            let payload = o.payload?;
+            match self.topology.links.get(o.link as usize) {
+                Some(l) if l.physical => {
+                    self.report.sent += 1;
+                    self.transport.send_physical(l.to, o.link, payload)?;
+                }
+                _ => {
+                    self.ports.sent(o.link, t);
+                    let msg = ToRti::Tagged {
+                        fed: self.me,
+                        link: o.link,
+                        tag: o.tag,
+                        payload,
+                    };
+                    self.send(&msg)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends a port-absent message for each output found absent at `t` below level `passed`.
+    fn send_absent(&mut self, t: Tag, passed: u32) -> Result<(), FederatedError> {
+        for (link, tag) in self.ports.absent(t, passed) {
+            let msg = ToRti::PortAbsent {
+                fed: self.me,
+                link,
+                tag,
+            };
+            self.send(&msg)?;
+        }
+        Ok(())
     }
 }

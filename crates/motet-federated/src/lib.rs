@@ -65,6 +65,7 @@ mod builder;
 pub mod coordinator;
 mod error;
 mod federate;
+mod port_status;
 mod program;
 mod rti;
 pub mod topology;

@@ -11,12 +11,31 @@ use motet_reactor_core::{
 
 use crate::error::FederatedError;
 use crate::federate::FederateLoop;
+use crate::port_status::PortStatus;
 use crate::topology::Topology;
 use crate::transport::{FederateEvent, FederateTransport};
 use crate::wire::WireTag;
 
 /// Puts a value that arrived on a federated connection into the program at its tag.
 pub(crate) type Injector = Box<dyn Fn(Tag, &[u8]) -> Result<(), FederatedError> + Send>;
+
+/// Decodes a value that arrived on a federated connection, for
+/// [`Engine::inject_current`](motet_reactor_core::Engine::inject_current).
+pub(crate) type Decoder =
+    Box<dyn Fn(&[u8]) -> Result<Box<dyn core::any::Any + Send>, FederatedError> + Send>;
+
+/// The generated reactions and action of a federated connection in a federate build: what a
+/// federate processing a tag provisionally needs to know of it.
+pub(crate) struct LinkEnds {
+    /// The sending reaction (its level tells when the connection's content at a tag is known).
+    pub(crate) send: u32,
+    /// The receiving reaction (its successors' levels tell where to wait for the content).
+    pub(crate) deliver: u32,
+    /// The receiving physical action.
+    pub(crate) action: u32,
+    /// Decodes a value for the current tag (logical connections only).
+    pub(crate) decode: Option<Decoder>,
+}
 
 /// A value a reaction sent on a federated connection, waiting for the end of its tag.
 pub(crate) struct Outgoing {
@@ -86,6 +105,8 @@ pub struct FederatedProgram {
     /// Per reactor, its federate (`None` for generated delay reactors of a whole build).
     fed_of: Vec<Option<u32>>,
     injectors: Vec<Option<Injector>>,
+    /// Per connection, its generated ends (`None` in a whole build).
+    ends: Vec<Option<LinkEnds>>,
     outbox: Arc<Mutex<Vec<Outgoing>>>,
 }
 
@@ -105,6 +126,7 @@ impl FederatedProgram {
         me: Option<u32>,
         fed_of: Vec<Option<u32>>,
         injectors: Vec<Option<Injector>>,
+        ends: Vec<Option<LinkEnds>>,
         outbox: Arc<Mutex<Vec<Outgoing>>>,
     ) -> FederatedProgram {
         FederatedProgram {
@@ -113,6 +135,7 @@ impl FederatedProgram {
             me,
             fed_of,
             injectors,
+            ends,
             outbox,
         }
     }
@@ -168,6 +191,7 @@ impl FederatedProgram {
                 "a whole build runs with run_whole".into(),
             ));
         };
+        let ports = PortStatus::new(me, &self.topology, &self.program, &self.ends);
         let mut fed = FederateLoop {
             me,
             topology: &self.topology,
@@ -179,6 +203,10 @@ impl FederatedProgram {
             stop_pending: None,
             known_stop: None,
             released: false,
+            ports,
+            ends: &self.ends,
+            current: None,
+            processed: None,
         };
         let start = fed.join(self.topology.fingerprint(), options.join_timeout)?;
         let began = std::time::Instant::now();

@@ -4,7 +4,8 @@
 //! Federates send [`ToRti`] to the coordinator; the coordinator sends [`FromRti`] to each
 //! federate. Tagged messages (values on logical connections) travel through the coordinator, as
 //! reactor-c routes them: it forwards each one before any grant it computes afterwards, on the
-//! same ordered channel, so no grant overtakes the data it covers.
+//! same ordered channel, so no grant overtakes the data it covers. Port-absent messages take the
+//! same route, so that on each connection values and absences arrive in tag order.
 
 use motet_reactor_core::Tag;
 use serde::{Deserialize, Serialize};
@@ -87,6 +88,17 @@ pub enum ToRti {
         /// The value, postcard-encoded.
         payload: Vec<u8>,
     },
+    /// The federate will send nothing on a logical connection at `tag` (the source's tag plus
+    /// the connection's delay): LF's `PORT_ABSENT`. Sent for connections into federates that
+    /// process tags provisionally, once the reactions that could have sent have run.
+    PortAbsent {
+        /// The sending federate.
+        fed: u32,
+        /// The connection's index in the topology.
+        link: u32,
+        /// The tag at which nothing arrives.
+        tag: WireTag,
+    },
     /// A reaction of the federate requested a stop at `tag` (LF's `STOP_REQUEST`).
     StopRequest {
         /// The federate.
@@ -137,6 +149,14 @@ pub enum FromRti {
         /// The value, postcard-encoded.
         payload: Vec<u8>,
     },
+    /// Nothing arrives on a logical connection into this federate at `tag` (forwarded
+    /// [`ToRti::PortAbsent`]).
+    PortAbsent {
+        /// The connection's index in the topology.
+        link: u32,
+        /// The tag at which nothing arrives.
+        tag: WireTag,
+    },
     /// Another federate requested a stop at `tag`: answer with [`ToRti::StopReply`].
     StopRequest(WireTag),
     /// Every federate stops at this tag (LF's `STOP_GRANTED`).
@@ -175,6 +195,12 @@ mod tests {
             payload: vec![1, 2, 3],
         };
         assert_eq!(decode::<ToRti>(&encode(&m).unwrap()).unwrap(), m);
+        let a = ToRti::PortAbsent {
+            fed: 1,
+            link: 0,
+            tag: WireTag::ZERO,
+        };
+        assert_eq!(decode::<ToRti>(&encode(&a).unwrap()).unwrap(), a);
         let g = FromRti::Grant(WireTag::FOREVER);
         assert_eq!(decode::<FromRti>(&encode(&g).unwrap()).unwrap(), g);
     }

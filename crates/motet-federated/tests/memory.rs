@@ -75,6 +75,11 @@ fn chain_over_memory_gives_the_whole_log() {
         whole.len() > 50,
         "the reference run logs the chain's events"
     );
+    // The actuator's acknowledgments close a zero-delay cycle with the sensors' federate.
+    assert!(
+        whole.iter().filter(|e| e.2 == "monitor").count() >= 5,
+        "{whole:?}"
+    );
     // Many runs: the threads interleave differently each time (a coordination race once showed
     // in about one run in thirty).
     for _ in 0..40 {
@@ -227,27 +232,6 @@ fn a_plain_connection_between_federates_is_refused() {
     let err = b.build().unwrap_err();
     assert!(
         matches!(&err, FederatedError::Federation(m) if m.contains("crosses federates")),
-        "{err}"
-    );
-}
-
-#[test]
-fn a_zero_delay_cycle_between_federates_is_refused() {
-    let mut b = FederatedBuilder::new(Role::Federate("a".into()));
-    let (fa, fb) = (b.federate("a"), b.federate("b"));
-    let x = b.reactor("x", ());
-    let xo = b.output::<u32, _>(x, "out");
-    let xi = b.input::<u32, _>(x, "in");
-    let y = b.reactor("y", ());
-    let yo = b.output::<u32, _>(y, "out");
-    let yi = b.input::<u32, _>(y, "in");
-    b.assign(x, fa);
-    b.assign(y, fb);
-    b.connect_federated(xo, yi);
-    b.connect_federated(yo, xi);
-    let err = b.build().unwrap_err();
-    assert!(
-        matches!(&err, FederatedError::Federation(m) if m.contains("cycle")),
         "{err}"
     );
 }

@@ -199,6 +199,36 @@ impl LevelQueue {
         }
     }
 
+    /// Takes a reaction of the lowest non-empty level if that level lies below `limit`, and
+    /// `None`, leaving the queue as it is, when it does not (or nothing is queued): for a
+    /// scheduler that may run a tag only up to a level (see
+    /// [`Engine::run_ready_below`](crate::Engine::run_ready_below)). The test is on the lowest
+    /// level the queue keeps track of anyway, one comparison per pop.
+    #[inline]
+    pub fn pop_below(&mut self, prog: &Program, limit: u32) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        if self.single != u32::MAX {
+            if prog.level(self.single as usize) >= limit {
+                return None;
+            }
+            self.len = 0;
+            return Some(core::mem::replace(&mut self.single, u32::MAX));
+        }
+        // `low` may name a bucket emptied by earlier pops: move it onto a non-empty one (one
+        // exists while reactions are queued).
+        while self.buckets[self.low].is_empty() {
+            let l = self.low;
+            self.nonempty[l / 64] &= !(1 << (l % 64));
+            self.low = self.next_nonempty(l);
+        }
+        if self.low >= limit as usize {
+            return None;
+        }
+        self.pop()
+    }
+
     /// Whether no reaction is queued.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -270,6 +300,32 @@ mod tests {
         assert_eq!(hand, u32::MAX);
         assert_eq!(q.pop(), Some(0));
         assert_eq!(q.pop(), Some(1));
+    }
+
+    /// `pop_below` takes reactions below the limit in level order and leaves the others queued,
+    /// from the register as from the buckets.
+    #[test]
+    fn pop_below_stops_at_the_limit() {
+        let p = chain(6);
+        let mut q = LevelQueue::new(&p);
+        q.push(&p, 3);
+        assert_eq!(q.pop_below(&p, 3), None);
+        assert_eq!(q.pop_below(&p, 4), Some(3));
+        assert!(q.is_empty());
+        for r in [5, 1, 4, 0] {
+            q.push(&p, r);
+        }
+        assert_eq!(q.pop_below(&p, 2), Some(0));
+        assert_eq!(q.pop_below(&p, 2), Some(1));
+        assert_eq!(q.pop_below(&p, 2), None);
+        // A lower level pushed while the queue waits at the limit comes first.
+        q.push(&p, 2);
+        assert_eq!(q.pop_below(&p, 5), Some(2));
+        assert_eq!(q.pop_below(&p, 5), Some(4));
+        assert_eq!(q.pop_below(&p, 5), None);
+        assert_eq!(q.pop_below(&p, u32::MAX), Some(5));
+        assert_eq!(q.pop_below(&p, u32::MAX), None);
+        assert!(q.is_empty());
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The program of the federated chain example and the multi-process tests: two sensors (timers
 //! of different periods) in federate `sensors`, a filter with fan-in from both in federate
 //! `filter`, and an actuator in federate `actuator` that takes the filter's output `after 3 ms`
-//! and the first sensor's directly. Every reaction logs (tag, reactor, value).
+//! and the first sensor's directly. The actuator acknowledges even raw samples at once to a
+//! monitor in federate `sensors`: `sensors` and `actuator` form a zero-delay cycle, which they
+//! run with provisional tags and port-absent messages. Every reaction logs (tag, reactor, value).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -109,23 +111,40 @@ pub fn build(role: Role, echo: bool) -> (FederatedProgram, Log) {
     let actuator = b.reactor("actuator", ());
     let cmd = b.input::<i64, _>(actuator, "cmd");
     let raw = b.input::<i64, _>(actuator, "raw");
+    let ack = b.output::<i64, _>(actuator, "ack");
     {
         let l = l.clone();
         b.reaction(actuator, "act")
             .trigger(cmd)
             .trigger(raw)
+            .effect(ack)
             .body(move |_, ctx| {
                 let v =
                     ctx.get(cmd).copied().unwrap_or(0) * 1000 + ctx.get(raw).copied().unwrap_or(0);
                 log(&l, echo, ctx, v);
+                if let Some(r) = ctx.get(raw).filter(|r| *r % 2 == 0) {
+                    ctx.set(ack, *r);
+                }
             });
     }
     b.assign(actuator, f_actuator);
+
+    // The monitor, beside the sensors: logs the actuator's acknowledgments at their tag.
+    let monitor = b.reactor("monitor", ());
+    let acked = b.input::<i64, _>(monitor, "acked");
+    {
+        let l = l.clone();
+        b.reaction(monitor, "seen")
+            .trigger(acked)
+            .body(move |_, ctx| log(&l, echo, ctx, *ctx.get(acked).unwrap_or(&0)));
+    }
+    b.assign(monitor, f_sensors);
 
     b.connect_federated(s1, a);
     b.connect_federated(s2, bb);
     b.connect_federated_after(out, cmd, Duration::from_millis(3));
     b.connect_federated(s1, raw);
+    b.connect_federated(ack, acked);
     let program = b.build().expect("the chain program builds");
     (program, l)
 }
