@@ -340,7 +340,37 @@ where
 /// // Spawned after the increments and naming the counter, so it runs after them all.
 /// assert_eq!(when(&counter, |n| *n).wait().unwrap(), 100);
 /// ```
+#[inline(always)]
 pub fn when_detached<S, F, R>(cowns: S, f: F) -> Result<(), WhenError>
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    if <S::Shape as Shape>::ONE {
+        detached_one(cowns, f);
+        Ok(())
+    } else {
+        detached(cowns, f)
+    }
+}
+
+/// [`when_detached`] over one cown, which is never rejected: where it is not inlined (a closure
+/// that spawns in several places), a call that returns nothing, so that its caller neither passes
+/// a place for a `Result` nor checks one that can only be `Ok`. Left to the compiler to inline:
+/// a loop of spawns (a producer's), which it inlines into, measured dearer per spawn with the call
+/// forced.
+fn detached_one<S, F, R>(cowns: S, f: F)
+where
+    S: CownSet,
+    F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
+    R: Send + 'static,
+{
+    spawn_one::<S, F, R, Detached>(&cowns, f);
+}
+
+/// [`when_detached`] over several cowns (or a dynamic set), which may be rejected.
+fn detached<S, F, R>(cowns: S, f: F) -> Result<(), WhenError>
 where
     S: CownSet,
     F: for<'a> FnOnce(<S::Shape as Shape>::View<'a>) -> R + Send + 'static,
