@@ -44,6 +44,22 @@ impl<T> Chunks<T> {
         self.len += 1;
     }
 
+    /// A pointer to value `i`, made without a reference to any other value (nor to `i`'s), so
+    /// that a reference made from it stays valid while other values are pushed, replaced or
+    /// reached through their own pointers; it stays valid until the `Chunks` is dropped.
+    ///
+    /// # Panics
+    /// If `i` is not below [`len`](Chunks::len).
+    #[inline]
+    pub(super) fn ptr(&mut self, i: usize) -> *mut T {
+        let chunk = &mut self.chunks[i >> CHUNK_BITS];
+        assert!(i & MASK < chunk.len(), "no value at index {i}");
+        // SAFETY: in bounds of the chunk's initialised values (checked above). `as_mut_ptr` makes
+        // no reference to the chunk's values, and the chunk's buffer never moves: it was
+        // allocated at its full size and is never grown.
+        unsafe { chunk.as_mut_ptr().add(i & MASK) }
+    }
+
     /// The values in index order.
     pub(super) fn iter(&self) -> Iter<'_, T> {
         self.chunks.iter().flatten()

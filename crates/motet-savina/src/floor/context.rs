@@ -1,11 +1,23 @@
 //! What an actor of the floor can do while it handles a message (send, spawn, exit), and the
-//! per-slot state those calls touch: each slot's mailbox and generation, the free slots and the
-//! actors spawned since the system last adopted them.
+//! state those calls touch: the actors, each slot's mailbox and generation, and the free slots.
+//!
+//! A spawn puts the new actor into its slot at once, and its `started` hook runs on it there,
+//! while the actor whose turn it is (or whose hook spawned it) stays borrowed: the actors live in
+//! [`Chunks`], which never move a value, and the system reaches an actor during a run only
+//! through [`Chunks::ptr`], a pointer that refers to that value alone.
+//!
+//! A new slot's mailbox starts with room for a few messages (a runtime allocates a new actor's
+//! cell with its mailbox at once), rather than growing into it on its first message.
 
 use std::collections::VecDeque;
 
+use super::chunks::Chunks;
 use super::schedule::Schedule;
 use super::{Actor, ActorId};
+
+/// How many messages a new slot's mailbox has room for before it grows: what a `VecDeque`'s
+/// first growth would allocate for small messages.
+const MAILBOX_CAPACITY: usize = 4;
 
 /// What the system keeps of one slot besides its actor, together, so that a send looks it up once.
 pub(super) struct Slot<M> {
@@ -22,6 +34,10 @@ pub(super) struct Slot<M> {
 
 /// What an actor can do while it handles a message: everything but touch other actors' state.
 pub struct Context<A: Actor> {
+    /// Each slot's actor; an exited actor's state stays until another actor takes over its slot.
+    /// In chunks, so that the system's growth to many actors copies none of them and a spawn can
+    /// add an actor while another one runs.
+    pub(super) actors: Chunks<A>,
     /// Each slot's mailbox and bookkeeping, by slot index.
     pub(super) slots: Vec<Slot<A::Msg>>,
     /// Whether an exited actor's slot is reused ([`System::reclaiming`](super::System::reclaiming)).
@@ -30,9 +46,6 @@ pub struct Context<A: Actor> {
     free: Vec<u32>,
     /// Where the scheduled actors wait for their turns.
     pub(super) schedule: Schedule,
-    /// Actors spawned since the system last adopted them, with their slots, in spawn order; `None`
-    /// while an actor's `started` hook runs (it may spawn actors of its own).
-    pub(super) spawned: Vec<(usize, Option<A>)>,
     pub(super) me: ActorId,
     pub(super) exit_requested: bool,
     pub(super) exited: usize,
@@ -43,11 +56,11 @@ pub struct Context<A: Actor> {
 impl<A: Actor> Context<A> {
     pub(super) fn new(reclaim: bool) -> Context<A> {
         Context {
+            actors: Chunks::new(),
             slots: Vec::new(),
             reclaim,
             free: Vec::new(),
             schedule: Schedule::new(),
-            spawned: Vec::new(),
             me: ActorId {
                 index: 0,
                 generation: 0,
@@ -91,19 +104,30 @@ impl<A: Actor> Context<A> {
 
     /// Creates `actor` in a free slot (if the system reclaims them and `pinned` is false) or a new
     /// one, runs its `started` hook and returns its address.
-    pub(super) fn spawn_in(&mut self, mut actor: A, pinned: bool) -> ActorId {
+    pub(super) fn spawn_in(&mut self, actor: A, pinned: bool) -> ActorId {
         let reused = if pinned { None } else { self.free.pop() };
         let index = match reused {
-            // Retiring emptied the mailbox and kept its buffer for this actor.
-            Some(index) => index,
+            // Retiring emptied the mailbox and kept its buffer for this actor. The exited actor's
+            // state goes now.
+            Some(index) => {
+                let place = self.actors.ptr(index as usize);
+                // SAFETY: `place` points to the value in slot `index` (Chunks::ptr), which stays
+                // where it is. No reference to it is live: its actor has exited after its last
+                // turn (a slot is freed only when a turn ends with the actor's exit), and the
+                // running actor and those whose `started` hooks are on the stack hold other slots.
+                unsafe { *place = actor };
+                index
+            }
             None => {
                 let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 actor slots");
                 self.slots.push(Slot {
-                    mailbox: VecDeque::new(),
+                    mailbox: VecDeque::with_capacity(MAILBOX_CAPACITY),
                     generation: 0,
                     scheduled: false,
                     pinned,
                 });
+                // Slots and actors grow together: the new actor's index is `index`.
+                self.actors.push(actor);
                 index
             }
         };
@@ -115,18 +139,20 @@ impl<A: Actor> Context<A> {
             generation: slot.generation,
         };
         self.schedule.make_ready(index as usize, true);
-        let pending = self.spawned.len();
-        self.spawned.push((id.index(), None));
         let (me, exit) = (self.me, self.exit_requested);
         self.me = id;
         self.exit_requested = false;
-        actor.started(self);
+        let actor = self.actors.ptr(id.index());
+        // SAFETY: `actor` points to the new actor, in its slot, which never moves (Chunks::ptr).
+        // Nothing else refers to it while its hook runs: the system reaches actors only through
+        // Chunks::ptr, and the actors the hook spawns take other slots (new ones, or those of
+        // actors that exited after a turn).
+        unsafe { (*actor).started(self) };
         if self.exit_requested {
             // Not reclaimed: the actor waits in a queue for its first turn.
             self.retire(id.index(), false);
         }
         (self.me, self.exit_requested) = (me, exit);
-        self.spawned[pending].1 = Some(actor);
         id
     }
 

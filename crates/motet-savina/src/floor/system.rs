@@ -9,9 +9,7 @@ use super::{Actor, ActorId};
 
 /// A sequential actor system: actors, their mailboxes and the run queue.
 pub struct System<A: Actor> {
-    /// Each slot's actor; an exited actor's state stays until another actor takes over its slot.
-    /// In chunks, so that the system's growth to many actors copies none of them.
-    actors: Chunks<A>,
+    /// The actors, their mailboxes and the run queue, as an actor's handler sees them.
     cx: Context<A>,
 }
 
@@ -26,7 +24,6 @@ impl<A: Actor> System<A> {
     /// harness can read any actor once the system has run.
     pub fn new() -> System<A> {
         System {
-            actors: Chunks::new(),
             cx: Context::new(false),
         }
     }
@@ -38,7 +35,6 @@ impl<A: Actor> System<A> {
     /// [`System::spawn`]) keep their slots, so their state stays readable.
     pub fn reclaiming() -> System<A> {
         System {
-            actors: Chunks::new(),
             cx: Context::new(true),
         }
     }
@@ -46,9 +42,7 @@ impl<A: Actor> System<A> {
     /// Creates `actor` from outside any actor (the benchmark's main thread) and runs its `started`
     /// hook.
     pub fn spawn(&mut self, actor: A) -> ActorId {
-        let id = self.cx.spawn_in(actor, true);
-        self.adopt_spawned();
-        id
+        self.cx.spawn_in(actor, true)
     }
 
     /// Sends `msg` to `to` from outside any actor.
@@ -65,15 +59,19 @@ impl<A: Actor> System<A> {
         self.cx.schedule.local = false;
     }
 
-    /// Lets actor `i` handle up to [`Actor::batch`] messages. The actors it spawns take their
-    /// slots once its turn is over (none of them runs before).
+    /// Lets actor `i` handle up to [`Actor::batch`] messages.
     fn run_turn(&mut self, i: usize) {
         let cx = &mut self.cx;
         cx.me = ActorId {
             index: i as u32,
             generation: cx.slots[i].generation,
         };
-        let actor = &mut self.actors[i];
+        let actor = cx.actors.ptr(i);
+        // SAFETY: `actor` points to actor `i` in its slot, which never moves (Chunks::ptr), and
+        // nothing else refers to it during its turn: the context reaches actors only through
+        // Chunks::ptr, for the actors it spawns, which take other slots (new ones, or those of
+        // actors that exited after a turn; this one's slot is freed only after its last message).
+        let actor = unsafe { &mut *actor };
         for _ in 0..actor.batch() {
             let Some(msg) = cx.slots[i].mailbox.pop_front() else {
                 break;
@@ -93,48 +91,24 @@ impl<A: Actor> System<A> {
             // Its turn is over, not its work: it yields to the back of the wake queue.
             cx.schedule.yield_turn(i);
         }
-        self.adopt_spawned();
-    }
-
-    /// Moves the actors spawned since the last adoption into their slots.
-    #[inline]
-    fn adopt_spawned(&mut self) {
-        if self.cx.spawned.is_empty() {
-            return;
-        }
-        self.adopt_spawned_slow();
-    }
-
-    /// [`System::adopt_spawned`]'s work, out of line: most turns spawn nothing.
-    #[inline(never)]
-    fn adopt_spawned_slow(&mut self) {
-        for (i, actor) in self.cx.spawned.drain(..) {
-            let actor = actor.expect("a spawned actor's start hook has returned");
-            // New slots come in increasing order, each the next one; reused slots are below.
-            if i < self.actors.len() {
-                self.actors[i] = actor;
-            } else {
-                self.actors.push(actor);
-            }
-        }
     }
 
     /// The state of actor `id` (also after it has exited, unless its slot was reused).
     pub fn actor(&self, id: ActorId) -> &A {
-        &self.actors[id.index()]
+        &self.cx.actors[id.index()]
     }
 
     /// Every slot's actor, in slot order: every actor spawned, in spawn order, unless the system
     /// reclaims slots.
     pub fn actors(&self) -> Actors<'_, A> {
         Actors {
-            chunks: &self.actors,
+            chunks: &self.cx.actors,
         }
     }
 
     /// The state of actor `id`, to take what it holds (a result) once the system has run.
     pub fn actor_mut(&mut self, id: ActorId) -> &mut A {
-        &mut self.actors[id.index()]
+        &mut self.cx.actors[id.index()]
     }
 
     /// How many actors have exited.

@@ -23,9 +23,10 @@ pub(super) fn prepare(params: &Params, _threads: usize) -> Prepared {
 }
 
 /// One timed iteration: creates the actors, runs them to quiescence on a fresh system and checks
-/// the ledgers.
+/// the ledgers. The harness reads only the accounts and the Tellers, which it spawned, so an
+/// exited Manager's slot goes to the next Manager, as the runtime frees a stopped actor.
 fn run(cfg: &Config) -> Outcome {
-    let mut sys = System::new();
+    let mut sys = System::reclaiming();
     let bank = start(cfg, &mut sys);
     sys.run();
     let ledgers: Option<Vec<Ledger>> = bank
@@ -127,9 +128,9 @@ struct Operation {
     manager: ActorId,
 }
 
-/// The Tellers, the accounts and the Managers. The system keeps every actor's state after it
-/// exits, one Manager per transfer, so the few large Tellers and accounts are boxed: a Manager's
-/// slot then takes a few words rather than an account's size.
+/// The Tellers, the accounts and the Managers. Managers are many (one per transfer) and small, so
+/// the few large Tellers and accounts are boxed: a Manager's slot then takes a few words rather
+/// than an account's size.
 enum Node {
     Teller(Box<Teller>),
     Account(Box<Account>),
