@@ -3,28 +3,32 @@
 //! `cargo run --release -p motet-remote --example remote_savina -- [--bench fjthrput|big|all]
 //! [-n N] [-a A] [-w W] [--iterations K] [--workers T] [--json FILE]`
 //!
-//! Each benchmark runs twice in one invocation, with the same actor code: once with every actor in
+//! Each benchmark runs twice in one invocation, with the same actor code: first with every actor in
 //! this process (plain motet-actor addresses, no node), then with the actors split over this
 //! process and a child process it starts on 127.0.0.1 (and kills at the end): actors with an odd
 //! index live in the child, and this process reaches them through motet-remote addresses
 //! (`publish`/`lookup` of a factory actor there, remote `tell`, serde messages). Each placement
 //! runs one warm-up iteration and then `--iterations` timed ones (default 5) and reports the
 //! median, minimum and maximum in milliseconds. Both processes run a runtime with `--workers`
-//! workers (default: the machine's available parallelism).
+//! workers (default: the machine's available parallelism), so the split program has twice the
+//! worker threads of the single-process one. `--bench all` (the default) runs both benchmarks, and
+//! then `-n` applies to both.
 //!
 //! - **fjthrput** (SPEC.md 3.3; defaults N = 10,000, A = 60): this thread sends N rounds of one
 //!   message to each of the A workers in index order; a worker computes `sin(37.2)²` per message
 //!   and reports to a collector in this process when it has handled N. Timed: creating the
-//!   workers, the rounds, and the A reports. Checked afterwards: every worker reported once with
+//!   workers (with two processes, one ask to the child's factory), the rounds, and the A reports. Checked afterwards: every worker reported once with
 //!   N, and each one, asked for its count after the rounds, handled exactly N (a lost or
-//!   duplicated message would show).
+//!   duplicated message would show; so the workers stop on that ask rather than at N).
 //! - **big** (SPEC.md 3.7; defaults N = 20,000, W = 120): a Sink (in this process) and W Big
 //!   actors; `Neighbors` to all, then `Pong(-1)` to every Big actor; each Big actor pings a
 //!   neighbor drawn from its own LCG (seeded with its id) and waits for the pong from that neighbor
 //!   before the next ping; after N pings it tells the Sink, which with W exits tells every Big
 //!   actor to exit. With two processes the child's Big actors get `Neighbors` from the factory
 //!   there, which answers once it has queued them, and only then does this thread send the
-//!   `Pong(-1)`s (so no ping reaches an actor before its neighbor list). Checked: the Sink counted
+//!   `Pong(-1)`s (so no ping reaches an actor before its neighbor list). Timed: creating the
+//!   actors, the flow, and the W + 1 reports (the Sink's and each Big actor's as it exits); with
+//!   two processes also the two asks to the child's factory. Checked: the Sink counted
 //!   W exits, every Big actor reported once, W x N pings were answered, and no pong came from a
 //!   neighbor other than the one pinged.
 //!
