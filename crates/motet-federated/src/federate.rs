@@ -63,6 +63,16 @@ pub(crate) struct FederateLoop<'a> {
     pub(crate) processed: Option<Tag>,
 }
 
+/// What the loop runs on: the program, its engine and ready queue, the injectors of its network
+/// inputs and the outbox its reactions' federated sends go to.
+pub(crate) struct Run<'r> {
+    pub(crate) prog: &'r Program,
+    pub(crate) engine: &'r mut Engine,
+    pub(crate) ready: &'r mut LevelQueue,
+    pub(crate) injectors: &'r mut [Option<Injector>],
+    pub(crate) outbox: &'r Mutex<Vec<Outgoing>>,
+}
+
 impl FederateLoop<'_> {
     fn send(&mut self, msg: &ToRti) -> Result<(), FederatedError> {
         self.report.sent += 1;
@@ -131,26 +141,19 @@ impl FederateLoop<'_> {
         }
     }
 
-    pub(crate) fn run(
-        &mut self,
-        prog: &Program,
-        engine: &mut Engine,
-        ready: &mut LevelQueue,
-        injectors: &mut [Option<Injector>],
-        outbox: &Mutex<Vec<Outgoing>>,
-    ) -> Result<(), FederatedError> {
+    pub(crate) fn run(&mut self, run: &mut Run<'_>) -> Result<(), FederatedError> {
         let clock = UnixClock;
         loop {
             while let Ok(ev) = self.transport.events().try_recv() {
-                self.take(ev, engine, injectors, None)?;
+                self.take(ev, run, false)?;
             }
-            let next = engine.next(prog, &clock);
-            if self.known_stop != engine.stop_tag() {
+            let next = run.engine.next(run.prog, &clock);
+            if self.known_stop != run.engine.stop_tag() {
                 // Set by the engine itself (starvation): this federate's own end.
-                self.known_stop = engine.stop_tag();
+                self.known_stop = run.engine.stop_tag();
             }
-            if let Some(p) = self.empty_tag_due(next, engine) {
-                self.process(prog, engine, ready, p, outbox, injectors)?;
+            if let Some(p) = self.empty_tag_due(next, run.engine) {
+                self.process(run, p)?;
                 continue;
             }
             let wait_until = match next {
@@ -159,14 +162,14 @@ impl FederateLoop<'_> {
                     let granted = self.ports.may_enter(t, self.granted);
                     let held = self.stop_pending.is_some_and(|s| t >= s);
                     if granted && !held {
-                        self.process(prog, engine, ready, t, outbox, injectors)?;
+                        self.process(run, t)?;
                         continue;
                     }
                     self.ask(WireTag::from(t))?;
                     None
                 }
                 Next::WaitUntil(due) => {
-                    let t = Tag::from_nanos(due.saturating_sub(engine.start()), 0);
+                    let t = Tag::from_nanos(due.saturating_sub(run.engine.start()), 0);
                     if self.granted.is_none_or(|g| g < t) {
                         self.ask(WireTag::from(t))?;
                     }
@@ -177,7 +180,7 @@ impl FederateLoop<'_> {
                         if !self.released {
                             // Nothing can arrive any more: let the engine end the run.
                             self.released = true;
-                            injectors.iter_mut().for_each(|i| *i = None);
+                            run.injectors.iter_mut().for_each(|i| *i = None);
                             continue;
                         }
                     } else {
@@ -198,7 +201,7 @@ impl FederateLoop<'_> {
                 }
             };
             match ev {
-                Some(ev) => self.take(ev, engine, injectors, None)?,
+                Some(ev) => self.take(ev, run, false)?,
                 None => return Err(FederatedError::CoordinatorLost),
             }
         }
@@ -235,15 +238,21 @@ impl FederateLoop<'_> {
         Ok(())
     }
 
-    /// Takes in one arrival; `running` is the program and the ready queue while a tag is being
-    /// processed provisionally (a value for it is taken in at once).
+    /// Takes in one arrival; `provisional` while a tag is being processed provisionally (a value
+    /// for it is then taken in at once).
     fn take(
         &mut self,
         ev: FederateEvent,
-        engine: &mut Engine,
-        injectors: &[Option<Injector>],
-        running: Option<(&Program, &mut LevelQueue)>,
+        run: &mut Run<'_>,
+        provisional: bool,
     ) -> Result<(), FederatedError> {
+        let Run {
+            prog,
+            engine,
+            ready,
+            injectors,
+            ..
+        } = run;
         let msg = match ev {
             FederateEvent::Wake => return Ok(()),
             FederateEvent::RtiLost => return Err(FederatedError::CoordinatorLost),
@@ -275,7 +284,7 @@ impl FederateLoop<'_> {
                 // The coordinator lowered this federate's NET to the value's tag: ask again
                 // for the next tag, even if it is the one asked for before.
                 self.net_sent = None;
-                if let (Some((prog, ready)), true) = (running, self.current == Some(tag)) {
+                if provisional && self.current == Some(tag) {
                     // A value for the tag being processed: its receiving reaction has not run
                     // (it lies at or above the level the loop stopped at).
                     let ends = self.ends.get(link as usize).and_then(|e| e.as_ref());
@@ -332,38 +341,32 @@ impl FederateLoop<'_> {
 
     /// Processes tag `t`, granted in full or provisionally, then sends what its reactions sent,
     /// the port-absent messages due, and the LTC.
-    fn process(
-        &mut self,
-        prog: &Program,
-        engine: &mut Engine,
-        ready: &mut LevelQueue,
-        t: Tag,
-        outbox: &Mutex<Vec<Outgoing>>,
-        injectors: &[Option<Injector>],
-    ) -> Result<(), FederatedError> {
+    fn process(&mut self, run: &mut Run<'_>, t: Tag) -> Result<(), FederatedError> {
         self.processed = Some(t);
         let clock = UnixClock;
+        let prog = run.prog;
         let exec = |r: u32| {
             // SAFETY: reactions run one at a time in level order on this thread, so every
             // predecessor triggered at this tag has completed, and the tag does not change
             // meanwhile.
             unsafe { prog.execute(r as usize, &clock) };
         };
-        engine.enter_tag(prog, t, &mut |r| ready.push(prog, r));
+        let ready = &mut *run.ready;
+        run.engine.enter_tag(prog, t, &mut |r| ready.push(prog, r));
         if self.ports.granted_in_full(t, self.granted) {
-            engine.run_ready(prog, ready, exec);
+            run.engine.run_ready(prog, run.ready, exec);
         } else {
             self.current = Some(t);
-            let done = self.run_provisionally(prog, engine, ready, t, outbox, injectors, exec);
+            let done = self.run_provisionally(run, t, exec);
             self.current = None;
             done?;
         }
-        engine.finish_tag(prog);
-        self.flush(t, outbox)?;
+        run.engine.finish_tag(prog);
+        self.flush(t, run.outbox)?;
         self.send_absent(t, u32::MAX)?;
-        if engine.stop_tag() != self.known_stop && self.stop_pending.is_none() {
+        if run.engine.stop_tag() != self.known_stop && self.stop_pending.is_none() {
             // A reaction requested a stop: agree on it with the others.
-            self.known_stop = engine.stop_tag();
+            self.known_stop = run.engine.stop_tag();
             if let Some(s) = self.known_stop {
                 self.stop_pending = Some(s);
                 let msg = ToRti::StopRequest {
@@ -383,23 +386,18 @@ impl FederateLoop<'_> {
     /// Runs provisionally granted tag `t` level by level, waiting for unknown inputs at the
     /// levels of their readers (see the module docs), until every input is known and nothing is
     /// left to run.
-    #[allow(clippy::too_many_arguments)]
     fn run_provisionally(
         &mut self,
-        prog: &Program,
-        engine: &mut Engine,
-        ready: &mut LevelQueue,
+        run: &mut Run<'_>,
         t: Tag,
-        outbox: &Mutex<Vec<Outgoing>>,
-        injectors: &[Option<Injector>],
         exec: impl FnMut(u32) + Copy,
     ) -> Result<(), FederatedError> {
         loop {
             let limit = self.ports.limit(t, self.granted);
-            let drained = engine.run_ready_below(prog, ready, limit, exec);
+            let drained = run.engine.run_ready_below(run.prog, run.ready, limit, exec);
             // What the others may be waiting for: the values sent so far, and the outputs
             // whose sending reactions lie below the level reached.
-            self.flush(t, outbox)?;
+            self.flush(t, run.outbox)?;
             self.send_absent(t, limit)?;
             if drained && self.ports.all_known(t, self.granted) {
                 return Ok(());
@@ -409,7 +407,7 @@ impl FederateLoop<'_> {
                 .events()
                 .recv()
                 .map_err(|_| FederatedError::CoordinatorLost)?;
-            self.take(ev, engine, injectors, Some((prog, &mut *ready)))?;
+            self.take(ev, run, true)?;
         }
     }
 

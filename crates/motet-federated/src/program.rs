@@ -10,7 +10,7 @@ use motet_reactor_core::{
 };
 
 use crate::error::FederatedError;
-use crate::federate::FederateLoop;
+use crate::federate::{FederateLoop, Run};
 use crate::port_status::PortStatus;
 use crate::topology::Topology;
 use crate::transport::{FederateEvent, FederateTransport};
@@ -228,13 +228,13 @@ impl FederatedProgram {
         let mut engine = Engine::new(prog, start, &options.run);
         engine.exclude(prog, |r| fed_of[r as usize] != Some(me));
         fed.known_stop = engine.stop_tag();
-        let result = fed.run(
+        let result = fed.run(&mut Run {
             prog,
-            &mut engine,
-            &mut ready,
-            &mut self.injectors,
-            &self.outbox,
-        );
+            engine: &mut engine,
+            ready: &mut ready,
+            injectors: &mut self.injectors,
+            outbox: &self.outbox,
+        });
         // Resign even after an error, so that the others do not wait for this federate.
         fed.resign();
         result?;
