@@ -145,7 +145,7 @@ impl FederateLoop<'_> {
         let clock = UnixClock;
         loop {
             while let Ok(ev) = self.transport.events().try_recv() {
-                self.take(ev, run, false)?;
+                self.take(ev, run)?;
             }
             let next = run.engine.next(run.prog, &clock);
             if self.known_stop != run.engine.stop_tag() {
@@ -201,7 +201,7 @@ impl FederateLoop<'_> {
                 }
             };
             match ev {
-                Some(ev) => self.take(ev, run, false)?,
+                Some(ev) => self.take(ev, run)?,
                 None => return Err(FederatedError::CoordinatorLost),
             }
         }
@@ -238,14 +238,9 @@ impl FederateLoop<'_> {
         Ok(())
     }
 
-    /// Takes in one arrival; `provisional` while a tag is being processed provisionally (a value
-    /// for it is then taken in at once).
-    fn take(
-        &mut self,
-        ev: FederateEvent,
-        run: &mut Run<'_>,
-        provisional: bool,
-    ) -> Result<(), FederatedError> {
+    /// Takes in one arrival. While a tag is being processed provisionally (`current`), a value
+    /// for it is taken in at once.
+    fn take(&mut self, ev: FederateEvent, run: &mut Run<'_>) -> Result<(), FederatedError> {
         let Run {
             prog,
             engine,
@@ -284,7 +279,7 @@ impl FederateLoop<'_> {
                 // The coordinator lowered this federate's NET to the value's tag: ask again
                 // for the next tag, even if it is the one asked for before.
                 self.net_sent = None;
-                if provisional && self.current == Some(tag) {
+                if self.current == Some(tag) {
                     // A value for the tag being processed: its receiving reaction has not run
                     // (it lies at or above the level the loop stopped at).
                     let ends = self.ends.get(link as usize).and_then(|e| e.as_ref());
@@ -407,7 +402,7 @@ impl FederateLoop<'_> {
                 .events()
                 .recv()
                 .map_err(|_| FederatedError::CoordinatorLost)?;
-            self.take(ev, run, true)?;
+            self.take(ev, run)?;
         }
     }
 
