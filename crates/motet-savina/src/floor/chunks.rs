@@ -36,12 +36,22 @@ impl<T> Chunks<T> {
     /// Appends `value` at index [`len`](Chunks::len).
     #[inline]
     pub(super) fn push(&mut self, value: T) {
-        if self.len & MASK == 0 {
+        let chunk = self.len >> CHUNK_BITS;
+        if chunk == self.chunks.len() {
             self.chunks.push(Vec::with_capacity(CHUNK));
         }
-        // The last chunk has room: it was allocated at CHUNK and holds `len & MASK` values.
-        self.chunks[self.len >> CHUNK_BITS].push(value);
+        // Chunk `chunk` has room: it was allocated at CHUNK and holds `len & MASK` values (the
+        // chunks after the last value's are empty, see `clear`).
+        self.chunks[chunk].push(value);
         self.len += 1;
+    }
+
+    /// Drops every value and keeps the chunks' buffers for the values pushed next.
+    pub(super) fn clear(&mut self) {
+        for chunk in &mut self.chunks {
+            chunk.clear();
+        }
+        self.len = 0;
     }
 
     /// A pointer to value `i`, made without a reference to any other value (nor to `i`'s), so
@@ -62,6 +72,7 @@ impl<T> Chunks<T> {
 
     /// The values in index order.
     pub(super) fn iter(&self) -> Iter<'_, T> {
+        // Chunks after the last value's are empty: they add nothing.
         self.chunks.iter().flatten()
     }
 }
@@ -105,5 +116,26 @@ mod tests {
             .iter()
             .copied()
             .eq((0..3 * CHUNK + 5).map(|i| if i == CHUNK { 7 } else { i })));
+    }
+
+    #[test]
+    fn cleared_chunks_keep_their_buffers_and_fill_again_from_index_zero() {
+        let mut chunks = Chunks::new();
+        for i in 0..2 * CHUNK + 1 {
+            chunks.push(i);
+        }
+        let second: *const usize = &chunks[CHUNK];
+        chunks.clear();
+        assert_eq!(chunks.len(), 0);
+        assert_eq!(chunks.iter().count(), 0);
+        for i in 0..CHUNK + 2 {
+            chunks.push(i + 10);
+        }
+        assert_eq!(chunks.len(), CHUNK + 2);
+        assert!(
+            std::ptr::eq(second, &chunks[CHUNK]),
+            "the second chunk's buffer is reused"
+        );
+        assert!(chunks.iter().copied().eq((0..CHUNK + 2).map(|i| i + 10)));
     }
 }

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use super::chunks::Chunks;
 use super::schedule::Schedule;
-use super::{Actor, ActorId};
+use super::{spare, Actor, ActorId};
 
 /// How many messages a new slot's mailbox has room for before it grows: what a `VecDeque`'s
 /// first growth would allocate for small messages.
@@ -38,12 +38,15 @@ pub struct Context<A: Actor> {
     /// In chunks, so that the system's growth to many actors copies none of them and a spawn can
     /// add an actor while another one runs.
     pub(super) actors: Chunks<A>,
-    /// Each slot's mailbox and bookkeeping, by slot index.
+    /// Each slot's mailbox and bookkeeping, by slot index; as many in use as there are actors.
+    /// Those after them are a dropped system's (see `spare.rs`), with their mailboxes' buffers,
+    /// for the new slots of the same indices.
     pub(super) slots: Vec<Slot<A::Msg>>,
     /// Whether an exited actor's slot is reused ([`System::reclaiming`](super::System::reclaiming)).
     reclaim: bool,
     /// Slots of exited actors, to reuse (only when `reclaim`).
     free: Vec<u32>,
+
     /// Where the scheduled actors wait for their turns.
     pub(super) schedule: Schedule,
     pub(super) me: ActorId,
@@ -53,14 +56,29 @@ pub struct Context<A: Actor> {
     pub(super) dropped: u64,
 }
 
+/// The storage a dropped context leaves to the next one of its actor type (see `spare.rs`): all
+/// of it empty, with its buffers.
+struct Storage<A: Actor> {
+    actors: Chunks<A>,
+    slots: Vec<Slot<A::Msg>>,
+    free: Vec<u32>,
+    schedule: Schedule,
+}
+
 impl<A: Actor> Context<A> {
     pub(super) fn new(reclaim: bool) -> Context<A> {
-        Context {
+        let storage = spare::take::<Storage<A>>().unwrap_or_else(|| Storage {
             actors: Chunks::new(),
             slots: Vec::new(),
-            reclaim,
             free: Vec::new(),
             schedule: Schedule::new(),
+        });
+        Context {
+            actors: storage.actors,
+            slots: storage.slots,
+            reclaim,
+            free: storage.free,
+            schedule: storage.schedule,
             me: ActorId {
                 index: 0,
                 generation: 0,
@@ -119,13 +137,25 @@ impl<A: Actor> Context<A> {
                 index
             }
             None => {
-                let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 actor slots");
-                self.slots.push(Slot {
-                    mailbox: VecDeque::with_capacity(MAILBOX_CAPACITY),
-                    generation: 0,
-                    scheduled: false,
-                    pinned,
-                });
+                let index = u32::try_from(self.actors.len()).expect("fewer than 2^32 actor slots");
+                match self.slots.get_mut(index as usize) {
+                    // A dropped system's slot of this index, its mailbox empty: as new, keeping
+                    // the buffer (in a deterministic program, the one this index needed).
+                    Some(slot) => {
+                        if slot.mailbox.capacity() == 0 {
+                            slot.mailbox = VecDeque::with_capacity(MAILBOX_CAPACITY);
+                        }
+                        slot.generation = 0;
+                        slot.scheduled = false;
+                        slot.pinned = pinned;
+                    }
+                    None => self.slots.push(Slot {
+                        mailbox: VecDeque::with_capacity(MAILBOX_CAPACITY),
+                        generation: 0,
+                        scheduled: false,
+                        pinned,
+                    }),
+                }
                 // Slots and actors grow together: the new actor's index is `index`.
                 self.actors.push(actor);
                 index
@@ -174,5 +204,27 @@ impl<A: Actor> Context<A> {
         } else {
             slot.mailbox = VecDeque::new();
         }
+    }
+}
+
+impl<A: Actor> Drop for Context<A> {
+    /// Drops the actors and the messages left, and leaves the storage, emptied, to the next
+    /// context of this actor type on this thread. Each slot keeps its mailbox's buffer for the
+    /// next context's slot of the same index: a deterministic program's next run needs the same
+    /// buffer there (a slot's buffer never shrinks, so handing buffers to other indices would
+    /// let them grow run after run).
+    fn drop(&mut self) {
+        self.actors.clear();
+        for slot in &mut self.slots {
+            slot.mailbox.clear();
+        }
+        self.free.clear();
+        self.schedule.reset();
+        spare::put(Storage {
+            actors: std::mem::replace(&mut self.actors, Chunks::new()),
+            slots: std::mem::take(&mut self.slots),
+            free: std::mem::take(&mut self.free),
+            schedule: std::mem::replace(&mut self.schedule, Schedule::new()),
+        });
     }
 }

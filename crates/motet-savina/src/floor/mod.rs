@@ -38,6 +38,10 @@
 //!   then follows the actors alive at once. The generation in [`ActorId`] keeps a message to the
 //!   exited actor from reaching the slot's new one. Actors the harness spawned keep their slots.
 //!   [`System::new`] keeps every slot, for programs whose harness reads actors that actors spawned.
+//! - A dropped system leaves its storage, emptied (its actors' chunks, its slots with their
+//!   mailboxes' buffers, its queues), to the next system of the same actor type on the same thread,
+//!   as a runtime built once serves every iteration from memory it holds: a benchmark's floor
+//!   builds a system per timed iteration, and would otherwise alone pay for fresh memory in each.
 //! - [`Context::spawn`] runs the new actor's [`Actor::started`] hook at once, as Akka's
 //!   `onPostStart` does.
 //!
@@ -47,12 +51,14 @@
 //!   and generations;
 //! - `chunks.rs`: the storage of the actors, which never moves them as the system grows;
 //! - `system.rs`: [`System`], the actors' slots, the run loop and what the harness reads;
+//! - `spare.rs`: the storage a dropped system leaves to the next one of the same type;
 //! - `program.rs`: how a floor variant becomes a benchmark program.
 
 mod chunks;
 mod context;
 mod program;
 mod schedule;
+mod spare;
 mod system;
 #[cfg(test)]
 mod tests;
@@ -86,9 +92,12 @@ impl ActorId {
 }
 
 /// An actor of the sequential floor.
-pub trait Actor: Sized {
+///
+/// Actors and messages own what they hold (`'static`): a system's storage outlives it, for the
+/// next system of the same type (see `spare.rs`).
+pub trait Actor: Sized + 'static {
     /// The messages the actor type handles.
-    type Msg;
+    type Msg: 'static;
 
     /// Runs once when the actor is spawned, with `cx.me()` set to the new actor.
     fn started(&mut self, cx: &mut Context<Self>) {

@@ -51,6 +51,19 @@ impl Schedule {
         }
     }
 
+    /// Empties the queues, keeping their buffers, and starts the turns' count afresh: a schedule
+    /// as [`Schedule::new`] makes it, for the next system.
+    pub(super) fn reset(&mut self) {
+        self.slot = None;
+        self.chain = 0;
+        self.wakes.clear();
+        self.spawns.clear();
+        self.injector.clear();
+        self.countdown = OLDEST_TURN;
+        self.oldest_next = true;
+        self.local = false;
+    }
+
     /// Schedules actor `i`, woken by a message (`new` false) or just spawned (`new` true). During
     /// [`System::run`](super::System::run): into the slot if it is empty (the slot keeps the actor
     /// that was there first), otherwise to the back of the wake queue or the top of the spawn

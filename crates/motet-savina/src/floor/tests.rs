@@ -321,3 +321,53 @@ fn spawn_runs_the_start_hook_and_children_receive() {
     assert_eq!(sys.actors()[1].seen, [5]);
     assert_eq!(sys.actors()[2].seen, [7]);
 }
+
+/// What a run of [`run_tree`] leaves to compare: the order of the actors' turns, the most alive
+/// at once, and the system's counts (slots, exits, deliveries, drops).
+fn tree_run(sys: &mut System<Tree>, depth: u32) -> (Vec<u32>, usize, [u64; 4]) {
+    let (order, most) = run_tree(sys, depth);
+    let counts = [
+        sys.actors().len() as u64,
+        sys.exited() as u64,
+        sys.delivered(),
+        sys.dropped(),
+    ];
+    (order, most, counts)
+}
+
+#[test]
+fn a_system_built_after_one_is_dropped_starts_empty_and_runs_the_same() {
+    let depth = 8;
+    let first = tree_run(&mut System::reclaiming(), depth);
+    // Dropped with an actor waiting in the injector, messages in its mailbox and a spawned
+    // actor's turn pending: none of it may reach the next system on this thread, which takes
+    // over the dropped one's storage.
+    {
+        let mut left = System::reclaiming();
+        let log = std::rc::Rc::default();
+        let root = left.spawn(Tree::new(None, &log));
+        left.send(root, 3);
+        left.send(root, 4);
+    }
+    let second = tree_run(&mut System::reclaiming(), depth);
+    assert_eq!(second, first);
+    // A keeping system after a reclaiming one of the same type: every actor in a slot of its own,
+    // numbered from 0 again, generations from 0 again.
+    let mut keeping = System::new();
+    let (order, _, counts) = tree_run(&mut keeping, depth);
+    assert_eq!(order, first.0);
+    assert_eq!(counts[0], (1 << (depth + 1)) - 1);
+    drop(keeping);
+    // Slot 0's actor exited in the dropped system (its generation went up): a new one there
+    // starts at generation 0, as in a system that never had one.
+    let mut fresh = System::new();
+    let log = std::rc::Rc::default();
+    let id = fresh.spawn(Tree::new(None, &log));
+    assert_eq!(
+        id,
+        ActorId {
+            index: 0,
+            generation: 0
+        }
+    );
+}
