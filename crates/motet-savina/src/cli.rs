@@ -122,6 +122,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub min_time: Option<Duration>,
 
+    /// Run each cell in N rounds, each a process of its own with its own warm-up, the cells of a
+    /// benchmark taking turns in alternating order; the timed iterations and --min-time are
+    /// split over the rounds and the record pools their samples. Two cells of a ratio then ran
+    /// interleaved, and no median rests on one process alone.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub rounds: usize,
+
     /// Problem size: `default` (Savina's), `small`, or PARAM=V by SPEC.md's flag names (e.g.
     /// `--size r=1000`); repeated flags accumulate.
     #[arg(long, value_name = "default|small|PARAM=V")]
@@ -156,6 +163,12 @@ impl RunArgs {
         if self.iterations == Some(0) {
             return Err("--iterations must be at least 1".into());
         }
+        let iterations = self.iterations.unwrap_or(DEFAULT_ITERATIONS);
+        if self.rounds == 0 || self.rounds > iterations {
+            return Err(format!(
+                "--rounds must be between 1 and the timed iterations ({iterations})"
+            ));
+        }
         // By default a cell is timed at least `DEFAULT_ITERATIONS` times and at least
         // `DEFAULT_MIN_TIME` in all; a run that names its iterations (CI, a quick look) gets just
         // those, unless it names a time too.
@@ -169,10 +182,11 @@ impl RunArgs {
             benchmarks: benchmarks.into_iter().zip(params).collect(),
             models,
             threads,
-            iterations: self.iterations.unwrap_or(DEFAULT_ITERATIONS),
+            iterations,
             warmup: self.warmup,
             min_time,
             isolation: Isolation::current_exe()?,
+            rounds: self.rounds,
         })
     }
 }
@@ -400,6 +414,29 @@ mod tests {
         );
         for bad in ["-1", "x", "inf"] {
             assert!(plan_of(&["motet-savina", "run", "big", "--min-time", bad]).is_err());
+        }
+    }
+
+    #[test]
+    fn rounds_are_at_least_one_and_at_most_the_timed_iterations() {
+        assert_eq!(plan_of(&["motet-savina", "run", "big"]).unwrap().rounds, 1);
+        let three = plan_of(&["motet-savina", "run", "big", "--rounds", "3"]).unwrap();
+        assert_eq!((three.rounds, three.iterations), (3, 10));
+        for bad in [
+            &["motet-savina", "run", "big", "--rounds", "0"][..],
+            &["motet-savina", "run", "big", "--rounds", "11"],
+            &[
+                "motet-savina",
+                "run",
+                "big",
+                "--rounds",
+                "3",
+                "--iterations",
+                "2",
+            ],
+        ] {
+            let err = plan_of(bad).unwrap_err();
+            assert!(err.contains("--rounds must be between 1 and"), "{err}");
         }
     }
 }

@@ -72,9 +72,19 @@ fn header(out: &mut String, plan: &Plan, setting: &Setting) {
             plan.min_time.as_secs_f64()
         )
     };
+    let rounds = if plan.rounds > 1 {
+        format!(
+            "; in {} rounds: each cell's timed iterations and time split over that many runs of it, \
+             each with its own warm-up, a benchmark's cells taking turns in alternating order, \
+             the samples pooled",
+            plan.rounds
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "| iterations | {} timed{more} after {} warm-up, {isolation} |",
+        "| iterations | {} timed{more} after {} warm-up, {isolation}{rounds} |",
         plan.iterations, plan.warmup
     );
     let _ = writeln!(out, "| command | `motet-savina {}` |\n", setting.command);
@@ -492,6 +502,7 @@ mod tests {
             warmup: 1,
             min_time: std::time::Duration::ZERO,
             isolation: Isolation::InProcess,
+            rounds: 1,
         }
     }
 
@@ -552,6 +563,14 @@ mod tests {
         assert!(md.contains("| date | 2026-01-02 (UTC) |"));
         assert!(md.contains("| command | `motet-savina run count --markdown r.md` |"));
         assert!(md.contains("](r.svg)"));
+        assert!(!md.contains("rounds"), "one round is not mentioned");
+        let mut in_rounds = plan();
+        in_rounds.rounds = 3;
+        let md3 = markdown(&records, &in_rounds, &setting(), None);
+        assert!(
+            md3.contains("in one process; in 3 rounds: each cell's timed iterations"),
+            "{md3}"
+        );
         // Times: bold fastest (floor aside), spread, ratios, fastest peer.
         assert!(
             md.contains(

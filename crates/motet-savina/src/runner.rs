@@ -73,6 +73,14 @@ pub struct Plan {
     pub min_time: Duration,
     /// Where the jobs run.
     pub isolation: Isolation,
+    /// In how many rounds each job runs (at least 1): its `iterations` and `min_time` are split
+    /// over that many runs of it, each with its own `warmup` (and, isolated, its own process),
+    /// and the jobs of one benchmark (one parameter set) take turns round by round, in
+    /// alternating order, before the next benchmark's. A job's record pools the samples of its
+    /// rounds. So a cell's median no longer rests on one process (on a virtual machine a process
+    /// can run all its iterations in a faster or a slower mode than the next one), and two cells
+    /// compared in a ratio ran interleaved rather than one after the other.
+    pub rounds: usize,
 }
 
 /// One (benchmark, model, thread count) to measure.
@@ -117,8 +125,29 @@ impl Plan {
         (jobs, skipped)
     }
 
-    /// Iterations (warm-up and timed) per job.
+    /// Iterations (warm-up and timed) per job, over all its rounds.
     pub fn iterations_per_job(&self) -> usize {
+        (0..self.rounds.max(1))
+            .map(|r| self.round(r).iterations_per_round())
+            .sum()
+    }
+
+    /// The plan of round `r` (from 0) of each job: one round, with the round's share of the timed
+    /// iterations (at least 1; the first rounds take what does not divide evenly) and of
+    /// `min_time`, and the whole `warmup`.
+    pub fn round(&self, r: usize) -> Plan {
+        let rounds = self.rounds.max(1);
+        let share = self.iterations / rounds + usize::from(r < self.iterations % rounds);
+        Plan {
+            iterations: share.max(1),
+            min_time: self.min_time / rounds as u32,
+            rounds: 1,
+            ..self.clone()
+        }
+    }
+
+    /// Iterations (warm-up and timed) of one round of a job.
+    fn iterations_per_round(&self) -> usize {
         self.warmup + self.iterations
     }
 }
@@ -179,7 +208,9 @@ pub struct RunSummary {
     pub failures: usize,
 }
 
-/// Runs every job of `plan`, telling `observer` as it goes.
+/// Runs every job of `plan`, telling `observer` as it goes: the jobs of one benchmark (one
+/// parameter set) round by round (see [`Plan::rounds`]), then the next benchmark's. A job whose
+/// `prepare` failed, or whose round failed, runs no further rounds.
 pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
     let (jobs, skipped) = plan.jobs();
     for (benchmark, model) in skipped {
@@ -187,31 +218,83 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
     }
     observer.planned(jobs.len(), plan.iterations_per_job());
     let mut summary = RunSummary::default();
-    for job in &jobs {
-        observer.started(job);
-        let (measured, peak_rss_kib) = match &plan.isolation {
-            Isolation::InProcess => (
-                measure_job(job, plan.iterations, plan.warmup, plan.min_time, observer),
-                None,
-            ),
-            Isolation::Process(exe) => {
-                let cell = crate::cell::run_child(exe, job, plan, observer);
-                (cell.measured, cell.peak_rss_kib)
-            }
-        };
-        match measured {
-            Some(measured) => {
-                let record = measured.into_record(job, peak_rss_kib);
-                if !record.validated {
-                    summary.failures += 1;
+    let rounds: Vec<Plan> = (0..plan.rounds.max(1)).map(|r| plan.round(r)).collect();
+    for group in jobs.chunk_by(|a, b| std::ptr::eq(a.params, b.params)) {
+        // Per job: what its rounds measured so far (None once `prepare` failed), its peak memory.
+        let mut cells: Vec<(Option<Measured>, Option<u64>, bool)> =
+            vec![(None, None, false); group.len()];
+        for (r, round) in rounds.iter().enumerate() {
+            let order: Vec<usize> = if r % 2 == 0 {
+                (0..group.len()).collect()
+            } else {
+                (0..group.len()).rev().collect()
+            };
+            for i in order {
+                let job = &group[i];
+                let (so_far, peak, stopped) = &mut cells[i];
+                if *stopped {
+                    observer.progressed(round.iterations_per_round());
+                    continue;
                 }
-                observer.finished(&record);
-                summary.records.push(record);
+                observer.started(job);
+                let (measured, peak_rss_kib) = run_round(round, job, observer);
+                *peak = (*peak).max(peak_rss_kib);
+                match measured {
+                    Some(measured) => {
+                        *stopped = measured.failure.is_some();
+                        match so_far {
+                            Some(before) => before.pool(measured),
+                            None => *so_far = Some(measured),
+                        }
+                    }
+                    None => {
+                        *stopped = true;
+                        *so_far = None;
+                    }
+                }
             }
-            None => summary.failures += 1,
+        }
+        for (job, (measured, peak_rss_kib, _)) in group.iter().zip(cells) {
+            // A job with no measurement: its `prepare` failed (in its first round or a later one).
+            match measured {
+                Some(measured) => {
+                    let record = measured.into_record(job, peak_rss_kib);
+                    if !record.validated {
+                        summary.failures += 1;
+                    }
+                    observer.finished(&record);
+                    summary.records.push(record);
+                }
+                None => summary.failures += 1,
+            }
         }
     }
     summary
+}
+
+/// Runs one round of `job` with `round`'s iteration counts where the plan says; its
+/// measurements (`None` if `prepare` failed) and, isolated, the process's peak memory.
+fn run_round(
+    round: &Plan,
+    job: &Job<'_>,
+    observer: &mut dyn Observer,
+) -> (Option<Measured>, Option<u64>) {
+    match &round.isolation {
+        Isolation::InProcess => (
+            measure_job(
+                job,
+                round.iterations,
+                round.warmup,
+                round.min_time,
+                observer,
+            ),
+            None,
+        ),
+        Isolation::Process(exe) => {
+            let cell = crate::cell::run_child(exe, job, round, observer);
+            (cell.measured, cell.peak_rss_kib)
+        }
+    }
 }
 
 /// What the iterations of one job measured (what a child process sends back).
@@ -242,6 +325,18 @@ impl Measured {
             metrics: None,
             reactors_created: None,
         }
+    }
+
+    /// Adds a later round's measurements of the same job: its samples after these, its result,
+    /// metrics and counts in place of these, the first failure of the two.
+    pub fn pool(&mut self, later: Measured) {
+        self.samples.extend(later.samples);
+        self.result = later.result;
+        if self.failure.is_none() {
+            self.failure = later.failure;
+        }
+        self.metrics = later.metrics;
+        self.reactors_created = later.reactors_created;
     }
 
     /// The record of `job` with these measurements.
@@ -456,11 +551,21 @@ mod tests {
         Err(format!("no pool of {threads}"))
     }
 
+    fn prepare_process(p: &Params, _: usize) -> Prepared {
+        Ok(Box::new(Toy {
+            n: p.u64("n"),
+            runs: 0,
+            panic_on: None,
+            pause: std::time::Duration::ZERO,
+        }))
+    }
+
     fn variants() -> Vec<Variant> {
         vec![
             Variant::new(Model::Floor, prepare_floor),
             Variant::new(Model::Actor, prepare_actor),
             Variant::new(Model::Boc, prepare_boc),
+            Variant::new(Model::Process, prepare_process),
         ]
     }
 
@@ -474,6 +579,7 @@ mod tests {
 
     #[derive(Default)]
     struct Log {
+        started: Vec<(Model, usize)>,
         skipped: Vec<Model>,
         failed: Vec<(Model, usize, String)>,
         records: Vec<Record>,
@@ -487,6 +593,9 @@ mod tests {
         }
         fn skipped(&mut self, _: &Benchmark, model: Model) {
             self.skipped.push(model);
+        }
+        fn started(&mut self, job: &Job<'_>) {
+            self.started.push((job.variant.model, job.threads));
         }
         fn progressed(&mut self, n: usize) {
             self.progress += n;
@@ -511,6 +620,7 @@ mod tests {
             warmup: 1,
             min_time: std::time::Duration::ZERO,
             isolation: Isolation::InProcess,
+            rounds: 1,
         }
     }
 
@@ -614,6 +724,77 @@ mod tests {
             log.failed[2],
             (Model::Boc, 1, "prepare failed: no pool of 1".into())
         );
+        assert_eq!(log.progress, log.planned);
+    }
+
+    #[test]
+    fn a_round_takes_its_share_of_the_iterations_and_time() {
+        let mut p = plan(3.0, vec![Model::Floor]);
+        p.iterations = 10;
+        p.warmup = 2;
+        p.min_time = std::time::Duration::from_secs(3);
+        p.rounds = 3;
+        let shares: Vec<(usize, usize, std::time::Duration, usize)> = (0..3)
+            .map(|r| p.round(r))
+            .map(|r| (r.iterations, r.warmup, r.min_time, r.rounds))
+            .collect();
+        let second = std::time::Duration::from_secs(1);
+        assert_eq!(
+            shares,
+            [(4, 2, second, 1), (3, 2, second, 1), (3, 2, second, 1)]
+        );
+        assert_eq!(p.iterations_per_job(), 10 + 3 * 2);
+    }
+
+    #[test]
+    fn rounds_interleave_a_benchmarks_cells_and_pool_their_samples() {
+        let mut log = Log::default();
+        let mut p = plan(3.0, vec![Model::Floor, Model::Process]);
+        p.iterations = 5;
+        p.rounds = 2;
+        let summary = run(&p, &mut log);
+        assert_eq!(summary.failures, 0, "{:?}", log.failed);
+        use Model::{Floor, Process};
+        assert_eq!(
+            log.started,
+            [
+                (Floor, 1),
+                (Process, 1),
+                (Process, 2),
+                (Process, 2),
+                (Process, 1),
+                (Floor, 1)
+            ],
+            "the second round runs the cells in reverse"
+        );
+        let cells: Vec<(Model, usize, usize)> = summary
+            .records
+            .iter()
+            .map(|r| (r.model, r.threads, r.iterations))
+            .collect();
+        assert_eq!(cells, [(Floor, 1, 5), (Process, 1, 5), (Process, 2, 5)]);
+        assert!(summary.records.iter().all(|r| r.validated));
+        assert_eq!(log.progress, log.planned);
+        assert_eq!(log.planned, 3 * (5 + 2));
+    }
+
+    #[test]
+    fn a_failed_round_or_prepare_runs_no_further_rounds() {
+        let mut log = Log::default();
+        let mut p = plan(3.0, vec![Model::Actor, Model::Boc]);
+        p.iterations = 4;
+        p.rounds = 2;
+        let summary = run(&p, &mut log);
+        // actor: panics in its first round's first timed run; boc: prepare fails. Neither runs
+        // its second round.
+        use Model::{Actor, Boc};
+        assert_eq!(log.started, [(Actor, 1), (Actor, 2), (Boc, 1), (Boc, 2)]);
+        assert_eq!(summary.failures, 4);
+        assert_eq!(summary.records.len(), 2);
+        assert!(summary
+            .records
+            .iter()
+            .all(|r| !r.validated && r.iterations == 1));
         assert_eq!(log.progress, log.planned);
     }
 

@@ -313,6 +313,7 @@ impl Sweep {
             warmup: self.warmup,
             min_time: std::time::Duration::ZERO,
             isolation,
+            rounds: 1,
         }
     }
 

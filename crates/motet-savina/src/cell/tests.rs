@@ -178,6 +178,7 @@ fn the_child_arguments_name_the_same_job() {
         warmup: 3,
         min_time: std::time::Duration::from_millis(250),
         isolation: Isolation::InProcess,
+        rounds: 1,
     };
     let mut argv = vec!["motet-savina".to_string()];
     argv.extend(child_args(&job, &plan));
