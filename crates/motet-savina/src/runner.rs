@@ -220,7 +220,8 @@ pub fn run(plan: &Plan, observer: &mut dyn Observer) -> RunSummary {
     let mut summary = RunSummary::default();
     let rounds: Vec<Plan> = (0..plan.rounds.max(1)).map(|r| plan.round(r)).collect();
     for group in jobs.chunk_by(|a, b| std::ptr::eq(a.params, b.params)) {
-        // Per job: what its rounds measured so far (None once `prepare` failed), its peak memory.
+        // Per job: what its rounds measured so far (None once `prepare` failed), its peak memory,
+        // whether it runs no further rounds.
         let mut cells: Vec<(Option<Measured>, Option<u64>, bool)> =
             vec![(None, None, false); group.len()];
         for (r, round) in rounds.iter().enumerate() {
