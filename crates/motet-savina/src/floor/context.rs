@@ -46,7 +46,6 @@ pub struct Context<A: Actor> {
     reclaim: bool,
     /// Slots of exited actors, to reuse (only when `reclaim`).
     free: Vec<u32>,
-
     /// Where the scheduled actors wait for their turns.
     pub(super) schedule: Schedule,
     pub(super) me: ActorId,
@@ -138,25 +137,26 @@ impl<A: Actor> Context<A> {
             }
             None => {
                 let index = u32::try_from(self.actors.len()).expect("fewer than 2^32 actor slots");
-                match self.slots.get_mut(index as usize) {
-                    // A dropped system's slot of this index, its mailbox empty: as new, keeping
-                    // the buffer (in a deterministic program, the one this index needed).
-                    Some(slot) => {
-                        if slot.mailbox.capacity() == 0 {
-                            slot.mailbox = VecDeque::with_capacity(MAILBOX_CAPACITY);
-                        }
-                        slot.generation = 0;
-                        slot.scheduled = false;
-                        slot.pinned = pinned;
-                    }
-                    None => self.slots.push(Slot {
-                        mailbox: VecDeque::with_capacity(MAILBOX_CAPACITY),
-                        generation: 0,
-                        scheduled: false,
-                        pinned,
-                    }),
+                let i = index as usize;
+                // A dropped system's slot of this index lends its empty mailbox's buffer (in a
+                // deterministic program, the one this index needed).
+                let mailbox = match self.slots.get_mut(i) {
+                    Some(old) if old.mailbox.capacity() > 0 => std::mem::take(&mut old.mailbox),
+                    _ => VecDeque::with_capacity(MAILBOX_CAPACITY),
+                };
+                let slot = Slot {
+                    mailbox,
+                    generation: 0,
+                    scheduled: false,
+                    pinned,
+                };
+                if i < self.slots.len() {
+                    self.slots[i] = slot;
+                } else {
+                    self.slots.push(slot);
                 }
-                // Slots and actors grow together: the new actor's index is `index`.
+                // The actors in use and their slots are the first `actors.len()`: the new
+                // actor's index is `index`.
                 self.actors.push(actor);
                 index
             }

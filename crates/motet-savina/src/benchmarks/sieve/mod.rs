@@ -82,8 +82,8 @@ impl Prime {
 ///
 /// Never inlined: every model and the floor then run this one copy of the loop, where a division
 /// takes most of each step, so their times cannot differ by where their own copy of the loop
-/// happens to lie in memory (an inlined copy that crossed a 64-byte boundary ran the floor about
-/// 8% slower than the actors' copy, on the same instructions).
+/// happens to lie in memory (an inlined copy that crossed a 64-byte boundary ran slower than
+/// another on the same instructions; docs/measurements/2026-11-30-rounds.md).
 #[inline(never)]
 pub(crate) fn is_locally_prime(candidate: u64, primes: &[Prime]) -> bool {
     !primes.iter().any(|p| p.divides(candidate))
