@@ -54,14 +54,21 @@ impl Schedule {
     /// Empties the queues, keeping their buffers, and starts the turns' count afresh: a schedule
     /// as [`Schedule::new`] makes it, for the next system.
     pub(super) fn reset(&mut self) {
-        self.slot = None;
-        self.chain = 0;
-        self.wakes.clear();
-        self.spawns.clear();
-        self.injector.clear();
-        self.countdown = OLDEST_TURN;
-        self.oldest_next = true;
-        self.local = false;
+        let mut queues = [
+            std::mem::take(&mut self.wakes),
+            std::mem::take(&mut self.spawns),
+            std::mem::take(&mut self.injector),
+        ];
+        for queue in &mut queues {
+            queue.clear();
+        }
+        let [wakes, spawns, injector] = queues;
+        *self = Schedule {
+            wakes,
+            spawns,
+            injector,
+            ..Schedule::new()
+        };
     }
 
     /// Schedules actor `i`, woken by a message (`new` false) or just spawned (`new` true). During
