@@ -12,7 +12,7 @@ use crate::scheduler::Flavor;
 use std::ptr::NonNull;
 
 use crate::bank::{Counted, RefBank};
-use crate::sync::atomic::{fence, AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicUsize, Ordering};
 use crate::sync::{lock, Mutex};
 use crate::task::raw::TaskRef;
 use crate::task::Runnable;
@@ -371,10 +371,11 @@ unsafe impl Counted for Shared {
         // SAFETY: the caller gives up `n` references it holds, which keep the state alive until
         // the subtraction.
         let refs = unsafe { &(*this).refs };
-        // Release orders these references' uses before the freeing; the Acquire fence makes the
-        // one that frees see every other holder's uses (as `Arc`'s drop does).
+        // Release orders these references' uses before the freeing; the Acquire load makes the
+        // one that frees see every other holder's uses (as `Arc`'s drop does; a load rather than
+        // a fence, as ThreadSanitizer models the one and not the other).
         if refs.fetch_sub(n, Ordering::Release) == n {
-            fence(Ordering::Acquire);
+            refs.load(Ordering::Acquire);
             // SAFETY: the count reached zero: no handle and no bank is left, so nothing else can
             // reach the state, which `Handle::new` allocated as a Box.
             drop(unsafe { Box::from_raw(this.cast_mut()) });

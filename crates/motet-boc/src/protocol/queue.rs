@@ -5,7 +5,7 @@
 use std::ptr::{self, NonNull};
 
 use super::slot::Slot;
-use crate::sync::atomic::{fence, AtomicPtr, AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 /// `read_count` counts running readers in steps of 2 ...
 pub(crate) const ONE_READER: usize = 2;
@@ -64,10 +64,11 @@ impl Queue {
     pub(crate) unsafe fn release_ref(this: NonNull<Queue>) {
         // SAFETY: the caller's reference keeps the queue alive until the decrement.
         let queue = unsafe { this.as_ref() };
-        // Release: orders this holder's uses of the cown before its freeing. The acquire fence of
-        // the last holder pairs with every other holder's release decrement.
+        // Release: orders this holder's uses of the cown before its freeing. The acquire load of
+        // the last holder pairs with every other holder's release decrement (a load rather than a
+        // fence: ThreadSanitizer models the one and not the other).
         if queue.refs.fetch_sub(1, Ordering::Release) == 1 {
-            fence(Ordering::Acquire);
+            queue.refs.load(Ordering::Acquire);
             // SAFETY: that was the last reference.
             unsafe { Queue::orphan(this) };
         }
