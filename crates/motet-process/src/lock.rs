@@ -150,11 +150,22 @@ impl<T> Drop for SpinGuard<'_, T> {
     }
 }
 
-/// What a [`WordLock`]'s word says while nobody holds it, computed from the guarded value at each
-/// unlock.
+/// What a [`WordLock`]'s word says while nobody holds it, computed from the guarded value and the
+/// lock's generation at each unlock.
+///
+/// The generation counts the lock's unlocks, so that a free word is never stored twice (see
+/// `channel::fast_park`): each lock reads it out of the free word its swap took, and its unlock
+/// stores the next one.
 pub(crate) trait UnlockedWord {
-    /// The word to store when the lock is released: anything but [`LOCKED`].
-    fn unlocked_word(&self) -> usize;
+    /// The word to store when the lock is released at `generation`: anything but [`LOCKED`].
+    fn unlocked_word(&self, generation: usize) -> usize;
+
+    /// The generation of a free word that the lock's swap just took out.
+    ///
+    /// # Safety
+    /// `word` is a free word of this value's lock, just taken out by a lock's swap, which holds
+    /// the lock now.
+    unsafe fn generation(word: usize) -> usize;
 }
 
 /// A [`WordLock`]'s word while a thread holds it.
@@ -185,7 +196,7 @@ unsafe impl<T: Send> Sync for WordLock<T> {}
 impl<T: UnlockedWord> WordLock<T> {
     pub(crate) fn new(value: T) -> WordLock<T> {
         WordLock {
-            word: crate::sync::atomic::AtomicUsize::new(value.unlocked_word()),
+            word: crate::sync::atomic::AtomicUsize::new(value.unlocked_word(0)),
             #[cfg(loom)]
             mutex: loom::sync::Mutex::new(()),
             value: UnsafeCell::new(value),
@@ -214,9 +225,12 @@ impl<T: UnlockedWord> WordLock<T> {
         if prev == LOCKED {
             prev = self.lock_contended();
         }
+        // SAFETY: `prev` is the free word the swap took; we hold the lock.
+        let generation = unsafe { T::generation(prev) }.wrapping_add(1);
         (
             WordGuard {
                 lock: self,
+                generation,
                 #[cfg(loom)]
                 access: std::mem::ManuallyDrop::new(self.value.get_mut()),
                 #[cfg(loom)]
@@ -253,6 +267,8 @@ impl<T: UnlockedWord> WordLock<T> {
 /// Access to a [`WordLock`]'s value; unlocks when dropped, storing the value's free word.
 pub(crate) struct WordGuard<'a, T: UnlockedWord> {
     lock: &'a WordLock<T>,
+    /// The generation the unlock stores: the free word's that this lock took, plus one.
+    generation: usize,
     #[cfg(loom)]
     access: std::mem::ManuallyDrop<loom::cell::MutPtr<T>>,
     #[cfg(loom)]
@@ -262,12 +278,19 @@ pub(crate) struct WordGuard<'a, T: UnlockedWord> {
 guard_deref!(WordGuard: UnlockedWord);
 
 impl<T: UnlockedWord> WordGuard<'_, T> {
+    /// The generation this guard's unlock stores.
+    #[inline]
+    pub(crate) fn generation(&self) -> usize {
+        self.generation
+    }
+
     /// Unlocks, storing `word`, which the caller knows to be the value's
-    /// [`UnlockedWord::unlocked_word`] (a sender that handed its value to the receiver it took
-    /// out of the word left the channel as idle and empty as it found it), without computing it.
+    /// [`UnlockedWord::unlocked_word`] at [`generation`](WordGuard::generation) (a sender that
+    /// handed its value to the receiver it took out of the word left the channel as idle and
+    /// empty as it found it), without computing it.
     #[inline]
     pub(crate) fn unlock_as(self, word: usize) {
-        debug_assert_eq!(word, (*self).unlocked_word());
+        debug_assert_eq!(word, (*self).unlocked_word(self.generation));
         let mut this = std::mem::ManuallyDrop::new(self);
         this.unlock(word);
     }
@@ -294,7 +317,7 @@ impl<T: UnlockedWord> WordGuard<'_, T> {
 impl<T: UnlockedWord> Drop for WordGuard<'_, T> {
     #[inline]
     fn drop(&mut self) {
-        let word = (**self).unlocked_word();
+        let word = (**self).unlocked_word(self.generation);
         self.unlock(word);
     }
 }

@@ -12,18 +12,30 @@
 //! # How
 //!
 //! The channel's lock word ([`WordLock`](crate::lock::WordLock)) says, while nobody holds it,
-//! whether the channel is idle and empty ([`EMPTY`]: no value, no waiter, not closed) or holds the
-//! address of the one receiver parked on it. A receive inside a process that finds the word
-//! `EMPTY` does not lock: it fills its entry (its waker is [`WaitWaker::Claimed`]: whoever takes
-//! the entry out of the word owns the process's scheduling), marks it `FAST` and leaves the
+//! whether the channel is idle and empty (tag [`EMPTY`]: no value, no waiter, not closed) or not,
+//! or holds the address of the one receiver parked on it. A receive inside a process that finds
+//! the word empty does not lock: it fills its entry (its waker is [`WaitWaker::Claimed`]: whoever
+//! takes the entry out of the word owns the process's scheduling), marks it `FAST` and leaves the
 //! entry's address in its process's header for the run (`Header::request_park`: one word, next to
-//! the channel the process pins, which says where the word is), and its poll returns `Pending`. The run, once the process's poll has
-//! returned (the future's state is written then, so nobody may run the process before), swaps the
-//! word from `EMPTY` to the entry's address: that one compare-and-swap parks the receiver and ends
-//! the run; the process's state word keeps `RUNNING` (the channel now owns the run). A sender's
-//! lock takes the word and with it the entry (moving it into the wait list, where the hand-off
-//! delivers the value and returns the wake-up): one swap both finds the receiver and claims it.
-//! If the word changed between the receive's look and the run's swap, the run polls again.
+//! the channel the process pins, which says where the word is), and its poll returns `Pending`.
+//! The run, once the process's poll has returned (the future's state is written then, so nobody
+//! may run the process before), reads the word, checks its process's state word for a pending
+//! wake-up (below), and swaps the word from the empty value it read to the entry's address: that
+//! one compare-and-swap parks the receiver and ends the run, which touches neither the process
+//! nor the channel after it (whoever takes the entry may run the process, finish it and free
+//! both at once). The process's state word keeps `RUNNING` (the channel now owns the run). A
+//! sender's lock takes the word and with it the entry (moving it into the wait list, where the
+//! hand-off delivers the value and returns the wake-up): one swap both finds the receiver and
+//! claims it. If the word changed since the run read it, the run polls again.
+//!
+//! # Generations
+//!
+//! Every free word but an entry carries the lock's generation, which each unlock advances (while
+//! an entry is parked, its process's header keeps the word it replaced, for the lock that takes
+//! the entry out: `Header::replaced_word`), so
+//! no empty word is ever stored twice: a lock taken and released between the run's read and its
+//! compare-and-swap, even one that left the channel as empty as it found it, makes the
+//! compare-and-swap fail. A generation wraps after 2^62 unlocks (2^30 on a 32-bit target).
 //!
 //! [`WaitWaker::Claimed`]: super::waiter::WaitWaker::Claimed
 //!
@@ -35,11 +47,15 @@
 //! word that keeps its memory, not a receiver, alive until the process is freed) and sets
 //! `PINNED` in its state word, once. A wake that sets `NOTIFIED` on a `RUNNING`, `PINNED` process
 //! then locks the pinned channel and, if it finds the process's entry there, takes it and
-//! schedules the process ([`ParkVTable::claim`]). The run checks its state word after its park's
-//! compare-and-swap, and takes its entry back if it finds `NOTIFIED` or `CANCELLED` there. The two
-//! orders are covered: a wake whose lock of the channel comes after the park finds the entry; one
-//! whose lock comes before it is ordered before the park's compare-and-swap (which reads the word
-//! that lock's release wrote, or a later one), so the run's check sees its `NOTIFIED`.
+//! schedules the process ([`ParkVTable::claim`]). The run reads the channel's word, then its
+//! state word, and does not park if it finds `NOTIFIED` or `CANCELLED` there. The two orders are
+//! covered: a wake whose `NOTIFIED` the run's read of the state word missed comes after that
+//! read, so its lock of the channel comes after the run's read of the word (the lock's release
+//! chain orders everything before it, that wake's `NOTIFIED` included, before any later read of
+//! the word); if that lock comes before the park's compare-and-swap, it changed the generation and
+//! the compare-and-swap fails; if after, it finds the entry. (A first park sets `PINNED` with a
+//! read-modify-write that a later wake's acquires, which orders the run's read of the word before
+//! that wake's lock in the same way.)
 //!
 //! A process pins one channel for its life: one that receives on another channel uses the wait
 //! queue there (as do select branches, receives with a timeout and any receiver outside a
@@ -50,15 +66,53 @@ use std::ptr::NonNull;
 use crate::process::Header;
 use crate::sync::atomic::{AtomicUsize, Ordering};
 
-/// The lock word of a free channel that is idle and empty: a receiver may park in it.
+/// The tag (two low bits) of a free word that says the channel is idle and empty: a receiver may
+/// park in it. The rest of the word is the lock's generation.
 pub(crate) const EMPTY: usize = 2;
+/// The tag of a free word that says the channel is not idle and empty (a value is queued, someone
+/// waits, or the channel ended). The rest of the word is the lock's generation.
+const BUSY: usize = 3;
+/// The tag bits of a free word. A parked entry's address has none set (entries are aligned to at
+/// least 4), and the held lock's word is [`LOCKED`](crate::lock::LOCKED) (tag 1).
+const TAG: usize = 3;
+
+/// The free word of an idle and empty channel whose lock is at `generation`.
+#[inline]
+pub(crate) fn empty_word(generation: usize) -> usize {
+    generation << 2 | EMPTY
+}
+
+/// The free word of a channel that is not idle and empty, whose lock is at `generation`.
+#[inline]
+pub(crate) fn busy_word(generation: usize) -> usize {
+    generation << 2 | BUSY
+}
+
+/// Whether a free word says the channel is idle and empty (a receiver may park in it).
+#[inline]
+pub(crate) fn is_empty(word: usize) -> bool {
+    word & TAG == EMPTY
+}
+
+/// Whether a free word is the address of a parked entry.
+#[inline]
+pub(crate) fn is_entry(word: usize) -> bool {
+    word & TAG == 0
+}
+
+/// The generation an empty or busy free word carries.
+#[inline]
+pub(crate) fn generation_of(word: usize) -> usize {
+    debug_assert!(!is_entry(word));
+    word >> 2
+}
 
 /// The channel operations the run needs for a fast park, for a channel whose value type it does
 /// not know.
 pub(crate) struct ParkVTable {
     /// Where the channel's lock word lies, from the channel's address.
     pub(crate) word_offset: usize,
-    /// Marks an entry that did not park (or was taken back) as in no queue.
+    /// Marks an entry that did not park as in no queue.
     pub(crate) abandon: unsafe fn(entry: *const ()),
     /// Takes a pin on the channel; false if it has as many as it can count.
     pub(crate) pin: unsafe fn(chan: *const ()) -> bool,
@@ -90,17 +144,12 @@ pub(crate) unsafe fn word<'a>(chan: *const (), vtable: &ParkVTable) -> &'a Atomi
     }
 }
 
-/// Swaps the channel's word from `EMPTY` to the entry's address; false if it was not `EMPTY`.
+/// Swaps the channel's word from `empty` (an empty word the caller read) to the entry's address;
+/// false if the word is no longer `empty`.
 #[inline]
-pub(crate) fn park(word: &AtomicUsize, entry: *const ()) -> bool {
-    // Release: the entry's contents, for whoever takes it; Acquire: the last holder's writes,
-    // so that a wake-up ordered before its unlock is visible to the check after the park.
-    word.compare_exchange(EMPTY, entry as usize, Ordering::AcqRel, Ordering::Relaxed)
-        .is_ok()
-}
-
-/// Swaps the word back from the entry's address to `EMPTY`; false if someone took the entry.
-pub(crate) fn unpark(word: &AtomicUsize, entry: *const ()) -> bool {
-    word.compare_exchange(entry as usize, EMPTY, Ordering::AcqRel, Ordering::Relaxed)
+pub(crate) fn park(word: &AtomicUsize, empty: usize, entry: *const ()) -> bool {
+    debug_assert!(is_empty(empty) && is_entry(entry as usize));
+    // Release: the entry's contents, for whoever takes it.
+    word.compare_exchange(empty, entry as usize, Ordering::Release, Ordering::Relaxed)
         .is_ok()
 }

@@ -343,7 +343,8 @@ impl<T> Waiter<T> {
     /// waker is that process's claimed one.
     ///
     /// # Safety
-    /// The caller is the poll that asked (the entry is in no queue and parked in no word).
+    /// The caller is the poll that asked (the entry is in no queue and parked in no word), or the
+    /// lock that just took the entry out of the word (and links it nowhere yet).
     pub(crate) unsafe fn fast_owner(&self) -> Option<NonNull<Header>> {
         // SAFETY: the caller's contract: nobody else reaches the entry.
         unsafe {

@@ -62,12 +62,17 @@ fn the_spinlock_excludes_and_progresses_with_more_threads_than_cores() {
     assert_eq!(total, (threads * per_thread) as u64);
 }
 
-/// A value whose free word is its count, shifted clear of [`super::LOCKED`].
+/// A value whose free word is the lock's generation, shifted clear of [`super::LOCKED`]; the
+/// value counts the critical sections, so the two must agree.
 struct Counted(u64);
 
 impl UnlockedWord for Counted {
-    fn unlocked_word(&self) -> usize {
-        (self.0 as usize) << 1
+    fn unlocked_word(&self, generation: usize) -> usize {
+        generation << 1
+    }
+
+    unsafe fn generation(word: usize) -> usize {
+        word >> 1
     }
 }
 
@@ -83,8 +88,10 @@ fn the_word_lock_excludes_and_progresses_with_more_threads_than_cores() {
                 std::thread::spawn(move || {
                     for _ in 0..per_thread {
                         let (mut guard, prev) = lock.lock();
-                        // The free word each lock returns is the one the last unlock stored.
-                        assert_eq!(prev, guard.unlocked_word());
+                        // The free word each lock returns is the one the last unlock stored:
+                        // its generation counts the unlocks before it.
+                        assert_eq!(prev, (guard.0 as usize) << 1);
+                        assert_eq!(guard.generation(), guard.0 as usize + 1);
                         bump(&mut guard.0);
                     }
                 })
@@ -97,7 +104,8 @@ fn the_word_lock_excludes_and_progresses_with_more_threads_than_cores() {
         (total, lock.word().load(Ordering::Relaxed))
     });
     assert_eq!(total, (threads * per_thread) as u64);
-    assert_eq!(word, (total as usize) << 1);
+    // One generation per critical section, the one that read the total included.
+    assert_eq!(word, (total as usize + 1) << 1);
 }
 
 /// Real-time scheduling of the calling thread, and its processor.

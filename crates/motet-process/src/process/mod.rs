@@ -41,7 +41,7 @@
 //! | --- | --- | --- |
 //! | wake | compare-and-swap: idle -> `+ RUNNING`, else `+ NOTIFIED` | schedules the process if it was idle |
 //! | run starts | a load | sees `CANCELLED` |
-//! | poll returned `Pending`, a receive asked to park in its channel's word | the word's compare-and-swap, then a load | parked (still `RUNNING`), or notified: take it back |
+//! | poll returned `Pending`, a receive asked to park in its channel's word | a load of the channel's word, a load, then the word's compare-and-swap | notified: not parked; or parked (still `RUNNING`) |
 //! | poll returned `Pending` otherwise | `fetch_sub(RUNNING)` | idle, or notified: take it back |
 //! | taken back after a wake-up | `fetch_add(RUNNING - NOTIFIED)` | poll again, or yield (still `RUNNING`) |
 //! | future done | `fetch_add(COMPLETE - RUNNING - REF_ONE)` | complete, drops the process's reference |
@@ -143,7 +143,9 @@ pub(crate) struct Header {
     /// The park request the run reads after each poll: [`NO_REQUEST`],
     /// [`REFUSED`](crate::channel::fast_park::REFUSED), or the address of the entry a receive
     /// asked to park in the pinned channel's word. Written and read by the process's runs (and
-    /// the polls inside them) only.
+    /// the polls inside them), but for one case: while the process is parked in that word, it
+    /// holds the empty word the park replaced, which the lock that takes the entry out reads
+    /// ([`Header::replaced_word`]) before it schedules the process, whose next run resets it.
     park: std::cell::UnsafeCell<usize>,
     /// The process's runnable while no run holds it (see "The runnable" in the module docs);
     /// empty (uninitialised) while a run holds it. Never dropped with the header: whoever frees
@@ -165,7 +167,8 @@ pub(crate) enum Woken {
 
 // SAFETY: the header is shared between the workers that run the process and the threads that wake
 // it: `state` is atomic; `registry_slot`, `park` and `pin` (before `PINNED`) are used by the
-// process's runs only, which `state` orders; `extent` and `pin` (after `PINNED`) do not change
+// process's runs only, which `state` orders (and `park`, while the process is parked in a channel's
+// word, by the lock that takes it out, which the word orders); `extent` and `pin` (after `PINNED`) do not change
 // once others can read them; the runnable slot is used by whoever owns the process's scheduling,
 // one thread at a time (see the module docs); the system is immutable while the process lives.
 unsafe impl Sync for Header {}
@@ -232,6 +235,19 @@ impl Header {
         }
         *park = entry as usize;
         true
+    }
+
+    /// The empty lock word that this process's park in its pinned channel's word replaced (see
+    /// `channel::fast_park`), for the lock that takes the entry out, to carry the generation on.
+    ///
+    /// # Safety
+    /// The caller's lock has just taken this process's entry out of the word (the park's release
+    /// compare-and-swap published the value, and the process cannot run before the caller, who
+    /// now owns its scheduling, schedules it).
+    #[inline]
+    pub(crate) unsafe fn replaced_word(&self) -> usize {
+        // SAFETY: the caller's contract.
+        unsafe { *self.park.get() }
     }
 
     /// Withdraws the park request for `entry` (its receive is dropped in the poll that made it),

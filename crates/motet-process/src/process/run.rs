@@ -249,10 +249,14 @@ impl<F: Future<Output = ()> + Send + 'static> ProcessTask<F> {
 }
 
 /// Parks the process in the lock word of its pinned channel, as its poll asked, if that channel is
-/// still idle and empty.
+/// still idle and empty and no wake-up is pending.
 ///
 /// The run's runnable lies in the header's slot (see `ProcessTask::hold`): the park's
-/// compare-and-swap publishes it to whoever takes the entry out of the word.
+/// compare-and-swap publishes it to whoever takes the entry out of the word, who may run the
+/// process, finish it and free it (and with it the pinned channel) at once. So nothing is read
+/// after that compare-and-swap: the pending wake-ups are checked before it, between a read of the
+/// word and the compare-and-swap from that very word (see "Other wake-ups" in
+/// `channel::fast_park`).
 #[inline]
 fn fast_park(header: &Header, entry: *const ()) -> FastPark {
     // SAFETY: the receive that asked wrote the pin, and only runs write it.
@@ -263,6 +267,16 @@ fn fast_park(header: &Header, entry: *const ()) -> FastPark {
         // SAFETY: the entry is alive (the poll left it) and parked nowhere.
         unsafe { (vtable.abandon)(entry) }
     };
+    // SAFETY: the receive's handle keeps the channel alive (so does the pin).
+    let word = unsafe { fast_park::word(chan, vtable) };
+    // Acquire: the writes of every lock released before this value was stored, a wake-up's
+    // `NOTIFIED` among them (see `channel::fast_park`); so the state word's load below is ordered
+    // after this one.
+    let empty = word.load(Ordering::Acquire);
+    if !fast_park::is_empty(empty) {
+        abandon();
+        return FastPark::Repoll;
+    }
     // Acquire: a pending wake-up's writes.
     let state = header.state.load(Ordering::Acquire);
     if state & (NOTIFIED | CANCELLED | PINNED) != PINNED {
@@ -272,30 +286,17 @@ fn fast_park(header: &Header, entry: *const ()) -> FastPark {
             return next;
         }
     }
-    // SAFETY: the receive's handle keeps the channel alive (so does the pin).
-    let word = unsafe { fast_park::word(chan, vtable) };
-    if !fast_park::park(word, entry) {
-        abandon();
-        return FastPark::Repoll;
-    }
-    // Parked. A wake-up that went through the state word before the park's compare-and-swap is
-    // visible now (see `channel::fast_park`): take the entry back and see to it.
-    let state = header.state.load(Ordering::Acquire);
-    if state & (NOTIFIED | CANCELLED) == 0 {
-        return FastPark::Parked;
-    }
-    if fast_park::unpark(word, entry) {
-        abandon();
-        return FastPark::Woken;
-    }
-    // Someone locked the channel and took the entry out of the word. One that completed it (a
-    // send, a close) schedules the process; any other lock left it in the receivers' queue,
-    // where the process looks for it, to take itself back.
-    // SAFETY: the process pinned the channel; it is alive (this run).
-    if unsafe { (vtable.claim)(chan, NonNull::from(header)) } {
-        FastPark::Woken
-    } else {
+    // The word the entry replaces, for the lock that takes it out (`Header::replaced_word`).
+    // SAFETY: the request is the runs' own until the park publishes it.
+    unsafe { *header.park.get() = empty };
+    if fast_park::park(word, empty, entry) {
+        // Parked: the process (and the channel) may be gone already.
         FastPark::Parked
+    } else {
+        // SAFETY: as above: not published.
+        unsafe { *header.park.get() = NO_REQUEST };
+        abandon();
+        FastPark::Repoll
     }
 }
 

@@ -38,7 +38,7 @@ use std::ptr::NonNull;
 
 use motet_runtime::alloc::BlockCache;
 
-use super::fast_park::EMPTY;
+use super::fast_park;
 use super::waiter::{WaitList, Waiter, Wake};
 use crate::blocks::Blocks;
 use crate::lock::{WordGuard, WordLock};
@@ -116,7 +116,7 @@ impl<T> Chan<T> {
     #[inline]
     fn lock(&self) -> WordGuard<'_, State<T>> {
         let (mut st, word) = self.state.lock();
-        if word > EMPTY {
+        if fast_park::is_entry(word) {
             // SAFETY: the word held a parked entry (see `fast_park`): alive, pinned in its
             // process's future and filled before the release compare-and-swap our acquire swap
             // read; taking it out of the word made it ours to link, under the lock.

@@ -5,7 +5,7 @@
 use std::ptr::{self, NonNull};
 use std::task::Context;
 
-use super::super::fast_park::{ParkVTable, EMPTY};
+use super::super::fast_park::{self, ParkVTable};
 use super::super::waiter::{WaitWaker, Waiter, FAST, UNLINKED};
 use super::state::State;
 use super::Chan;
@@ -27,7 +27,9 @@ impl<T> Chan<T> {
     #[inline]
     pub(crate) fn request_fast_park(&self, entry: &Waiter<T>, cx: &Context<'_>) -> bool {
         // Relaxed: a hint; the park's compare-and-swap decides.
-        if self.state.word().load(Ordering::Relaxed) != EMPTY || entry.state() != UNLINKED {
+        if !fast_park::is_empty(self.state.word().load(Ordering::Relaxed))
+            || entry.state() != UNLINKED
+        {
             return false;
         }
         let Some(header) = process::header_of(cx.waker()) else {
@@ -82,11 +84,11 @@ impl<T> Chan<T> {
         true
     }
 
-    /// Whether the channel looked idle and empty (its free lock word `EMPTY`) a moment ago: a hint
+    /// Whether the channel looked idle and empty (its free lock word empty) a moment ago: a hint
     /// that locking it would find no value.
     #[inline]
     pub(crate) fn looks_empty(&self) -> bool {
         // Relaxed: a hint; whoever acts on it re-checks under the lock or through the fast park.
-        self.state.word().load(Ordering::Relaxed) == EMPTY
+        fast_park::is_empty(self.state.word().load(Ordering::Relaxed))
     }
 }

@@ -5,7 +5,7 @@ use std::ptr;
 use std::task::Context;
 
 use super::super::error::{SendError, TrySendError};
-use super::super::fast_park::EMPTY;
+use super::super::fast_park::{self, empty_word};
 use super::super::waiter::{wake, WaitWaker, Waiter, CLOSED, DONE, UNLINKED, WAITING};
 use super::Chan;
 use crate::process;
@@ -16,13 +16,14 @@ impl<T> Chan<T> {
     pub(crate) fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
         let woken = {
             let (mut st, word) = self.state.lock();
-            if word > EMPTY {
+            if fast_park::is_entry(word) {
                 // The channel was idle and empty with a receiver parked in its word, which the
                 // lock's swap took (see `fast_park`): hand it the value and schedule its process.
                 // SAFETY: as in `lock`: the entry is alive and ours until it is `DONE`.
                 let header = unsafe { (*(word as *const Waiter<T>)).hand_over(value) };
-                // Nothing else changed since the receiver parked in an `EMPTY` word.
-                st.unlock_as(EMPTY);
+                // Nothing else changed since the receiver parked in an empty word.
+                let generation = st.generation();
+                st.unlock_as(empty_word(generation));
                 // SAFETY: taking the entry out of the word gave us the process's scheduling.
                 unsafe { process::schedule(header) };
                 return Ok(());

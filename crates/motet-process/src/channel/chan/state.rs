@@ -4,8 +4,8 @@
 use std::collections::VecDeque;
 use std::marker::PhantomData;
 
-use super::super::fast_park::EMPTY;
-use super::super::waiter::{WaitList, Wake, CLOSED, DONE, SKIPPED};
+use super::super::fast_park::{self, busy_word, empty_word};
+use super::super::waiter::{WaitList, Waiter, Wake, CLOSED, DONE, SKIPPED};
 use crate::lock::UnlockedWord;
 
 /// What the lock guards: 48 bytes, so that with the lock and the handle counts a channel is one
@@ -113,23 +113,48 @@ impl<T> Drop for BoundAndFlags<T> {
 }
 
 impl<T> UnlockedWord for State<T> {
-    /// `EMPTY` (a receiver may park in the word) when no value is queued, nobody waits and the
-    /// channel has not ended; 0 otherwise.
+    /// An empty word (a receiver may park in it) when no value is queued, nobody waits and the
+    /// channel has not ended; a busy word otherwise.
     #[inline]
-    fn unlocked_word(&self) -> usize {
-        let idle = self.queue.is_empty()
-            && self.receivers.is_empty()
-            && self.rest.word & FLAGS == 0
-            && !self.rest.has_waiting_sender();
-        if idle {
-            EMPTY
+    fn unlocked_word(&self, generation: usize) -> usize {
+        if self.is_idle() {
+            empty_word(generation)
         } else {
-            0
+            busy_word(generation)
+        }
+    }
+
+    /// An entry's from the word its process's run replaced with it (see `fast_park`), any
+    /// other's from the word itself.
+    #[inline]
+    unsafe fn generation(word: usize) -> usize {
+        if !fast_park::is_entry(word) {
+            return fast_park::generation_of(word);
+        }
+        // SAFETY: the caller's contract: the lock's swap took the entry out of the word, which
+        // makes it ours; it is alive (pinned in its process's future), was filled before the
+        // release compare-and-swap that parked it, and its process, which cannot run before
+        // we schedule it, left the word it replaced in its header.
+        unsafe {
+            let entry = &*(word as *const Waiter<T>);
+            let Some(header) = entry.fast_owner() else {
+                unreachable!("an entry parks in the lock word with a claimed waker")
+            };
+            fast_park::generation_of(header.as_ref().replaced_word())
         }
     }
 }
 
 impl<T> State<T> {
+    /// Whether no value is queued, nobody waits and the channel has not ended.
+    #[inline]
+    pub(super) fn is_idle(&self) -> bool {
+        self.queue.is_empty()
+            && self.receivers.is_empty()
+            && self.rest.word & FLAGS == 0
+            && !self.rest.has_waiting_sender()
+    }
+
     /// Takes the next value: from the queue (refilling it from a waiting sender, whose wake-up is
     /// returned), or straight from a waiting sender (rendezvous).
     #[inline]
