@@ -167,10 +167,11 @@ pub(crate) enum Woken {
 
 // SAFETY: the header is shared between the workers that run the process and the threads that wake
 // it: `state` is atomic; `registry_slot`, `park` and `pin` (before `PINNED`) are used by the
-// process's runs only, which `state` orders (and `park`, while the process is parked in a channel's
-// word, by the lock that takes it out, which the word orders); `extent` and `pin` (after `PINNED`) do not change
-// once others can read them; the runnable slot is used by whoever owns the process's scheduling,
-// one thread at a time (see the module docs); the system is immutable while the process lives.
+// process's runs only, which `state` orders (and `park`, while the process is parked in a
+// channel's word, by the lock that takes it out, which the word orders); `extent` and `pin`
+// (after `PINNED`) do not change once others can read them; the runnable slot is used by
+// whoever owns the process's scheduling, one thread at a time (see the module docs); the system
+// is immutable while the process lives.
 unsafe impl Sync for Header {}
 // SAFETY: as above; the future behind the header is `Send` (required by `spawn`).
 unsafe impl Send for Header {}
