@@ -6,6 +6,12 @@ For each benchmark and worker count, runs `BIN cell B --model M --threads T --it
 the machine hit both sides alike, and prints a Markdown table of the minimum and median sample of
 each side and the ratio of medians (new / base). Runs under `chrt -f 10` when that is allowed.
 
+Noise: each round pairs one base process with one new process run back to back, so the ratio of
+their medians is free of the machine's slower drifts (a VM's speed can change by 2x between
+processes). The table gives the median of those per-round ratios with a 95% bootstrap interval
+(resampling rounds; fixed seed), and a verdict: `slower` or `faster` where the interval lies wholly
+above or below 1, `tie` where it contains 1. Use at least 10 rounds for effects of a few percent.
+
     crates/motet-savina/ab.py BASE_BIN NEW_BIN [--model actor] [--new-model M] [--threads 1,2]
         [--rounds 4] [--iterations 10] [BENCH ...]
 
@@ -17,6 +23,8 @@ Without benchmarks it runs the seven micro benchmarks. Build the two binaries wi
 """
 import argparse
 import json
+import math
+import random
 import shutil
 import statistics
 import subprocess
@@ -37,6 +45,27 @@ def samples(binary, bench, model, threads, iterations, rt):
     return measured["samples"]
 
 
+def round_ratios(base_rounds, new_rounds):
+    """Per round, the new side's median over the base side's."""
+    return [statistics.median(n) / statistics.median(b) for b, n in zip(base_rounds, new_rounds)]
+
+
+def bootstrap_interval(ratios, resamples=2000, seed=1):
+    """A 95% percentile interval of the median of `ratios` (geometric: on their logarithms)."""
+    logs = [math.log(r) for r in ratios]
+    rng = random.Random(seed)
+    meds = sorted(statistics.median(rng.choices(logs, k=len(logs))) for _ in range(resamples))
+    return math.exp(meds[int(0.025 * resamples)]), math.exp(meds[int(0.975 * resamples) - 1])
+
+
+def verdict(low, high):
+    if low > 1.0:
+        return "slower"
+    if high < 1.0:
+        return "faster"
+    return "tie"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("base")
@@ -54,18 +83,25 @@ def main():
     models = a.model if new_model == a.model else f"{a.model} (base), {new_model} (new)"
     print(f"model {models}; {a.rounds} rounds of {a.iterations} samples per side; times in ms"
           + ("; chrt -f 10" if rt else ""))
-    print("| bench | workers | base min | new min | base median | new median | new/base |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| bench | workers | base min | new min | base median | new median | new/base "
+          "| per-round new/base [95%] | verdict |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for bench in a.benches:
         for threads in [int(t) for t in a.threads.split(",")]:
-            got = {"base": [], "new": []}
+            rounds = {"base": [], "new": []}
             for r in range(a.rounds):
                 for side in (("base", "new") if r % 2 == 0 else ("new", "base")):
                     binary, model = (a.base, a.model) if side == "base" else (a.new, new_model)
-                    got[side] += samples(binary, bench, model, threads, a.iterations, rt)
-            mb, mn = statistics.median(got["base"]), statistics.median(got["new"])
-            print(f"| {bench} | {threads} | {min(got['base']):.3f} | {min(got['new']):.3f} "
-                  f"| {mb:.3f} | {mn:.3f} | {mn / mb:.3f} |", flush=True)
+                    rounds[side].append(samples(binary, bench, model, threads, a.iterations, rt))
+            base = [x for r in rounds["base"] for x in r]
+            new = [x for r in rounds["new"] for x in r]
+            mb, mn = statistics.median(base), statistics.median(new)
+            ratios = round_ratios(rounds["base"], rounds["new"])
+            low, high = bootstrap_interval(ratios)
+            print(f"| {bench} | {threads} | {min(base):.3f} | {min(new):.3f} "
+                  f"| {mb:.3f} | {mn:.3f} | {mn / mb:.3f} "
+                  f"| {statistics.median(ratios):.3f} [{low:.3f}, {high:.3f}] "
+                  f"| {verdict(low, high)} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -16,14 +16,17 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
     /// restart after a panic); `started` runs before the next message. A factory that panics stops
     /// the actor with that panic as the reason (it is not retried).
     fn rebuild(inner: &mut Inner<A>) -> Result<(), ExitReason> {
+        if inner.supervision.is_none() {
+            return Ok(());
+        }
+        let old = inner.take_actor();
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(old)));
         let Some(sup) = inner.supervision.as_mut() else {
             return Ok(());
         };
-        let old = inner.actor.take();
-        let _ = catch_unwind(AssertUnwindSafe(move || drop(old)));
         match catch_unwind(AssertUnwindSafe(|| sup.make())) {
             Ok(actor) => {
-                inner.actor = Some(actor);
+                inner.put_actor(actor);
                 inner.started = false;
                 Ok(())
             }
@@ -38,8 +41,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
             return Some(reason);
         }
         inner.started = true;
-        let mut ctx = Context::new(header, &mut inner.local);
-        let actor = inner.actor.as_mut()?;
+        let (actor, local) = inner.actor_and_local()?;
+        let mut ctx = Context::new(header, local);
         actor.started(&mut ctx);
         Self::after(&mut ctx, actor)
     }

@@ -50,13 +50,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
             move || {
                 let (actor, extra, local, supervision) = ManuallyDrop::into_inner(parts);
                 let header = Header::new(runtime, extra);
-                let inner = Inner {
-                    actor: Some(actor),
-                    local,
-                    supervision,
-                    batch,
-                    started: false,
-                };
+                let inner = Inner::new(actor, local, supervision, batch);
                 (header, inner)
             },
         );

@@ -126,7 +126,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         #[cfg(feature = "tracing")]
         tracing::debug!(target: "motet::actor", actor = std::any::type_name::<A>(), ?reason, "exit");
         let (header, inner) = task.split();
-        if let Some(mut actor) = inner.actor.take() {
+        if let Some(mut actor) = inner.take_actor() {
             if call_stopped {
                 let mut ctx = Context::new(header, &mut inner.local);
                 let _ = catch_unwind(AssertUnwindSafe(|| actor.stopped(&mut ctx, &reason)));

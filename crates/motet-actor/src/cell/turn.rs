@@ -125,8 +125,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         let mut spins = 0;
         if !inner.started {
             inner.started = true;
-            let mut ctx = Context::new(header, &mut inner.local);
-            if let Some(actor) = inner.actor.as_mut() {
+            if let Some((actor, local)) = inner.actor_and_local() {
+                let mut ctx = Context::new(header, local);
                 actor.started(&mut ctx);
                 if let Some(reason) = Self::after(&mut ctx, actor) {
                     return TurnEnd::Stop(reason);
@@ -134,8 +134,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
             }
         }
         'turn: loop {
-            if let Some(actor) = inner.actor.as_mut() {
-                let mut ctx = Context::new(header, &mut inner.local);
+            if let Some((actor, local)) = inner.actor_and_local() {
+                let mut ctx = Context::new(header, local);
                 loop {
                     if budget == 0 {
                         return TurnEnd::Yield;
@@ -280,8 +280,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
 
     #[inline(always)]
     fn handle(header: &Header<A::Msg>, inner: &mut Inner<A>, msg: A::Msg) -> Option<ExitReason> {
-        let actor = inner.actor.as_mut()?;
-        let mut ctx = Context::new(header, &mut inner.local);
+        let (actor, local) = inner.actor_and_local()?;
+        let mut ctx = Context::new(header, local);
         if A::RECEIVE_TIMEOUT {
             Local::count_message(ctx.local);
         }
@@ -375,8 +375,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
             return None;
         }
         let msg = timeout.message();
-        let actor = inner.actor.as_mut()?;
-        let mut ctx = Context::new(header, &mut inner.local);
+        let (actor, local) = inner.actor_and_local()?;
+        let mut ctx = Context::new(header, local);
         actor.handle(&mut ctx, msg);
         let stop = Self::after(&mut ctx, actor);
         // Armed again unless the handler cleared or replaced it.
@@ -403,8 +403,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
                 let rel = relations(inner);
                 rel.links.retain(|a| a.id() != exit.from);
                 if rel.trap_exit {
-                    let mut ctx = Context::new(header, &mut inner.local);
-                    let actor = inner.actor.as_mut()?;
+                    let (actor, local) = inner.actor_and_local()?;
+                    let mut ctx = Context::new(header, local);
                     actor.on_exit(&mut ctx, exit);
                     return Self::after(&mut ctx, actor);
                 }
@@ -413,8 +413,8 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
                 }
             }
             Signal::Down(down) => {
-                let mut ctx = Context::new(header, &mut inner.local);
-                let actor = inner.actor.as_mut()?;
+                let (actor, local) = inner.actor_and_local()?;
+                let mut ctx = Context::new(header, local);
                 actor.on_down(&mut ctx, down);
                 return Self::after(&mut ctx, actor);
             }
