@@ -7,7 +7,7 @@ the machine hit both sides alike, and prints a Markdown table of the minimum and
 each side and the ratio of medians (new / base). Runs under `chrt -f 10` when that is allowed.
 
 Noise: each round pairs one base process with one new process run back to back, so the ratio of
-their medians is free of the machine's slower drifts (a VM's speed can change by 2x between
+their medians is free of the machine's drifts slower than a round (a VM's speed can change between
 processes). The table gives the median of those per-round ratios with a 95% bootstrap interval
 (resampling rounds; fixed seed), and a verdict: `slower` or `faster` where the interval lies wholly
 above or below 1, `tie` where it contains 1. Use at least 10 rounds for effects of a few percent.
