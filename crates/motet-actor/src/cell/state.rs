@@ -169,13 +169,10 @@ impl<A: Actor> Inner<A> {
         Some(unsafe { self.actor.assume_init_read() })
     }
 
-    /// Puts a fresh actor in, where [`Inner::take_actor`] left none.
+    /// Puts a fresh actor in (a restart, after [`Inner::take_actor`]), dropping any still there.
     #[inline]
     pub(crate) fn put_actor(&mut self, actor: A) {
-        debug_assert!(!self.has_actor, "an actor replaced without being taken out");
-        if let Some(old) = self.take_actor() {
-            drop(old);
-        }
+        drop(self.take_actor());
         self.actor.write(actor);
         self.has_actor = true;
     }
