@@ -18,6 +18,11 @@ above or below 1, `tie` where it contains 1. Use at least 10 rounds for effects 
 `--new-model` runs another model on the new binary (default: the same): for a program that was
 renamed between the two commits (one that became `actor-tuned`, say).
 
+A benchmark may name its own models, as `BENCH:MODEL` (both sides) or `BENCH:BASE_MODEL:NEW_MODEL`,
+so that one run covers several models (a `model` column then says which ran):
+
+    crates/motet-savina/ab.py BASE NEW pingpong:boc:boc-tuned count:boc count:process:process-tuned
+
 Without benchmarks it runs the seven micro benchmarks. Build the two binaries with
 `cargo build --release -p motet-savina` on each commit and copy them aside first.
 """
@@ -58,6 +63,19 @@ def bootstrap_interval(ratios, resamples=2000, seed=1):
     return math.exp(meds[int(0.025 * resamples)]), math.exp(meds[int(0.975 * resamples) - 1])
 
 
+def cell(spec, model, new_model):
+    """A benchmark argument as (bench, base model, new model): `BENCH`, `BENCH:MODEL` or
+    `BENCH:BASE_MODEL:NEW_MODEL`; the models not named are `--model` and `--new-model`'s."""
+    parts = spec.split(":")
+    if len(parts) == 1:
+        return parts[0], model, new_model
+    if len(parts) == 2:
+        return parts[0], parts[1], parts[1]
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    raise SystemExit(f"ab.py: {spec!r}: expected BENCH, BENCH:MODEL or BENCH:BASE_MODEL:NEW_MODEL")
+
+
 def verdict(low, high):
     if low > 1.0:
         return "slower"
@@ -80,25 +98,33 @@ def main():
     rt = shutil.which("chrt") is not None and subprocess.run(
         ["chrt", "-f", "10", "true"], capture_output=True).returncode == 0
     new_model = a.new_model or a.model
+    cells = [cell(spec, a.model, new_model) for spec in a.benches]
+    per_bench = any(":" in spec for spec in a.benches)
     models = a.model if new_model == a.model else f"{a.model} (base), {new_model} (new)"
-    print(f"model {models}; {a.rounds} rounds of {a.iterations} samples per side; times in ms"
+    print(("models as named per benchmark" if per_bench else f"model {models}")
+          + f"; {a.rounds} rounds of {a.iterations} samples per side; times in ms"
           + ("; chrt -f 10" if rt else ""))
-    print("| bench | workers | base min | new min | base median | new median | new/base "
+    model_col = "| model " if per_bench else ""
+    print(f"| bench {model_col}| workers | base min | new min | base median | new median | new/base "
           "| per-round new/base [95%] | verdict |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for bench in a.benches:
+    print("| --- " * (10 if per_bench else 9) + "|")
+    for bench, base_model, new_bench_model in cells:
         for threads in [int(t) for t in a.threads.split(",")]:
             rounds = {"base": [], "new": []}
             for r in range(a.rounds):
                 for side in (("base", "new") if r % 2 == 0 else ("new", "base")):
-                    binary, model = (a.base, a.model) if side == "base" else (a.new, new_model)
+                    binary, model = ((a.base, base_model) if side == "base"
+                                     else (a.new, new_bench_model))
                     rounds[side].append(samples(binary, bench, model, threads, a.iterations, rt))
             base = [x for r in rounds["base"] for x in r]
             new = [x for r in rounds["new"] for x in r]
             mb, mn = statistics.median(base), statistics.median(new)
             ratios = round_ratios(rounds["base"], rounds["new"])
             low, high = bootstrap_interval(ratios)
-            print(f"| {bench} | {threads} | {min(base):.3f} | {min(new):.3f} "
+            shown = (f"`{base_model}`" if base_model == new_bench_model
+                     else f"`{base_model}` -> `{new_bench_model}`")
+            print(f"| {bench} " + (f"| {shown} " if per_bench else "")
+                  + f"| {threads} | {min(base):.3f} | {min(new):.3f} "
                   f"| {mb:.3f} | {mn:.3f} | {mn / mb:.3f} "
                   f"| {statistics.median(ratios):.3f} [{low:.3f}, {high:.3f}] "
                   f"| {verdict(low, high)} |", flush=True)
