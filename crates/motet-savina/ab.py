@@ -66,14 +66,12 @@ def bootstrap_interval(ratios, resamples=2000, seed=1):
 def cell(spec, model, new_model):
     """A benchmark argument as (bench, base model, new model): `BENCH`, `BENCH:MODEL` or
     `BENCH:BASE_MODEL:NEW_MODEL`; the models not named are `--model` and `--new-model`'s."""
-    parts = spec.split(":")
-    if len(parts) == 1:
-        return parts[0], model, new_model
-    if len(parts) == 2:
-        return parts[0], parts[1], parts[1]
-    if len(parts) == 3:
-        return parts[0], parts[1], parts[2]
-    raise SystemExit(f"ab.py: {spec!r}: expected BENCH, BENCH:MODEL or BENCH:BASE_MODEL:NEW_MODEL")
+    bench, *named = spec.split(":")
+    if len(named) > 2:
+        raise SystemExit(f"ab.py: {spec!r}: expected BENCH, BENCH:MODEL or BENCH:BASE_MODEL:NEW_MODEL")
+    if not named:
+        return bench, model, new_model
+    return bench, named[0], named[-1]
 
 
 def verdict(low, high):
