@@ -12,7 +12,8 @@
 //!
 //! # The state word
 //!
-//! `state` packs five flags and a reference count:
+//! `state` packs five flags and a reference count into 32 bits (the registry slot shares its
+//! word):
 //!
 //! - `RUNNING`: the process is owned by a run: scheduled (in the runtime's queues, or about to be put
 //!   there) or being polled. A wake that finds the process neither running nor complete sets
@@ -99,7 +100,7 @@ use motet_runtime::Runnable;
 
 use crate::bank;
 use crate::channel::fast_park::{ParkVTable, NO_REQUEST};
-use crate::sync::atomic::{AtomicUsize, Ordering};
+use crate::sync::atomic::{AtomicU32, Ordering};
 use crate::sync::UnsafeCell;
 use crate::system::SystemShared;
 
@@ -107,34 +108,37 @@ pub(crate) use run::ProcessTask;
 pub(crate) use waker::header_of;
 
 /// A wake-up not yet consumed by a poll.
-pub(crate) const NOTIFIED: usize = 1 << 0;
+pub(crate) const NOTIFIED: u32 = 1 << 0;
 /// A worker is polling the future.
-pub(crate) const RUNNING: usize = 1 << 1;
+pub(crate) const RUNNING: u32 = 1 << 1;
 /// The future is gone.
-pub(crate) const COMPLETE: usize = 1 << 2;
+pub(crate) const COMPLETE: u32 = 1 << 2;
 /// Shutdown asked the process to stop.
-pub(crate) const CANCELLED: usize = 1 << 3;
+pub(crate) const CANCELLED: u32 = 1 << 3;
 /// The process pinned a channel it parks on through the channel's lock word (see
 /// `channel::fast_park`): a `RUNNING` process may be parked there.
-pub(crate) const PINNED: usize = 1 << 4;
+pub(crate) const PINNED: u32 = 1 << 4;
 /// One reference.
-pub(crate) const REF_ONE: usize = 1 << 5;
+pub(crate) const REF_ONE: u32 = 1 << 5;
 /// The count's bits.
-const REFS: usize = !(REF_ONE - 1);
+const REFS: u32 = !(REF_ONE - 1);
+/// The highest state word a reference may be added to: a count this high (over 2^26 wakers of one
+/// process) means leaked wakers, and adding more could carry out of the word. Aborts, as `Arc`
+/// does past `isize::MAX`.
+const MAX_REFS: u32 = u32::MAX >> 1;
 
 /// The part of a process that code not knowing the future's type sees: the task's shared part.
 pub(crate) struct Header {
-    pub(crate) state: AtomicUsize,
-    /// The system the process belongs to; released when the process's cell is freed (through the
-    /// freeing thread's bank, see `bank`).
-    system: ManuallyDrop<Arc<SystemShared>>,
-    /// How far the future reaches past the header's address, for [`Header::contains`]: written
-    /// once, by the process's first run before its first poll (no waker of the process exists
-    /// before that poll); 0 until then.
-    extent: std::cell::UnsafeCell<u32>,
+    /// Five flags and the reference count (see "The state word" in the module docs); 32 bits, so
+    /// that the registry slot fits beside it in one word and the header, after the runtime's
+    /// task header, fills one cache line.
+    pub(crate) state: AtomicU32,
     /// The process's shard and entry in its system's registry plus one, 0 until it first parks:
     /// written and read by its runs only (see `registry`).
     pub(crate) registry_slot: std::cell::UnsafeCell<u32>,
+    /// The system the process belongs to; released when the process's cell is freed (through the
+    /// freeing thread's bank, see `bank`).
+    system: ManuallyDrop<Arc<SystemShared>>,
     /// The channel the process parks on through its lock word, and that channel's operations:
     /// written by the receive that first asks to park there (see [`Header::request_park`]), kept
     /// by the run that then takes the pin and sets `PINNED` (or cleared, if it takes none), read
@@ -168,8 +172,8 @@ pub(crate) enum Woken {
 // SAFETY: the header is shared between the workers that run the process and the threads that wake
 // it: `state` is atomic; `registry_slot`, `park` and `pin` (before `PINNED`) are used by the
 // process's runs only, which `state` orders (and `park`, while the process is parked in a
-// channel's word, by the lock that takes it out, which the word orders); `extent` and `pin`
-// (after `PINNED`) do not change once others can read them; the runnable slot is used by
+// channel's word, by the lock that takes it out, which the word orders); `pin` (after
+// `PINNED`) does not change once others can read it; the runnable slot is used by
 // whoever owns the process's scheduling, one thread at a time (see the module docs); the system
 // is immutable while the process lives.
 unsafe impl Sync for Header {}
@@ -181,10 +185,9 @@ impl Header {
     /// schedules) and holding its own reference.
     pub(crate) fn new(system: &Arc<SystemShared>) -> Header {
         Header {
-            state: AtomicUsize::new(RUNNING | REF_ONE),
-            system: ManuallyDrop::new(bank::withdraw(system)),
-            extent: std::cell::UnsafeCell::new(0),
+            state: AtomicU32::new(RUNNING | REF_ONE),
             registry_slot: std::cell::UnsafeCell::new(0),
+            system: ManuallyDrop::new(bank::withdraw(system)),
             pin: std::cell::UnsafeCell::new(None),
             park: std::cell::UnsafeCell::new(NO_REQUEST),
             runnable: UnsafeCell::new(MaybeUninit::uninit()),
@@ -200,12 +203,10 @@ impl Header {
     /// cell can be freed: that is what lets it hold a plain pointer.
     #[inline]
     pub(crate) fn contains(&self, addr: usize) -> bool {
-        let start = self as *const Header as usize;
-        // SAFETY: written before the first poll of the process, and only read since; callers
-        // reach the header through a process waker, which only polls make.
-        let extent = unsafe { *self.extent.get() } as usize;
-        // One comparison: an address below the header wraps around to a distance past any extent.
-        addr.wrapping_sub(start) < extent
+        // SAFETY: a process header is only ever the shared part of its process's task cell
+        // (`ProcessTask::spawn` makes it there, and nothing moves it out), which the caller's
+        // reference shows alive.
+        unsafe { motet_runtime::task::cell_contains(self, addr) }
     }
 
     /// A receive's request to park `entry` in the lock word of `chan` (whose operations are
@@ -286,15 +287,18 @@ impl Header {
     /// Takes a reference (the caller holds one, or otherwise knows the process alive).
     #[inline]
     pub(crate) fn retain(&self) {
-        // Relaxed: as in `waker_clone`.
-        self.state.fetch_add(REF_ONE, Ordering::Relaxed);
+        // Relaxed: the caller's reference keeps the process alive; the new one is published with
+        // whatever holds it.
+        if self.state.fetch_add(REF_ONE, Ordering::Relaxed) > MAX_REFS {
+            too_many_refs();
+        }
     }
 
     /// A wake-up that also sets `extra`: an idle process becomes `RUNNING` (the caller schedules
     /// it), a running one `NOTIFIED` (as does one whose run is just taking itself back after a
     /// wake-up, `NOTIFIED` without `RUNNING`). A complete one only gets the flags.
     #[inline]
-    fn wake_with(&self, extra: usize) -> Woken {
+    fn wake_with(&self, extra: u32) -> Woken {
         let mut cur = self.state.load(Ordering::Relaxed);
         loop {
             let idle = cur & (NOTIFIED | RUNNING | COMPLETE) == 0;
@@ -321,7 +325,7 @@ impl Header {
     /// just cleared by the run): consumes the wake-up and marks it running again. Returns the
     /// previous state.
     #[inline]
-    fn reclaim(&self) -> usize {
+    fn reclaim(&self) -> u32 {
         // NOTIFIED is set and RUNNING clear, so adding RUNNING - NOTIFIED clears one and sets the
         // other. Acquire: sees what the wakers published before their wake-up.
         self.state.fetch_add(RUNNING - NOTIFIED, Ordering::Acquire)
@@ -388,6 +392,15 @@ impl Drop for Header {
     }
 }
 
+/// Ends the program: a process's reference count is about to overflow its field (see `MAX_REFS`).
+/// Aborting, since unwinding would leave the count wrong.
+#[cold]
+#[inline(never)]
+fn too_many_refs() -> ! {
+    eprintln!("motet-process: too many wakers of one process");
+    std::process::abort()
+}
+
 /// Schedules a process whose scheduling the caller owns.
 ///
 /// # Safety
@@ -417,5 +430,19 @@ pub(crate) unsafe fn look_up(header: NonNull<Header>) {
     if unsafe { (vtable.claim)(chan, header) } {
         // SAFETY: taking the entry out of the word gave us the process's scheduling.
         unsafe { schedule(header) };
+    }
+}
+
+#[cfg(all(test, not(loom), target_pointer_width = "64"))]
+mod tests {
+    use super::Header;
+
+    /// The header is six words, so that with the runtime's two-word task header it fills one
+    /// 64-byte line: a process cell is that line plus its future, and every word more moves
+    /// small processes into the block cache's next size class (a fork-join workload of a
+    /// million short processes pays for it in cache misses).
+    #[test]
+    fn a_process_header_is_six_words() {
+        assert_eq!(std::mem::size_of::<Header>(), 48);
     }
 }

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
-use std::mem::{size_of, ManuallyDrop};
+use std::mem::ManuallyDrop;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::ptr::NonNull;
@@ -101,9 +101,6 @@ impl<F: Future<Output = ()> + Send + 'static> ProcessTask<F> {
         // parks).
         // SAFETY: the slot is read and written by the process's runs only.
         let registered = unsafe { *header.registry_slot.get() } != 0;
-        if !registered {
-            Self::note_extent(header, future);
-        }
         if prev & CANCELLED != 0 || (!registered && system.is_shut_down()) {
             Self::finish(this, future, End::Cancelled);
             return Turn::Idle;
@@ -189,22 +186,6 @@ impl<F: Future<Output = ()> + Send + 'static> ProcessTask<F> {
         // SAFETY: this run parked the runnable in `hold` and published no park since, or took the
         // process's count to zero itself (see `finish`): the slot is still this run's.
         unsafe { header.unpark() }
-    }
-
-    /// Records where the future ends, for [`Header::contains`], if it is not recorded yet: at the
-    /// first run, before the first poll.
-    #[inline]
-    fn note_extent(header: &Header, future: *const F) {
-        let extent = header.extent.get();
-        // SAFETY: a read, as the wakers' (the runs alone write it, once).
-        if unsafe { *extent } == 0 {
-            let end = future as usize + size_of::<F>() - header as *const Header as usize;
-            // A future reaching further than `u32::MAX` bytes past the header (a cell of over
-            // 4 GiB) is recorded short: its entries past that use counted wakers.
-            // SAFETY: the first run writes it, before any poll: no waker of the process, which
-            // polls make, exists yet to read it.
-            unsafe { *extent = u32::try_from(end).unwrap_or(u32::MAX) };
-        }
     }
 
     /// Drops the future, leaves the registry and completes the process, giving up its own
@@ -312,7 +293,7 @@ fn fast_park(header: &Header, entry: *const ()) -> FastPark {
 #[inline(never)]
 unsafe fn first_park(
     header: &Header,
-    state: usize,
+    state: u32,
     chan: *const (),
     vtable: &'static ParkVTable,
 ) -> Result<(), FastPark> {

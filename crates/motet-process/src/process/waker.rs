@@ -5,8 +5,7 @@ use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::task::{RawWaker, RawWakerVTable, Waker};
 
-use super::{look_up, schedule, Header, Woken, REF_ONE};
-use crate::sync::atomic::Ordering;
+use super::{look_up, schedule, Header, Woken};
 
 /// The wakers of processes: the data pointer is the process's header.
 static WAKER_VTABLE: RawWakerVTable =
@@ -15,9 +14,7 @@ static WAKER_VTABLE: RawWakerVTable =
 unsafe fn waker_clone(data: *const ()) -> RawWaker {
     // SAFETY: a process waker's data is a live header (the waker holds or borrows a reference).
     let header = unsafe { &*data.cast::<Header>() };
-    // Relaxed: the caller's reference keeps the process alive; the new one is published with the
-    // waker itself.
-    header.state.fetch_add(REF_ONE, Ordering::Relaxed);
+    header.retain();
     RawWaker::new(data, &WAKER_VTABLE)
 }
 

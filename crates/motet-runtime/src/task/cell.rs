@@ -54,6 +54,17 @@ pub(crate) unsafe fn shared<'a, S>(header: NonNull<Header>) -> &'a S {
     unsafe { header.byte_add(shared_offset::<S>()).cast::<S>().as_ref() }
 }
 
+/// The header of the cell whose shared part is at `shared`.
+///
+/// # Safety
+/// `shared` is the shared part, of type `S`, of a live cell.
+#[inline(always)]
+pub(crate) unsafe fn header_of<S>(shared: NonNull<S>) -> NonNull<Header> {
+    // SAFETY: the caller's contract: the header lies `shared_offset` bytes before the shared
+    // part, in the same cell.
+    unsafe { shared.byte_sub(shared_offset::<S>()).cast::<Header>() }
+}
+
 /// The private part of the cell of kind `K` headed by `header`.
 ///
 /// # Safety
@@ -151,6 +162,7 @@ impl<K: Task, B: Backing> Vtables<K, B> {
         call: Cell::<K>::call,
         drop_cell: Cell::<K>::drop_cell::<B>,
         kind: TypeId::of::<K>,
+        extent: Cell::<K>::EXTENT,
     };
 }
 
@@ -161,11 +173,16 @@ impl<K: TaskWithTail, B: Backing> Vtables<K, B> {
         call: Cell::<K>::call,
         drop_cell: Cell::<K>::drop_cell_with_tail::<B>,
         kind: TypeId::of::<K>,
+        extent: Cell::<K>::EXTENT,
     };
 }
 
 impl<K: Task> Cell<K> {
     const LAYOUT: Layout = Layout::new::<Cell<K>>();
+
+    /// From the start of the shared part to the end of the private part.
+    const EXTENT: usize = std::mem::offset_of!(Cell<K>, private) + size_of::<K::Private>()
+        - std::mem::offset_of!(Cell<K>, shared);
 
     /// Allocates a cell from `B` holding the parts `parts` makes, with `refs` as its count, and
     /// lets the kind link its shared part in place. The parts are made once the block is there,

@@ -64,6 +64,8 @@
 //! # Ok::<(), motet_runtime::BuildError>(())
 //! ```
 
+use std::ptr::NonNull;
+
 mod cell;
 #[cfg(all(test, loom))]
 mod loom_models;
@@ -146,4 +148,50 @@ impl<S> std::fmt::Debug for Turn<S> {
             Turn::Yield(_) => f.write_str("Yield(..)"),
         }
     }
+}
+
+/// Whether `addr` lies in the task cell whose shared part is `shared`, between the start of the
+/// shared part and the end of the private part (a tail is not included).
+///
+/// A model whose tasks hold intrusive nodes in their private part (a receive's wait-queue entry
+/// inside a process's future) asks this of a node it is handed to know that the node lives in
+/// that task, and so as long as the task's private part. One load from the cell's header (the
+/// kind's vtable) and a comparison: the extent is a constant of the task kind, kept in its vtable.
+///
+/// ```
+/// use motet_runtime::task::{cell_contains, Running, Task, Turn};
+/// use motet_runtime::{Runnable, Runtime};
+///
+/// struct Probe;
+/// impl Task for Probe {
+///     type Shared = u64;
+///     type Private = [u64; 4];
+///     fn run(mut task: Running<Self>) -> Turn<u64> {
+///         let inside = &task.private()[3] as *const u64 as usize;
+///         let outside = &0u64 as *const u64 as usize;
+///         // SAFETY: `task` is the running task, whose cell is alive.
+///         assert!(unsafe { cell_contains(&*task, inside) });
+///         assert!(!unsafe { cell_contains(&*task, outside) });
+///         Turn::Idle
+///     }
+/// }
+///
+/// let rt = Runtime::builder().workers(1).build()?;
+/// rt.handle().schedule(Runnable::new::<Probe>(0, [0; 4]));
+/// rt.wait_quiescent();
+/// # Ok::<(), motet_runtime::BuildError>(())
+/// ```
+///
+/// # Safety
+/// `shared` is the shared part of a live task cell (reached through a [`TaskRc`], a [`Runnable`]
+/// or a [`Running`] of its task, or through a pointer the task's model derived from one of them).
+#[inline]
+pub unsafe fn cell_contains<S>(shared: &S, addr: usize) -> bool {
+    // SAFETY: the caller's contract: `shared` is the shared part of a live cell, so its header
+    // lies before it and holds the kind's vtable.
+    let extent = unsafe { cell::header_of(NonNull::from(shared)).as_ref() }
+        .vtable
+        .extent;
+    // One comparison: an address below the shared part wraps around past any extent.
+    addr.wrapping_sub(shared as *const S as usize) < extent
 }

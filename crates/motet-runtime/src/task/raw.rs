@@ -49,6 +49,10 @@ pub(crate) struct VTable {
     pub(crate) drop_cell: unsafe fn(NonNull<Header>),
     /// The task kind, for the checked conversion of a runnable back to its typed form.
     pub(crate) kind: fn() -> TypeId,
+    /// How many bytes the kind's shared and private parts span, from the start of the shared
+    /// part to the end of the private part (a tail not included), for
+    /// [`cell_contains`](super::cell_contains).
+    pub(crate) extent: usize,
 }
 
 /// What a turn left for the worker.

@@ -428,3 +428,46 @@ fn ending_a_task_in_its_cache_frees_it_as_the_drop_does() {
     assert_eq!(handle.load(SeqCst), 0);
     drop(handle);
 }
+
+/// A task that checks, in its turn, which addresses [`super::cell_contains`] puts in its cell.
+struct Spanned;
+
+impl Task for Spanned {
+    type Shared = AtomicUsize;
+    type Private = [u64; 8];
+
+    fn run(mut task: Running<Spanned>) -> Turn<AtomicUsize> {
+        let shared = &*task as *const AtomicUsize as usize;
+        let private = task.private().as_ptr() as usize;
+        let end = private + std::mem::size_of::<[u64; 8]>();
+        let tail = task.tail().as_ptr() as usize;
+        let inside = |addr: usize| {
+            // SAFETY: `task` is the running task: its cell is alive.
+            unsafe { super::cell_contains(&*task, addr) }
+        };
+        assert!(inside(shared) && inside(private) && inside(end - 1));
+        assert!(!inside(shared - 1) && !inside(end) && !inside(0) && !inside(usize::MAX));
+        if !task.tail().is_empty() {
+            assert!(tail >= end && !inside(tail), "the tail is not included");
+        }
+        task.store(1, SeqCst);
+        Turn::Idle
+    }
+}
+
+impl super::TaskWithTail for Spanned {
+    type Tail = u64;
+}
+
+#[test]
+fn cell_contains_spans_the_shared_and_private_parts_only() {
+    let plain = Runnable::new::<Spanned>(AtomicUsize::new(0), [0; 8]);
+    let handle = plain.handle();
+    assert!(plain.run_now().is_none());
+    assert_eq!(handle.load(SeqCst), 1, "the turn ran its checks");
+    let tailed =
+        Runnable::new_with_tail::<Spanned>(AtomicUsize::new(0), [0; 8], 3, |i, _| i as u64);
+    let handle = tailed.handle();
+    assert!(tailed.run_now().is_none());
+    assert_eq!(handle.load(SeqCst), 1, "the turn ran its checks");
+}
