@@ -54,6 +54,8 @@ mod timer;
 
 #[cfg(feature = "metrics")]
 pub use metrics::WorkerMetrics;
-pub use runtime::{BuildError, Builder, Handle, Runtime, Stealing, DEFAULT_CHAIN_BOUND};
+pub use runtime::{
+    on_worker_thread, BuildError, Builder, Handle, Runtime, Stealing, DEFAULT_CHAIN_BOUND,
+};
 pub use task::{Runnable, Running, Task, TaskRc, TaskWithTail, Turn};
 pub use timer::TimerKey;

@@ -413,6 +413,22 @@ unsafe impl Send for Handle {}
 // SAFETY: as above.
 unsafe impl Sync for Handle {}
 
+/// Whether the calling thread is a worker of any thread-pool runtime in this process (not only
+/// of one runtime, as [`Handle::on_worker`] asks): for code that may wait, to decide whether it
+/// would hold up a worker.
+///
+/// ```
+/// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+/// assert!(!motet_runtime::on_worker_thread());
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// let on_worker = move || tx.send(motet_runtime::on_worker_thread()).unwrap();
+/// rt.handle().schedule(motet_runtime::testing::once(on_worker, || {}));
+/// assert!(rx.recv().unwrap());
+/// ```
+pub fn on_worker_thread() -> bool {
+    crate::scheduler::pool::on_any_worker()
+}
+
 impl Handle {
     /// The first handle to newly built shared state, whose count must be 1.
     fn new(shared: Shared) -> Handle {

@@ -58,13 +58,24 @@ impl Timers {
             // The runtime is gone: the callback is dropped unrun (its captures are released).
             return (TimerKey(key), false);
         }
+        // The timer thread sleeps until a deadline no later than the heap's top (it took the earliest
+        // live one, and entries leave the heap only through it or a bulk drop of cancelled ones,
+        // which cannot make the top earlier), and re-reads the heap when it wakes: only a deadline
+        // before the top, or a first one, needs to wake it. (An ask registers its timeout here:
+        // waking the thread for each would cost every ask a futex wake and a context switch.)
+        let wake = st
+            .heap
+            .peek()
+            .is_none_or(|Reverse((top, _))| deadline < *top);
         st.heap.push(Reverse((deadline, key)));
         st.callbacks.insert(key, f);
         self.pending.fetch_add(1, Ordering::SeqCst);
         let start = !st.thread_started;
         st.thread_started = true;
         drop(st);
-        self.cv.notify_one();
+        if wake {
+            self.cv.notify_one();
+        }
         (TimerKey(key), start)
     }
 

@@ -152,3 +152,30 @@ fn the_physical_clock_advances_on_a_pool() {
     assert!(rt.handle().now() > a);
     assert_eq!(rt.handle().seed(), None);
 }
+
+/// The timer thread is woken only for a deadline earlier than the one it sleeps towards: a later
+/// timer registered behind an earlier one, and one behind a cancelled earlier one, still fire on
+/// time (the thread finds them when it wakes for the earlier deadline), and an earlier one
+/// registered while it sleeps towards a distant deadline fires without waiting for that deadline.
+#[test]
+fn timers_registered_behind_a_sleeping_deadline_fire_on_time() {
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let handle = rt.handle();
+    let (tx, rx) = std::sync::mpsc::channel::<&'static str>();
+    let distant = handle.call_after(Duration::from_secs(60), || {});
+    // Let the thread go to sleep towards the distant deadline.
+    std::thread::sleep(Duration::from_millis(20));
+    let t = tx.clone();
+    let early = handle.call_after(Duration::from_millis(30), move || t.send("early").unwrap());
+    let t = tx.clone();
+    handle.call_after(Duration::from_millis(60), move || t.send("later").unwrap());
+    let t = tx.clone();
+    handle.call_after(Duration::from_millis(90), move || t.send("last").unwrap());
+    assert!(handle.cancel_timer(early));
+    let guard = Duration::from_secs(20);
+    // Well before the distant deadline: a thread still asleep towards it would miss these.
+    assert_eq!(rx.recv_timeout(guard), Ok("later"));
+    assert_eq!(rx.recv_timeout(guard), Ok("last"));
+    assert!(handle.cancel_timer(distant));
+    rt.wait_quiescent();
+}

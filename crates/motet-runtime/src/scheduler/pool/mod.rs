@@ -71,6 +71,11 @@ thread_local! {
     static DRAINING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Whether the calling thread is a worker of any pool runtime.
+pub(crate) fn on_any_worker() -> bool {
+    !CURRENT.with(Cell::get).is_null()
+}
+
 impl Pool {
     /// A pool for `num_workers` workers; returns it with the workers' queues, to be moved onto their
     /// threads.

@@ -2,7 +2,7 @@
 //! other workers' slots), parks, and looks again when woken, until it has a task to run.
 //!
 //! Only searching workers spin (at most half the workers, see [`idle`](crate::scheduler::idle)),
-//! and only in a pool of more than one. A worker parks with a timeout while another worker is
+//! and only in a pool of more than one; a spinning worker yields its core between looks. A worker parks with a timeout while another worker is
 //! unparked, and watches the slots and queues at each timeout (see
 //! [`slot_rescue`](super::slot_rescue)); the last worker to park sleeps until a wake-up.
 
@@ -128,6 +128,12 @@ impl Pool {
             for _ in 0..SPIN_PAUSES {
                 std::hint::spin_loop();
             }
+            // Between two looks the searcher offers its core to any other runnable thread (an I/O
+            // thread, another process's) and carries on at once if there is none. It stays
+            // counted as searching, so producers still skip the futex wake: on a machine with
+            // more runnable threads than cores, a pure spin would hold a core for its whole
+            // `SPIN_BEFORE_PARK` while the thread that has the next piece of work waits for one.
+            std::thread::yield_now();
             if self.shutdown.load(SeqCst) {
                 return None;
             }
