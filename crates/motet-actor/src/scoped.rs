@@ -98,7 +98,7 @@ impl<M: Send + 'static> ScopedActor<M> {
     /// A scoped actor on `runtime` (which its asks' timers and the actors it talks to use).
     pub fn new(runtime: &Handle) -> ScopedActor<M> {
         let home = Home::new();
-        let extra = Lazy::new(Extra::new(Some(home.clone()), false, None));
+        let extra = Lazy::new(Extra::new(Some(home.clone()), false, None, None));
         let runnable =
             Runnable::new_in_with::<ScopedTask<M>, Blocks>(|| (Header::new(runtime, extra), ()));
         let header = NonNull::from(&*runnable);

@@ -4,7 +4,7 @@ use motet_runtime::Handle;
 
 use crate::actor::Actor;
 use crate::addr::{Addr, AnyAddr};
-use crate::cell::{spawn_with, ActorTask, Options, Relations};
+use crate::cell::{spawn_with, ActorTask, Forward, Options, Relations};
 use crate::envelope::Signal;
 use crate::exit::{ExitReason, ExitSignal};
 
@@ -46,7 +46,7 @@ pub const DEFAULT_BATCH: u32 = 128;
 /// assert_eq!(total, Ok(10));
 /// ```
 pub fn spawn<A: Actor>(runtime: &Handle, actor: A) -> Addr<A::Msg> {
-    ActorTask::<A>::spawn(runtime, actor, Options::default(), None, None)
+    ActorTask::<A>::spawn(runtime, actor, Options::default(), None, None, None)
 }
 
 /// Spawns with options: `Spawn::new(actor).batch(16).link(&other).spawn(&handle)`.
@@ -55,6 +55,7 @@ pub struct Spawn<A: Actor> {
     options: Options,
     link: Vec<AnyAddr>,
     trap_exit: bool,
+    forward: Option<Forward<A::Msg>>,
 }
 
 impl<A: Actor> Spawn<A> {
@@ -65,6 +66,7 @@ impl<A: Actor> Spawn<A> {
             options: Options::default(),
             link: Vec::new(),
             trap_exit: false,
+            forward: None,
         }
     }
 
@@ -95,6 +97,53 @@ impl<A: Actor> Spawn<A> {
     /// no counting at all.
     pub fn bounded(mut self, capacity: usize) -> Spawn<A> {
         self.options.bound = Some(capacity.max(1));
+        self
+    }
+
+    /// Makes a *forwarding* actor: every user message sent to it ([`Addr::tell`], [`Addr::send`],
+    /// [`Addr::try_tell`], [`Addr::ask`], ...) is handed to `forward` at once, on the sending
+    /// thread, instead of entering the mailbox, and the actor's [`Actor::handle`] is never called.
+    /// Its mailbox holds only system signals (links, monitors, exits, kills, watches), which its
+    /// turns handle as for any actor. For actors that stand for something elsewhere, whose sends
+    /// should cost a call rather than a turn on a worker: the proxy of a remote actor (CAF's actor
+    /// proxies), an adapter into a channel or a socket's queue.
+    ///
+    /// - `forward` gives a message back to refuse it: the send then fails as a send to a stopped
+    ///   actor does ([`SendError`](crate::SendError), [`AskError::Stopped`](crate::AskError)).
+    /// - Once the actor has stopped, sends fail without calling `forward`. A send racing with the
+    ///   stop may still be forwarded, as a message pushed just before a stop is accepted.
+    /// - `forward` runs on whatever thread sends, a runtime worker included: it must not block,
+    ///   and sends from one thread reach it in the order they were made.
+    /// - [`Spawn::bounded`] has no effect on a forwarding actor: nothing queues.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    /// use motet_actor::{Actor, Context, Spawn};
+    ///
+    /// /// Stands for the other end of a channel.
+    /// struct Outlet;
+    /// impl Actor for Outlet {
+    ///     type Msg = String;
+    ///     fn handle(&mut self, _ctx: &mut Context<'_, Self>, _msg: String) {
+    ///         unreachable!("a forwarding actor's messages go to its forward")
+    ///     }
+    /// }
+    ///
+    /// let rt = motet_runtime::Runtime::builder().workers(1).build().unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = Mutex::new(tx);
+    /// let outlet = Spawn::new(Outlet)
+    ///     .forwarding(move |msg| tx.lock().unwrap().send(msg).map_err(|e| e.0))
+    ///     .spawn(rt.handle());
+    /// outlet.tell("hello".to_string()).unwrap();
+    /// assert_eq!(rx.recv().unwrap(), "hello");
+    /// ```
+    pub fn forwarding(
+        mut self,
+        forward: impl Fn(A::Msg) -> Result<(), A::Msg> + Send + Sync + 'static,
+    ) -> Spawn<A> {
+        self.forward = Some(Box::new(forward));
         self
     }
 
@@ -131,7 +180,14 @@ impl<A: Actor> Spawn<A> {
                 ..Relations::default()
             })
         };
-        let addr = spawn_with(runtime, self.actor, self.options, None, relations);
+        let addr = spawn_with(
+            runtime,
+            self.actor,
+            self.options,
+            None,
+            relations,
+            self.forward,
+        );
         for other in self.link {
             if !other.signal(Signal::Link(addr.to_any())) {
                 // `other` had already stopped; this signal also drops it from the new actor's links.

@@ -297,7 +297,7 @@ impl Supervisor {
         // Spawned without the lock: on a runtime that has shut down, the child is shut down inside
         // `spawn`, and its `child_stopped` takes the lock.
         let supervision = Some(Box::new(supervision));
-        let addr = spawn_with(&self.runtime, actor, options, supervision, None);
+        let addr = spawn_with(&self.runtime, actor, options, supervision, None, None);
         let mut st = self.shared.lock();
         if st.done {
             // The supervisor stopped meanwhile, without this child among those it stopped.

@@ -8,7 +8,7 @@ use super::turn::ActorTask;
 use crate::actor::Actor;
 use crate::home::{run_detached, Home, HomeTurn};
 
-impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, DETACHED> {
+impl<A: Actor, const GATED: bool, const DETACHED: bool> ActorTask<A, GATED, DETACHED> {
     /// A detached actor's turn on its own thread: the runnable back if the turn yielded.
     pub(super) fn turn_at_home(
         runnable: Runnable<Header<A::Msg>>,

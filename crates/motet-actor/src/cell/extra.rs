@@ -1,10 +1,15 @@
-//! The part of a header that only detached, scoped, bounded and priority-taking actors have.
+//! The part of a header that only detached, scoped, bounded, forwarding and priority-taking actors
+//! have.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::bounded::Bound;
 use crate::home::Home;
 use crate::mailbox::Mailbox;
+
+/// Where a forwarding actor's user messages go, on the sending thread
+/// ([`Spawn::forwarding`](crate::Spawn::forwarding)); gives a refused message back.
+pub(crate) type Forward<M> = Box<dyn Fn(M) -> Result<(), M> + Send + Sync>;
 
 /// The parts of a header that plain actors do without.
 pub(crate) struct Extra<M> {
@@ -17,6 +22,8 @@ pub(crate) struct Extra<M> {
     pub(crate) urgent: Option<Box<Mailbox<M>>>,
     /// The count of a bounded mailbox ([`Spawn::bounded`](crate::Spawn::bounded)).
     pub(crate) bound: Option<Bound>,
+    /// A forwarding actor's user messages go here instead of into its (gated) mailbox.
+    pub(crate) forward: Option<Forward<M>>,
 }
 
 impl<M: Send + 'static> Extra<M> {
@@ -25,11 +32,12 @@ impl<M: Send + 'static> Extra<M> {
         home: Option<std::sync::Arc<Home<M>>>,
         priorities: bool,
         bound: Option<usize>,
+        forward: Option<Forward<M>>,
     ) -> Option<Box<Extra<M>>> {
-        if home.is_none() && !priorities && bound.is_none() {
+        if home.is_none() && !priorities && bound.is_none() && forward.is_none() {
             return None;
         }
-        Self::make(home, priorities, bound)
+        Self::make(home, priorities, bound, forward)
     }
 
     #[cold]
@@ -38,6 +46,7 @@ impl<M: Send + 'static> Extra<M> {
         home: Option<std::sync::Arc<Home<M>>>,
         priorities: bool,
         bound: Option<usize>,
+        forward: Option<Forward<M>>,
     ) -> Option<Box<Extra<M>>> {
         let urgent = priorities.then(|| {
             // SAFETY: linked at once, in its box, where it stays.
@@ -50,6 +59,7 @@ impl<M: Send + 'static> Extra<M> {
             home,
             urgent,
             bound,
+            forward,
         }))
     }
 

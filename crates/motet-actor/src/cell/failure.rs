@@ -11,7 +11,7 @@ use crate::actor::{Actor, Context};
 use crate::exit::{panic_message, ExitReason};
 use crate::supervisor::Decision;
 
-impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, DETACHED> {
+impl<A: Actor, const GATED: bool, const DETACHED: bool> ActorTask<A, GATED, DETACHED> {
     /// Replaces the state with a fresh one from the supervision factory (a one-for-all restart, or a
     /// restart after a panic); `started` runs before the next message. A factory that panics stops
     /// the actor with that panic as the reason (it is not retried).

@@ -32,7 +32,7 @@ use std::ptr::NonNull;
 
 use motet_runtime::{Handle, Runnable};
 
-use super::extra::Extra;
+use super::extra::{Extra, Forward};
 use crate::addr::AnyOps;
 use crate::bounded::Bound;
 use crate::envelope::{Envelope, Signal};
@@ -57,8 +57,8 @@ pub(crate) struct Header<M> {
     /// the module docs); empty (uninitialised) while the actor is scheduled or running. Never
     /// dropped with the header: a parked runnable is taken out by whoever frees the cell.
     runnable: UnsafeCell<MaybeUninit<Runnable<Header<M>>>>,
-    /// What only detached, scoped, bounded and priority-taking actors have; `None` for a plain
-    /// actor. Never read on a plain actor's wake or turn (the task kind and the `BOUNDED` and
+    /// What only detached, scoped, bounded, forwarding and priority-taking actors have; `None` for a plain
+    /// actor. Never read on a plain actor's wake or turn (the task kind and the `GATED` and
     /// `PRIORITIES` constants say where it is needed).
     pub(crate) extra: Lazy<Extra<M>>,
 }
@@ -190,6 +190,12 @@ impl<M: Send + 'static> Header<M> {
     #[inline(always)]
     pub(crate) fn bound(&self) -> Option<&Bound> {
         self.extra.as_ref()?.bound.as_ref()
+    }
+
+    /// Where a forwarding actor's user messages go.
+    #[inline(always)]
+    pub(crate) fn forward(&self) -> Option<&Forward<M>> {
+        self.extra.as_ref()?.forward.as_ref()
     }
 
     #[inline]

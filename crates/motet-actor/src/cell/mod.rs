@@ -47,7 +47,7 @@ mod stop;
 mod turn;
 
 pub(crate) use detached::send_home;
-pub(crate) use extra::Extra;
+pub(crate) use extra::{Extra, Forward};
 pub(crate) use header::Header;
 pub(crate) use spawn::spawn_with;
 pub(crate) use state::{Local, Options, Relations};

@@ -1,5 +1,9 @@
-//! Sending to an actor: the push that schedules an idle actor, and the gate of a bounded mailbox.
+//! Sending to an actor: the push that schedules an idle actor, and the gate of a bounded or a
+//! forwarding actor's mailbox.
 
+use std::ptr::NonNull;
+
+use super::extra::Forward;
 use super::header::Header;
 use crate::bounded::TrySendError;
 use crate::envelope::Envelope;
@@ -23,10 +27,14 @@ impl<M: Send + 'static> Header<M> {
         }
     }
 
-    /// The fast path refused a push: the actor stopped, or its mailbox is gated (bounded).
+    /// The fast path refused a push: the actor stopped, or its mailbox is gated (bounded or
+    /// forwarding).
     #[cold]
     #[inline(never)]
     fn refused(&self, node: Box<Node<Envelope<M>>>) -> Result<(), Envelope<M>> {
+        if let Some(forward) = self.forward() {
+            return self.push_forwarding(forward, node);
+        }
         if self.bound().is_some() {
             self.push_through_gate(node).map_err(Refused::into_envelope)
         } else {
@@ -63,6 +71,45 @@ impl<M: Send + 'static> Header<M> {
         }
     }
 
+    /// A push to a forwarding actor: a user message goes to `forward` on this thread, a system
+    /// signal into the (gated) mailbox.
+    #[inline(never)]
+    fn push_forwarding(
+        &self,
+        forward: &Forward<M>,
+        node: Box<Node<Envelope<M>>>,
+    ) -> Result<(), Envelope<M>> {
+        if matches!(node.value(), Envelope::System(_)) {
+            return match self.mailbox.push_gated(node) {
+                Push::Pushed { was_idle } => {
+                    if was_idle {
+                        // SAFETY: as in `push`.
+                        unsafe { self.schedule() };
+                    }
+                    Ok(())
+                }
+                Push::Closed(node) => Err(node.into_value()),
+            };
+        }
+        if self.mailbox.is_closed() {
+            return Err(node.into_value());
+        }
+        match node.into_value() {
+            Envelope::UserWithRef(msg) => {
+                let forwarded = forward(msg).map_err(Envelope::UserWithRef);
+                if forwarded.is_ok() {
+                    // SAFETY: the envelope carried one address reference, which the sender handed
+                    // over with it and does not touch after a successful push; the message is
+                    // gone, so the reference is released here, last (it may free the cell).
+                    unsafe { Header::release(NonNull::from(self)) };
+                }
+                forwarded
+            }
+            Envelope::User(msg) => forward(msg).map_err(Envelope::User),
+            Envelope::System(_) => unreachable!("signals are pushed above"),
+        }
+    }
+
     /// Pushes a user message, telling a full mailbox from a stopped actor.
     pub(crate) fn try_push_user(&self, msg: M) -> Result<(), TrySendError<M>> {
         let refused = match self.mailbox.push(Node::new(Envelope::User(msg))) {
@@ -73,6 +120,10 @@ impl<M: Send + 'static> Header<M> {
                 }
                 return Ok(());
             }
+            Push::Closed(node) if self.forward().is_some() => match self.refused(node) {
+                Ok(()) => return Ok(()),
+                Err(env) => Refused::Stopped(env),
+            },
             Push::Closed(node) if self.bound().is_none() => Refused::Stopped(node.into_value()),
             Push::Closed(node) => match self.push_through_gate(node) {
                 Ok(()) => return Ok(()),

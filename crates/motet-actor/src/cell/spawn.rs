@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 use motet_runtime::{Handle, Runnable};
 
 use super::detached::start_detached;
-use super::extra::Extra;
+use super::extra::{Extra, Forward};
 use super::header::Header;
 use super::state::{Inner, Local, Options, Relations};
 use super::turn::ActorTask;
@@ -17,7 +17,7 @@ use crate::home::Home;
 use crate::lazy::Lazy;
 use crate::supervisor::Supervision;
 
-impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, DETACHED> {
+impl<A: Actor, const GATED: bool, const DETACHED: bool> ActorTask<A, GATED, DETACHED> {
     /// Makes and schedules a new actor; returns its first address. Always inlined, so that the
     /// options of a plain spawn fold away and a handler that spawns makes no call but the
     /// allocation's (left to the compiler, it stopped inlining this once the options grew).
@@ -28,11 +28,17 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         options: Options,
         supervision: Option<Box<Supervision<A>>>,
         relations: Option<Relations>,
+        forward: Option<Forward<A::Msg>>,
     ) -> Addr<A::Msg> {
-        debug_assert_eq!(BOUNDED, options.bound.is_some());
+        debug_assert_eq!(GATED, options.bound.is_some() || forward.is_some());
         debug_assert_eq!(DETACHED, options.detached);
         let home = if DETACHED { Some(Home::new()) } else { None };
-        let extra = Lazy::new(Extra::new(home.clone(), A::PRIORITIES, options.bound));
+        let extra = Lazy::new(Extra::new(
+            home.clone(),
+            A::PRIORITIES,
+            options.bound,
+            forward,
+        ));
         let local = Lazy::new(Local::at_spawn(relations, options.stash_capacity));
         // The closure below owns the parts without drop glue. With it, the allocation's unwind
         // path would drop the closure through an out-of-line call, which keeps every capture on
@@ -68,26 +74,23 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
     }
 }
 
-/// Spawns with `options`, as the task kind that its bound and detachment ask for.
+/// Spawns with `options`, as the task kind that its gate (a bound or a forward) and detachment
+/// ask for.
 pub(crate) fn spawn_with<A: Actor>(
     runtime: &Handle,
     actor: A,
     options: Options,
     supervision: Option<Box<Supervision<A>>>,
     relations: Option<Relations>,
+    forward: Option<Forward<A::Msg>>,
 ) -> Addr<A::Msg> {
-    match (options.bound.is_some(), options.detached) {
+    let (sup, rel, fwd) = (supervision, relations, forward);
+    match (options.bound.is_some() || fwd.is_some(), options.detached) {
         (false, false) => {
-            ActorTask::<A, false, false>::spawn(runtime, actor, options, supervision, relations)
+            ActorTask::<A, false, false>::spawn(runtime, actor, options, sup, rel, fwd)
         }
-        (true, false) => {
-            ActorTask::<A, true, false>::spawn(runtime, actor, options, supervision, relations)
-        }
-        (false, true) => {
-            ActorTask::<A, false, true>::spawn(runtime, actor, options, supervision, relations)
-        }
-        (true, true) => {
-            ActorTask::<A, true, true>::spawn(runtime, actor, options, supervision, relations)
-        }
+        (true, false) => ActorTask::<A, true, false>::spawn(runtime, actor, options, sup, rel, fwd),
+        (false, true) => ActorTask::<A, false, true>::spawn(runtime, actor, options, sup, rel, fwd),
+        (true, true) => ActorTask::<A, true, true>::spawn(runtime, actor, options, sup, rel, fwd),
     }
 }

@@ -120,7 +120,7 @@ impl<M: Send + 'static> Header<M> {
     }
 }
 
-impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, DETACHED> {
+impl<A: Actor, const GATED: bool, const DETACHED: bool> ActorTask<A, GATED, DETACHED> {
     /// Stops the actor for good (see [`header`](super::header)), possibly freeing the cell.
     pub(super) fn finish(mut task: Running<Self>, reason: ExitReason, call_stopped: bool) {
         #[cfg(feature = "tracing")]
@@ -137,7 +137,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
         // Most actors have none, so nothing is allocated unless a signal turns up.
         let mut local = inner.local.take();
         // SAFETY: single consumer (this turn), stopping once: the runnable is consumed below.
-        unsafe { header.close_mailboxes(&mut local, BOUNDED || DETACHED || A::PRIORITIES) };
+        unsafe { header.close_mailboxes(&mut local, GATED || DETACHED || A::PRIORITIES) };
         header.notify(local, &reason);
         if let Some(sup) = inner.supervision.take() {
             sup.child_stopped(header.id, &reason);

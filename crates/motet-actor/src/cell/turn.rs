@@ -19,12 +19,13 @@ use crate::receive_timeout::Check;
 /// How often a turn re-checks a half-finished push before yielding.
 const INCONSISTENT_SPINS: u32 = 64;
 
-/// The kind of task an actor of type `A` is (see the module docs). `BOUNDED` actors' turns count
-/// the messages they take off their bounded mailbox's count; plain actors' turns do not have
-/// that code at all. `DETACHED` actors run on a thread of their own: when a worker runs one (a
+/// The kind of task an actor of type `A` is (see the module docs). `GATED` actors (bounded or
+/// forwarding) have a gated mailbox, whose pushes leave the fast path; their turns count the
+/// messages they take off a bounded mailbox's count; plain actors' turns do not have that code at
+/// all. `DETACHED` actors run on a thread of their own: when a worker runs one (a
 /// waking push scheduled it), it hands the runnable to that thread ([`send_home`]), which runs the
 /// turn.
-pub(crate) struct ActorTask<A, const BOUNDED: bool = false, const DETACHED: bool = false>(
+pub(crate) struct ActorTask<A, const GATED: bool = false, const DETACHED: bool = false>(
     PhantomData<fn() -> A>,
 );
 
@@ -36,7 +37,7 @@ enum TurnEnd {
     Stop(ExitReason),
 }
 
-impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> Task for ActorTask<A, BOUNDED, DETACHED> {
+impl<A: Actor, const GATED: bool, const DETACHED: bool> Task for ActorTask<A, GATED, DETACHED> {
     type Shared = Header<A::Msg>;
     type Private = Inner<A>;
 
@@ -61,13 +62,13 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> Task for ActorTask<A, 
     fn placed(header: &mut Header<A::Msg>) {
         // A new actor starts *not idle*: it is scheduled once, so that `started` runs promptly.
         header.mailbox.link(false);
-        if BOUNDED {
+        if GATED {
             header.mailbox.set_gate();
         }
     }
 }
 
-impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, DETACHED> {
+impl<A: Actor, const GATED: bool, const DETACHED: bool> ActorTask<A, GATED, DETACHED> {
     /// One turn of the actor, on a worker or (detached) on its own thread.
     #[inline]
     pub(super) fn run_turn(task: Running<Self>) -> Turn<Header<A::Msg>> {
@@ -159,7 +160,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
                         break;
                     };
                     budget -= 1;
-                    if BOUNDED {
+                    if GATED {
                         Self::took(header);
                     }
                     // SAFETY: the value is moved out once, here, before the next pop.
@@ -191,7 +192,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
                 // SAFETY: turns are the mailbox's single consumer.
                 if let Some(env) = unsafe { header.mailbox.try_pop() } {
                     budget -= 1;
-                    if BOUNDED {
+                    if GATED {
                         Self::took(header);
                     }
                     if let Some(reason) = Self::dispatch(header, inner, env) {
@@ -209,7 +210,7 @@ impl<A: Actor, const BOUNDED: bool, const DETACHED: bool> ActorTask<A, BOUNDED, 
                     Pop::Empty => return TurnEnd::Stop(ExitReason::Unreachable),
                     Pop::Item(env) => {
                         budget -= 1;
-                        if BOUNDED {
+                        if GATED {
                             Self::took(header);
                         }
                         if let Some(reason) = Self::dispatch(header, inner, env) {
