@@ -30,3 +30,8 @@ pub(crate) fn with<R>(node: &Arc<Inner>, peer: NodeId, f: impl FnOnce() -> R) ->
 pub(crate) fn current() -> Option<(Arc<Inner>, NodeId)> {
     CURRENT.with(|c| c.borrow().clone())
 }
+
+/// Whether a node is encoding or decoding on this thread.
+pub(crate) fn is_set() -> bool {
+    CURRENT.with(|c| c.borrow().is_some())
+}

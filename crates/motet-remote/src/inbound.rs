@@ -11,86 +11,123 @@ use zenoh::sample::{Sample, SampleKind};
 
 use crate::context;
 use crate::id::NodeId;
-use crate::node::Inner;
+use crate::node::{Deliver, Inner};
 use crate::outbound::Outgoing;
 use crate::proxy::Standin;
 use crate::wire::{self, Body, FrameError};
+
+/// What the frames of one batch share: the sending node, checked against the quarantine (and made
+/// the decoding context) once for the whole batch, and the destination the previous frame was
+/// delivered to, so that a run of frames for one actor looks it up once.
+struct BatchScope {
+    from: NodeId,
+    last: Option<LastDest>,
+}
+
+/// An exported actor a batch delivered to, with what its frames were checked against.
+struct LastDest {
+    dest: u64,
+    type_id: u64,
+    version: u32,
+    deliver: Deliver,
+}
 
 impl Inner {
     /// Handles one received frame; a bad one is counted, logged and dropped.
     pub(crate) fn receive(self: &Arc<Inner>, bytes: &[u8]) {
         hop!(Received);
-        self.receive_frame(bytes, true);
+        self.receive_frame(bytes, None);
         hop!(Delivered);
     }
 
-    /// One frame; `batch` says whether it may be a batch (a batch inside a batch is rejected).
-    fn receive_frame(self: &Arc<Inner>, bytes: &[u8], batch: bool) {
+    /// One frame; `scope` is the batch it came in (a batch inside a batch is rejected).
+    fn receive_frame(self: &Arc<Inner>, bytes: &[u8], scope: Option<&mut BatchScope>) {
         self.counters
             .frames_in
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Err(e) = self.dispatch(bytes, batch) {
+        if let Err(e) = self.dispatch(bytes, scope) {
             self.counters.reject(&e);
             tracing::warn!("motet-remote: {} rejected a frame: {e}", self.me());
         }
     }
 
-    fn dispatch(self: &Arc<Inner>, bytes: &[u8], batch: bool) -> Result<(), FrameError> {
+    fn dispatch(
+        self: &Arc<Inner>,
+        bytes: &[u8],
+        scope: Option<&mut BatchScope>,
+    ) -> Result<(), FrameError> {
         let (header, payload) = wire::decode(bytes, self.config.max_frame)?;
         let from = header.from;
-        let quarantined = {
-            let mut st = self.lock();
-            if st.quarantined.contains(&from) {
-                Some(st.notified.insert(from))
-            } else {
-                None
+        // The batch's own frame was checked for its sender; a frame inside it from the same sender
+        // (every frame a motet node batches) is not checked again.
+        let in_scope = scope.as_ref().is_some_and(|s| s.from == from);
+        if !in_scope {
+            let quarantined = {
+                let mut st = self.lock();
+                if st.quarantined.contains(&from) {
+                    Some(st.notified.insert(from))
+                } else {
+                    None
+                }
+            };
+            if let Some(first) = quarantined {
+                if first && !matches!(header.body, Body::Quarantined { .. }) {
+                    self.send_control(from, Body::Quarantined { you: from });
+                }
+                return Err(FrameError::Quarantined);
             }
-        };
-        if let Some(first) = quarantined {
-            if first && !matches!(header.body, Body::Quarantined { .. }) {
-                self.send_control(from, Body::Quarantined { you: from });
-            }
-            return Err(FrameError::Quarantined);
         }
         match header.body {
-            Body::Batch if !batch => {
+            Body::Batch if scope.is_some() => {
                 return Err(FrameError::Malformed("a batch inside a batch".into()));
             }
             Body::Batch => {
                 // Each frame is checked and counted on its own, in order.
-                for frame in wire::batch_frames(payload)? {
-                    self.receive_frame(frame, false);
-                }
+                let frames = wire::batch_frames(payload)?;
+                let mut scope = BatchScope { from, last: None };
+                context::with(self, from, || {
+                    for frame in frames {
+                        self.receive_frame(frame, Some(&mut scope));
+                    }
+                });
             }
             Body::Tell {
                 dest,
                 type_id,
                 version,
             } => {
-                let deliver = {
-                    let st = self.lock();
-                    let e = st
-                        .exported
-                        .get(&dest)
-                        .ok_or(FrameError::UnknownActor(dest))?;
-                    if e.type_id != type_id {
-                        return Err(FrameError::WrongType {
-                            expected: e.type_id,
-                            got: type_id,
-                        });
+                let cached = scope
+                    .as_deref()
+                    .and_then(|s| s.last.as_ref())
+                    .and_then(|l| {
+                        (l.dest == dest && l.type_id == type_id && l.version == version)
+                            .then(|| l.deliver.clone())
+                    });
+                let deliver = match cached {
+                    Some(deliver) => deliver,
+                    None => {
+                        let deliver = self.exported_deliver(dest, type_id, version)?;
+                        if let Some(s) = scope {
+                            s.last = Some(LastDest {
+                                dest,
+                                type_id,
+                                version,
+                                deliver: deliver.clone(),
+                            });
+                        }
+                        deliver
                     }
-                    if e.version != version {
-                        return Err(FrameError::WrongVersion {
-                            expected: e.version,
-                            got: version,
-                        });
-                    }
-                    e.deliver.clone()
                 };
-                context::with(self, from, || deliver(payload))?;
+                if in_scope {
+                    // The batch set this sender as the decoding context.
+                    deliver(payload)?;
+                } else {
+                    context::with(self, from, || deliver(payload))?;
+                }
                 self.counters
                     .delivered
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.out.expect_frame();
             }
             Body::Reply { reply, type_id, ok } => {
                 let pending = {
@@ -165,6 +202,33 @@ impl Inner {
             }
         }
         Ok(())
+    }
+
+    /// The delivery function of exported actor `dest`, checked against a frame's type and version.
+    fn exported_deliver(
+        &self,
+        dest: u64,
+        type_id: u64,
+        version: u32,
+    ) -> Result<Deliver, FrameError> {
+        let st = self.lock();
+        let e = st
+            .exported
+            .get(&dest)
+            .ok_or(FrameError::UnknownActor(dest))?;
+        if e.type_id != type_id {
+            return Err(FrameError::WrongType {
+                expected: e.type_id,
+                got: type_id,
+            });
+        }
+        if e.version != version {
+            return Err(FrameError::WrongVersion {
+                expected: e.version,
+                got: version,
+            });
+        }
+        Ok(e.deliver.clone())
     }
 
     /// A node token appeared or disappeared.

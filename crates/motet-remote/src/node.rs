@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -15,8 +15,8 @@ use zenoh::Wait;
 
 use crate::config::NodeConfig;
 use crate::id::{type_id, NodeId, RemoteMsg};
-use crate::outbound::{self, Outgoing};
-use crate::proxy::{Agent, AgentMsg, Ctl, Dead, Proxy};
+use crate::outbound::{self, Outbound, Outgoing};
+use crate::proxy::{Agent, AgentMsg, Ctl, Dead, Proxy, Route};
 use crate::stats::{Counters, Stats};
 use crate::wire::{self, Body, FrameError, WireReason};
 
@@ -60,7 +60,8 @@ impl fmt::Display for LookupError {
 
 impl std::error::Error for LookupError {}
 
-type Deliver = Arc<dyn Fn(&[u8]) -> Result<(), FrameError> + Send + Sync>;
+/// Decodes a payload and tells it to an exported actor.
+pub(crate) type Deliver = Arc<dyn Fn(&[u8]) -> Result<(), FrameError> + Send + Sync>;
 /// Completes a local ask from a reply frame's payload (`None`: the asked side dropped it).
 pub(crate) type Complete = Box<dyn FnOnce(Option<&[u8]>) -> Result<(), FrameError> + Send>;
 
@@ -78,8 +79,6 @@ pub(crate) struct Exported {
 /// A proxy this node holds for a remote actor.
 pub(crate) struct ProxyEntry {
     pub typed: Box<dyn Any + Send + Sync>,
-    /// The same proxy, untyped (to flush it, see `Inner::local_down`).
-    pub any: AnyAddr,
     pub ctl: Addr<ExitReason>,
 }
 
@@ -128,8 +127,7 @@ pub(crate) struct Inner {
     incarnation: AtomicU32,
     pub counters: Counters,
     next_reply: AtomicU64,
-    out: Sender<Outgoing>,
-    out_len: Arc<AtomicU64>,
+    pub(crate) out: Arc<Outbound>,
     state: Mutex<State>,
     agent: Mutex<Option<Addr<AgentMsg>>>,
     closed: AtomicBool,
@@ -164,7 +162,7 @@ impl Node {
             .wait()
             .map_err(|e| NodeError(format!("opening the zenoh session: {e}")))?;
         let zid = u128::from_le_bytes(session.zid().to_le_bytes());
-        let (tx, rx) = crossbeam_channel::unbounded();
+        let (out, rx) = Outbound::new(session.clone(), config.namespace.clone());
         let inner = Arc::new(Inner {
             runtime: runtime.clone(),
             session: session.clone(),
@@ -173,8 +171,7 @@ impl Node {
             incarnation: AtomicU32::new(0),
             counters: Counters::default(),
             next_reply: AtomicU64::new(1),
-            out: tx,
-            out_len: Arc::new(AtomicU64::new(0)),
+            out: Arc::new(out),
             state: Mutex::new(State::default()),
             agent: Mutex::new(None),
             closed: AtomicBool::new(false),
@@ -200,12 +197,11 @@ impl Node {
 
         let mut threads = Vec::new();
         let weak = Arc::downgrade(&inner);
-        let s = session.clone();
-        let out_len = inner.out_len.clone();
+        let out = inner.out.clone();
         threads.push(
             std::thread::Builder::new()
                 .name("motet-remote-out".into())
-                .spawn(move || outbound::drain(weak, s, ns, rx, out_len))
+                .spawn(move || outbound::drain(weak, out, rx))
                 .map_err(|e| NodeError(format!("outbound thread: {e}")))?,
         );
         let weak = Arc::downgrade(&inner);
@@ -348,7 +344,7 @@ impl Node {
 
     /// Frames queued for Zenoh and not yet handed over.
     pub fn outbound_len(&self) -> usize {
-        self.inner.out_len.load(Ordering::Relaxed) as usize
+        self.inner.out.len()
     }
 
     /// For threads and async tasks that produce many remote messages: waits until the outbound queue
@@ -563,18 +559,31 @@ impl Inner {
         }
     }
 
-    /// Queues a frame for `dest`.
+    /// Sends a frame to `dest`: put on this thread when it may wait and the wire is idle (see
+    /// [`outbound`]), queued for the drain thread otherwise.
     pub(crate) fn send_frame(&self, dest: NodeId, bytes: Vec<u8>) {
         hop!(Queued);
-        self.out_len.fetch_add(1, Ordering::Relaxed);
-        if self.out.send(Outgoing::Frame { dest, bytes }).is_err() {
-            self.out_len.fetch_sub(1, Ordering::Relaxed);
-        }
+        // The queue's length first: in a burst it is not empty, and that is the cheapest test.
+        let bytes = if self.out.len() == 0 && dest != self.me() && outbound::may_wait_here() {
+            match self.out.put_if_idle(dest, bytes) {
+                Ok(()) => {
+                    self.counters.frames_out.fetch_add(1, Ordering::Relaxed);
+                    self.counters
+                        .frames_put_direct
+                        .fetch_add(1, Ordering::Relaxed);
+                    return;
+                }
+                Err(bytes) => bytes,
+            }
+        } else {
+            bytes
+        };
+        self.out.queue(dest, bytes);
     }
 
     /// Hands an item to the drain thread; false once it has stopped.
     pub(crate) fn out_send(&self, item: Outgoing) -> bool {
-        self.out.send(item).is_ok()
+        self.out.send(item)
     }
 
     /// Sends a control frame (no payload).
@@ -624,52 +633,25 @@ impl Inner {
 
     /// An exported actor stopped: forget it and tell the nodes that hold proxies of it.
     ///
-    /// What the actor sent to a node's actors before it stopped went through this node's proxies
-    /// of them, each a mailbox of its own: a `Down` sent at once could overtake messages still
-    /// queued in a proxy. So the `Down` for node `w` waits behind a barrier in every proxy of an
-    /// actor on `w` (see `AnyAddr::after_pending`): once the last has forwarded what was queued
-    /// before the actor stopped, the frames are on the outbound queue, and the `Down` follows them
-    /// (the queue and a Zenoh publisher are FIFO).
+    /// The `Down` cannot overtake what the actor sent to remote actors before it stopped: proxies
+    /// forward on the sending thread, so those frames were on the outbound queue before the actor's
+    /// turn ended, hence before the agent saw it stop, and the queue and a Zenoh publisher are
+    /// FIFO.
     pub(crate) fn local_down(self: &Arc<Inner>, id: u64, reason: &ExitReason) {
-        let flushes: Vec<(NodeId, Vec<AnyAddr>)> = {
+        let watchers = {
             let mut st = self.lock();
             let Some(e) = st.exported.remove(&id) else {
                 return;
             };
             st.published.retain(|p| p.actor != id);
             e.watchers
-                .into_iter()
-                .map(|w| {
-                    let proxies = st
-                        .proxies
-                        .iter()
-                        .filter(|(key, _)| key.0 == w)
-                        .map(|(_, p)| p.any.clone())
-                        .collect();
-                    (w, proxies)
-                })
-                .collect()
         };
         let body = Body::Down {
             target: id,
             reason: WireReason::from(reason),
         };
-        for (w, proxies) in flushes {
-            if proxies.is_empty() {
-                self.send_control(w, body.clone());
-                continue;
-            }
-            let left = Arc::new(AtomicUsize::new(proxies.len()));
-            for proxy in proxies {
-                let (left, node, body) = (left.clone(), Arc::downgrade(self), body.clone());
-                proxy.after_pending(move || {
-                    if left.fetch_sub(1, Ordering::AcqRel) == 1 {
-                        if let Some(node) = node.upgrade() {
-                            node.send_control(w, body);
-                        }
-                    }
-                });
-            }
+        for w in watchers {
+            self.send_control(w, body.clone());
         }
     }
 
@@ -708,20 +690,16 @@ impl Inner {
             }
         }
         let ctl = spawn(&self.runtime, Ctl);
-        let proxy = motet_actor::Spawn::new(Proxy::<M>::new(
-            Arc::downgrade(self),
-            node,
-            actor,
-            ctl.clone(),
-        ))
-        .trap_exit(true)
-        .spawn(&self.runtime);
+        let route = Arc::new(Route::<M>::new(self, node, actor));
+        let proxy = motet_actor::Spawn::new(Proxy::new(route.clone(), ctl.clone()))
+            .trap_exit(true)
+            .forwarding(move |msg| route.forward(msg))
+            .spawn(&self.runtime);
         st.proxy_ids.insert(proxy.id().as_u64(), (node, actor));
         st.proxies.insert(
             (node, actor, tid),
             ProxyEntry {
                 typed: Box::new(proxy.clone()),
-                any: proxy.to_any(),
                 ctl,
             },
         );

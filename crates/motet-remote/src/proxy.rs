@@ -2,7 +2,7 @@
 //! that watches exported actors, and small helpers for dead addresses and remote link exits.
 
 use std::marker::PhantomData;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 use motet_actor::{Actor, Addr, AnyAddr, Context, Down, ExitReason, ExitSignal};
 
@@ -11,50 +11,75 @@ use crate::id::{type_id, NodeId, RemoteMsg};
 use crate::node::Inner;
 use crate::wire::{self, Body, WireReason};
 
-/// A remote actor seen locally: each message is encoded (with this node as the current node, so
-/// addresses and reply handles inside it are exported) and queued for the owning node. It stops
-/// with the remote actor's reason, or [`ExitReason::NodeUnreachable`], when its [`Ctl`] stops.
+/// A remote actor seen locally. It is a forwarding actor ([`motet_actor::Spawn::forwarding`]): a
+/// message sent to it is encoded on the sending thread (with this node as the current node, so
+/// addresses and reply handles inside it are exported) by [`Route::forward`], and queued for the
+/// owning node, without a turn of its own. Its mailbox holds only signals: links, monitors, exits.
+/// It stops with the remote actor's reason, or [`ExitReason::NodeUnreachable`], when its [`Ctl`]
+/// stops.
 pub(crate) struct Proxy<M> {
-    node: Weak<Inner>,
-    dest: NodeId,
-    actor: u64,
+    route: Arc<Route<M>>,
     ctl: Addr<ExitReason>,
-    _msg: PhantomData<fn(M)>,
 }
 
 impl<M: RemoteMsg> Proxy<M> {
-    pub(crate) fn new(node: Weak<Inner>, dest: NodeId, actor: u64, ctl: Addr<ExitReason>) -> Self {
-        Proxy {
-            node,
-            dest,
-            actor,
-            ctl,
-            _msg: PhantomData,
-        }
+    pub(crate) fn new(route: Arc<Route<M>>, ctl: Addr<ExitReason>) -> Self {
+        Proxy { route, ctl }
     }
 }
 
-impl<M: RemoteMsg> Actor for Proxy<M> {
-    type Msg = M;
+/// Where a proxy's messages go: actor `actor` on node `dest`, with the frame header of a `Tell`
+/// from this node's incarnation `from` to it, encoded once.
+pub(crate) struct Route<M> {
+    node: Weak<Inner>,
+    dest: NodeId,
+    actor: u64,
+    from: NodeId,
+    header: Vec<u8>,
+    _msg: PhantomData<fn(M)>,
+}
 
-    fn started(&mut self, ctx: &mut Context<'_, Self>) {
-        ctx.monitor(&self.ctl);
+impl<M: RemoteMsg> Route<M> {
+    pub(crate) fn new(node: &Arc<Inner>, dest: NodeId, actor: u64) -> Route<M> {
+        let from = node.me();
+        Route {
+            node: Arc::downgrade(node),
+            dest,
+            actor,
+            from,
+            header: Self::tell_header(from, actor),
+            _msg: PhantomData,
+        }
     }
 
-    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: M) {
-        hop!(ProxyTurn);
-        let Some(inner) = self.node.upgrade() else {
-            ctx.stop_with(ExitReason::Shutdown);
-            return;
-        };
-        let header = wire::encode_header(
-            inner.me(),
+    fn tell_header(from: NodeId, actor: u64) -> Vec<u8> {
+        wire::encode_header(
+            from,
             Body::Tell {
-                dest: self.actor,
+                dest: actor,
                 type_id: type_id::<M>(),
                 version: M::VERSION,
             },
-        );
+        )
+    }
+
+    /// Encodes `msg` and queues the frame, on the calling thread; gives the message back once the
+    /// node is gone. A message that does not encode is counted and logged (the send succeeded, as
+    /// a local send to an actor that then drops the message does).
+    pub(crate) fn forward(&self, msg: M) -> Result<(), M> {
+        hop!(ProxyTurn);
+        let Some(inner) = self.node.upgrade() else {
+            return Err(msg);
+        };
+        let me = inner.me();
+        let header = if me == self.from {
+            let mut frame = Vec::with_capacity(self.header.len() + 32);
+            frame.extend_from_slice(&self.header);
+            frame
+        } else {
+            // The node rejoined as a new incarnation after this proxy was made (it is stopping).
+            Self::tell_header(me, self.actor)
+        };
         match context::with(&inner, self.dest, || postcard::to_extend(&msg, header)) {
             Ok(frame) => inner.send_frame(self.dest, frame),
             Err(e) => {
@@ -67,6 +92,22 @@ impl<M: RemoteMsg> Actor for Proxy<M> {
                     self.dest
                 );
             }
+        }
+        Ok(())
+    }
+}
+
+impl<M: RemoteMsg> Actor for Proxy<M> {
+    type Msg = M;
+
+    fn started(&mut self, ctx: &mut Context<'_, Self>) {
+        ctx.monitor(&self.ctl);
+    }
+
+    fn handle(&mut self, ctx: &mut Context<'_, Self>, msg: M) {
+        // Not reached while the proxy is spawned forwarding (see `Inner::resolve`); kept correct.
+        if self.route.forward(msg).is_err() {
+            ctx.stop_with(ExitReason::Shutdown);
         }
     }
 
@@ -81,11 +122,11 @@ impl<M: RemoteMsg> Actor for Proxy<M> {
         if exit.reason.is_normal() {
             return;
         }
-        if let Some(inner) = self.node.upgrade() {
+        if let Some(inner) = self.route.node.upgrade() {
             inner.send_control(
-                self.dest,
+                self.route.dest,
                 Body::LinkExit {
-                    target: self.actor,
+                    target: self.route.actor,
                     reason: WireReason::from(&exit.reason),
                 },
             );
@@ -93,7 +134,7 @@ impl<M: RemoteMsg> Actor for Proxy<M> {
     }
 
     fn stopped(&mut self, ctx: &mut Context<'_, Self>, _reason: &ExitReason) {
-        if let Some(inner) = self.node.upgrade() {
+        if let Some(inner) = self.route.node.upgrade() {
             inner.proxy_stopped(ctx.id().as_u64());
         }
     }

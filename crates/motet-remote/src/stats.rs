@@ -9,6 +9,9 @@ use crate::wire::FrameError;
 pub struct Stats {
     /// Frames handed to Zenoh (or delivered to this node itself).
     pub frames_out: u64,
+    /// Of `frames_out`, those the sending thread put itself, the queue being empty and the wire
+    /// idle (see the README's design notes).
+    pub frames_put_direct: u64,
     /// Frames received on this node's inbox.
     pub frames_in: u64,
     /// Messages delivered to a local actor's mailbox.
@@ -48,6 +51,7 @@ impl Stats {
 #[derive(Default)]
 pub(crate) struct Counters {
     pub frames_out: AtomicU64,
+    pub frames_put_direct: AtomicU64,
     pub frames_in: AtomicU64,
     pub delivered: AtomicU64,
     oversized: AtomicU64,
@@ -77,6 +81,7 @@ impl Counters {
     pub fn snapshot(&self) -> Stats {
         Stats {
             frames_out: self.frames_out.load(Relaxed),
+            frames_put_direct: self.frames_put_direct.load(Relaxed),
             frames_in: self.frames_in.load(Relaxed),
             delivered: self.delivered.load(Relaxed),
             rejected_oversized: self.oversized.load(Relaxed),

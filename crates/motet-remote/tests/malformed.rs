@@ -1,6 +1,6 @@
 //! Malformed frames on a node's inbox: truncated, garbage, wrong type id, wrong version,
-//! oversized and unknown-actor frames are rejected and counted, never delivered, and the node keeps
-//! working. The frames are put by a raw Zenoh session in this process, on loopback.
+//! oversized and unknown-actor frames are rejected and counted, never delivered (inside a batch
+//! too, between good frames for the same actor), and the node keeps working. The frames are put by a raw Zenoh session in this process, on loopback.
 
 use std::time::{Duration, Instant};
 
@@ -178,16 +178,29 @@ fn malformed_frames_are_rejected_and_counted() {
     cut.pop();
     inbox.put(cut).wait().unwrap(); // a batch whose last entry is cut: none of it delivered
     inbox.put(batch(&[batch(&[good(10)])])).wait().unwrap(); // a batch inside a batch
+                                                             // A batch looks its destination up once per run of frames for one actor: a frame for the same
+                                                             // actor with another version, or for an unknown actor, between good ones is still rejected.
+    inbox
+        .put(batch(&[
+            good(11),
+            frame(0x6d74, dest, tid, 3, &[7]),
+            frame(0x6d74, dest + 999, tid, 2, &[7]),
+            good(12),
+        ]))
+        .wait()
+        .unwrap();
     inbox.put(batch(&[good(5), good(6)])).wait().unwrap(); // a good batch, delivered in order
     inbox.put(good(42)).wait().unwrap(); // still works after all that
 
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(11));
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(12));
     assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(5));
     assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(6));
     assert_eq!(rx.recv_timeout(Duration::from_secs(30)), Ok(42));
-    let s = wait_for(&node, |s| s.rejected() - before.rejected() >= 10);
+    let s = wait_for(&node, |s| s.rejected() - before.rejected() >= 12);
     assert_eq!(s.rejected_malformed - before.rejected_malformed, 5);
-    assert_eq!(s.rejected_type - before.rejected_type, 2);
-    assert_eq!(s.rejected_unknown_actor - before.rejected_unknown_actor, 1);
+    assert_eq!(s.rejected_type - before.rejected_type, 3);
+    assert_eq!(s.rejected_unknown_actor - before.rejected_unknown_actor, 2);
     assert_eq!(s.rejected_payload - before.rejected_payload, 1);
     assert_eq!(s.rejected_oversized - before.rejected_oversized, 1);
     assert!(rx.try_recv().is_err(), "nothing malformed was delivered");

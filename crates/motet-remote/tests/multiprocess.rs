@@ -151,6 +151,45 @@ fn order_holds_across_the_switch_between_express_and_batched_puts() {
     assert_eq!(p.node.stats().rejected(), 0);
 }
 
+/// A thread puts a frame itself when the queue is empty and the wire idle, and queues it
+/// otherwise: messages told with pauses between some of them (so that some go direct and the ones
+/// after them are queued, perhaps behind a drain thread still busy) arrive complete and in order,
+/// and both paths were taken.
+#[test]
+fn order_holds_across_direct_and_queued_puts() {
+    let p = pair("direct", 10_000);
+    let sink = p.node.lookup::<Sink>("sink", LONG).expect("lookup sink");
+    let n = message_count().min(50_000);
+    let before = p.node.stats();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..n {
+        sink.tell(Sink::Item(i)).unwrap();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        if seed.is_multiple_of(16) {
+            // Longer than the idle time after which a thread puts its own frame.
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+    let report = sink
+        .ask(
+            |r| Sink::Report(RemoteReply::from(r)),
+            Duration::from_secs(120),
+        )
+        .wait()
+        .expect("the sink reports");
+    assert_eq!(report, vec![n, 1], "all {n} messages, in order");
+    let s = p.node.stats();
+    let direct = s.frames_put_direct - before.frames_put_direct;
+    assert!(direct > 0, "no frame was put by the sending thread");
+    assert!(
+        direct < s.frames_out - before.frames_out,
+        "no frame went through the queue"
+    );
+    assert_eq!(s.rejected(), 0);
+}
+
 #[test]
 fn remote_exit_reason_reaches_monitors() {
     let p = pair("exit", 10_000);
