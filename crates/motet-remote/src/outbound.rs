@@ -17,6 +17,11 @@
 //! request, a ping) leaves at once, while a burst goes through the queue and leaves in batches.
 //! Both paths put under one lock, the [`Wire`], and the queue's count covers a frame until its put
 //! has returned, so a direct put never overtakes a queued frame: FIFO per sender holds.
+//!
+//! When the node delivers a message to one of its actors, an answer is likely to follow from a
+//! worker: a blocked drain thread is sent [`Outgoing::Poll`] ([`Outbound::expect_frame`]) and looks
+//! for a frame for [`POLL`], yielding its core between looks, so that the answer is taken without a
+//! wake-up.
 
 use std::collections::hash_map::{Entry, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
