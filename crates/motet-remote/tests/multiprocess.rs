@@ -72,6 +72,18 @@ fn message_count() -> u64 {
         })
 }
 
+/// Asks the sink for its report: `n` items received, all in order.
+fn assert_all_in_order(sink: &motet_actor::Addr<Sink>, n: u64) {
+    let report = sink
+        .ask(
+            |r| Sink::Report(RemoteReply::from(r)),
+            Duration::from_secs(120),
+        )
+        .wait()
+        .expect("the sink reports");
+    assert_eq!(report, vec![n, 1], "all {n} messages, in order");
+}
+
 #[test]
 fn tell_and_ask_across_processes_in_order() {
     let p = pair("tellask", 10_000);
@@ -103,14 +115,7 @@ fn tell_and_ask_across_processes_in_order() {
             assert!(p.node.wait_writable(LONG));
         }
     }
-    let report = sink
-        .ask(
-            |r| Sink::Report(RemoteReply::from(r)),
-            Duration::from_secs(120),
-        )
-        .wait()
-        .expect("the sink reports");
-    assert_eq!(report, vec![n, 1], "all {n} messages, in order");
+    assert_all_in_order(&sink, n);
     assert_eq!(p.node.stats().rejected(), 0);
 }
 
@@ -140,14 +145,7 @@ fn order_holds_across_the_switch_between_express_and_batched_puts() {
             assert!(p.node.flush(LONG), "the outbound queue drains");
         }
     }
-    let report = sink
-        .ask(
-            |r| Sink::Report(RemoteReply::from(r)),
-            Duration::from_secs(120),
-        )
-        .wait()
-        .expect("the sink reports");
-    assert_eq!(report, vec![n, 1], "all {n} messages, in order");
+    assert_all_in_order(&sink, n);
     assert_eq!(p.node.stats().rejected(), 0);
 }
 
@@ -172,14 +170,7 @@ fn order_holds_across_direct_and_queued_puts() {
             std::thread::sleep(Duration::from_micros(200));
         }
     }
-    let report = sink
-        .ask(
-            |r| Sink::Report(RemoteReply::from(r)),
-            Duration::from_secs(120),
-        )
-        .wait()
-        .expect("the sink reports");
-    assert_eq!(report, vec![n, 1], "all {n} messages, in order");
+    assert_all_in_order(&sink, n);
     let s = p.node.stats();
     let direct = s.frames_put_direct - before.frames_put_direct;
     assert!(direct > 0, "no frame was put by the sending thread");
