@@ -113,7 +113,8 @@ impl<A: Actor> Spawn<A> {
     /// - Once the actor has stopped, sends fail without calling `forward`. A send racing with the
     ///   stop may still be forwarded, as a message pushed just before a stop is accepted.
     /// - `forward` runs on whatever thread sends, a runtime worker included: it must not block,
-    ///   and sends from one thread reach it in the order they were made.
+    ///   and sends from one thread reach it in the order they were made. A panic in `forward`
+    ///   reaches the sender (the message is dropped with it).
     /// - [`Spawn::bounded`] has no effect on a forwarding actor: nothing queues.
     ///
     /// ```

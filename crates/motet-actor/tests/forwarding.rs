@@ -1,8 +1,8 @@
 //! Forwarding actors (`Spawn::forwarding`): user messages go to the forward on the sending thread,
 //! never into the mailbox or the handler; a refused message fails the send; system signals (links,
 //! monitors, kills, watches) work as for any actor; a stopped forwarding actor refuses sends
-//! without calling the forward; the reference `Addr::send` hands over is released, so a
-//! forwarding actor whose last address went that way stops as unreachable.
+//! without calling the forward; the reference `Addr::send` hands over is released (also when the
+//! forward panics), so a forwarding actor whose last address went that way stops as unreachable.
 
 use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use std::sync::{mpsc, Arc, Mutex};
@@ -214,4 +214,26 @@ fn many_threads_forward_concurrently_without_loss() {
         t.join().unwrap();
     }
     assert_eq!(count.load(SeqCst), 4 * 10_000 * 10_001 / 2);
+}
+
+#[test]
+fn a_forward_that_panics_reaches_the_sender_and_releases_the_carried_address() {
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let addr = Spawn::new(Outlet {
+        handled: Arc::new(AtomicU64::new(0)),
+    })
+    .forwarding(|msg| match msg {
+        Msg::Item(13) => panic!("thirteen"),
+        _ => Ok(()),
+    })
+    .spawn(rt.handle());
+    let watch = addr.watch();
+    rt.wait_quiescent();
+    let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        addr.clone().send(Msg::Item(13))
+    }));
+    assert!(sent.is_err(), "the forward's panic reaches the sender");
+    // The panicking `send` gave its reference back: with `addr` gone, no address is left.
+    drop(addr);
+    assert_eq!(watch.wait_timeout(GUARD), Some(ExitReason::Unreachable));
 }

@@ -96,14 +96,19 @@ impl<M: Send + 'static> Header<M> {
         }
         match node.into_value() {
             Envelope::UserWithRef(msg) => {
-                let forwarded = forward(msg).map_err(Envelope::UserWithRef);
-                if forwarded.is_ok() {
-                    // SAFETY: the envelope carried one address reference, which the sender handed
-                    // over with it and does not touch after a successful push; the message is
-                    // gone, so the reference is released here, last (it may free the cell).
-                    unsafe { Header::release(NonNull::from(self)) };
+                // Once the forward has taken the message (returned `Ok`, or panicked with it), the
+                // reference it carried is released; a refused message goes back with it.
+                let carried = Carried(self);
+                match forward(msg) {
+                    Ok(()) => {
+                        drop(carried);
+                        Ok(())
+                    }
+                    Err(msg) => {
+                        std::mem::forget(carried);
+                        Err(Envelope::UserWithRef(msg))
+                    }
                 }
-                forwarded
             }
             Envelope::User(msg) => forward(msg).map_err(Envelope::User),
             Envelope::System(_) => unreachable!("signals are pushed above"),
@@ -135,6 +140,18 @@ impl<M: Send + 'static> Header<M> {
             Refused::Stopped(Envelope::User(m)) => TrySendError::Stopped(m),
             _ => unreachable!("pushed a user message"),
         })
+    }
+}
+
+/// The address reference a forwarded [`Envelope::UserWithRef`] carried: released when dropped.
+struct Carried<'a, M: Send + 'static>(&'a Header<M>);
+
+impl<M: Send + 'static> Drop for Carried<'_, M> {
+    fn drop(&mut self) {
+        // SAFETY: the envelope carried one address reference, which the sender handed over with it
+        // and does not touch once the push returned (or unwound); the forward has taken the
+        // message, so the reference is released here, last (it may free the cell).
+        unsafe { Header::release(NonNull::from(self.0)) };
     }
 }
 
