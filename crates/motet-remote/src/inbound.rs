@@ -90,32 +90,37 @@ impl Inner {
                         self.receive_frame(frame, Some(&mut scope));
                     }
                 });
+                if scope.last.is_some() {
+                    // It delivered a message: once per batch.
+                    self.out.expect_frame();
+                }
             }
             Body::Tell {
                 dest,
                 type_id,
                 version,
             } => {
-                let cached = scope
-                    .as_deref()
-                    .and_then(|s| s.last.as_ref())
-                    .and_then(|l| {
-                        (l.dest == dest && l.type_id == type_id && l.version == version)
-                            .then(|| l.deliver.clone())
-                    });
-                let deliver = match cached {
-                    Some(deliver) => deliver,
-                    None => {
-                        let deliver = self.exported_deliver(dest, type_id, version)?;
-                        if let Some(s) = scope {
+                let batched = scope.is_some();
+                let fresh;
+                let deliver: &Deliver = match scope {
+                    // In a batch, a run of frames for one actor looks it up once.
+                    Some(s) => {
+                        let hit = s.last.as_ref().is_some_and(|l| {
+                            l.dest == dest && l.type_id == type_id && l.version == version
+                        });
+                        if !hit {
                             s.last = Some(LastDest {
                                 dest,
                                 type_id,
                                 version,
-                                deliver: deliver.clone(),
+                                deliver: self.exported_deliver(dest, type_id, version)?,
                             });
                         }
-                        deliver
+                        &s.last.as_ref().expect("set above").deliver
+                    }
+                    None => {
+                        fresh = self.exported_deliver(dest, type_id, version)?;
+                        &fresh
                     }
                 };
                 if in_scope {
@@ -127,7 +132,9 @@ impl Inner {
                 self.counters
                     .delivered
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                self.out.expect_frame();
+                if !batched {
+                    self.out.expect_frame();
+                }
             }
             Body::Reply { reply, type_id, ok } => {
                 let pending = {

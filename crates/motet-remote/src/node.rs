@@ -563,8 +563,7 @@ impl Inner {
     /// [`outbound`]), queued for the drain thread otherwise.
     pub(crate) fn send_frame(&self, dest: NodeId, bytes: Vec<u8>) {
         hop!(Queued);
-        // The queue's length first: in a burst it is not empty, and that is the cheapest test.
-        let bytes = if self.out.len() == 0 && dest != self.me() && outbound::may_wait_here() {
+        let bytes = if dest != self.me() {
             match self.out.put_if_idle(dest, bytes) {
                 Ok(()) => {
                     self.counters.frames_out.fetch_add(1, Ordering::Relaxed);

@@ -156,11 +156,12 @@ impl Outbound {
         self.queue.send(item).is_ok()
     }
 
-    /// Puts `bytes` for `dest` on this thread if nothing is queued and the wire has been idle for
-    /// [`DIRECT_IDLE`]; otherwise gives the frame back, to be queued. Only for a thread that may
-    /// wait (the put waits while Zenoh's transmission queue is full).
+    /// Puts `bytes` for `dest` on this thread if nothing is queued, the thread may wait (the put
+    /// waits while Zenoh's transmission queue is full: see [`may_wait_here`]) and the wire has been
+    /// idle for [`DIRECT_IDLE`]; otherwise gives the frame back, to be queued.
     pub(crate) fn put_if_idle(&self, dest: NodeId, bytes: Vec<u8>) -> Result<(), Vec<u8>> {
-        if self.len.load(Ordering::Relaxed) != 0 {
+        // The queue's length first: in a burst it is not empty, and it is the cheapest test.
+        if self.len.load(Ordering::Relaxed) != 0 || !may_wait_here() {
             return Err(bytes);
         }
         let now = self.now();
@@ -200,7 +201,7 @@ impl Outbound {
 /// Whether the calling thread may wait in a put: not a runtime worker (of any motet runtime), not
 /// a thread decoding for a node (Zenoh's receive callbacks, where a node delivers), and not a
 /// thread of a tokio runtime (Zenoh's own, or an async task's executor).
-pub(crate) fn may_wait_here() -> bool {
+fn may_wait_here() -> bool {
     !motet_runtime::on_worker_thread()
         && !context::is_set()
         && tokio::runtime::Handle::try_current().is_err()
