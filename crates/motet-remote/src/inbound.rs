@@ -204,7 +204,7 @@ impl Inner {
                 if you == self.me() {
                     let inner = self.clone();
                     // Declaring Zenoh entities from a Zenoh callback thread is avoided.
-                    std::thread::spawn(move || inner.rejoin());
+                    std::thread::spawn(move || inner.rejoin(you));
                 }
             }
         }

@@ -434,6 +434,8 @@ fn valid_name(name: &str) -> bool {
 fn watchdog(node: Weak<Inner>, lease: Duration, stop: crossbeam_channel::Receiver<()>) {
     let tick = (lease / 4).max(Duration::from_millis(5));
     let mut last = Instant::now();
+    // The incarnation seen at the last tick: the one that was suspended, if the next tick is late.
+    let mut seen: Option<NodeId> = None;
     loop {
         if !matches!(
             stop.recv_timeout(tick),
@@ -446,14 +448,16 @@ fn watchdog(node: Weak<Inner>, lease: Duration, stop: crossbeam_channel::Receive
             return;
         }
         let now = Instant::now();
+        let suspended = seen.unwrap_or_else(|| inner.me());
         if now.duration_since(last) > lease {
             tracing::warn!(
-                "motet-remote: {} was suspended for {:?}; rejoining as a new incarnation",
-                inner.me(),
+                "motet-remote: {suspended} was suspended for {:?}; rejoining as a new incarnation",
                 now.duration_since(last)
             );
-            inner.rejoin();
+            // A peer's `Quarantined` notice may have made it rejoin already: then this does nothing.
+            inner.rejoin(suspended);
         }
+        seen = Some(inner.me());
         last = now;
     }
 }
@@ -524,12 +528,19 @@ impl Inner {
         Ok(())
     }
 
-    /// Becomes a new incarnation: every proxy and pending ask of the former one fails with
+    /// Becomes a new incarnation if this node is still incarnation `from` (the one its peers
+    /// declared down): every proxy and pending ask of the former one fails with
     /// [`ExitReason::NodeUnreachable`], the quarantine list is cleared, tokens and inbox are
-    /// declared anew.
-    pub(crate) fn rejoin(self: &Arc<Inner>) {
+    /// declared anew. A second notice about `from` (the watchdog and a peer's `Quarantined` frame
+    /// both see one suspension) does nothing: a node that rejoined twice would leave its peers a
+    /// short-lived incarnation to find and ask.
+    pub(crate) fn rejoin(self: &Arc<Inner>, from: NodeId) {
         let (proxies, replies) = {
             let mut st = self.lock();
+            // The incarnation only changes below, under this lock.
+            if self.me() != from {
+                return;
+            }
             st.tokens.clear();
             st.node_token = None;
             st.inbox = None;
@@ -717,9 +728,22 @@ impl Inner {
     }
 
     /// Registers a pending remote ask and returns its id.
+    ///
+    /// An ask of a node already declared down fails at once (`node_lost` failed the asks it found;
+    /// this one came after it, through a proxy that had not yet stopped).
     pub(crate) fn add_reply(&self, reply: PendingReply) -> u64 {
         let id = self.next_reply_id();
-        self.lock().replies.insert(id, reply);
+        let mut st = self.lock();
+        if st.quarantined.contains(&reply.node) {
+            drop(st);
+            let _ = (reply.complete)(None);
+        } else {
+            st.replies.insert(id, reply);
+        }
         id
     }
 }
+
+#[cfg(test)]
+#[path = "node_tests.rs"]
+mod tests;

@@ -283,22 +283,34 @@ fn sigstop_is_detected_within_the_lease_and_sigcont_rejoins_as_new_incarnation()
     std::thread::sleep(Duration::from_millis(2 * lease));
     assert!(p.child.signal("CONT"));
 
-    // The resumed process comes back as a new incarnation; the old address stays dead.
+    // The resumed process comes back as a new incarnation, which answers; the old address stays
+    // dead. Should the new incarnation be lost again (its link to this node breaking once more
+    // after the resume), the ask fails at once and the next incarnation is looked up.
     let deadline = Instant::now() + LONG;
-    let fresh = loop {
-        assert!(Instant::now() < deadline, "the resumed node did not rejoin");
-        if let Ok(a) = p.node.lookup::<Echo>("echo", Duration::from_secs(2)) {
-            let (node, _) = p.node.remote_of(&a).expect("a proxy");
-            if node != p.child_id {
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the resumed node did not rejoin and answer ({:?})",
+            p.node.stats()
+        );
+        if let Ok(fresh) = p.node.lookup::<Echo>("echo", Duration::from_secs(2)) {
+            // `None`: the proxy already stopped, its incarnation lost.
+            let node = p.node.remote_of(&fresh).map(|(node, _)| node);
+            if let Some(node) = node.filter(|&n| n != p.child_id) {
                 assert_eq!(node.zid, p.child_id.zid);
                 assert!(node.incarnation > p.child_id.incarnation);
-                break a;
+                match fresh.ask(|r| Echo::Ping(5, r.into()), LONG).wait() {
+                    Ok(v) => {
+                        assert_eq!(v, 5);
+                        break;
+                    }
+                    Err(e) => eprintln!("an ask of {node} failed: {e:?} ({:?})", p.node.stats()),
+                }
             }
         }
         std::thread::sleep(Duration::from_millis(100));
-    };
+    }
     assert!(echo.tell(Echo::Fail("x".into())).is_err());
-    assert_eq!(fresh.ask(|r| Echo::Ping(5, r.into()), LONG).wait(), Ok(5));
 }
 
 /// Links a local actor to a remote one in `started`; stops with the reason it is told.
