@@ -19,8 +19,10 @@
 //!   back through shared bins was measured (see docs/measurements/2026-11-29-runtime.md, "Two
 //!   workers on BoC's driver programs"): it sped banking and fjthrput up on two workers, but slowed
 //!   philosopher on two workers and fjthrput on one (its blocks came back in an order that ran a
-//!   behaviour's turn into cache misses) in every variant tried. So a full bin's further frees go
-//!   to the allocator, without a call into the cache's slow path.
+//!   behaviour's turn into cache misses) in every variant tried, and so did sharing a full bin
+//!   only while another thread had run out (it slowed count, whose blocks all flow from the
+//!   spawning thread to a worker: docs/measurements/2026-11-30-boc-banking-two-workers.md). So a
+//!   full bin's further frees go to the allocator, without a call into the cache's slow path.
 
 use motet_runtime::alloc::{BlockCache, CacheConfig};
 
