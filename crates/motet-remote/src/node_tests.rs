@@ -4,23 +4,17 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use motet_runtime::Runtime;
+
 use super::{Node, PendingReply};
 use crate::id::NodeId;
 use crate::testing::free_port;
 use crate::NodeConfig;
 
-fn lone_node(ns: &str) -> (Node, motet_runtime::Runtime) {
-    let rt = motet_runtime::Runtime::builder()
-        .workers(1)
-        .build()
-        .unwrap();
-    let node = Node::start(
-        rt.handle(),
-        NodeConfig::new()
-            .namespace(ns)
-            .listen(&format!("tcp/127.0.0.1:{}", free_port())),
-    )
-    .unwrap();
+fn lone_node(ns: &str) -> (Node, Runtime) {
+    let rt = Runtime::builder().workers(1).build().unwrap();
+    let listen = format!("tcp/127.0.0.1:{}", free_port());
+    let node = Node::start(rt.handle(), NodeConfig::new().namespace(ns).listen(&listen)).unwrap();
     (node, rt)
 }
 
