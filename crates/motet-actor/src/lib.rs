@@ -30,10 +30,10 @@
 //!
 //! Opt-in per actor, so that actors without them pay nothing: urgent messages
 //! ([`Addr::tell_urgent`], with [`Actor::PRIORITIES`]), bounded mailboxes ([`Spawn::bounded`]:
-//! [`Addr::try_tell`], [`Addr::send_async`], [`Addr::tell_timeout`]), forwarding actors, whose
-//! messages go to a function on the sending thread ([`Spawn::forwarding`]: a remote actor's proxy)
-//! and receive timeouts ([`Context::set_receive_timeout`], with [`Actor::RECEIVE_TIMEOUT`]). [`Context::stash`] sets
-//! a message aside until [`Context::unstash_all`].
+//! [`Addr::try_tell`], [`Addr::send_async`], [`Addr::tell_timeout`]), forwarding actors
+//! ([`Spawn::forwarding`]: messages go to a function on the sending thread, as a remote actor's
+//! proxy needs) and receive timeouts ([`Context::set_receive_timeout`], with [`Actor::RECEIVE_TIMEOUT`]).
+//! [`Context::stash`] sets a message aside until [`Context::unstash_all`].
 //!
 //! ```
 //! use std::time::Duration;

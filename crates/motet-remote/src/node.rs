@@ -454,7 +454,8 @@ fn watchdog(node: Weak<Inner>, lease: Duration, stop: crossbeam_channel::Receive
                 "motet-remote: {suspended} was suspended for {:?}; rejoining as a new incarnation",
                 now.duration_since(last)
             );
-            // A peer's `Quarantined` notice may have made it rejoin already: then this does nothing.
+            // A peer's `Quarantined` notice may have made it rejoin already: then this does
+            // nothing.
             inner.rejoin(suspended);
         }
         seen = Some(inner.me());

@@ -3,7 +3,8 @@
 //!
 //! Each [`mark`] records the time since the previous mark of this process, under the point that
 //! ends the hop. With one message in flight at a time, the hops of one round trip follow each
-//! other: on the asking side `Asked` (before `ask`), `ProxyTurn` (the proxy's turn on a worker),
+//! other: on the asking side `Asked` (before `ask`), `ProxyTurn` (the proxy forwards the message,
+//! on the sending thread: its turn on a worker before proxies forwarded, hence the name),
 //! `Queued` (the frame is on the outbound queue), `Drained` (the drain thread took it), `Put`
 //! (Zenoh's `put` returned), then `Received` (the inbox callback ran: the remote side and the wire)
 //! and `Delivered` (the reply completed the ask), `Answered` (the asking thread woke). On the
@@ -19,7 +20,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub enum Point {
     /// A thread is about to ask or tell (marked by the caller).
     Asked,
-    /// A proxy's turn started on a worker.
+    /// A proxy began forwarding a message, on the sending thread (it was the proxy's turn on a
+    /// worker before proxies forwarded; the name stays for the traces recorded then).
     ProxyTurn,
     /// A frame was pushed onto the outbound queue.
     Queued,

@@ -1,6 +1,7 @@
-//! Malformed frames on a node's inbox: truncated, garbage, wrong type id, wrong version,
-//! oversized and unknown-actor frames are rejected and counted, never delivered (inside a batch
-//! too, between good frames for the same actor), and the node keeps working. The frames are put by a raw Zenoh session in this process, on loopback.
+//! Malformed frames on a node's inbox: truncated, garbage, wrong type id, wrong version, oversized
+//! and unknown-actor frames are rejected and counted, never delivered (inside a batch too, between
+//! good frames for the same actor), and the node keeps working. The frames are put by a raw Zenoh
+//! session in this process, on loopback.
 
 use std::time::{Duration, Instant};
 
@@ -177,9 +178,11 @@ fn malformed_frames_are_rejected_and_counted() {
     let mut cut = batch(&[good(8), good(9)]);
     cut.pop();
     inbox.put(cut).wait().unwrap(); // a batch whose last entry is cut: none of it delivered
-    inbox.put(batch(&[batch(&[good(10)])])).wait().unwrap(); // a batch inside a batch
-                                                             // A batch looks its destination up once per run of frames for one actor: a frame for the same
-                                                             // actor with another version, or for an unknown actor, between good ones is still rejected.
+                                    // A batch inside a batch.
+    inbox.put(batch(&[batch(&[good(10)])])).wait().unwrap();
+    // A batch looks its destination up once per run of frames for one actor: a frame for the
+    // same actor with another version, or for an unknown actor, between good ones is still
+    // rejected.
     inbox
         .put(batch(&[
             good(11),

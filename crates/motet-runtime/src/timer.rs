@@ -58,10 +58,10 @@ impl Timers {
             // The runtime is gone: the callback is dropped unrun (its captures are released).
             return (TimerKey(key), false);
         }
-        // The timer thread sleeps until a deadline no later than the heap's top (it took the earliest
-        // live one, and entries leave the heap only through it or a bulk drop of cancelled ones,
-        // which cannot make the top earlier), and re-reads the heap when it wakes: only a deadline
-        // before the top, or a first one, needs to wake it. (An ask registers its timeout here:
+        // The timer thread sleeps until a deadline no later than the heap's top (it took the
+        // earliest live one, and entries leave the heap only through it or a bulk drop of
+        // cancelled ones, which cannot make the top earlier), and re-reads the heap when it wakes:
+        // only a deadline before the top, or a first one, needs to wake it. (An ask registers its timeout here:
         // waking the thread for each would cost every ask a futex wake and a context switch.)
         let wake = st
             .heap

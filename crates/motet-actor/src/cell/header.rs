@@ -57,8 +57,8 @@ pub(crate) struct Header<M> {
     /// the module docs); empty (uninitialised) while the actor is scheduled or running. Never
     /// dropped with the header: a parked runnable is taken out by whoever frees the cell.
     runnable: UnsafeCell<MaybeUninit<Runnable<Header<M>>>>,
-    /// What only detached, scoped, bounded, forwarding and priority-taking actors have; `None` for a plain
-    /// actor. Never read on a plain actor's wake or turn (the task kind and the `GATED` and
+    /// What only detached, scoped, bounded, forwarding and priority-taking actors have; `None` for
+    /// a plain actor. Never read on a plain actor's wake or turn (the task kind and the `GATED` and
     /// `PRIORITIES` constants say where it is needed).
     pub(crate) extra: Lazy<Extra<M>>,
 }

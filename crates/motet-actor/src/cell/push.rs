@@ -56,6 +56,15 @@ impl<M: Send + 'static> Header<M> {
         } else if !bound.reserve() {
             return Err(Refused::Full(node.into_value()));
         }
+        self.push_past_gate(node).map_err(|node| {
+            bound.unreserve();
+            Refused::Stopped(node.into_value())
+        })
+    }
+
+    /// Pushes into a gated mailbox and schedules the actor if it was idle; gives the node back if
+    /// the actor has stopped.
+    fn push_past_gate(&self, node: Box<Node<Envelope<M>>>) -> Result<(), Box<Node<Envelope<M>>>> {
         match self.mailbox.push_gated(node) {
             Push::Pushed { was_idle } => {
                 if was_idle {
@@ -64,10 +73,7 @@ impl<M: Send + 'static> Header<M> {
                 }
                 Ok(())
             }
-            Push::Closed(node) => {
-                bound.unreserve();
-                Err(Refused::Stopped(node.into_value()))
-            }
+            Push::Closed(node) => Err(node),
         }
     }
 
@@ -80,16 +86,7 @@ impl<M: Send + 'static> Header<M> {
         node: Box<Node<Envelope<M>>>,
     ) -> Result<(), Envelope<M>> {
         if matches!(node.value(), Envelope::System(_)) {
-            return match self.mailbox.push_gated(node) {
-                Push::Pushed { was_idle } => {
-                    if was_idle {
-                        // SAFETY: as in `push`.
-                        unsafe { self.schedule() };
-                    }
-                    Ok(())
-                }
-                Push::Closed(node) => Err(node.into_value()),
-            };
+            return self.push_past_gate(node).map_err(|node| node.into_value());
         }
         if self.mailbox.is_closed() {
             return Err(node.into_value());

@@ -2,9 +2,10 @@
 //! other workers' slots), parks, and looks again when woken, until it has a task to run.
 //!
 //! Only searching workers spin (at most half the workers, see [`idle`](crate::scheduler::idle)),
-//! and only in a pool of more than one; a spinning worker yields its core between looks. A worker parks with a timeout while another worker is
-//! unparked, and watches the slots and queues at each timeout (see
-//! [`slot_rescue`](super::slot_rescue)); the last worker to park sleeps until a wake-up.
+//! and only in a pool of more than one; a spinning worker yields its core between looks. A worker
+//! parks with a timeout while another worker is unparked, and watches the slots and queues at each
+//! timeout (see [`slot_rescue`](super::slot_rescue)); the last worker to park sleeps until a
+//! wake-up.
 
 use std::time::{Duration, Instant};
 
