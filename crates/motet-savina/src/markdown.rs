@@ -486,7 +486,7 @@ mod tests {
     use crate::params::Params;
     use crate::registry::find;
     use crate::report::{test_record as rec, test_setting, Setting};
-    use crate::runner::{Isolation, Plan};
+    use crate::runner::{test_plan, Plan};
 
     fn setting() -> Setting {
         test_setting(Some(8 * 1024 * 1024), "run count --markdown r.md")
@@ -494,16 +494,10 @@ mod tests {
 
     fn plan() -> Plan {
         let b = find("count").unwrap();
-        Plan {
-            benchmarks: vec![(b, Params::small(b.params))],
-            models: vec![Model::Actor, Model::Floor, Model::Kameo],
-            threads: vec![1, 2],
-            iterations: 3,
-            warmup: 1,
-            min_time: std::time::Duration::ZERO,
-            isolation: Isolation::InProcess,
-            rounds: 1,
-        }
+        test_plan(
+            vec![(b, Params::small(b.params))],
+            vec![Model::Actor, Model::Floor, Model::Kameo],
+        )
     }
 
     #[test]

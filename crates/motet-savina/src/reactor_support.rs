@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use motet_reactor::{
-    Ctx, Declare, LogicalAction, Program, ProgramBuilder, ReactorId, Runner, SchedulerKind,
+    Ctx, Declare, Input, LogicalAction, Program, ProgramBuilder, ReactorId, Runner, SchedulerKind,
     Startup, Trace,
 };
 use motet_runtime::Runtime;
@@ -61,6 +61,34 @@ pub(crate) fn at_startup<S: 'static, E: Declare + Copy + Send + 'static>(
 /// `action`.
 pub(crate) fn schedule_now(ctx: &Ctx<'_>, action: LogicalAction<()>) {
     ctx.schedule(action, (), Duration::ZERO);
+}
+
+/// Declares the reactor `name` at the end of a pipeline, with state `state`, one input `port` and
+/// one reaction `reaction`, triggered by the input, that hands the value present to `take` (which
+/// records it in the state). Returns the reactor, whose state the result is read from, and its
+/// input, for the caller to connect.
+pub(crate) fn sink<S, T>(
+    b: &mut ProgramBuilder,
+    name: &str,
+    state: S,
+    port: &str,
+    reaction: &str,
+    take: impl Fn(&mut S, T) + Send + 'static,
+) -> (ReactorId<S>, Input<T>)
+where
+    S: Send + 'static,
+    T: Copy + Send + Sync + 'static,
+{
+    let sink = b.reactor(name, state);
+    let input = b.input::<T, _>(sink, port);
+    b.reaction(sink, reaction)
+        .trigger(input)
+        .body(move |state: &mut S, ctx| {
+            if let Some(&v) = ctx.get(input) {
+                take(state, v);
+            }
+        });
+    (sink, input)
 }
 
 /// Whether variants prepared now record tag traces (see [`crate::bench::record_tag_traces`]).

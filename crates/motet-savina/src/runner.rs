@@ -152,6 +152,22 @@ impl Plan {
     }
 }
 
+/// A plan for the tests: `benchmarks` on `models`, on one and two threads, one warm-up and three
+/// timed iterations (no `min_time`), in one in-process round.
+#[cfg(test)]
+pub(crate) fn test_plan(benchmarks: Vec<(&'static Benchmark, Params)>, models: Vec<Model>) -> Plan {
+    Plan {
+        benchmarks,
+        models,
+        threads: vec![1, 2],
+        iterations: 3,
+        warmup: 1,
+        min_time: Duration::ZERO,
+        isolation: Isolation::InProcess,
+        rounds: 1,
+    }
+}
+
 /// The most timed iterations a job runs when `min_time` asks for more than `iterations`.
 pub const MAX_TIMED_ITERATIONS: usize = 1000;
 
@@ -498,7 +514,7 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{run, Isolation, Job, Observer, Plan};
+    use super::{run, test_plan, Job, Observer, Plan};
     use crate::bench::{Benchmark, Iteration, Model, Outcome, Prepared, Variant};
     use crate::params::{ParamSpec, Params};
     use crate::record::Record;
@@ -613,16 +629,7 @@ mod tests {
     fn plan(n: f64, models: Vec<Model>) -> Plan {
         let mut params = Params::defaults(PARAMS);
         params.set("n", n).unwrap();
-        Plan {
-            benchmarks: vec![(&TOY, params)],
-            models,
-            threads: vec![1, 2],
-            iterations: 3,
-            warmup: 1,
-            min_time: std::time::Duration::ZERO,
-            isolation: Isolation::InProcess,
-            rounds: 1,
-        }
+        test_plan(vec![(&TOY, params)], models)
     }
 
     /// Fails its outcome in `run` and passes it in `validate`, counting the validations.

@@ -157,6 +157,15 @@ pub(crate) fn expect_result(
     }
 }
 
+/// Asserts what the check of a float result near `expected` does: it accepts `expected`, rejects a
+/// result one part in 10⁹ above it (beyond the tolerance of every benchmark that uses this) and
+/// fails a run that reported nothing.
+pub(crate) fn assert_float_check(expected: f64, check: impl Fn(Option<f64>) -> Outcome) {
+    assert!(check(Some(expected)).check.is_ok());
+    assert!(check(Some(expected * (1.0 + 1e-9))).check.is_err());
+    assert!(check(None).check.is_err());
+}
+
 /// Each cell once per iteration, in run order.
 fn expand(cells: &[(Model, usize, usize)]) -> impl Iterator<Item = (Model, usize)> + '_ {
     cells

@@ -113,15 +113,14 @@ fn build(
             ctx.set(sum, combine(group));
         });
     b.connect(banks.iter().map(|x| x.1).collect::<Ports<f64>>(), values);
-    let sink = b.reactor("sink", SinkTotals::default());
-    let input = b.input::<f64, _>(sink, "sum");
-    b.reaction(sink, "total")
-        .trigger(input)
-        .body(move |totals: &mut SinkTotals, ctx| {
-            if let Some(&v) = ctx.get(input) {
-                totals.push(v);
-            }
-        });
+    let (sink, input) = reactor_support::sink(
+        &mut b,
+        "sink",
+        SinkTotals::default(),
+        "sum",
+        "total",
+        SinkTotals::push,
+    );
     b.connect(sum, input);
     (
         b.build().expect("the filterbank program is well formed"),

@@ -9,6 +9,7 @@ mod ractor;
 
 use super::{Config, Tally};
 use crate::bench::{Outcome, Variant};
+use crate::peers::Reporter;
 
 /// The actix, ractor and kameo variants.
 pub(super) fn variants() -> Vec<Variant> {
@@ -31,5 +32,51 @@ fn outcome(cfg: Config, reports: &[Tally]) -> Outcome {
     match reports {
         [tally] => super::check(&cfg, Some(tally)),
         _ => super::check(&cfg, None),
+    }
+}
+
+/// The collector's bookkeeping, the same for every crate: the tally so far, and where it goes once
+/// complete. It holds the reporter until the collector is dropped.
+struct Collection {
+    /// What the tally waits for.
+    cfg: Config,
+    /// What has arrived so far.
+    tally: Tally,
+    /// Where the complete tally goes.
+    done: Reporter<Tally>,
+}
+
+impl Collection {
+    /// An empty tally for `cfg`, reported to `done` once complete.
+    fn new(cfg: Config, done: Reporter<Tally>) -> Collection {
+        Collection {
+            cfg,
+            tally: Tally::default(),
+            done,
+        }
+    }
+
+    /// Handles `Factors(factors)`; true once the tally is complete (and reported): the collector
+    /// then stops.
+    #[inline]
+    fn factors(&mut self, factors: Vec<u64>) -> bool {
+        self.tally.factors(factors, &self.cfg.factors);
+        self.report_if_complete()
+    }
+
+    /// Handles `Done(tokens)`; true once the tally is complete, as for [`Collection::factors`].
+    #[inline]
+    fn done(&mut self, tokens: u64) -> bool {
+        self.tally.done(tokens);
+        self.report_if_complete()
+    }
+
+    /// Reports the tally if everything has arrived; whether it has.
+    fn report_if_complete(&mut self) -> bool {
+        if !self.tally.complete(&self.cfg) {
+            return false;
+        }
+        self.done.report(std::mem::take(&mut self.tally));
+        true
     }
 }

@@ -83,15 +83,14 @@ fn build(&(cfg, expected): &(Config, Expected)) -> (Program, RadixSort) {
         b.connect(upstream, input);
         upstream = output;
     }
-    let validation = b.reactor("validation", Seen::default());
-    let input = b.input::<u64, _>(validation, "value");
-    b.reaction(validation, "validate")
-        .trigger(input)
-        .body(move |seen: &mut Seen, ctx| {
-            if let Some(&v) = ctx.get(input) {
-                seen.push(v);
-            }
-        });
+    let (validation, input) = reactor_support::sink(
+        &mut b,
+        "validation",
+        Seen::default(),
+        "value",
+        "validate",
+        Seen::push,
+    );
     b.connect(upstream, input);
     (
         b.build().expect("the radixsort program is well formed"),

@@ -230,11 +230,7 @@ mod tests {
     #[test]
     fn check_compares_the_area() {
         let cfg = Config::from_params(&params(&BENCHMARK, &[("n", 1_000.0), ("w", 4.0)])).unwrap();
-        assert!(check(&cfg, Some(cfg.expected)).check.is_ok());
-        assert!(check(&cfg, Some(cfg.expected * (1.0 + 1e-9)))
-            .check
-            .is_err());
-        assert!(check(&cfg, None).check.is_err());
+        testing::assert_float_check(cfg.expected, |area| check(&cfg, area));
     }
 
     #[test]

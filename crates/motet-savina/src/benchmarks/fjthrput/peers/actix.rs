@@ -5,20 +5,18 @@ use ::actix::{ActorContext, Addr, Context, Handler, Message};
 
 use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
-use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
+
+use super::Quota;
 
 /// One unit of work.
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Work;
 
-struct Worker {
-    n: u64,
-    processed: u64,
-    done: Reporter<u64>,
-}
+/// A worker: its count of the messages handled.
+struct Worker(Quota);
 
 crate::peers::actix_actors!(Worker);
 
@@ -26,10 +24,7 @@ impl Handler<Work> for Worker {
     type Result = ();
 
     fn handle(&mut self, _: Work, ctx: &mut Context<Self>) {
-        perform_computation(FJ_THETA);
-        self.processed += 1;
-        if self.processed == self.n {
-            self.done.report(self.processed);
+        if self.0.work() {
             ctx.stop();
         }
     }
@@ -50,11 +45,7 @@ fn start(
     let workers: Vec<_> = (0..a)
         .map(|_| {
             let done = reporter.clone();
-            place.start(move || Worker {
-                n,
-                processed: 0,
-                done,
-            })
+            place.start(move || Worker(Quota::new(n, done)))
         })
         .collect();
     for _ in 0..n {

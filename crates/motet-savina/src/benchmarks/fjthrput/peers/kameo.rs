@@ -6,28 +6,23 @@ use ::kameo::Actor;
 
 use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
-use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
 use crate::peers::{kameo_spawn, tokio_program, Reporter};
+
+use super::Quota;
 
 /// One unit of work.
 struct Work;
 
+/// A worker: its count of the messages handled.
 #[derive(Actor)]
-struct Worker {
-    n: u64,
-    processed: u64,
-    done: Reporter<u64>,
-}
+struct Worker(Quota);
 
 impl Message<Work> for Worker {
     type Reply = ();
 
     async fn handle(&mut self, _: Work, ctx: &mut Context<Self, ()>) {
-        perform_computation(FJ_THETA);
-        self.processed += 1;
-        if self.processed == self.n {
-            self.done.report(self.processed);
+        if self.0.work() {
             ctx.stop();
         }
     }
@@ -43,11 +38,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
     let workers: Vec<_> = (0..a)
         .map(|_| {
-            let worker = Worker {
-                n,
-                processed: 0,
-                done: reporter.clone(),
-            };
+            let worker = Worker(Quota::new(n, reporter.clone()));
             kameo_spawn(worker)
         })
         .collect();

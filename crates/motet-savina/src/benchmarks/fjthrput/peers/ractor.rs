@@ -5,27 +5,22 @@ use ::ractor::{ActorProcessingErr, ActorRef};
 
 use crate::bench::Prepared;
 use crate::benchmarks::fjthrput::Config;
-use crate::benchmarks::{perform_computation, FJ_THETA};
 use crate::params::Params;
 use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
+
+use super::Quota;
 
 /// One unit of work.
 struct Work;
 
-struct WorkerState {
-    n: u64,
-    processed: u64,
-    done: Reporter<u64>,
-}
+/// A worker's state: its count of the messages handled.
+struct WorkerState(Quota);
 
 impl RactorState for WorkerState {
     type Msg = Work;
 
     async fn handle(&mut self, myself: ActorRef<Work>, _: Work) -> Result<(), ActorProcessingErr> {
-        perform_computation(FJ_THETA);
-        self.processed += 1;
-        if self.processed == self.n {
-            self.done.report(self.processed);
+        if self.0.work() {
             myself.stop(None);
         }
         Ok(())
@@ -42,11 +37,7 @@ pub(super) fn prepare(params: &Params, threads: usize) -> Prepared {
 async fn start(Config { n, a }: Config, reporter: Reporter<u64>) {
     let mut workers = Vec::with_capacity(a);
     for _ in 0..a {
-        let state = WorkerState {
-            n,
-            processed: 0,
-            done: reporter.clone(),
-        };
+        let state = WorkerState(Quota::new(n, reporter.clone()));
         let (worker, _) = ractor_spawn(state).await.expect("spawn Worker");
         workers.push(worker);
     }

@@ -9,6 +9,8 @@ use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
 use crate::peers::{actix_program, Placement, Reporter};
 
+use super::Collection;
+
 /// Build the first ring.
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -161,20 +163,8 @@ impl Handler<Exit> for Worker {
     }
 }
 
-struct Collector {
-    cfg: Config,
-    tally: Tally,
-    done: Reporter<Tally>,
-}
-
-impl Collector {
-    fn check_complete(&mut self, ctx: &mut Context<Self>) {
-        if self.tally.complete(&self.cfg) {
-            self.done.report(std::mem::take(&mut self.tally));
-            ctx.stop();
-        }
-    }
-}
+/// The collector: its tally, reported once complete.
+struct Collector(Collection);
 
 crate::peers::actix_actors!(Collector);
 
@@ -182,8 +172,9 @@ impl Handler<Factors> for Collector {
     type Result = ();
 
     fn handle(&mut self, Factors(factors): Factors, ctx: &mut Context<Self>) {
-        self.tally.factors(factors, &self.cfg.factors);
-        self.check_complete(ctx);
+        if self.0.factors(factors) {
+            ctx.stop();
+        }
     }
 }
 
@@ -191,8 +182,9 @@ impl Handler<Done> for Collector {
     type Result = ();
 
     fn handle(&mut self, Done(tokens): Done, ctx: &mut Context<Self>) {
-        self.tally.done(tokens);
-        self.check_complete(ctx);
+        if self.0.done(tokens) {
+            ctx.stop();
+        }
     }
 }
 
@@ -213,11 +205,7 @@ type Kept = (Addr<Collector>, Vec<(Addr<Worker>, Addr<Master>)>);
 /// thread; returns every address, which the main thread keeps until every actor has exited.
 fn start(cfg: Config, mut place: Placement, reporter: Reporter<Tally>) -> Kept {
     let done = reporter.clone();
-    let collector = place.start(move || Collector {
-        cfg,
-        tally: Tally::default(),
-        done,
-    });
+    let collector = place.start(move || Collector(Collection::new(cfg, done)));
     let pairs: Vec<(Addr<Worker>, Addr<Master>)> = (0..cfg.r)
         .map(|_| {
             let (c, done) = (collector.clone(), reporter.clone());

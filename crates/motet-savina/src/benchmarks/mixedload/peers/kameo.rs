@@ -10,6 +10,8 @@ use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
 use crate::peers::{kameo_spawn, tokio_program, Reporter};
 
+use super::Collection;
+
 /// Build the first ring.
 struct Build;
 
@@ -140,28 +142,17 @@ impl Message<Exit> for Worker {
     }
 }
 
+/// The collector: its tally, reported once complete.
 #[derive(Actor)]
-struct Collector {
-    cfg: Config,
-    tally: Tally,
-    done: Reporter<Tally>,
-}
-
-impl Collector {
-    fn check_complete(&mut self, ctx: &mut Context<Self, ()>) {
-        if self.tally.complete(&self.cfg) {
-            self.done.report(std::mem::take(&mut self.tally));
-            ctx.stop();
-        }
-    }
-}
+struct Collector(Collection);
 
 impl Message<Factors> for Collector {
     type Reply = ();
 
     async fn handle(&mut self, Factors(factors): Factors, ctx: &mut Context<Self, ()>) {
-        self.tally.factors(factors, &self.cfg.factors);
-        self.check_complete(ctx);
+        if self.0.factors(factors) {
+            ctx.stop();
+        }
     }
 }
 
@@ -169,8 +160,9 @@ impl Message<Done> for Collector {
     type Reply = ();
 
     async fn handle(&mut self, Done(tokens): Done, ctx: &mut Context<Self, ()>) {
-        self.tally.done(tokens);
-        self.check_complete(ctx);
+        if self.0.done(tokens) {
+            ctx.stop();
+        }
     }
 }
 
@@ -187,11 +179,7 @@ pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
 /// Spawns the collector, the workers and the masters and sends each master `Build`, on the main
 /// thread.
 async fn start(cfg: Config, reporter: Reporter<Tally>) {
-    let collector = Collector {
-        cfg,
-        tally: Tally::default(),
-        done: reporter.clone(),
-    };
+    let collector = Collector(Collection::new(cfg, reporter.clone()));
     let collector = kameo_spawn(collector);
     let masters: Vec<ActorRef<Master>> = (0..cfg.r)
         .map(|_| {

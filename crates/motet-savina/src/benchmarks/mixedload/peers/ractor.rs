@@ -9,6 +9,8 @@ use crate::benchmarks::mixedload::{factorize, Config, Tally};
 use crate::params::Params;
 use crate::peers::{ractor_spawn, tokio_program, RactorState, Reporter};
 
+use super::Collection;
+
 /// What masters and chain links receive.
 enum RingMsg {
     Build,
@@ -134,11 +136,8 @@ impl RactorState for Worker {
     }
 }
 
-struct CollectorState {
-    cfg: Config,
-    tally: Tally,
-    done: Reporter<Tally>,
-}
+/// The collector's state: its tally, reported once complete.
+struct CollectorState(Collection);
 
 impl RactorState for CollectorState {
     type Msg = Collected;
@@ -148,12 +147,11 @@ impl RactorState for CollectorState {
         myself: ActorRef<Collected>,
         msg: Collected,
     ) -> Result<(), ActorProcessingErr> {
-        match msg {
-            Collected::Factors(factors) => self.tally.factors(factors, &self.cfg.factors),
-            Collected::Done(tokens) => self.tally.done(tokens),
-        }
-        if self.tally.complete(&self.cfg) {
-            self.done.report(std::mem::take(&mut self.tally));
+        let complete = match msg {
+            Collected::Factors(factors) => self.0.factors(factors),
+            Collected::Done(tokens) => self.0.done(tokens),
+        };
+        if complete {
             myself.stop(None);
         }
         Ok(())
@@ -173,11 +171,7 @@ pub(super) fn program(cfg: Config, threads: usize) -> Prepared {
 /// Spawns the collector, the workers and the masters and sends each master `Build`, on the main
 /// thread.
 async fn start(cfg: Config, reporter: Reporter<Tally>) {
-    let state = CollectorState {
-        cfg,
-        tally: Tally::default(),
-        done: reporter.clone(),
-    };
+    let state = CollectorState(Collection::new(cfg, reporter.clone()));
     let (collector, _) = ractor_spawn(state).await.expect("spawn the collector");
     let mut masters = Vec::with_capacity(cfg.r as usize);
     for _ in 0..cfg.r {
